@@ -1,0 +1,94 @@
+"""Validation helpers for the API boundary (never called on the hot path)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import ParameterError
+
+__all__ = ["as_array", "as_finite_float", "as_spd", "as_symmetric_psd", "as_rotation"]
+
+
+def as_array(value, name, shape=None, *, dtype=float):
+    """Return `value` as a finite float array, checking its shape.
+
+    `shape` may contain None for a free axis. Raises ParameterError naming `name`.
+    """
+    try:
+        arr = np.array(value, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"`{name}` must be numeric, got {value!r} ({exc})") from None
+    if shape is not None:
+        ok = arr.ndim == len(shape) and all(s is None or s == a for s, a in zip(shape, arr.shape))
+        if not ok:
+            want = "(" + ", ".join("n" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+            raise ParameterError(f"`{name}` must have shape {want}, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ParameterError(f"`{name}` must be finite, got {value!r}")
+    return arr
+
+
+def as_finite_float(value, name, *, positive=False, nonnegative=False):
+    """Return `value` as a finite float; optionally require > 0 or >= 0."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"`{name}` must be a real number, got {value!r}") from None
+    if not np.isfinite(x):
+        raise ParameterError(f"`{name}` must be finite, got {value!r}")
+    if positive and not x > 0:
+        raise ParameterError(f"`{name}` must be > 0, got {x!r}")
+    if nonnegative and not x >= 0:
+        raise ParameterError(f"`{name}` must be >= 0, got {x!r}")
+    return x
+
+
+def as_symmetric_psd(value, name, n=None, *, definite=False, rtol=1e-10):
+    """Return a symmetric positive (semi)definite matrix; scalars mean multiples of identity.
+
+    Raises ParameterError when not square, not symmetric (to `rtol`), or with a negative
+    (or, when `definite`, non-positive) eigenvalue.
+    """
+    arr = as_array(value, name)
+    if arr.ndim == 0:
+        if n is None:
+            n = 1
+        arr = arr * np.eye(n)
+    elif arr.ndim == 1 and n is not None and arr.shape == (n,):
+        arr = np.diag(arr)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or (n is not None and arr.shape[0] != n):
+        want = f"({n}, {n})" if n is not None else "(n, n)"
+        raise ParameterError(f"`{name}` must be a square matrix of shape {want}, got shape {arr.shape}")
+    scale = max(1.0, float(np.max(np.abs(arr))))
+    if not np.allclose(arr, arr.T, rtol=0.0, atol=rtol * scale):
+        raise ParameterError(f"`{name}` must be symmetric, got {arr.tolist()}")
+    arr = 0.5 * (arr + arr.T)
+    eig = np.linalg.eigvalsh(arr) if arr.size else np.zeros(0)
+    if eig.size:
+        tol = rtol * scale
+        if definite and eig.min() <= tol:
+            raise ParameterError(
+                f"`{name}` must be positive definite, got smallest eigenvalue {eig.min():.6g}"
+            )
+        if eig.min() < -tol:
+            raise ParameterError(
+                f"`{name}` must be positive semidefinite, got eigenvalue {eig.min():.6g}"
+            )
+    return arr
+
+
+def as_spd(value, name, n=None):
+    """Return a symmetric positive definite matrix (see `as_symmetric_psd`)."""
+    return as_symmetric_psd(value, name, n, definite=True)
+
+
+def as_rotation(value, name, *, tol=1e-9):
+    """Return a 3x3 rotation matrix, checking orthogonality (to `tol`) and det = +1."""
+    R = as_array(value, name, (3, 3))
+    err = np.max(np.abs(R.T @ R - np.eye(3)))
+    if err > tol or np.linalg.det(R) <= 0:
+        raise ParameterError(
+            f"`{name}` must be a rotation matrix (R^T R = I to {tol:g}, det R = +1); "
+            f"got orthogonality error {err:.3g} and det {np.linalg.det(R):.6g}"
+        )
+    return R

@@ -1,0 +1,55 @@
+"""The exception hierarchy of porthamiltonian.
+
+Every error raised on purpose by the package derives from `PortHamiltonianError`.
+Errors about user input are also `ValueError` (or `TypeError`), so that generic
+handlers keep working; errors about the order of operations are `RuntimeError`.
+"""
+
+__all__ = [
+    "PortHamiltonianError",
+    "ModelError",
+    "BondError",
+    "ParameterError",
+    "CausalityError",
+    "PhaseError",
+    "IntegrationError",
+    "GeometryError",
+    "SerializationError",
+]
+
+
+class PortHamiltonianError(Exception):
+    """Base class of every error raised by porthamiltonian."""
+
+
+class ModelError(PortHamiltonianError, ValueError):
+    """Raised when a model, an element or its input is ill-formed."""
+
+
+class BondError(ModelError):
+    """Raised when a bond cannot be made: unknown port, dimension or frame mismatch, port used twice."""
+
+
+class ParameterError(ModelError):
+    """Raised when a parameter has the wrong shape, is not finite or breaks a physical rule."""
+
+
+class CausalityError(PortHamiltonianError):
+    """Raised when causality cannot be assigned and the conflict cannot be resolved."""
+
+
+class PhaseError(PortHamiltonianError, RuntimeError):
+    """Raised when an operation is called in the wrong phase (e.g. editing a compiled graph)."""
+
+
+class IntegrationError(PortHamiltonianError, RuntimeError):
+    """Raised when a simulation fails: says when, where and why."""
+
+
+class GeometryError(ModelError):
+    """Raised for degenerate geometry: non-regular parametrization, parameters outside the domain,
+    singular contact kinematics (conforming contact)."""
+
+
+class SerializationError(ModelError):
+    """Raised when a saved graph cannot be read back (unknown element type, bad format)."""
