@@ -1,1 +1,45 @@
-"""Placeholder: filled in by the module commit."""
+"""Parametric surfaces in body frames: evaluation, Gauss map, curvature and charts."""
+
+from .bezier import BezierPatch
+from .bspline import BSplineSurface
+from .cylinder import Cylinder
+from .domain import ParameterDomain
+from .ellipsoid import Ellipsoid
+from .gauss import (
+    PrincipalCurvatures,
+    first_fundamental_form,
+    normal_derivatives,
+    principal_curvatures,
+    second_fundamental_form,
+    shape_operator,
+    unit_normal,
+)
+from .plane import Plane
+from .sphere import Sphere
+from .surface import REGULARITY_TOL, Surface, SupportPoint, SurfaceFrame, SurfaceSample
+from .symbolic import SymbolicSurface
+from .torus import Torus
+
+__all__ = [
+    "BSplineSurface",
+    "BezierPatch",
+    "Cylinder",
+    "Ellipsoid",
+    "ParameterDomain",
+    "Plane",
+    "PrincipalCurvatures",
+    "REGULARITY_TOL",
+    "Sphere",
+    "Surface",
+    "SupportPoint",
+    "SurfaceFrame",
+    "SurfaceSample",
+    "SymbolicSurface",
+    "Torus",
+    "first_fundamental_form",
+    "normal_derivatives",
+    "principal_curvatures",
+    "second_fundamental_form",
+    "shape_operator",
+    "unit_normal",
+]

@@ -1,0 +1,132 @@
+"""Triaxial ellipsoid with a two-chart latitude-longitude atlas."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validate import as_array, as_finite_float
+from .domain import ParameterDomain
+from .surface import Surface, SupportPoint
+
+__all__ = ["Ellipsoid"]
+
+_HALF_PI = 0.5 * math.pi
+_ZERO3 = (0.0, 0.0, 0.0)
+
+
+def _latlong_domain() -> ParameterDomain:
+    return ParameterDomain((-math.pi, -_HALF_PI), (math.pi, _HALF_PI), (True, False),
+                           singular_v=(-_HALF_PI, _HALF_PI))
+
+
+class Ellipsoid(Surface):
+    """Ellipsoid ``(x/a)^2 + (y/b)^2 + (z/c)^2 = 1`` about `center`, outward normal.
+
+    Parameters
+    ----------
+    a, b, c : float
+        Semi-axes along x, y, z of the body frame [m], > 0.
+    center : array_like, shape (3,)
+        Centre in the body frame [m].
+
+    Raises
+    ------
+    ParameterError
+        If a semi-axis is not a finite positive number or `center` is not a finite 3-vector.
+
+    Notes
+    -----
+    With the unit-sphere point ``s(u, v) = (cos v cos u, cos v sin u, sin v)``
+    (longitude ``u`` in [-pi, pi), periodic; parametric latitude ``v`` in [-pi/2, pi/2])::
+
+        chart 0:  f = center + (a s_0, b s_1, c s_2)     poles on +-z
+        chart 1:  f = center + (a s_2, b s_0, c s_1)     poles on +-x
+
+    Chart 1 permutes the axes cyclically (a rotation), so ``f_u x f_v = cos v (...)`` points
+    outward in both charts. A point has parametric latitude at most 45 degrees in one chart
+    (``s_x^2 + s_z^2 <= 1``). Partial derivatives follow from
+    ``d^i/du^i cos u = cos(u + i pi/2)``. Closed forms (e.g. MathWorld, "Ellipsoid"):
+    ``K = 1 / (a^2 b^2 c^2 (x^2/a^4 + y^2/b^4 + z^2/c^4)^2)``.
+
+    Examples
+    --------
+    >>> e = Ellipsoid(1.0, 2.0, 3.0)
+    >>> e.normal(0.0, 0.0).round(12).tolist()
+    [1.0, 0.0, 0.0]
+    """
+
+    is_convex = True
+    is_closed = True
+
+    def __init__(self, a: float, b: float, c: float, *, center=(0.0, 0.0, 0.0)):
+        self._axes = (as_finite_float(a, "a", positive=True), as_finite_float(b, "b", positive=True),
+                      as_finite_float(c, "c", positive=True))
+        self._center = as_array(center, "center", (3,))
+        self._center.flags.writeable = False
+        self._domains = (_latlong_domain(), _latlong_domain())
+
+    @property
+    def axes(self) -> tuple[float, float, float]:
+        """Semi-axes ``(a, b, c)`` [m]."""
+        return self._axes
+
+    @property
+    def center(self) -> np.ndarray:
+        """Centre, shape (3,) [m]."""
+        return self._center
+
+    def __repr__(self) -> str:
+        a, b, c = self._axes
+        return f"Ellipsoid(a={a!r}, b={b!r}, c={c!r}, center={tuple(self._center.tolist())})"
+
+    def _derivatives(self, u, v, order, chart):
+        cu, su, cv, sv = math.cos(u), math.sin(u), math.cos(v), math.sin(v)
+        CU = (cu, -su, -cu, su)
+        SU = (su, cu, -su, -cu)
+        CV = (cv, -sv, -cv, sv)
+        SV = (sv, cv, -sv, -cv)
+        a, b, c = self._axes
+        n = order + 1
+        rows = []
+        for i in range(n):
+            for j in range(n):
+                if i + j > order:
+                    rows.append(_ZERO3)
+                elif chart == 0:
+                    rows.append((a * CU[i] * CV[j], b * SU[i] * CV[j], c * SV[j] if i == 0 else 0.0))
+                else:
+                    rows.append((a * SV[j] if i == 0 else 0.0, b * CU[i] * CV[j], c * SU[i] * CV[j]))
+        D = np.array(rows).reshape(n, n, 3)
+        D[0, 0] += self._center
+        return D
+
+    def _chart_map(self, u, v, src, dst):
+        return self._parameters(self._unit_point(u, v, src), dst)
+
+    @staticmethod
+    def _unit_point(u, v, chart):
+        """Point on the unit sphere, in axis-scaled body coordinates ``(x/a, y/b, z/c)``."""
+        cv = math.cos(v)
+        s = (cv * math.cos(u), cv * math.sin(u), math.sin(v))
+        return s if chart == 0 else (s[2], s[0], s[1])
+
+    def _parameters(self, s, chart):
+        """Inverse of `_unit_point`: ``(u, v)`` of the unit-sphere point `s` in `chart`."""
+        s0, s1, s2 = s if chart == 0 else (s[1], s[2], s[0])
+        u = math.atan2(s1, s0)
+        v = math.atan2(s2, math.hypot(s0, s1))
+        return self._domains[chart].wrap(u, v)
+
+    def _bounding_box(self):
+        r = np.array(self._axes)
+        return np.array((self._center - r, self._center + r))
+
+    def _support(self, d):
+        # max of d . (c + A s) over |s| = 1 is at s = A d / |A d|
+        s = np.array(self._axes) * d
+        s = s / math.sqrt(s @ s)
+        u, v = self._parameters(tuple(s.tolist()), 0)
+        chart, u, v = self._best_chart(u, v, 0)
+        return SupportPoint(self._derivatives(u, v, 0, chart)[0, 0], chart, u, v)
