@@ -1,5 +1,51 @@
-"""porthamiltonian: spatial screw bond graphs compiled to port-Hamiltonian ODE/DAEs."""
+"""porthamiltonian: spatial screw bond graphs compiled to energy-consistent port-Hamiltonian ODE/DAEs.
 
-from .errors import *  # noqa: F401,F403
+Phases::
+
+    bg = BondGraph("model"); bg.add(...); bg.connect(...)    # build (mutable)
+    system = compile(bg)                                     # check, assign causality, freeze
+    traj = simulate(system, (0, 5), x0)                      # integrate
+    print(traj.power_budget())                               # audit the energy ledger
+"""
+
+from .bondgraph import (
+    GY,
+    I,
+    MGY,
+    MTF,
+    TF,
+    BondGraph,
+    C,
+    Junction0,
+    Junction1,
+    R,
+    Se,
+    Sf,
+    StateRef,
+    assign_causality,
+    load,
+    save,
+)
+from .compile import PHSystem, compile
+from .diagnostics import PowerBudget
+from .errors import (
+    BondError,
+    CausalityError,
+    GeometryError,
+    IntegrationError,
+    ModelError,
+    ParameterError,
+    PhaseError,
+    PortHamiltonianError,
+    SerializationError,
+)
+from .integrate import Trajectory, simulate
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "BondGraph", "Se", "Sf", "C", "I", "R", "TF", "GY", "MTF", "MGY", "Junction0", "Junction1", "StateRef",
+    "assign_causality", "save", "load", "compile", "PHSystem", "simulate", "Trajectory", "PowerBudget",
+    "PortHamiltonianError", "ModelError", "BondError", "ParameterError", "CausalityError", "PhaseError",
+    "IntegrationError", "GeometryError", "SerializationError",
+]

@@ -1,1 +1,5 @@
-"""Placeholder: filled in by the module commit."""
+"""Diagnostics: the energy ledger (power budget) and plots."""
+
+from .ledger import LedgerRow, PowerBudget
+
+__all__ = ["PowerBudget", "LedgerRow"]

@@ -1,1 +1,6 @@
-"""Placeholder: filled in by the module commit."""
+"""Simulation: `simulate` (scipy's solve_ivp in event-separated segments) and `Trajectory`."""
+
+from .simulate import simulate
+from .trajectory import EventRecord, Trajectory
+
+__all__ = ["simulate", "Trajectory", "EventRecord"]

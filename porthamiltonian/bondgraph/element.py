@@ -1,0 +1,436 @@
+"""The abstract Element and the element categories the compiler understands.
+
+The core engine knows no physics: it knows seven categories of element and the kernels
+each one provides. Physical components (rigid bodies, springs, joints, contacts) are
+subclasses of these categories living in `porthamiltonian.library`.
+
+Kernel conventions (all kernels are pure functions of their arguments, called on the hot
+path without validation):
+
+- ``t`` is the time [s], ``x`` the element's own state (its blocks concatenated, shape
+  ``(n_x,)``), ``refs`` a tuple of the referenced state blocks (in the order of
+  `Element.state_refs`), ``inputs``/``outputs`` tuples with one array per port (port order).
+- Port variables use the element's own sign convention: with orientation "in", e . f is
+  the power flowing into the element.
+
+Categories
+----------
+source      Se/Sf: imposes the effort or the flow of its single port.
+storage     stores energy H(x, refs) and has integral causality at every port: a "C" port
+            outputs an effort y = dH/d(...), an "I" port outputs a flow. Port-Hamiltonian
+            structure on the extended state z = (x, refs):
+                dz/dt = J_e(z) grad H(z) + B_e(z) inputs,   outputs = B_e(z)^T grad H(z)
+            (only the own part of dz/dt is integrated; referenced blocks are integrated by
+            their owner).
+resistor    static relation between efforts and flows, dissipating P = sum e . f >= 0.
+junction    0- and 1-junctions (handled natively).
+twoport     TF/GY and their modulated versions (handled natively from a modulus).
+constraint  ideal constraint: receives the flows at its ports, imposes efforts
+            J^T lambda; the constraint c = J f + b = 0 is enforced at acceleration level
+            (dc/dt = J df/dt + beta) with Baumgarte terms on c and, if available, the gap g.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Callable, ClassVar
+
+import numpy as np
+
+from ..errors import ModelError
+from .ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef, check_name
+
+__all__ = [
+    "Element",
+    "SourceElement",
+    "StorageElement",
+    "ResistorElement",
+    "TwoPortElement",
+    "ConstraintElement",
+    "JunctionElement",
+    "EventSpec",
+    "EventOutcome",
+    "ELEMENT_TYPES",
+    "register_element",
+    "fd_jacobian",
+]
+
+#: Registry of element classes by `type_name`, used by save/load.
+ELEMENT_TYPES: dict[str, type] = {}
+
+
+def register_element(cls):
+    """Class decorator: make an element type known to `load` by its `type_name`."""
+    name = cls.type_name
+    if name in ELEMENT_TYPES and ELEMENT_TYPES[name] is not cls:
+        raise ModelError(f"element type name {name!r} is registered twice")
+    ELEMENT_TYPES[name] = cls
+    return cls
+
+
+def fd_jacobian(fun, x, eps=None):
+    """Central finite-difference Jacobian of ``fun`` at ``x`` (fallback for missing analytic ones).
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(x) -> ndarray, shape (m,)``.
+    x : ndarray, shape (n,)
+    eps : float, optional
+        Step; default ``1e-6 * max(1, |x_i|)`` per component (error ~1e-10 relative).
+
+    Returns
+    -------
+    ndarray, shape (m, n)
+    """
+    x = np.asarray(x, dtype=float)
+    cols = []
+    for i in range(x.size):
+        h = (1e-6 * max(1.0, abs(x[i]))) if eps is None else eps
+        xp = x.copy()
+        xm = x.copy()
+        xp[i] += h
+        xm[i] -= h
+        cols.append((np.atleast_1d(fun(xp)) - np.atleast_1d(fun(xm))) / (2 * h))
+    if not cols:
+        return np.zeros((np.atleast_1d(fun(x)).size, 0))
+    return np.stack(cols, axis=-1)
+
+
+@dataclass(frozen=True)
+class EventOutcome:
+    """What an event handler returns.
+
+    Attributes
+    ----------
+    x : ndarray
+        The element's new own state.
+    lost : float
+        Energy removed from the system by the state change [J] (positive = lost). It is
+        entered in the ledger under the element's name.
+    message : str
+        Human-readable description for the trajectory's event log.
+    """
+
+    x: np.ndarray
+    lost: float = 0.0
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class EventSpec:
+    """A state event declared by an element.
+
+    Attributes
+    ----------
+    name : str
+        Event name (reported in the trajectory's event log as "element.name").
+    function : callable
+        ``function(t, x, refs) -> float``; the event fires at a zero crossing.
+    direction : float
+        +1 fires on increasing crossings only, -1 on decreasing, 0 on both.
+    handler : callable
+        ``handler(t, x, refs) -> EventOutcome``: the new own state and the energy lost.
+    """
+
+    name: str
+    function: Callable
+    direction: float
+    handler: Callable
+
+
+class Element(ABC):
+    """Abstract element of a bond graph: a name, power ports, optional state.
+
+    Subclasses belong to exactly one category (class attribute `category`) and implement the
+    kernels of that category. `type_name` is the key used by save/load.
+    """
+
+    type_name: ClassVar[str] = "Element"
+    category: ClassVar[str] = ""
+
+    def __init__(self, name):
+        self.name = check_name(name)
+
+    # ----------------------------------------------------------------- declaration
+    @abstractmethod
+    def ports(self) -> tuple[Port, ...]:
+        """The element's ports, in kernel order."""
+
+    def port(self, name) -> Port:
+        """The port called `name`; raises ModelError listing the valid names."""
+        for p in self.ports():
+            if p.name == name:
+                return p
+        names = [p.name for p in self.ports()]
+        raise ModelError(f"{self.label} has no port {name!r}; its ports are {names}")
+
+    def state_blocks(self) -> tuple[StateBlock, ...]:
+        """Blocks of the state vector owned (and integrated) by this element."""
+        return ()
+
+    def state_refs(self) -> tuple[StateRef, ...]:
+        """State blocks of other elements that this element reads."""
+        return ()
+
+    def events(self) -> tuple[EventSpec, ...]:
+        """State events of this element."""
+        return ()
+
+    @property
+    def n_states(self) -> int:
+        """Size of the element's own state vector."""
+        return sum(b.size for b in self.state_blocks())
+
+    @property
+    def label(self) -> str:
+        """Short label "type:name" used in reports and drawings."""
+        return f"{self.type_name}:{self.name}"
+
+    def default_state(self) -> np.ndarray:
+        """Default initial own state (the blocks' defaults concatenated)."""
+        blocks = self.state_blocks()
+        return np.concatenate([b.default for b in blocks]) if blocks else np.zeros(0)
+
+    def normalize_state(self, x):
+        """Project the own state onto its manifold (unit quaternions); returns a new array."""
+        x = np.array(x, dtype=float)
+        i = 0
+        for b in self.state_blocks():
+            if b.group in ("pose", "quaternion"):
+                q = x[i : i + 4]
+                n = np.linalg.norm(q)
+                if n > 0:
+                    x[i : i + 4] = q / n
+            i += b.size
+        return x
+
+    def validate_state(self, x, name):
+        """Check a user-given own state (e.g. unit quaternions); raise ParameterError."""
+        from .._validate import as_array
+
+        x = as_array(x, name, (self.n_states,))
+        i = 0
+        for b in self.state_blocks():
+            if b.group in ("pose", "quaternion"):
+                n = np.linalg.norm(x[i : i + 4])
+                if abs(n - 1.0) > 1e-9:
+                    from ..errors import ParameterError
+
+                    raise ParameterError(
+                        f"`{name}`: block {b.name!r} of {self.label} holds a quaternion of norm "
+                        f"{n:.12g}; it must be a unit quaternion (|q| = 1 to 1e-9)"
+                    )
+            i += b.size
+        return x
+
+    # ----------------------------------------------------------------- persistence
+    def parameters(self) -> dict:
+        """JSON-ready parameters; `from_parameters(name, params, resolve)` rebuilds the element."""
+        from ..errors import SerializationError
+
+        raise SerializationError(
+            f"{self.label}: elements of type {type(self).__name__} cannot be saved to a file"
+        )
+
+    @classmethod
+    def from_parameters(cls, name, params, resolve):
+        """Rebuild from `parameters()`; `resolve(path)` returns a referenced element object."""
+        return cls(name, **params)
+
+    def copy(self):
+        """A deep copy (references to other elements are copied too; see BondGraph.copy)."""
+        return copy.deepcopy(self)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class SourceElement(Element):
+    """Se or Sf: imposes one variable at its single port (orientation "out": supplies power).
+
+    Subclasses set `role` (EFFORT_OUT for Se, FLOW_OUT for Sf) and implement `value`.
+    External inputs: if `input_dim` > 0 the value is read from the input vector u.
+    """
+
+    category = "source"
+    role: ClassVar[str] = EFFORT_OUT
+    input_dim: int = 0
+
+    @abstractmethod
+    def value(self, t, u):
+        """The imposed variable at time t (u: this source's slice of the input vector)."""
+
+    def value_rate(self, t):
+        """Time derivative of `value` (needed only when the source drives a constraint)."""
+        raise ModelError(f"{self.label} cannot provide the time derivative of its value")
+
+
+class StorageElement(Element):
+    """Energy-storing element with integral causality at all its ports (see module docs)."""
+
+    category = "storage"
+
+    @abstractmethod
+    def port_types(self) -> tuple[str, ...]:
+        """"C" (outputs effort) or "I" (outputs flow) for each port, in port order."""
+
+    @abstractmethod
+    def energy(self, x, refs) -> float:
+        """Stored energy H(x, refs) [J]."""
+
+    @abstractmethod
+    def outputs(self, t, x, refs):
+        """Port outputs (efforts at C ports, flows at I ports), tuple in port order."""
+
+    @abstractmethod
+    def rates(self, t, x, refs, inputs):
+        """Rate of the own state, dx/dt, shape (n_x,), given the port inputs."""
+
+    @abstractmethod
+    def input_matrix(self, t, x, refs):
+        """d(dx/dt)/d(inputs), shape (n_x, sum of port dims): rates are affine in inputs."""
+
+    def output_jacobian(self, t, x, refs):
+        """d(outputs)/dx, shape (sum of port dims, n_x). Default: finite differences."""
+        return fd_jacobian(lambda z: np.concatenate(self.outputs(t, z, refs)), x)
+
+    def output_ref_rate(self, t, x, refs, ref_rates):
+        """Part of d(outputs)/dt due to the referenced blocks moving (and explicit t).
+
+        Default: central finite difference along the referenced rates.
+        """
+        if not refs:
+            return np.zeros(sum(p.dim for p in self.ports()))
+        h = 1e-6
+        rp = tuple(r + h * d for r, d in zip(refs, ref_rates))
+        rm = tuple(r - h * d for r, d in zip(refs, ref_rates))
+        return (np.concatenate(self.outputs(t, x, rp)) - np.concatenate(self.outputs(t, x, rm))) / (2 * h)
+
+    # ---- analysis (not on the hot path)
+    def gradient(self, x, refs):
+        """grad H over the extended state z = (x, refs...), shape (n_z,). Default: FD."""
+        z = np.concatenate([x, *refs]) if refs else np.asarray(x, float)
+        sizes = [len(x)] + [len(r) for r in refs]
+        return fd_jacobian(lambda zz: np.array([self.energy(*_split_z(zz, sizes))]), z)[0]
+
+    def structure(self, t, x, refs):
+        """(J_e, B_e) on the extended state z = (x, refs): dz/dt = J_e grad H + B_e inputs."""
+        raise ModelError(f"{self.label} does not provide its structure matrices (J_e, B_e)")
+
+
+def _split_z(z, sizes):
+    parts = np.split(z, np.cumsum(sizes)[:-1])
+    return parts[0], tuple(parts[1:])
+
+
+class ResistorElement(Element):
+    """Static dissipative relation between efforts and flows at its ports.
+
+    `causalities()` lists the allowed causal patterns (tuples of EFFORT_OUT/FLOW_OUT per port)
+    in order of preference; `law(k, t, inputs, refs)` evaluates pattern k.
+    """
+
+    category = "resistor"
+    linear: ClassVar[bool] = False
+
+    @abstractmethod
+    def causalities(self) -> tuple[tuple[str, ...], ...]:
+        """Allowed causal patterns, preferred first."""
+
+    @abstractmethod
+    def law(self, k, t, inputs, refs):
+        """Outputs (tuple per port) of pattern k given the inputs (tuple per port)."""
+
+    def law_jacobian(self, k, t, inputs, refs):
+        """d(outputs)/d(inputs) of pattern k, shape (sum dims, sum dims). Default: FD."""
+        dims = [p.dim for p in self.ports()]
+
+        def f(z):
+            parts = tuple(np.split(z, np.cumsum(dims)[:-1]))
+            return np.concatenate(self.law(k, t, parts, refs))
+
+        return fd_jacobian(f, np.concatenate(inputs))
+
+
+class TwoPortElement(Element):
+    """TF or GY (constant or modulated) between ports p1 (orientation in) and p2 (out).
+
+    Transformer ("TF"):  f2 = m f1,  e1 = m^T e2      (m: shape (n2, n1))
+    Gyrator ("GY"):      e2 = m f1,  e1 = m^T f2      (m: shape (n2, n1))
+    Both conserve power: e1 . f1 = e2 . f2.
+    """
+
+    category = "twoport"
+    kind: ClassVar[str] = "TF"
+
+    @abstractmethod
+    def modulus(self, t, refs):
+        """The modulus matrix, shape (n2, n1)."""
+
+    def modulus_rate(self, t, refs, ref_rates):
+        """d(modulus)/dt given the rates of the referenced blocks. Default: central FD."""
+        h = 1e-6
+        rp = tuple(r + h * d for r, d in zip(refs, ref_rates))
+        rm = tuple(r - h * d for r, d in zip(refs, ref_rates))
+        return (self.modulus(t + h, rp) - self.modulus(t - h, rm)) / (2 * h)
+
+    @property
+    def modulated(self) -> bool:
+        """True if the modulus depends on time or state."""
+        return False
+
+    def invertible(self) -> bool:
+        """Whether the reverse causality (needs the inverse modulus) is allowed."""
+        return False
+
+
+class ConstraintElement(Element):
+    """Ideal constraint c = J f + b = 0 on the flows at its ports (see module docs).
+
+    Implementations provide the Jacobian J with respect to the port flows, the velocity
+    bias b (rheonomic terms), the acceleration bias beta (dc/dt = J df/dt + beta, the part
+    without port accelerations) and optionally the position-level gap g with dg/dt = c.
+    """
+
+    category = "constraint"
+    #: Baumgarte parameters (alpha [1/s], beta [1/s]) or None for the compile default.
+    stabilization: tuple[float, float] | None = None
+
+    @property
+    @abstractmethod
+    def n_constraints(self) -> int:
+        """Number of scalar constraint equations (and multipliers)."""
+
+    @abstractmethod
+    def jacobian(self, t, x, refs):
+        """J, shape (n_c, sum of port dims)."""
+
+    def velocity_bias(self, t, x, refs):
+        """b, shape (n_c,). Default zero (scleronomic)."""
+        return np.zeros(self.n_constraints)
+
+    @abstractmethod
+    def acceleration_bias(self, t, x, refs, flows):
+        """beta, shape (n_c,): dc/dt minus J df/dt."""
+
+    def gap(self, t, x, refs):
+        """Position-level gap g, shape (n_c,), with NaN rows where none exists. Default: none."""
+        return np.full(self.n_constraints, np.nan)
+
+    def active(self, x):
+        """Mask of active rows, shape (n_c,), from the element's discrete state. Default all."""
+        return np.ones(self.n_constraints)
+
+    def rates(self, t, x, refs, flows):
+        """Rate of the element's own (auxiliary) state. Default: none."""
+        return np.zeros(self.n_states)
+
+
+class JunctionElement(Element):
+    """0- or 1-junction of any dimension and any number of ports (handled natively)."""
+
+    category = "junction"
+    kind: ClassVar[str] = "0"

@@ -1,0 +1,490 @@
+"""Generate the Python source of a compiled system's right-hand side from its plan.
+
+The generated function is straight-line code: no graph walking, no dictionaries, no object
+building besides small numpy arrays; element kernels are called as bound methods placed in
+its namespace. `PHSystem.source` shows it, which makes the compiled model inspectable.
+
+Signature of the generated function::
+
+    rhs(t, x, u_in, full) -> xdot                      (full=False)
+    rhs(t, x, u_in, full) -> dict of every quantity    (full=True)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..bondgraph.element import ConstraintElement
+from ..errors import IntegrationError
+from .plan import Plan
+
+__all__ = ["generate"]
+
+
+def _solve(A, b):
+    """Solve the small KKT/loop system; minimum-norm least squares if it is singular."""
+    try:
+        return np.linalg.solve(A, b)
+    except np.linalg.LinAlgError:
+        return np.linalg.lstsq(A, b, rcond=None)[0]
+
+
+class _Gen:
+    def __init__(self, plan: Plan):
+        self.p = plan
+        self.ns = {"np": np, "_solve": _solve, "IntegrationError": IntegrationError}
+        self.lines = []
+        self.ind = 1
+        self.paths = list(plan.report.flat.elements)
+        self.tan = {}  # var name -> has tangent sens (bool)
+
+    # -- helpers
+    def emit(self, line):
+        self.lines.append("    " * self.ind + line)
+
+    def k(self, path, attr):
+        """Namespace name of a kernel (bound method) of an element."""
+        i = self.paths.index(path)
+        name = f"K{i}_{attr}"
+        if name not in self.ns:
+            self.ns[name] = getattr(self.p.report.flat.elements[path], attr)
+        return name
+
+    def const(self, name, value):
+        self.ns[name] = value
+        return name
+
+    def zeros(self, n):
+        return self.const(f"Z{n}", np.zeros(n))
+
+    def zsens(self, n):
+        return self.const(f"ZS{n}", np.zeros((n, self.p.n_u)))
+
+    def xe(self, path):
+        sl = self.p.layout.element_slice(path)
+        return f"x[{sl.start}:{sl.stop}]"
+
+    def r(self, path):
+        return f"r{self.paths.index(path)}" if self.p.refs[path] else "()"
+
+    @staticmethod
+    def sgn(s, expr):
+        return expr if s == 1.0 else f"(-{expr})"
+
+    def lincomb(self, terms):
+        """Sum of (coef, name) terms; names None are skipped. Returns None if empty."""
+        parts = []
+        for c, n in terms:
+            if n is None:
+                continue
+            if c == 1.0:
+                parts.append(("+", n))
+            elif c == -1.0:
+                parts.append(("-", n))
+            else:
+                parts.append(("+", f"{c!r} * {n}"))
+        if not parts:
+            return None
+        s = ("-" if parts[0][0] == "-" else "") + parts[0][1]
+        for op, n in parts[1:]:
+            s += f" {op} {n}"
+        return s
+
+    # -- step emitters: value (and sensitivities for unknown-dependent steps)
+    def step_value(self, s, with_sens):
+        el = s.element
+        tgt = s.targets
+        if s.kind == "source":
+            (v, sg), = s.outputs
+            sl = s.data["input"]
+            u = f"u_in[{sl.start}:{sl.stop}]" if sl is not None else "None"
+            call = self.k(el, "value") + f"(t, {u})"
+            self.emit(f"{tgt[v.name]} = {self.sgn(sg, call)}")
+        elif s.kind == "storage_out":
+            self.emit(f"_o = {self.k(el, 'outputs')}(t, {self.xe(el)}, {self.r(el)})")
+            for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
+                self.emit(f"{tgt[v.name]} = {self.sgn(sg, f'_o[{idx}]')}")
+        elif s.kind == "resistor":
+            ins = ", ".join(self.sgn(sg, v.name) for v, sg in s.inputs)
+            pat = s.data["pattern"]
+            self.emit(f"_o = {self.k(el, 'law')}({pat}, t, ({ins},), {self.r(el)})")
+            for j, (v, sg) in enumerate(s.outputs):
+                self.emit(f"{tgt[v.name]} = {self.sgn(sg, f'_o[{j}]')}")
+            if with_sens:
+                dims = s.data["dims"]
+                sens = []
+                for (v, sg), d in zip(s.inputs, dims):
+                    sens.append(self.sgn(sg, v.name + "_s") if v.udep else self.zsens(d))
+                self.emit(f"_J = {self.k(el, 'law_jacobian')}({pat}, t, ({ins},), {self.r(el)})")
+                self.emit(f"_S = _J @ np.concatenate(({', '.join(sens)},), axis=0)")
+                a = 0
+                for (v, sg), d in zip(s.outputs, dims):
+                    self.emit(f"{tgt[v.name]}_s = {self.sgn(sg, f'_S[{a}:{a + d}]')}")
+                    a += d
+        elif s.kind == "tf":
+            (v, _), = s.outputs
+            (w, _), = s.inputs
+            m = self.modulus(el)
+            mode, sg = s.data["mode"], s.data["sign"]
+            expr = self.tf_apply(el, mode, m, w.name)
+            self.emit(f"{tgt[v.name]} = {self.sgn(sg, expr)}")
+            if with_sens and w.udep:
+                self.emit(f"{tgt[v.name]}_s = {self.sgn(sg, self.tf_apply(el, mode, m, w.name + '_s'))}")
+        elif s.kind == "copy":
+            (v, _), = s.outputs
+            (w, _), = s.inputs
+            self.emit(f"{tgt[v.name]} = {w.name}")
+            if with_sens:
+                self.emit(f"{tgt[v.name]}_s = {w.name}_s")
+        elif s.kind == "sum":
+            (v, _), = s.outputs
+            expr = self.lincomb([(c, w.name) for w, c in s.inputs]) or self.zeros(v.dim)
+            self.emit(f"{tgt[v.name]} = {expr}")
+            if with_sens:
+                sexpr = self.lincomb([(c, w.name + "_s" if w.udep else None) for w, c in s.inputs])
+                self.emit(f"{tgt[v.name]}_s = {sexpr or self.zsens(v.dim)}")
+        elif s.kind == "cforce":
+            (v, _), = s.outputs
+            (lam, _), = s.inputs
+            cols = s.data["cols"]
+            J = f"J{self.paths.index(el)}"
+            self.emit(f"{tgt[v.name]} = {J}[:, {cols.start}:{cols.stop}].T @ {lam.name}")
+            self.emit(f"{tgt[v.name]}_s = {J}[:, {cols.start}:{cols.stop}].T @ {lam.name}_s")
+        else:  # pragma: no cover - plan and generator are built together
+            raise AssertionError(s.kind)
+
+    def modulus(self, el):
+        obj = self.p.report.flat.elements[el]
+        i = self.paths.index(el)
+        if obj.modulated:
+            return f"M{i}"
+        self.const(f"M{i}", obj.m)
+        if obj.invertible():
+            self.const(f"Mi{i}", np.linalg.inv(obj.m))
+        return f"M{i}"
+
+    def tf_apply(self, el, mode, m, vec):
+        obj = self.p.report.flat.elements[el]
+        i = self.paths.index(el)
+        if mode == "m":
+            return f"{m} @ {vec}"
+        if mode == "mT":
+            return f"{m}.T @ {vec}"
+        if not obj.modulated:
+            return f"Mi{i} @ {vec}" if mode == "minv" else f"Mi{i}.T @ {vec}"
+        return f"np.linalg.solve({m}, {vec})" if mode == "minv" else f"np.linalg.solve({m}.T, {vec})"
+
+    # -- tangents (time derivatives of variables read by constraints)
+    def step_tangent(self, s):
+        el = s.element
+        if s.kind == "source":
+            (v, sg), = s.outputs
+            call = self.k(el, "value_rate") + "(t)"
+            self.emit(f"{v.name}_t = {self.sgn(sg, call)}")
+            self.tan[v.name] = False
+        elif s.kind == "storage_out":
+            st = next(d for d in self.p.storages if d["path"] == el)
+            i = self.paths.index(el)
+            obj = st["obj"]
+            has_x = obj.n_states > 0
+            parts = []
+            if has_x:
+                self.emit(f"_OJ = {self.k(el, 'output_jacobian')}(t, {self.xe(el)}, {self.r(el)})")
+                parts.append(f"_OJ @ xd{i}")
+            if self.p.refs[el]:
+                parts.append(f"{self.k(el, 'output_ref_rate')}(t, {self.xe(el)}, {self.r(el)}, rr{i})")
+            self.emit(f"_d = {' + '.join(parts) if parts else '0.0'}")
+            has_s = has_x and self.has_rate_sens(el)
+            if has_s:
+                self.emit(f"_ds = _OJ @ xd{i}_s")
+            offs = np.cumsum([0] + st["dims"])
+            for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
+                a, b = offs[idx], offs[idx + 1]
+                self.emit(f"{v.name}_t = {self.sgn(sg, f'_d[{a}:{b}]')}")
+                if has_s:
+                    self.emit(f"{v.name}_ts = {self.sgn(sg, f'_ds[{a}:{b}]')}")
+                self.tan[v.name] = has_s
+        elif s.kind == "tf":
+            (v, _), = s.outputs
+            (w, _), = s.inputs
+            obj = self.p.report.flat.elements[el]
+            i = self.paths.index(el)
+            m = self.modulus(el)
+            mode, sg = s.data["mode"], s.data["sign"]
+            term = self.tf_apply(el, mode, m, w.name + "_t")
+            if obj.modulated:
+                self.ensure_modrate(el)
+                md = f"Md{i}"
+                if mode == "m":
+                    term = f"{md} @ {w.name} + {term}"
+                elif mode == "mT":
+                    term = f"{md}.T @ {w.name} + {term}"
+                elif mode == "minv":  # d(m^-1 w) = m^-1 (w' - m' m^-1 w)
+                    term = f"np.linalg.solve({m}, {w.name}_t - {md} @ np.linalg.solve({m}, {w.name}))"
+                else:
+                    term = f"np.linalg.solve({m}.T, {w.name}_t - {md}.T @ np.linalg.solve({m}.T, {w.name}))"
+            self.emit(f"{v.name}_t = {self.sgn(sg, term)}")
+            if self.tan.get(w.name):
+                self.emit(f"{v.name}_ts = {self.sgn(sg, self.tf_apply(el, mode, m, w.name + '_ts'))}")
+            self.tan[v.name] = bool(self.tan.get(w.name))
+        elif s.kind == "copy":
+            (v, _), = s.outputs
+            (w, _), = s.inputs
+            self.emit(f"{v.name}_t = {w.name}_t")
+            if self.tan.get(w.name):
+                self.emit(f"{v.name}_ts = {w.name}_ts")
+            self.tan[v.name] = bool(self.tan.get(w.name))
+        elif s.kind == "sum":
+            (v, _), = s.outputs
+            texpr = self.lincomb([(c, w.name + "_t") for w, c in s.inputs]) or self.zeros(v.dim)
+            self.emit(f"{v.name}_t = {texpr}")
+            sexpr = self.lincomb([(c, w.name + "_ts" if self.tan.get(w.name) else None) for w, c in s.inputs])
+            if sexpr:
+                self.emit(f"{v.name}_ts = {sexpr}")
+            self.tan[v.name] = sexpr is not None
+        elif s.kind == "resistor":
+            obj = self.p.report.flat.elements[el]
+            if self.p.refs[el]:
+                from ..errors import ModelError
+
+                raise ModelError(f"{obj.label} reads other states and lies on a constraint's path: unsupported")
+            ins = ", ".join(self.sgn(sg, v.name) for v, sg in s.inputs)
+            pat = s.data["pattern"]
+            dims = s.data["dims"]
+            self.emit(f"_J = {self.k(el, 'law_jacobian')}({pat}, t, ({ins},), ())")
+            tin = ", ".join(self.sgn(sg, v.name + "_t") for v, sg in s.inputs)
+            self.emit(f"_T = _J @ np.concatenate(({tin},))")
+            any_s = any(self.tan.get(v.name) for v, _ in s.inputs)
+            if any_s:
+                ts = ", ".join(self.sgn(sg, v.name + "_ts") if self.tan.get(v.name) else self.zsens(d) for (v, sg), d in zip(s.inputs, dims))
+                self.emit(f"_TS = _J @ np.concatenate(({ts},), axis=0)")
+            a = 0
+            for (v, sg), d in zip(s.outputs, dims):
+                self.emit(f"{v.name}_t = {self.sgn(sg, f'_T[{a}:{a + d}]')}")
+                if any_s:
+                    self.emit(f"{v.name}_ts = {self.sgn(sg, f'_TS[{a}:{a + d}]')}")
+                self.tan[v.name] = any_s
+                a += d
+
+    def has_rate_sens(self, path):
+        return path in self._rate_sens
+
+    def ensure_modrate(self, el):
+        i = self.paths.index(el)
+        if f"Md{i}" in self._modrates:
+            return
+        self._modrates.add(f"Md{i}")
+        self.emit(f"Md{i} = {self.k(el, 'modulus_rate')}(t, {self.r(el)}, rr{i})")
+
+    # -- whole function
+    def build(self):
+        p = self.p
+        L = p.layout
+        els = p.report.flat.elements
+        self.emit("xdot = np.zeros(NX)")
+        self.ns["NX"] = L.size
+        # references
+        for path, sls in p.refs.items():
+            if sls:
+                self.emit(f"r{self.paths.index(path)} = ({', '.join(f'x[{s.start}:{s.stop}]' for s in sls)},)")
+        # modulated two-port moduli
+        for path, obj in els.items():
+            if obj.category == "twoport" and obj.modulated:
+                self.emit(f"M{self.paths.index(path)} = {self.k(path, 'modulus')}(t, {self.r(path)})")
+        # pre pass
+        for s in p.pre_steps:
+            self.step_value(s, with_sens=False)
+        # constraint kernels that depend on the state only
+        for c in p.constraints:
+            i = self.paths.index(c["path"])
+            self.emit(f"J{i} = {self.k(c['path'], 'jacobian')}(t, {self.xe(c['path'])}, {self.r(c['path'])})")
+            flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
+            self.emit(f"F{i} = np.concatenate(({flows},))")
+            self.emit(f"c{i} = J{i} @ F{i} + {self.k(c['path'], 'velocity_bias')}(t, {self.xe(c['path'])}, {self.r(c['path'])})")
+        for j, ci in enumerate(p.cuts):
+            self.emit(f"cc{j} = {ci['tail'].name} - {ci['head'].name}")
+        self._rate_sens = set()
+        self._modrates = set()
+        nonlinear = not p.linear
+        if p.n_u:
+            self.ns["NU"] = p.n_u
+            self.emit("ug = np.zeros(NU)")
+            if nonlinear:
+                self.emit("for _it in range(30):")
+                self.ind += 1
+            self.unknown_pass()
+            if nonlinear:
+                self.emit("if np.linalg.norm(du) <= 1e-12 * (1.0 + np.linalg.norm(ug)):")
+                self.emit("    break")
+                self.emit("ug = ug + du")
+                self.ind -= 1
+                self.emit("else:")
+                self.emit(
+                    "    raise IntegrationError(f'Newton iteration for the algebraic loops/multipliers did not "
+                    "converge at t={t:.6g} (|du| = {np.linalg.norm(du):.3g})')"
+                )
+            self.emit("uf = ug + du")
+        else:
+            self.emit("uf = np.zeros(0)")
+            self.storage_rates()
+        self.finish()
+        src = "def rhs(t, x, u_in=None, full=False):\n" + "\n".join(self.lines) + "\n"
+        return src, self.ns
+
+    def unknown_pass(self):
+        p = self.p
+        # unknown roots
+        for v in p.vars.values():
+            if v.unknown is not None:
+                sl = v.unknown
+                self.const(f"SEL_{v.name}", np.eye(p.n_u)[sl.start : sl.stop])
+                self.emit(f"{v.name} = ug[{sl.start}:{sl.stop}]")
+                self.emit(f"{v.name}_s = SEL_{v.name}")
+        for s in p.u_steps:
+            self.step_value(s, with_sens=True)
+        self.storage_rates()
+        # tangents of what the constraints read
+        for path in p.refs:
+            i = self.paths.index(path)
+            if p.refs[path]:
+                parts = []
+                for owner, osl in p.ref_owners[path]:
+                    parts.append(f"xd{self.paths.index(owner)}[{osl.start}:{osl.stop}]")
+                self.emit(f"rr{i} = ({', '.join(parts)},)")
+        for s in p.tangent_steps:
+            self.step_tangent(s)
+        rows_v, rows_s = [], []
+        for c in p.constraints:
+            i = self.paths.index(c["path"])
+            obj = c["obj"]
+            ft = ", ".join(self.sgn(sg, fv.name + "_t") for fv, sg, _, _ in c["ports"])
+            flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
+            self.emit(
+                f"cd{i} = J{i} @ np.concatenate(({ft},)) + "
+                f"{self.k(c['path'], 'acceleration_bias')}(t, {self.xe(c['path'])}, {self.r(c['path'])}, ({flows},))"
+            )
+            sens = [
+                (self.sgn(sg, fv.name + "_ts") if self.tan.get(fv.name) else self.zsens(fv.dim))
+                for fv, sg, _, _ in c["ports"]
+            ]
+            self.emit(f"cd{i}_s = J{i} @ np.concatenate(({', '.join(sens)},), axis=0)")
+            row = f"cd{i} + {2 * c['alpha']!r} * c{i}"
+            if type(obj).gap is not ConstraintElement.gap and c["beta"]:
+                self.emit(f"g{i} = {self.k(c['path'], 'gap')}(t, {self.xe(c['path'])}, {self.r(c['path'])})")
+                row += f" + {c['beta'] ** 2!r} * np.nan_to_num(g{i})"
+            self.emit(f"row{i} = {row}")
+            self.emit(f"row{i}_s = cd{i}_s")
+            if type(obj).active is not ConstraintElement.active:
+                lam = c["lam"]
+                self.emit(f"a{i} = {self.k(c['path'], 'active')}({self.xe(c['path'])})")
+                self.emit(f"row{i} = a{i} * row{i} + (1.0 - a{i}) * {lam.name}")
+                self.emit(f"row{i}_s = a{i}[:, None] * row{i}_s + (1.0 - a{i})[:, None] * SEL_{lam.name}")
+            rows_v.append(f"row{i}")
+            rows_s.append(f"row{i}_s")
+        for j, ci in enumerate(p.cuts):
+            t, h = ci["tail"].name, ci["head"].name
+            self.emit(f"rc{j} = {t}_t - {h}_t + {2 * ci['alpha']!r} * cc{j}")
+            sens = self.lincomb([(1.0, t + "_ts" if self.tan.get(t) else None), (-1.0, h + "_ts" if self.tan.get(h) else None)])
+            self.emit(f"rc{j}_s = {sens or self.zsens(ci['tail'].dim)}")
+            rows_v.append(f"rc{j}")
+            rows_s.append(f"rc{j}_s")
+        for v in p.tears:
+            self.emit(f"rt_{v.name} = {v.name} - {v.name}_c")
+            self.emit(f"rt_{v.name}_s = SEL_{v.name} - {v.name}_c_s")
+            rows_v.append(f"rt_{v.name}")
+            rows_s.append(f"rt_{v.name}_s")
+        self.emit(f"du = _solve(np.concatenate(({', '.join(rows_s)},), axis=0), -np.concatenate(({', '.join(rows_v)},)))")
+
+    def storage_rates(self):
+        p = self.p
+        for st in p.storages:
+            path = st["path"]
+            obj = st["obj"]
+            if obj.n_states == 0:
+                continue
+            i = self.paths.index(path)
+            ins, sens, any_s = [], [], False
+            for pi, d in zip(st["ports"], st["dims"]):
+                if pi is None:
+                    ins.append(self.zeros(d))
+                    sens.append(self.zsens(d) if p.n_u else None)
+                    continue
+                vi, si, _, _, _ = pi
+                ins.append(self.sgn(si, vi.name))
+                if vi.udep:
+                    any_s = True
+                    sens.append(self.sgn(si, vi.name + "_s"))
+                else:
+                    sens.append(self.zsens(d) if p.n_u else None)
+            self.emit(f"xd{i} = {self.k(path, 'rates')}(t, {self.xe(path)}, {self.r(path)}, ({', '.join(ins)},))")
+            if any_s:
+                self._rate_sens.add(path)
+                self.emit(
+                    f"xd{i}_s = {self.k(path, 'input_matrix')}(t, {self.xe(path)}, {self.r(path)}) @ "
+                    f"np.concatenate(({', '.join(sens)},), axis=0)"
+                )
+        for c in p.constraints:
+            obj = c["obj"]
+            if obj.n_states:
+                i = self.paths.index(c["path"])
+                flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
+                self.emit(f"xd{i} = {self.k(c['path'], 'rates')}(t, {self.xe(c['path'])}, {self.r(c['path'])}, ({flows},))")
+
+    def final(self, v):
+        """Expression of a variable's final value (after the unknowns are solved)."""
+        if v.udep:
+            return f"({v.name} + {v.name}_s @ du)"
+        return v.name
+
+    def finish(self):
+        p = self.p
+        L = p.layout
+        n_u = p.n_u
+        for st in p.storages:
+            if st["obj"].n_states == 0:
+                continue
+            i = self.paths.index(st["path"])
+            sl = st["slice"]
+            expr = f"xd{i} + xd{i}_s @ du" if st["path"] in self._rate_sens else f"xd{i}"
+            self.emit(f"xdot[{sl.start}:{sl.stop}] = {expr}")
+        for c in p.constraints:
+            if c["obj"].n_states:
+                i = self.paths.index(c["path"])
+                sl = c["slice"]
+                self.emit(f"xdot[{sl.start}:{sl.stop}] = xd{i}")
+        # ledger quadratures
+        NP = L.n_physical
+        led = {(e.element, e.kind): NP + e.index for e in L.ledger}
+        for rinfo in p.resistors:
+            terms = " + ".join(f"{om!r} * ({self.final(ev)} @ {self.final(fv)})" for ev, fv, om in rinfo["ports"])
+            self.emit(f"xdot[{led[(rinfo['path'], 'dissipated')]}] = {terms}")
+        for sinfo in p.sources:
+            self.emit(
+                f"xdot[{led[(sinfo['path'], 'supplied')]}] = {-sinfo['omega']!r} * ({self.final(sinfo['e'])} @ {self.final(sinfo['f'])})"
+            )
+        for c in p.constraints:
+            i = self.paths.index(c["path"])
+            sl = c["lam"].unknown
+            self.emit(f"lamF{i} = uf[{sl.start}:{sl.stop}]")
+            self.emit(f"xdot[{led[(c['path'], 'stabilization')]}] = lamF{i} @ c{i}")
+            self.emit(f"xdot[{led[(c['path'], 'supplied')]}] = lamF{i} @ (c{i} - J{i} @ F{i})")
+        for j, ci in enumerate(p.cuts):
+            sl = ci["mult"].unknown
+            self.emit(f"xdot[{NP + ci['ledger']}] = uf[{sl.start}:{sl.stop}] @ cc{j}")
+        self.emit("if not full:")
+        self.emit("    return xdot")
+        # full evaluation: every bond variable's final value, multipliers, residuals
+        items = []
+        for v in p.vars.values():
+            if v.key[0] == "lam":
+                continue
+            items.append(f"{v.name!r}: {self.final(v)}")
+        self.emit(f"V = {{{', '.join(items)}}}")
+        cs = ", ".join(f"{c['path']!r}: c{self.paths.index(c['path'])}" for c in p.constraints)
+        ccs = ", ".join(f"{j}: cc{j}" for j in range(len(p.cuts)))
+        self.emit(f"return dict(xdot=xdot, u=uf, vars=V, c={{{cs}}}, cut_c={{{ccs}}})")
+
+
+def generate(plan: Plan):
+    """Return (source, namespace) of the right-hand side for `plan`."""
+    return _Gen(plan).build()

@@ -1,0 +1,223 @@
+"""PHSystem: the frozen result of `compile` (structure and parameters; never the state)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validate import as_array
+from ..errors import IntegrationError, ModelError, ParameterError, PhaseError
+from .layout import StateLayout
+
+__all__ = ["PHSystem", "EventBinding"]
+
+
+@dataclass(frozen=True)
+class EventBinding:
+    """An element event bound to its slices of the state vector."""
+
+    element: str
+    spec: object
+    own: slice
+    refs: tuple
+
+    @property
+    def name(self):
+        return f"{self.element}.{self.spec.name}"
+
+    def value(self, t, x):
+        return self.spec.function(t, x[self.own], tuple(x[s] for s in self.refs))
+
+
+class PHSystem:
+    """A compiled port-Hamiltonian system: dx/dt = (J - R) grad H + B u + G lambda.
+
+    Built by `porthamiltonian.compile`; immutable. The state is a flat array described by
+    `layout` (names -> slices), threaded through `rhs` and `simulate`.
+
+    Attributes
+    ----------
+    name : str
+    layout : StateLayout
+        Element state blocks, then the ledger quadratures.
+    elements : dict
+        Flat element path -> element (private copies; editing them has no effect).
+    report : CausalityReport
+        The causality assignment, printable.
+    source : str
+        Python source of the generated right-hand side.
+    inputs : dict
+        External input source path -> slice of the input vector u.
+    n_inputs : int
+    n_multipliers : int
+        Number of unknowns solved at every evaluation (multipliers and loop tears).
+    """
+
+    def __init__(self, name, plan, source, namespace):
+        s = object.__setattr__
+        s(self, "name", name)
+        s(self, "_plan", plan)
+        s(self, "layout", plan.layout)
+        s(self, "report", plan.report)
+        s(self, "elements", plan.report.flat.elements)
+        s(self, "source", source)
+        exec(compile(source, f"<porthamiltonian rhs of {name!r}>", "exec"), namespace)  # noqa: S102
+        s(self, "_rhs", namespace["rhs"])
+        s(self, "inputs", dict(plan.input_slices))
+        s(self, "n_inputs", plan.n_inputs)
+        s(self, "n_multipliers", plan.n_u)
+        s(self, "_u0", np.zeros(plan.n_inputs))
+        events = []
+        for path, obj in self.elements.items():
+            for spec in obj.events():
+                events.append(EventBinding(path, spec, self.layout.element_slice(path), plan.refs[path]))
+        s(self, "events", tuple(events))
+        storages = [
+            (p, o, self.layout.element_slice(p), plan.refs[p]) for p, o in self.elements.items() if o.category == "storage"
+        ]
+        s(self, "_storages", storages)
+
+    def __setattr__(self, key, value):
+        raise PhaseError(f"PHSystem {self.name!r} is frozen: cannot set `{key}`; recompile a modified graph instead")
+
+    # ----------------------------------------------------------------- evaluation
+    def rhs(self, t, x, u=None):
+        """dx/dt at (t, x) with external inputs u (default zero). Fast path: no validation."""
+        return self._rhs(t, x, self._u0 if u is None else u, False)
+
+    def evaluate(self, t, x, u=None):
+        """Every quantity at (t, x): a dict with "xdot", "u" (multipliers), "vars" (bond
+        variables by name e<i>/f<i>), "c" (constraint velocity residuals by element) and
+        "cut_c" (residuals of cut bonds)."""
+        x = self.check_state(x)
+        return self._rhs(t, x, self._u0 if u is None else self._check_u(u), True)
+
+    def _check_u(self, u):
+        return as_array(u, "u", (self.n_inputs,))
+
+    def check_state(self, x, name="x"):
+        """Validate a state vector's shape and finiteness (API boundary)."""
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.layout.size,):
+            raise ParameterError(
+                f"`{name}` must have shape ({self.layout.size},) for system {self.name!r} "
+                f"({len(self.layout.blocks)} blocks + {len(self.layout.ledger)} ledger entries), got {x.shape}"
+            )
+        if not np.all(np.isfinite(x)):
+            bad = [n for n, v in zip(self.layout.names(), x) if not np.isfinite(v)]
+            raise ParameterError(f"`{name}` must be finite; non-finite entries: {bad[:5]}")
+        return x
+
+    # ----------------------------------------------------------------- states
+    def default_state(self):
+        """The elements' default initial states, ledger quadratures zero."""
+        x = np.zeros(self.layout.size)
+        for path, obj in self.elements.items():
+            sl = self.layout.element_slice(path)
+            if sl.stop > sl.start:
+                x[sl] = obj.default_state()
+        return x
+
+    def initial_state(self, values=None, **kwargs):
+        """A state vector from the defaults, overridden by "element.block" -> value.
+
+        Keyword form: ``initial_state(m__p=1.0)`` is ``initial_state({"m.p": 1.0})``.
+        Pose/quaternion blocks are checked to be unit quaternions.
+        """
+        values = dict(values or {})
+        values.update({k.replace("__", "."): v for k, v in kwargs.items()})
+        x = self.layout.pack(values, self.default_state())
+        for path, obj in self.elements.items():
+            sl = self.layout.element_slice(path)
+            if sl.stop > sl.start:
+                obj.validate_state(x[sl], f"initial state of {path!r}")
+        return x
+
+    def project(self, x):
+        """Normalize quaternions in pose/quaternion blocks (a new array)."""
+        x = np.array(x, dtype=float)
+        for b in self.layout.blocks:
+            if b.group in ("pose", "quaternion"):
+                q = x[b.start : b.start + 4]
+                x[b.start : b.start + 4] = q / np.linalg.norm(q)
+        return x
+
+    # ----------------------------------------------------------------- energy
+    def element_energies(self, x):
+        """Stored energy of every storage element at state x: dict path -> H [J]."""
+        out = {}
+        for path, obj, sl, refs in self._storages:
+            out[path] = float(obj.energy(x[sl], tuple(x[r] for r in refs)))
+        return out
+
+    def energy(self, x):
+        """Total stored energy H(x) [J]."""
+        return sum(self.element_energies(x).values())
+
+    def port_powers(self, t, x, u=None):
+        """Power flowing into every element through its ports [W]: dict path -> float.
+
+        Storages receive dH/dt; resistors the dissipated power; sources the negative of the
+        supplied power; junctions and two-ports zero (to round-off).
+        """
+        V = self.evaluate(t, x, u)["vars"]
+        flat = self.report.flat
+        out = {p: 0.0 for p in flat.elements}
+        cut = {c.bond: c for c in self.report.cuts}
+        for i, b in enumerate(flat.bonds):
+            for end, sgn in ((b.tail, -1.0), (b.head, 1.0)):
+                e, f = V[f"e{i}"], V[f"f{i}"]
+                c = cut.get(i)
+                if c is not None and (c.node, c.port) == end:
+                    if c.kind == "flow":
+                        f = V[f"fs{i}"]
+                    else:
+                        e = V[f"es{i}"]
+                out[end[0]] += sgn * float(e @ f)
+        return out
+
+    def constraint_residuals(self, t, x):
+        """Velocity-level residuals (c) and position-level gaps (g) of every constraint."""
+        ev = self.evaluate(t, x)
+        gaps = {}
+        for c in self._plan.constraints:
+            obj = c["obj"]
+            gaps[c["path"]] = obj.gap(t, x[c["slice"]], tuple(x[s] for s in self._plan.refs[c["path"]]))
+        return {"c": ev["c"], "cut_c": ev["cut_c"], "g": gaps}
+
+    def multipliers(self, t, x):
+        """Multipliers by owner: constraint path -> lambda, and cut bond name -> lambda."""
+        u = self.evaluate(t, x)["u"]
+        out = {}
+        for c in self._plan.constraints:
+            out[c["path"]] = u[c["lam"].unknown]
+        for ci in self._plan.cuts:
+            out[self.report.flat.bonds[ci["cut"].bond].name] = u[ci["mult"].unknown]
+        return out
+
+    # ----------------------------------------------------------------- analysis
+    def analysis(self, t, x, u=None):
+        """H, grad H, J, R, B, G at a state (see `porthamiltonian.compile.analysis.Analysis`)."""
+        from .analysis import analyze
+
+        return analyze(self, t, self.check_state(x), None if u is None else self._check_u(u))
+
+    def symbolic_equations(self, parameters="symbols"):
+        """State equations as sympy expressions (scalar graphs of sympy-capable elements).
+
+        Returns
+        -------
+        SymbolicEquations
+            `.states` (symbols), `.rates` (sympy Matrix), `.parameters` (symbol -> value),
+            printable.
+        """
+        from .symbolic import symbolic_equations
+
+        return symbolic_equations(self, parameters=parameters)
+
+    def __repr__(self):
+        return (
+            f"<PHSystem {self.name!r}: {len(self.layout.blocks)} state blocks ({self.layout.n_physical} numbers), "
+            f"{self.n_multipliers} multipliers/unknowns, {len(self.events)} events>"
+        )

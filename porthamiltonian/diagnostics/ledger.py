@@ -1,0 +1,154 @@
+"""The energy ledger (power budget) of a trajectory.
+
+For every element and in total, at every output time::
+
+    stored        H_e(t) - H_e(0)          storages
+    supplied      int P_supplied dt        sources, rheonomic (driven) constraints
+    dissipated    int P_dissipated dt      resistors (>= 0)
+    lost          sum of event losses      impacts, contact release, slip, mode switches
+    stabilization int P_stab dt            work absorbed by constraint stabilization/drift
+
+    residual = H(t) - H(0) - supplied + dissipated + lost + stabilization
+
+The residual is the headline check: with exact arithmetic it is zero, so it measures the
+integration error of the energy balance. Supplied/dissipated/stabilization are integrated
+as extra states (quadratures) by the same solver, so they carry the same tolerance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["PowerBudget", "LedgerRow"]
+
+KINDS = ("supplied", "dissipated", "lost", "stabilization")
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One element's totals at the end of the trajectory [J]."""
+
+    element: str
+    label: str
+    stored: float
+    supplied: float
+    dissipated: float
+    lost: float
+    stabilization: float
+
+
+class PowerBudget:
+    """Energy ledger of a trajectory (see module docstring).
+
+    Attributes
+    ----------
+    t : ndarray, shape (N,)
+    H : ndarray, shape (N,)
+        Total stored energy.
+    stored : dict
+        Storage path -> H_e(t) (N,).
+    entries : dict
+        kind -> {element path -> cumulative energy (N,)} for supplied, dissipated, lost,
+        stabilization.
+    residual : ndarray, shape (N,)
+    """
+
+    def __init__(self, t, H, stored, entries, labels):
+        self.t = t
+        self.H = H
+        self.stored = stored
+        self.entries = entries
+        self.labels = labels
+        self.supplied = self._total("supplied")
+        self.dissipated = self._total("dissipated")
+        self.lost = self._total("lost")
+        self.stabilization = self._total("stabilization")
+        self.residual = self.H - self.H[0] - self.supplied + self.dissipated + self.lost + self.stabilization
+
+    def _total(self, kind):
+        d = self.entries.get(kind, {})
+        return np.sum(np.stack(list(d.values())), axis=0) if d else np.zeros_like(self.t)
+
+    @classmethod
+    def from_trajectory(cls, traj):
+        """Build the ledger from a Trajectory (its ledger quadratures and stored energies)."""
+        sysm = traj.system
+        L = sysm.layout
+        entries = {k: {} for k in KINDS}
+        for e in L.ledger:
+            col = traj.x[:, L.n_physical + e.index]
+            d = entries[e.kind]
+            d[e.element] = d.get(e.element, 0.0) + (col - col[0])
+        labels = {p: o.label for p, o in sysm.elements.items()}
+        return cls(traj.t, traj.hamiltonian, traj.energies, entries, labels)
+
+    @property
+    def scale(self):
+        """Energy scale for relative figures: the largest |H|, |supplied|, |dissipated|, |lost| seen."""
+        cands = [np.max(np.abs(self.H)), np.max(np.abs(self.supplied)), np.max(np.abs(self.dissipated)),
+                 np.max(np.abs(self.lost)), np.max(np.abs(self.stabilization))]
+        return float(max(max(cands), np.finfo(float).tiny))
+
+    @property
+    def max_residual(self):
+        """max |residual| over the trajectory [J]."""
+        return float(np.max(np.abs(self.residual)))
+
+    @property
+    def relative_residual(self):
+        """max |residual| divided by `scale`."""
+        return self.max_residual / self.scale
+
+    def rows(self):
+        """Per-element totals at the final time (elements with any nonzero entry)."""
+        out = []
+        paths = list(dict.fromkeys(list(self.stored) + [p for d in self.entries.values() for p in d]))
+        for p in paths:
+            st = self.stored.get(p)
+            vals = {k: float(self.entries[k][p][-1]) if p in self.entries[k] else 0.0 for k in KINDS}
+            out.append(LedgerRow(p, self.labels.get(p, p), float(st[-1] - st[0]) if st is not None else 0.0, **vals))
+        return out
+
+    def table(self):
+        """The ledger as a text table (energies in J, at the final time)."""
+        head = f"{'element':<28}{'stored dH':>14}{'supplied':>14}{'dissipated':>14}{'lost':>14}{'stabilization':>15}"
+        lines = [f"Energy ledger, t = {self.t[0]:.6g} .. {self.t[-1]:.6g} s  [J]", head, "-" * len(head)]
+        for r in self.rows():
+            lines.append(
+                f"{r.label:<28}{r.stored:>14.6g}{r.supplied:>14.6g}{r.dissipated:>14.6g}{r.lost:>14.6g}{r.stabilization:>15.6g}"
+            )
+        lines.append("-" * len(head))
+        lines.append(
+            f"{'total':<28}{self.H[-1] - self.H[0]:>14.6g}{self.supplied[-1]:>14.6g}{self.dissipated[-1]:>14.6g}"
+            f"{self.lost[-1]:>14.6g}{self.stabilization[-1]:>15.6g}"
+        )
+        lines.append(f"H(0) = {self.H[0]:.10g} J, H(end) = {self.H[-1]:.10g} J")
+        lines.append(
+            "residual = dH - supplied + dissipated + lost + stabilization: "
+            f"max |residual| = {self.max_residual:.3e} J ({self.relative_residual:.3e} of the energy scale {self.scale:.4g} J)"
+        )
+        return "\n".join(lines)
+
+    __str__ = table
+
+    def plot(self, axes=None, **kwargs):
+        """Plot H(t), supplied, dissipated (and lost, stabilization) and the residual."""
+        from .plots import plot_power_budget
+
+        return plot_power_budget(self, axes=axes, **kwargs)
+
+    def to_dict(self):
+        """Final totals and the residual as plain numbers (for reports and JSON)."""
+        return {
+            "H0": float(self.H[0]),
+            "H_end": float(self.H[-1]),
+            "supplied": float(self.supplied[-1]),
+            "dissipated": float(self.dissipated[-1]),
+            "lost": float(self.lost[-1]),
+            "stabilization": float(self.stabilization[-1]),
+            "max_residual": self.max_residual,
+            "relative_residual": self.relative_residual,
+            "elements": [r.__dict__ for r in self.rows()],
+        }

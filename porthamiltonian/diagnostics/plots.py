@@ -1,0 +1,150 @@
+"""All plotting of porthamiltonian (the only module that imports matplotlib)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "save_figure"]
+
+
+def _plt():
+    import matplotlib
+
+    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo") and not _has_display():
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _has_display():
+    import os
+
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def plot_power_budget(budget, axes=None, title=None):
+    """Two panels: energies over time (H, supplied, dissipated, lost, stabilization), and the residual.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _plt()
+    if axes is None:
+        fig, axes = plt.subplots(2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [3, 1.4]})
+    else:
+        fig = axes[0].figure
+    ax, axr = axes
+    t = budget.t
+    ax.plot(t, budget.H, lw=2, label="stored H(t)")
+    ax.plot(t, budget.H[0] + budget.supplied, "--", label="H(0) + supplied")
+    ax.plot(t, budget.dissipated, label="dissipated")
+    if np.any(budget.lost):
+        ax.step(t, budget.lost, where="post", label="lost at events")
+    if np.any(np.abs(budget.stabilization) > 0):
+        ax.plot(t, budget.stabilization, ":", label="stabilization")
+    ax.set_ylabel("energy [J]")
+    ax.legend(loc="best", fontsize="small")
+    ax.grid(alpha=0.3)
+    ax.set_title(title or "Energy ledger")
+    axr.plot(t, budget.residual, color="k", lw=1)
+    axr.set_ylabel("residual [J]")
+    axr.set_xlabel("time [s]")
+    axr.grid(alpha=0.3)
+    axr.ticklabel_format(axis="y", style="sci", scilimits=(-2, 2))
+    fig.tight_layout()
+    return fig
+
+
+def plot_series(t, series, *, ylabel="", title="", events=(), ax=None):
+    """Plot named time series (dict label -> (N,) array), with vertical lines at event times."""
+    plt = _plt()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(8, 4))
+    else:
+        fig = ax.figure
+    for label, y in series.items():
+        ax.plot(t, y, label=label)
+    for te, name in events:
+        ax.axvline(te, color="0.6", lw=0.7, ls=":")
+    ax.set_xlabel("time [s]")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    if series:
+        ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def save_figure(fig, path, dpi=120):
+    """Save a figure and close it."""
+    plt = _plt()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
+def draw_bondgraph(bg, ax=None, *, causality=True, layout="kamada_kawai", seed=0):
+    """Draw a bond graph: element labels, half-arrows (power direction) and causal strokes.
+
+    Components are drawn flattened (path names). Causal strokes come from
+    `assign_causality`; a stroke sits at the end of a bond that receives the effort. Bonds of
+    dependent storages (resolved by multipliers) are drawn dashed.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import networkx as nx
+
+    from ..bondgraph.causality import assign_causality
+    from ..bondgraph.flatten import flatten
+
+    plt = _plt()
+    flat = flatten(bg)
+    report = assign_causality(flat) if causality else None
+    g = nx.Graph()
+    for n in flat.elements:
+        g.add_node(n)
+    for b in flat.bonds:
+        g.add_edge(b.tail[0], b.head[0])
+    if layout == "kamada_kawai" and g.number_of_nodes() > 1:
+        pos = nx.kamada_kawai_layout(g)
+    else:
+        pos = nx.spring_layout(g, seed=seed)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(9, 7))
+    cut = {c.bond for c in report.cuts} if report else set()
+    for i, b in enumerate(flat.bonds):
+        p0 = np.asarray(pos[b.tail[0]], float)
+        p1 = np.asarray(pos[b.head[0]], float)
+        d = p1 - p0
+        L = np.linalg.norm(d)
+        if L == 0:
+            continue
+        u = d / L
+        nrm = np.array([-u[1], u[0]])
+        a, z = p0 + 0.12 * L * u, p1 - 0.12 * L * u
+        ax.plot([a[0], z[0]], [a[1], z[1]], color="k", lw=1.2, ls="--" if i in cut else "-")
+        # half-arrow: one barb on the left side of the head end
+        barb = z - 0.06 * u + 0.04 * nrm
+        ax.plot([z[0], barb[0]], [z[1], barb[1]], color="k", lw=1.2)
+        if report is not None:
+            end = report.effort_end(i)
+            s = z if end == "tail" else a  # stroke at the end that receives the effort
+            c1, c2 = s + 0.035 * nrm, s - 0.035 * nrm
+            ax.plot([c1[0], c2[0]], [c1[1], c2[1]], color="tab:red", lw=2)
+        if flat.bonds[i].dim > 1:
+            mid = 0.5 * (a + z)
+            ax.text(mid[0], mid[1], str(flat.bonds[i].dim), fontsize=7, color="0.4")
+    for n, obj in flat.elements.items():
+        x, y = pos[n]
+        label = obj.label if ":join" not in n else obj.type_name
+        ax.text(x, y, label, ha="center", va="center", fontsize=9,
+                bbox=dict(boxstyle="round,pad=0.25", fc="white", ec="0.7"))
+    ax.set_title(f"bond graph {bg.name!r}" + (" (red: causal strokes; dashed: multiplier bonds)" if report else ""))
+    ax.set_axis_off()
+    ax.set_aspect("equal")
+    return ax

@@ -1,0 +1,347 @@
+"""simulate(): integrate a compiled system with scipy's solve_ivp, handling element events.
+
+The integration runs in segments: solve_ivp integrates until a terminal event (an element
+event such as contact making/breaking, or a terminal user event), the element's handler
+changes its own state (and reports the energy lost), and a new segment starts. Energy lost
+at events is accumulated in the ledger quadrature "lost" of the element.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import time as _time
+
+import numpy as np
+from scipy.integrate import OdeSolver, solve_ivp
+from scipy.integrate._ivp.ivp import METHODS as _SCIPY_METHODS
+
+from .._validate import as_array, as_finite_float
+from ..bondgraph.graph import BondGraph
+from ..compile.system import PHSystem
+from ..errors import IntegrationError, ModelError, ParameterError, PhaseError
+from .trajectory import EventRecord, Trajectory
+
+__all__ = ["simulate"]
+
+
+class _Progress:
+    """A one-line text progress bar on stderr, refreshed at most 10 times a second."""
+
+    def __init__(self, t0, t1, enabled, stream=None):
+        self.t0, self.t1, self.enabled = t0, t1, enabled
+        self.stream = stream or sys.stderr
+        self.last = 0.0
+        self.start = _time.perf_counter()
+
+    def update(self, t, force=False):
+        if not self.enabled:
+            return
+        now = _time.perf_counter()
+        if not force and now - self.last < 0.1:
+            return
+        self.last = now
+        frac = min(max((t - self.t0) / (self.t1 - self.t0), 0.0), 1.0)
+        n = int(30 * frac)
+        self.stream.write(
+            f"\r[{'#' * n}{'.' * (30 - n)}] {100 * frac:5.1f}%  t = {t:.4g} / {self.t1:.4g} s  ({now - self.start:.1f} s wall)"
+        )
+        self.stream.flush()
+
+    def close(self, t):
+        if self.enabled:
+            self.update(t, force=True)
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _wrap_event(fun, direction, terminal, t_start, x_start, rhs):
+    """An event function whose value at the segment start has the sign it takes just after.
+
+    After an event, the restarted segment begins exactly on the zero of that event's function
+    (or of others); solve_ivp would see a sign change 0 -> +-, and fire again. We replace the
+    value at the start time by the sign the function takes an instant later (Euler predictor).
+    """
+    g0 = fun(t_start, x_start)
+    scale = max(1.0, abs(g0))
+    if abs(g0) > 1e-10 * scale:
+        start_value = g0
+    else:
+        dt = 1e-7 * max(1.0, abs(t_start))
+        g1 = fun(t_start + dt, x_start + dt * rhs(t_start, x_start))
+        start_value = np.copysign(1e-300, g1 if g1 != 0 else 1.0)
+
+    def ev(t, x):
+        return start_value if t == t_start else fun(t, x)
+
+    ev.direction = direction
+    ev.terminal = terminal
+    return ev
+
+
+def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_step=np.inf, t_eval=None,
+             events=(), inputs=None, progress=False, throw=True, first_step=None, max_events=10000,
+             check_constraints=True):
+    """Integrate a compiled system over `t_span`.
+
+    Parameters
+    ----------
+    system : PHSystem
+        From `compile(bg)`.
+    t_span : (float, float)
+        Start and end time [s], t0 < t1.
+    x0 : array_like, shape (n,), or dict
+        Initial state (see `system.layout`), or a mapping "element.block" -> value applied to
+        the default state (`system.initial_state`).
+    method : str or OdeSolver subclass
+        Any `scipy.integrate.solve_ivp` method ("RK45", "DOP853", "Radau", "BDF", "LSODA", ...).
+    rtol, atol : float
+        Integration tolerances (atol applies to every state entry, including the ledger).
+    max_step : float
+        Largest step [s].
+    t_eval : array_like, optional
+        Output times (sorted, inside t_span). Default: the solver's own steps. Event times are
+        always included (twice: before and after the state jump).
+    events : sequence of callables
+        User events ``g(t, x)`` with optional attributes ``terminal`` (stop the simulation) and
+        ``direction``, as in solve_ivp. Their crossings are listed in `Trajectory.events`.
+    inputs : None, array_like or callable
+        External inputs u (for sources created with ``input=True``): a constant vector or
+        ``inputs(t, x) -> u`` (feedback allowed).
+    progress : bool
+        Show a progress bar on stderr.
+    throw : bool
+        Raise IntegrationError on failure (default). If False, the failure is returned in the
+        trajectory's `status` and `message`.
+    first_step : float, optional
+    max_events : int
+        Stop with an error after this many element events (guards against chattering).
+    check_constraints : bool
+        Refuse an initial state whose constraint residuals exceed ``100 * atol`` (the multiplier
+        formulation keeps residuals constant only up to stabilization; start consistent).
+
+    Returns
+    -------
+    Trajectory
+        Times, states, status/message, event log, and the energy ledger (`power_budget()`).
+
+    Raises
+    ------
+    PhaseError
+        If given an uncompiled BondGraph.
+    ParameterError
+        Bad arguments (shape of x0, t_span, tolerances, method name...).
+    IntegrationError
+        When the integration fails: the message says when (time), where (element/state
+        block) and why (the solver's or the element's message).
+    """
+    if isinstance(system, BondGraph):
+        raise PhaseError(
+            f"simulate needs a compiled system, got the BondGraph {system.name!r}: call "
+            "`system = compile(bg)` first, then `simulate(system, ...)`"
+        )
+    if not isinstance(system, PHSystem):
+        raise ParameterError(f"`system` must be a PHSystem from compile(), got {type(system).__name__}")
+    ts = as_array(t_span, "t_span", (2,))
+    t0, t1 = float(ts[0]), float(ts[1])
+    if not t1 > t0:
+        raise ParameterError(f"`t_span` must be increasing (t0 < t1), got {tuple(ts)}")
+    rtol = as_finite_float(rtol, "rtol", positive=True)
+    atol = as_finite_float(atol, "atol", positive=True)
+    if not (isinstance(max_step, (int, float)) and max_step > 0):
+        raise ParameterError(f"`max_step` must be a positive number, got {max_step!r}")
+    if isinstance(method, str):
+        if method not in _SCIPY_METHODS:
+            import difflib
+
+            close = difflib.get_close_matches(method, list(_SCIPY_METHODS), n=1)
+            raise ParameterError(
+                f"`method` {method!r} is not a solve_ivp method; use one of {sorted(_SCIPY_METHODS)}"
+                + (f" (did you mean {close[0]!r}?)" if close else "")
+            )
+    elif not (inspect.isclass(method) and issubclass(method, OdeSolver)):
+        raise ParameterError(f"`method` must be a solve_ivp method name or an OdeSolver subclass, got {method!r}")
+    if isinstance(x0, dict):
+        x0 = system.initial_state(x0)
+    x0 = system.check_state(x0, "x0").copy()
+    for path, obj in system.elements.items():
+        sl = system.layout.element_slice(path)
+        if sl.stop > sl.start:
+            obj.validate_state(x0[sl], f"x0[{path!r}]")
+    if t_eval is not None:
+        t_eval = as_array(t_eval, "t_eval", (None,))
+        if np.any(np.diff(t_eval) < 0) or t_eval[0] < t0 or t_eval[-1] > t1:
+            raise ParameterError(f"`t_eval` must be sorted and inside t_span [{t0}, {t1}]")
+
+    # inputs
+    if system.n_inputs == 0:
+        if inputs is not None:
+            raise ParameterError(f"system {system.name!r} has no external inputs, but `inputs` was given")
+        ufun = None
+    elif inputs is None:
+        ufun = None
+    elif callable(inputs):
+        ufun = inputs
+    else:
+        uc = as_array(inputs, "inputs", (system.n_inputs,))
+        ufun = lambda t, x: uc  # noqa: E731
+
+    names = system.layout.names()
+    prog = _Progress(t0, t1, progress)
+    counter = {"nfev": 0}
+
+    def rhs(t, x):
+        counter["nfev"] += 1
+        u = None if ufun is None else np.asarray(ufun(t, x), dtype=float)
+        xd = system._rhs(t, x, system._u0 if u is None else u, False)
+        if not np.all(np.isfinite(xd)):
+            bad = sorted({names[i].split("[")[0] for i in np.flatnonzero(~np.isfinite(xd))})
+            raise IntegrationError(f"non-finite state rate at t = {t:.9g} s in {bad}")
+        if progress:
+            prog.update(t)
+        return xd
+
+    if check_constraints and system._plan.constraints or check_constraints and system._plan.cuts:
+        _check_initial_constraints(system, t0, x0, atol)
+
+    # the ledger entry "lost" of each element with events
+    lost_index = {e.element: system.layout.n_physical + e.index for e in system.layout.ledger if e.kind == "lost"}
+
+    T, X = [np.array([t0])], [x0[None, :]]
+    records: list[EventRecord] = []
+    status, message = 0, "The solver successfully reached the end of the integration interval."
+    t, x = t0, x0
+    n_events = 0
+    user_events = list(events)
+    element_events = list(system.events)
+    nfev_total, njev_total, nlu_total = 0, 0, 0
+    while True:
+        evs = [
+            _wrap_event(lambda tt, xx, b=b: b.value(tt, xx), b.spec.direction, True, t, x, rhs)
+            for b in element_events
+        ]
+        evs += [
+            _wrap_event(e, getattr(e, "direction", 0.0), bool(getattr(e, "terminal", False)), t, x, rhs)
+            for e in user_events
+        ]
+        te = None if t_eval is None else t_eval[(t_eval > t) & (t_eval <= t1)]
+        try:
+            sol = solve_ivp(
+                rhs, (t, t1), x, method=method, rtol=rtol, atol=atol, max_step=max_step, t_eval=te,
+                events=evs or None, first_step=first_step,
+            )
+        except IntegrationError as exc:
+            status, message = -1, str(exc)
+            break
+        except Exception as exc:  # an element kernel failed: say when and where
+            status, message = -1, f"evaluation failed near t = {_last_time(T):.9g} s: {type(exc).__name__}: {exc}"
+            break
+        nfev_total += sol.nfev
+        njev_total += sol.njev
+        nlu_total += sol.nlu
+        if sol.t.size:
+            T.append(sol.t)
+            X.append(sol.y.T)
+        if sol.status == -1:
+            status = -1
+            message = _explain_failure(system, sol, method, names)
+            break
+        if sol.status == 0:
+            break
+        # a terminal event fired: find which
+        fired = [(k, sol.t_events[k][-1]) for k in range(len(evs)) if sol.t_events[k].size]
+        k, te_ = min(fired, key=lambda kv: kv[1])
+        xe = sol.y_events[k][-1].copy()
+        if k < len(element_events):
+            b = element_events[k]
+            out = b.spec.handler(te_, xe[b.own], tuple(xe[s] for s in b.refs))
+            xn = xe.copy()
+            xn[b.own] = out.x
+            if b.element in lost_index:
+                xn[lost_index[b.element]] += out.lost
+            records.append(EventRecord(te_, b.name, out.message, float(out.lost)))
+            if T[-1].size == 0 or T[-1][-1] != te_:
+                T.append(np.array([te_]))
+                X.append(xe[None, :])
+            T.append(np.array([te_]))
+            X.append(xn[None, :])
+            t, x = te_, xn
+            n_events += 1
+            if n_events > max_events:
+                status, message = -1, (
+                    f"more than {max_events} events by t = {te_:.9g} s (last: {b.name}); the model may be "
+                    "chattering: check contact parameters or raise `max_events`"
+                )
+                break
+        else:
+            e = user_events[k - len(element_events)]
+            records.append(EventRecord(te_, getattr(e, "__name__", "user event"), "terminal user event", 0.0))
+            if T[-1].size == 0 or T[-1][-1] != te_:
+                T.append(np.array([te_]))
+                X.append(xe[None, :])
+            message = f"A terminal user event occurred at t = {te_:.9g} s."
+            status = 1
+            break
+        if t >= t1:
+            break
+    prog.close(_last_time(T))
+    for k, e in enumerate(user_events):
+        pass  # non-terminal crossings are in the per-segment t_events (collected below)
+    traj = Trajectory(
+        system, np.concatenate(T), np.concatenate(X, axis=0), status, message, records,
+        nfev=counter["nfev"], njev=njev_total, nlu=nlu_total, method=method if isinstance(method, str) else method.__name__,
+        rtol=rtol, atol=atol,
+    )
+    if status == -1 and throw:
+        err = IntegrationError(message)
+        err.trajectory = traj
+        raise err
+    return traj
+
+
+def _last_time(T):
+    for arr in reversed(T):
+        if arr.size:
+            return float(arr[-1])
+    return float("nan")
+
+
+def _check_initial_constraints(system, t0, x0, atol):
+    res = system.constraint_residuals(t0, x0)
+    tol = 100 * atol
+    for path, c in res["c"].items():
+        g = res["g"][path]
+        worst_c = float(np.max(np.abs(c))) if c.size else 0.0
+        worst_g = float(np.nanmax(np.abs(g))) if np.any(np.isfinite(g)) else 0.0
+        if worst_c > tol or worst_g > tol:
+            raise ParameterError(
+                f"`x0` violates constraint {path!r}: gap {worst_g:.3g}, velocity residual {worst_c:.3g} "
+                f"(tolerance {tol:.3g} = 100 atol). Start from a consistent state, or pass "
+                "check_constraints=False to let the stabilization pull it back"
+            )
+    for j, c in res["cut_c"].items():
+        w = float(np.max(np.abs(c)))
+        if w > tol:
+            cut = system.report.cuts[j]
+            raise ParameterError(
+                f"`x0` violates the constraint of the dependent storage {cut.node!r} by {w:.3g} (tolerance "
+                f"{tol:.3g}): {cut.text}. Give it an initial state consistent with {cut.origin!r}"
+            )
+
+
+def _explain_failure(system, sol, method, names):
+    t = float(sol.t[-1]) if sol.t.size else float("nan")
+    x = sol.y[:, -1] if sol.y.size else None
+    where = ""
+    if x is not None:
+        xd = system.rhs(t, x)
+        scale = np.abs(x) + 1e-12
+        rate = np.abs(xd) / scale
+        worst = np.argsort(rate)[::-1][:3]
+        where = "; fastest-changing state entries: " + ", ".join(
+            f"{names[i]} (|dx/dt|/|x| = {rate[i]:.3g} 1/s)" for i in worst if i < len(names)
+        )
+    hint = ""
+    if isinstance(method, str) and method in ("RK45", "RK23", "DOP853"):
+        hint = " If the model is stiff (stiff contact), try method='Radau' or 'BDF'."
+    return f"integration failed at t = {t:.9g} s (method {method}): {sol.message}{where}.{hint}"

@@ -1,0 +1,153 @@
+"""Trajectory: the outcome of `simulate` (times, states, status, events, energies, powers)."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ParameterError
+
+__all__ = ["Trajectory", "EventRecord"]
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    """An event that happened during a simulation."""
+
+    t: float
+    name: str
+    message: str
+    lost: float
+
+    def __str__(self):
+        lost = f", {self.lost:.6g} J lost" if self.lost else ""
+        return f"t = {self.t:.6g} s: {self.name}: {self.message}{lost}"
+
+
+class Trajectory:
+    """Times and states of a simulation, with the quantities derived from them.
+
+    Attributes
+    ----------
+    system : PHSystem
+    t : ndarray, shape (N,)
+        Output times [s]; an event time appears twice (state before and after the jump).
+    x : ndarray, shape (N, n)
+        States (rows). Use `state(name)` for a block by name.
+    status : int
+        0 reached the end, 1 a terminal user event stopped it, -1 failed.
+    message : str
+    events : list of EventRecord
+    nfev, njev, nlu : int
+        Right-hand side evaluations, Jacobian evaluations, LU decompositions.
+    """
+
+    def __init__(self, system, t, x, status, message, events, *, nfev=0, njev=0, nlu=0, method="", rtol=None, atol=None):
+        self.system = system
+        self.t = np.asarray(t, dtype=float)
+        self.x = np.asarray(x, dtype=float)
+        self.status = status
+        self.message = message
+        self.events = list(events)
+        self.nfev, self.njev, self.nlu = nfev, njev, nlu
+        self.method, self.rtol, self.atol = method, rtol, atol
+
+    @property
+    def success(self):
+        """True unless the integration failed."""
+        return self.status >= 0
+
+    def state(self, name):
+        """A block of the state over time, shape (N, k) (or (N,) for a scalar block)."""
+        sl = self.system.layout[name]
+        out = self.x[:, sl]
+        return out[:, 0] if out.shape[1] == 1 else out
+
+    def at(self, t):
+        """The stored state nearest to time t (no interpolation)."""
+        return self.x[int(np.argmin(np.abs(self.t - t)))]
+
+    @cached_property
+    def energies(self):
+        """Stored energy per storage element over time: dict path -> ndarray (N,) [J]."""
+        per = [self.system.element_energies(xi) for xi in self.x]
+        keys = per[0].keys() if per else []
+        return {k: np.array([p[k] for p in per]) for k in keys}
+
+    @cached_property
+    def hamiltonian(self):
+        """Total stored energy H(t), shape (N,) [J]."""
+        E = self.energies
+        return np.sum(np.stack(list(E.values())), axis=0) if E else np.zeros_like(self.t)
+
+    @cached_property
+    def port_powers(self):
+        """Power into every element through its ports over time: dict path -> ndarray (N,) [W]."""
+        per = [self.system.port_powers(ti, xi) for ti, xi in zip(self.t, self.x)]
+        keys = per[0].keys() if per else []
+        return {k: np.array([p[k] for p in per]) for k in keys}
+
+    def multipliers(self):
+        """Constraint multipliers over time: dict owner -> ndarray (N, k) (joint reactions, contact forces)."""
+        per = [self.system.multipliers(ti, xi) for ti, xi in zip(self.t, self.x)]
+        keys = per[0].keys() if per else []
+        return {k: np.array([p[k] for p in per]) for k in keys}
+
+    def power_budget(self):
+        """The energy ledger of this trajectory (see `porthamiltonian.diagnostics.PowerBudget`)."""
+        from ..diagnostics.ledger import PowerBudget
+
+        return PowerBudget.from_trajectory(self)
+
+    def constraint_drift(self):
+        """Largest |gap| and |velocity residual| over the trajectory, per constraint."""
+        out = {}
+        for ti, xi in zip(self.t, self.x):
+            r = self.system.constraint_residuals(ti, xi)
+            for k, c in r["c"].items():
+                g = r["g"][k]
+                gmax = float(np.nanmax(np.abs(g))) if np.any(np.isfinite(g)) else 0.0
+                cmax = float(np.max(np.abs(c))) if c.size else 0.0
+                pg, pc = out.get(k, (0.0, 0.0))
+                out[k] = (max(pg, gmax), max(pc, cmax))
+        return out
+
+    def quaternion_drift(self):
+        """Largest | |q| - 1 | over all pose/quaternion blocks (embedding drift before projection)."""
+        worst = 0.0
+        for b in self.system.layout.blocks:
+            if b.group in ("pose", "quaternion"):
+                q = self.x[:, b.start : b.start + 4]
+                worst = max(worst, float(np.max(np.abs(np.linalg.norm(q, axis=1) - 1.0))))
+        return worst
+
+    # ----------------------------------------------------------------- files
+    def save(self, path):
+        """Save to .npz (t, x, names, event log) or .csv (header of state names), by suffix."""
+        path = Path(path)
+        names = self.system.layout.names()
+        if path.suffix == ".npz":
+            np.savez(
+                path, t=self.t, x=self.x, names=np.array(names), status=self.status, message=self.message,
+                event_t=np.array([e.t for e in self.events]), event_name=np.array([e.name for e in self.events]),
+                event_lost=np.array([e.lost for e in self.events]),
+            )
+        elif path.suffix == ".csv":
+            with open(path, "w", newline="") as fh:
+                w = csv.writer(fh)
+                w.writerow(["t"] + names)
+                for ti, xi in zip(self.t, self.x):
+                    w.writerow([repr(float(ti))] + [repr(float(v)) for v in xi])
+        else:
+            raise ParameterError(f"`path` must end in .npz or .csv, got {path.name!r}")
+        return path
+
+    def __repr__(self):
+        return (
+            f"<Trajectory of {self.system.name!r}: {self.t.size} samples, t = {self.t[0]:.4g}..{self.t[-1]:.4g} s, "
+            f"status {self.status}, {len(self.events)} events, {self.nfev} rhs evaluations>"
+        )
