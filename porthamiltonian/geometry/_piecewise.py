@@ -45,8 +45,9 @@ class SpanAxis:
         Span midpoints and inverse span lengths.
     scaled : tuple of ndarray
         ``scaled[o][s, i, c] = c! / (c - i)! h_s^-i`` (0 for ``c < i``), shape (n_spans, o+1, p+1).
-    expo : tuple of ndarray
-        ``expo[o][i, c] = max(c - i, 0)``, shape (o+1, p+1).
+    shift : tuple of ndarray
+        ``shift[o][i, c] = c - i + 1`` for ``c >= i``, else 0: indices into
+        ``(0, 1, t, t^2, ...)`` giving ``t^(c-i)``, shape (o+1, p+1).
     """
 
     degree: int
@@ -57,7 +58,7 @@ class SpanAxis:
     mid: tuple
     hinv: tuple
     scaled: tuple
-    expo: tuple
+    shift: tuple
 
 
 def make_axis(edges: np.ndarray, degree: int, periodic: bool) -> SpanAxis:
@@ -66,15 +67,24 @@ def make_axis(edges: np.ndarray, degree: int, periodic: bool) -> SpanAxis:
     h = np.diff(edges)
     mid = 0.5 * (edges[:-1] + edges[1:])
     c = np.arange(degree + 1)
-    scaled, expo = [], []
+    scaled, shift = [], []
     for o in range(MAX_ORDER + 1):
         i = np.arange(o + 1)[:, None]
         falling = np.array([[math.perm(cc, ii) for cc in c] for ii in range(o + 1)], dtype=float)
         scaled.append(falling[None, :, :] * (1.0 / h)[:, None, None] ** i[None, :, :])
-        expo.append(np.maximum(c[None, :] - i, 0))
+        shift.append(np.where(c[None, :] >= i, c[None, :] - i + 1, 0))
     period = float(edges[-1] - edges[0]) if periodic else 0.0
     return SpanAxis(degree, float(edges[0]), float(edges[-1]), period, edges[1:-1].tolist(),
-                    tuple(mid.tolist()), tuple((1.0 / h).tolist()), tuple(scaled), tuple(expo))
+                    tuple(mid.tolist()), tuple((1.0 / h).tolist()), tuple(scaled), tuple(shift))
+
+
+def _monomials(axis: SpanAxis, s: int, x: float, order: int) -> np.ndarray:
+    """``M[i, c] = d^i/dx^i t^c`` with ``t = (x - mid_s) / h_s``, shape (order+1, p+1)."""
+    t = (x - axis.mid[s]) * axis.hinv[s]
+    powers = [0.0, 1.0]
+    for _ in range(axis.degree):
+        powers.append(powers[-1] * t)
+    return axis.scaled[order][s] * np.array(powers).take(axis.shift[order])
 
 
 def tensor_derivatives(au: SpanAxis, av: SpanAxis, coeffs: np.ndarray, u: float, v: float,
@@ -85,16 +95,14 @@ def tensor_derivatives(au: SpanAxis, av: SpanAxis, coeffs: np.ndarray, u: float,
     ``i + j > order`` are left as computed (callers mask them). Periodic directions are
     wrapped; no other checks.
     """
-    if au.period:
+    if au.period and not au.lower <= u < au.upper:
         u = au.lower + (u - au.lower) % au.period
-    if av.period:
+    if av.period and not av.lower <= v < av.upper:
         v = av.lower + (v - av.lower) % av.period
     su = bisect_right(au.breaks, u)
     sv = bisect_right(av.breaks, v)
-    Mu = au.scaled[order][su] * ((u - au.mid[su]) * au.hinv[su]) ** au.expo[order]
-    Mv = av.scaled[order][sv] * ((v - av.mid[sv]) * av.hinv[sv]) ** av.expo[order]
-    T = (Mu @ coeffs[su, sv]).reshape(order + 1, av.degree + 1, -1)
-    return Mv @ T
+    T = (_monomials(au, su, u, order) @ coeffs[su, sv]).reshape(order + 1, av.degree + 1, -1)
+    return _monomials(av, sv, v, order) @ T
 
 
 def _quotient_tables(o: int):

@@ -155,7 +155,7 @@ class BSplineSurface(Surface):
             W = as_array(weights, "weights", (n_u, n_v))
             if not np.all(W > 0.0):
                 i, j = np.unravel_index(int(np.argmin(W)), W.shape)
-                raise ParameterError(f"`weights` must be > 0, got {W[i, j]!r} at index ({i}, {j})")
+                raise ParameterError(f"`weights` must be > 0, got {float(W[i, j])!r} at index ({i}, {j})")
             Pw = np.concatenate((P * W[..., None], W[..., None]), axis=-1)
         dim = Pw.shape[-1]
         edges_u, spans_u, Tu = _span_data(tu, p, n_u)
@@ -287,7 +287,8 @@ class BSplineSurface(Surface):
         Y = np.concatenate((X, X[:1]), axis=0) if periodic_u else X
         spl_u = make_interp_spline(su, Y, k=p, bc_type="periodic" if periodic_u else None, axis=0)
         spl_v = make_interp_spline(sv, spl_u.c, k=q, axis=1)
-        return cls(spl_u.t, spl_v.t, p, q, spl_v.c, periodic_u=periodic_u, closed=closed,
+        # scipy keeps the interpolation axis first in `c`
+        return cls(spl_u.t, spl_v.t, p, q, np.moveaxis(spl_v.c, 0, 1), periodic_u=periodic_u, closed=closed,
                    convex=convex)
 
     @property

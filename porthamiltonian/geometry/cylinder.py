@@ -7,12 +7,11 @@ import math
 import numpy as np
 
 from .._validate import as_finite_float
+from ._separable import LINEAR, TRIG, derivative_tables
 from .domain import ParameterDomain
 from .surface import Surface
 
 __all__ = ["Cylinder"]
-
-_ZERO3 = (0.0, 0.0, 0.0)
 
 
 class Cylinder(Surface):
@@ -48,6 +47,11 @@ class Cylinder(Surface):
         self._half_length = as_finite_float(half_length, "half_length", positive=True)
         h = self._half_length
         self._domains = (ParameterDomain((-math.pi, -h), (math.pi, h), (True, False)),)
+        # f = sum_ab C[a, b] phi_a(u) psi_b(v), phi = (cos u, sin u, 1), psi = (v, 1)
+        C = np.zeros((3, 2, 3))
+        C[0, 1, 0] = C[1, 1, 1] = self._radius
+        C[2, 0, 2] = 1.0
+        self._tables = derivative_tables(C, TRIG, LINEAR)
 
     @property
     def radius(self) -> float:
@@ -63,19 +67,10 @@ class Cylinder(Surface):
         return f"Cylinder(radius={self._radius!r}, half_length={self._half_length!r})"
 
     def _derivatives(self, u, v, order, chart):
-        r = self._radius
         cu, su = math.cos(u), math.sin(u)
-        CU = (r * cu, -r * su, -r * cu, r * su)
-        SU = (r * su, r * cu, -r * su, -r * cu)
+        phi_psi = np.array((cu * v, cu, su * v, su, v, 1.0))
         n = order + 1
-        D = np.zeros((n, n, 3))
-        for i in range(n):
-            D[i, 0, 0] = CU[i]
-            D[i, 0, 1] = SU[i]
-        D[0, 0, 2] = v
-        if order >= 1:
-            D[0, 1, 2] = 1.0
-        return D
+        return (self._tables[order] @ phi_psi).reshape(n, n, 3)
 
     def _bounding_box(self):
         r, h = self._radius, self._half_length

@@ -99,11 +99,12 @@ class ParameterDomain:
         return True
 
     def wrap(self, u: float, v: float) -> tuple[float, float]:
-        """Map periodic directions into ``[lower, upper)``; other directions are unchanged."""
+        """Map periodic directions into ``[lower, upper)`` (values already inside are returned
+        unchanged, bit for bit); other directions are unchanged."""
         out = [u, v]
         for k in range(2):
-            if self.periodic[k]:
-                lo, hi = float(self.lower[k]), float(self.upper[k])
+            lo, hi = float(self.lower[k]), float(self.upper[k])
+            if self.periodic[k] and not lo <= out[k] < hi:
                 x = lo + (out[k] - lo) % (hi - lo)
                 # float `%` can return the period itself for tiny negative offsets
                 out[k] = lo if x >= hi else x

@@ -7,13 +7,13 @@ import math
 import numpy as np
 
 from .._validate import as_array, as_finite_float
+from ._separable import TRIG, derivative_tables
 from .domain import ParameterDomain
 from .surface import Surface, SupportPoint
 
 __all__ = ["Ellipsoid"]
 
 _HALF_PI = 0.5 * math.pi
-_ZERO3 = (0.0, 0.0, 0.0)
 
 
 def _latlong_domain() -> ParameterDomain:
@@ -46,8 +46,8 @@ class Ellipsoid(Surface):
 
     Chart 1 permutes the axes cyclically (a rotation), so ``f_u x f_v = cos v (...)`` points
     outward in both charts. A point has parametric latitude at most 45 degrees in one chart
-    (``s_x^2 + s_z^2 <= 1``). Partial derivatives follow from
-    ``d^i/du^i cos u = cos(u + i pi/2)``. Closed forms (e.g. MathWorld, "Ellipsoid"):
+    (``s_x^2 + s_z^2 <= 1``). All partials are linear in
+    ``kron((cos u, sin u, 1), (cos v, sin v, 1))``, with coefficient tables built once. Closed forms (e.g. MathWorld, "Ellipsoid"):
     ``K = 1 / (a^2 b^2 c^2 (x^2/a^4 + y^2/b^4 + z^2/c^4)^2)``.
 
     Examples
@@ -66,6 +66,19 @@ class Ellipsoid(Surface):
         self._center = as_array(center, "center", (3,))
         self._center.flags.writeable = False
         self._domains = (_latlong_domain(), _latlong_domain())
+        self._tables = tuple(derivative_tables(self._coefficients(chart), TRIG, TRIG) for chart in range(2))
+
+    def _coefficients(self, chart: int) -> np.ndarray:
+        """``C[a, b]`` of ``f = sum_ab C[a, b] phi_a(u) phi_b(v)``, ``phi = (cos, sin, 1)``."""
+        # s_0 = cos u cos v, s_1 = sin u cos v, s_2 = sin v: their (phi_u, phi_v) indices
+        terms = ((0, 0), (1, 0), (2, 1))
+        feeds = (0, 1, 2) if chart == 0 else (2, 0, 1)     # the s_k feeding x, y, z
+        C = np.zeros((3, 3, 3))
+        for axis in range(3):
+            iu, iv = terms[feeds[axis]]
+            C[iu, iv, axis] = self._axes[axis]
+        C[2, 2] += self._center
+        return C
 
     @property
     def axes(self) -> tuple[float, float, float]:
@@ -83,24 +96,9 @@ class Ellipsoid(Surface):
 
     def _derivatives(self, u, v, order, chart):
         cu, su, cv, sv = math.cos(u), math.sin(u), math.cos(v), math.sin(v)
-        CU = (cu, -su, -cu, su)
-        SU = (su, cu, -su, -cu)
-        CV = (cv, -sv, -cv, sv)
-        SV = (sv, cv, -sv, -cv)
-        a, b, c = self._axes
+        phi_psi = np.array((cu * cv, cu * sv, cu, su * cv, su * sv, su, cv, sv, 1.0))
         n = order + 1
-        rows = []
-        for i in range(n):
-            for j in range(n):
-                if i + j > order:
-                    rows.append(_ZERO3)
-                elif chart == 0:
-                    rows.append((a * CU[i] * CV[j], b * SU[i] * CV[j], c * SV[j] if i == 0 else 0.0))
-                else:
-                    rows.append((a * SV[j] if i == 0 else 0.0, b * CU[i] * CV[j], c * SU[i] * CV[j]))
-        D = np.array(rows).reshape(n, n, 3)
-        D[0, 0] += self._center
-        return D
+        return (self._tables[chart][order] @ phi_psi).reshape(n, n, 3)
 
     def _chart_map(self, u, v, src, dst):
         return self._parameters(self._unit_point(u, v, src), dst)

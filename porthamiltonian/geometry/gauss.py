@@ -34,41 +34,54 @@ __all__ = [
     "principal_curvatures",
 ]
 
-_I1 = np.array([1, 2, 0])
-_I2 = np.array([2, 0, 1])
-
-# Pairs (a, b, coefficient, target) of m = f_u x f_v and its partials by the product rule:
-#   m_u  = f_uu x f_v + f_u x f_uv              m_v  = f_uv x f_v + f_u x f_vv
-#   m_uu = f_uuu x f_v + 2 f_uu x f_uv + f_u x f_uuv
-#   m_uv = f_uuv x f_v + f_uu x f_vv + f_u x f_uvv        (f_uv x f_uv = 0)
-#   m_vv = f_uvv x f_v + 2 f_uv x f_vv + f_u x f_vvv
-# targets: 0 m, 1 m_u, 2 m_v, 3 m_uu, 4 m_uv, 5 m_vv
-_CROSS_TERMS = (
-    ((1, 0), (0, 1), 1.0, 0),
-    ((2, 0), (0, 1), 1.0, 1), ((1, 0), (1, 1), 1.0, 1),
-    ((1, 1), (0, 1), 1.0, 2), ((1, 0), (0, 2), 1.0, 2),
-    ((3, 0), (0, 1), 1.0, 3), ((2, 0), (1, 1), 2.0, 3), ((1, 0), (2, 1), 1.0, 3),
-    ((2, 1), (0, 1), 1.0, 4), ((2, 0), (0, 2), 1.0, 4), ((1, 0), (1, 2), 1.0, 4),
-    ((1, 2), (0, 1), 1.0, 5), ((1, 1), (0, 2), 2.0, 5), ((1, 0), (0, 3), 1.0, 5),
-)
+_ZERO = (0.0, 0.0, 0.0)
 
 
-def _cross_tables(size: int, order: int):
-    """Index arrays into ``D.reshape(-1, 3)`` (``D`` of shape (size, size, 3)) and the
-    coefficient matrix that sums the cross products into m and its partials up to `order`."""
-    n_targets = (1, 3, 6)[order]
-    terms = [t for t in _CROSS_TERMS if t[3] < n_targets]
-    ia = np.array([a[0] * size + a[1] for a, _, _, _ in terms])
-    ib = np.array([b[0] * size + b[1] for _, b, _, _ in terms])
-    coef = np.zeros((n_targets, len(terms)))
-    for col, (_, _, c, target) in enumerate(terms):
-        coef[target, col] = c
-    return ia, ib, coef
+# Small-vector algebra on Python floats: for 3-vectors this is several times faster than
+# numpy calls, and these kernels run inside ODE right-hand sides.
+def _cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-# keyed by (D.shape[0], normal order); D.shape[0] must be at least order + 2
-_TABLES = {(size, order): _cross_tables(size, order)
-           for size in range(1, 5) for order in range(3) if size >= order + 2}
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _lin2(a, x, b, y):
+    return (a * x[0] + b * y[0], a * x[1] + b * y[1], a * x[2] + b * y[2])
+
+
+def _lin3(a, x, b, y, c, z):
+    return (a * x[0] + b * y[0] + c * z[0], a * x[1] + b * y[1] + c * z[1],
+            a * x[2] + b * y[2] + c * z[2])
+
+
+def _lin4(a, x, b, y, c, z, d, w):
+    return (a * x[0] + b * y[0] + c * z[0] + d * w[0], a * x[1] + b * y[1] + c * z[1] + d * w[1],
+            a * x[2] + b * y[2] + c * z[2] + d * w[2])
+
+
+def _normal_floats(fu, fv):
+    m = _cross(fu, fv)
+    s = math.sqrt(_dot(m, m))
+    return (m[0] / s, m[1] / s, m[2] / s), m, s
+
+
+def _weingarten(Dl):
+    """Unit normal, tangents and ``B = I^-1 II I^-1`` (so that ``L = F^T B F``) from the
+    nested-list derivative array."""
+    fu, fv = Dl[1][0], Dl[0][1]
+    n, _, _ = _normal_floats(fu, fv)
+    E, F, G = _dot(fu, fu), _dot(fu, fv), _dot(fv, fv)
+    e, f, g = -_dot(n, Dl[2][0]), -_dot(n, Dl[1][1]), -_dot(n, Dl[0][2])
+    det = E * G - F * F
+    # A = I^-1 II, then B = A I^-1 (symmetric)
+    a00, a01 = (G * e - F * f) / det, (G * f - F * g) / det
+    a10, a11 = (E * f - F * e) / det, (E * g - F * f) / det
+    b00 = (a00 * G - a01 * F) / det
+    b01 = 0.5 * ((a01 * E - a00 * F) + (a10 * G - a11 * F)) / det
+    b11 = (a11 * E - a10 * F) / det
+    return n, fu, fv, (e, f, g), (b00, b01, b11)
 
 
 class PrincipalCurvatures(NamedTuple):
@@ -97,13 +110,8 @@ def unit_normal(D: np.ndarray) -> np.ndarray:
     n : ndarray, shape (3,)
         Unit normal (outward by the surface's orientation convention).
     """
-    a0, a1, a2 = D[1, 0].tolist()
-    b0, b1, b2 = D[0, 1].tolist()
-    m0 = a1 * b2 - a2 * b1
-    m1 = a2 * b0 - a0 * b2
-    m2 = a0 * b1 - a1 * b0
-    s = math.sqrt(m0 * m0 + m1 * m1 + m2 * m2)
-    return np.array((m0 / s, m1 / s, m2 / s))
+    n, _, _ = _normal_floats(D[1, 0].tolist(), D[0, 1].tolist())
+    return np.array(n)
 
 
 def normal_derivatives(D: np.ndarray, order: int = 1) -> np.ndarray:
@@ -129,36 +137,36 @@ def normal_derivatives(D: np.ndarray, order: int = 1) -> np.ndarray:
         n_ij = (m_ij - n (n . m_ij) - n (n_j . m_i) - n_j a_i - n_i a_j) / s
 
     obtained by differentiating ``n s = m`` twice; the partials of ``m`` follow from the
-    product rule for the cross product (``_CROSS_TERMS``).
+    product rule for the cross product::
+
+        m_u  = f_uu x f_v + f_u x f_uv              m_v  = f_uv x f_v + f_u x f_vv
+        m_uu = f_uuu x f_v + 2 f_uu x f_uv + f_u x f_uuv
+        m_uv = f_uuv x f_v + f_uu x f_vv + f_u x f_uvv        (f_uv x f_uv = 0)
+        m_vv = f_uvv x f_v + 2 f_uv x f_vv + f_u x f_vvv
     """
-    ia, ib, coef = _TABLES[(D.shape[0], order)]
-    flat = D.reshape(-1, 3)
-    A = flat.take(ia, axis=0)
-    B = flat.take(ib, axis=0)
-    M = coef @ (A.take(_I1, axis=1) * B.take(_I2, axis=1) - A.take(_I2, axis=1) * B.take(_I1, axis=1))
-    m = M[0]
-    s = math.sqrt(m @ m)
-    n = m / s
-    N = np.zeros((order + 1, order + 1, 3))
-    N[0, 0] = n
+    Dl = D.tolist()
+    fu, fv = Dl[1][0], Dl[0][1]
+    n, _, s = _normal_floats(fu, fv)
     if order == 0:
-        return N
-    Mi = M[1:3]                          # (2, 3): m_u, m_v
-    a = Mi @ n                           # (2,)
-    Ni = (Mi - a[:, None] * n) / s       # (2, 3): n_u, n_v
-    N[1, 0] = Ni[0]
-    N[0, 1] = Ni[1]
+        return np.array(n).reshape(1, 1, 3)
+    fuu, fuv, fvv = Dl[2][0], Dl[1][1], Dl[0][2]
+    mu = _lin2(1.0, _cross(fuu, fv), 1.0, _cross(fu, fuv))
+    mv = _lin2(1.0, _cross(fuv, fv), 1.0, _cross(fu, fvv))
+    au, av = _dot(n, mu), _dot(n, mv)
+    r = 1.0 / s
+    nu = _lin2(r, mu, -au * r, n)
+    nv = _lin2(r, mv, -av * r, n)
     if order == 1:
-        return N
-    Mij = M[(3, 4, 4, 5), :].reshape(2, 2, 3)
-    b = Mij @ n                          # (2, 2): n . m_ij
-    c = Mi @ Ni.T                        # (2, 2): c[i, j] = m_i . n_j
-    Nij = (Mij - n * (b + c)[:, :, None]
-           - a[:, None, None] * Ni[None, :, :] - Ni[:, None, :] * a[None, :, None]) / s
-    N[2, 0] = Nij[0, 0]
-    N[1, 1] = Nij[0, 1]
-    N[0, 2] = Nij[1, 1]
-    return N
+        return np.array(((n, nv), (nu, _ZERO)))
+    fuuu, fuuv, fuvv, fvvv = Dl[3][0], Dl[2][1], Dl[1][2], Dl[0][3]
+    muu = _lin3(1.0, _cross(fuuu, fv), 2.0, _cross(fuu, fuv), 1.0, _cross(fu, fuuv))
+    muv = _lin3(1.0, _cross(fuuv, fv), 1.0, _cross(fuu, fvv), 1.0, _cross(fu, fuvv))
+    mvv = _lin3(1.0, _cross(fuvv, fv), 2.0, _cross(fuv, fvv), 1.0, _cross(fu, fvvv))
+    # n_ij = (m_ij - n (n . m_ij + n_j . m_i) - n_j a_i - n_i a_j) / s
+    nuu = _lin4(r, muu, -(_dot(n, muu) + _dot(nu, mu)) * r, n, -au * r, nu, -au * r, nu)
+    nuv = _lin4(r, muv, -(_dot(n, muv) + _dot(nv, mu)) * r, n, -au * r, nv, -av * r, nu)
+    nvv = _lin4(r, mvv, -(_dot(n, mvv) + _dot(nv, mv)) * r, n, -av * r, nv, -av * r, nv)
+    return np.array(((n, nv, nvv), (nu, nuv, _ZERO), (nuu, _ZERO, _ZERO)))
 
 
 def first_fundamental_form(D: np.ndarray) -> np.ndarray:
@@ -173,8 +181,9 @@ def first_fundamental_form(D: np.ndarray) -> np.ndarray:
     I : ndarray, shape (2, 2)
         ``[[f_u.f_u, f_u.f_v], [f_v.f_u, f_v.f_v]]`` [m^2/param^2].
     """
-    F = D.reshape(-1, 3).take((D.shape[0], 1), axis=0)
-    return F @ F.T
+    fu, fv = D[1, 0].tolist(), D[0, 1].tolist()
+    F = _dot(fu, fv)
+    return np.array(((_dot(fu, fu), F), (F, _dot(fv, fv))))
 
 
 def second_fundamental_form(D: np.ndarray) -> np.ndarray:
@@ -189,10 +198,7 @@ def second_fundamental_form(D: np.ndarray) -> np.ndarray:
     II : ndarray, shape (2, 2)
         Symmetric [m/param^2]; a sphere of radius r has ``II = I / r``.
     """
-    n = unit_normal(D)
-    e = -float(D[2, 0] @ n)
-    f = -float(D[1, 1] @ n)
-    g = -float(D[0, 2] @ n)
+    _, _, _, (e, f, g), _ = _weingarten(D.tolist())
     return np.array(((e, f), (f, g)))
 
 
@@ -215,14 +221,13 @@ def shape_operator(D: np.ndarray) -> np.ndarray:
 
         L = F I^-1 II I^-1 F^T
 
-    which needs only second derivatives of f and is symmetric by construction.
+    which needs only second derivatives of f and is symmetric (to round-off).
     """
-    F = D.reshape(-1, 3).take((D.shape[0], 1), axis=0)     # rows f_u, f_v
-    E, Fm, G = float(F[0] @ F[0]), float(F[0] @ F[1]), float(F[1] @ F[1])
-    det = E * G - Fm * Fm
-    Iinv = np.array(((G, -Fm), (-Fm, E))) / det
-    B = Iinv @ second_fundamental_form(D) @ Iinv
-    return F.T @ B @ F
+    _, fu, fv, _, (b00, b01, b11) = _weingarten(D.tolist())
+    # L = F^T B F = sum_ab B_ab f_a f_b^T, row k = p_k f_u^T + q_k f_v^T
+    p = [b00 * fu[k] + b01 * fv[k] for k in range(3)]
+    q = [b01 * fu[k] + b11 * fv[k] for k in range(3)]
+    return np.array([[p[k] * fu[l] + q[k] * fv[l] for l in range(3)] for k in range(3)])
 
 
 def principal_curvatures(D: np.ndarray) -> PrincipalCurvatures:
@@ -243,16 +248,22 @@ def principal_curvatures(D: np.ndarray) -> PrincipalCurvatures:
     symmetric 2x2 ``S = [e_a . L e_b]``; its eigenvectors are at angle
     ``theta = atan2(2 S12, S11 - S22) / 2`` from ``e1`` (``theta = 0`` at an umbilic).
     """
-    L = shape_operator(D)
-    n = unit_normal(D)
-    fu = D[1, 0]
-    e1 = fu / math.sqrt(fu @ fu)
-    e2 = np.cross(n, e1)
-    E = np.array((e1, e2))
-    S = E @ L @ E.T
-    s11, s12, s22 = float(S[0, 0]), 0.5 * float(S[0, 1] + S[1, 0]), float(S[1, 1])
+    n, fu, fv, _, (b00, b01, b11) = _weingarten(D.tolist())
+    lu = math.sqrt(_dot(fu, fu))
+    e1 = (fu[0] / lu, fu[1] / lu, fu[2] / lu)
+    e2 = _cross(n, e1)
+    # coordinates of e1, e2 through F: x_a = (f_u . e_a, f_v . e_a); S_ab = x_a^T B x_b
+    x1 = (lu, _dot(fv, e1))
+    x2 = (0.0, _dot(fv, e2))
+
+    def quad(x, y):
+        return b00 * x[0] * y[0] + b01 * (x[0] * y[1] + x[1] * y[0]) + b11 * x[1] * y[1]
+
+    s11, s12, s22 = quad(x1, x1), quad(x1, x2), quad(x2, x2)
     mean = 0.5 * (s11 + s22)
     root = math.hypot(0.5 * (s11 - s22), s12)
     theta = 0.5 * math.atan2(2.0 * s12, s11 - s22)
     c, s = math.cos(theta), math.sin(theta)
-    return PrincipalCurvatures(mean + root, mean - root, c * e1 + s * e2, -s * e1 + c * e2)
+    d1 = np.array(_lin2(c, e1, s, e2))
+    d2 = np.array(_lin2(-s, e1, c, e2))
+    return PrincipalCurvatures(mean + root, mean - root, d1, d2)

@@ -513,7 +513,9 @@ class Surface(abc.ABC):
                 break
         chart, u, v = self._best_chart(u, v, chart)
         D = self._derivatives(u, v, 1, chart)
-        if not float(gauss.unit_normal(D) @ d) > 1.0 - 1e-9:
+        # first-order optimality, well defined at a pole (where f_u = 0) unlike the normal
+        su, sv = self._reference_speeds[chart]
+        if not (abs(D[1, 0] @ d) <= 1e-7 * su and abs(D[0, 1] @ d) <= 1e-7 * sv):
             raise GeometryError(f"support search on {self!r} did not converge for direction "
                                 f"{d.tolist()}")
         return SupportPoint(D[0, 0], chart, u, v)

@@ -8,12 +8,11 @@ import numpy as np
 
 from .._validate import as_finite_float
 from ..errors import ParameterError
+from ._separable import TRIG, derivative_tables
 from .domain import ParameterDomain
 from .surface import Surface
 
 __all__ = ["Torus"]
-
-_ZERO3 = (0.0, 0.0, 0.0)
 
 
 class Torus(Surface):
@@ -56,6 +55,12 @@ class Torus(Surface):
         if not r < R:
             raise ParameterError(f"a ring torus needs `r` < `R`, got r={r!r} and R={R!r}")
         self._R, self._r = R, r
+        # f = sum_ab C[a, b] phi_a(u) phi_b(v), phi = (cos, sin, 1)
+        C = np.zeros((3, 3, 3))
+        C[0, 2, 0] = C[1, 2, 1] = R          # R cos u, R sin u
+        C[0, 0, 0] = C[1, 0, 1] = r          # r cos u cos v, r sin u cos v
+        C[2, 1, 2] = r                       # r sin v
+        self._tables = derivative_tables(C, TRIG, TRIG)
         self._domains = (ParameterDomain((-math.pi, -math.pi), (math.pi, math.pi), (True, True)),)
 
     @property
@@ -73,20 +78,9 @@ class Torus(Surface):
 
     def _derivatives(self, u, v, order, chart):
         cu, su, cv, sv = math.cos(u), math.sin(u), math.cos(v), math.sin(v)
-        CU = (cu, -su, -cu, su)
-        SU = (su, cu, -su, -cu)
-        R, r = self._R, self._r
-        RV = (R + r * cv, -r * sv, -r * cv, r * sv)     # d^j/dv^j (R + r cos v)
-        ZV = (r * sv, r * cv, -r * sv, -r * cv)         # d^j/dv^j (r sin v)
+        phi_psi = np.array((cu * cv, cu * sv, cu, su * cv, su * sv, su, cv, sv, 1.0))
         n = order + 1
-        rows = []
-        for i in range(n):
-            for j in range(n):
-                if i + j > order:
-                    rows.append(_ZERO3)
-                else:
-                    rows.append((RV[j] * CU[i], RV[j] * SU[i], ZV[j] if i == 0 else 0.0))
-        return np.array(rows).reshape(n, n, 3)
+        return (self._tables[order] @ phi_psi).reshape(n, n, 3)
 
     def _bounding_box(self):
         e = self._R + self._r
