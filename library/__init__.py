@@ -1,1 +1,5 @@
-"""Placeholder: filled in by the module commit."""
+"""Reusable components: point masses, rigid bodies, springs, dampers, gravity, joints, contacts."""
+
+from .point_mass import DistanceConstraint, PointMass
+
+__all__ = ["PointMass", "DistanceConstraint"]

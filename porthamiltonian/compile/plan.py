@@ -185,6 +185,8 @@ def build_plan(report: CausalityReport, *, baumgarte=(10.0, 10.0)) -> Plan:
     dag = g.copy()
     for v in tears:
         dag.remove_edges_from(list(g.in_edges(v.key)))
+        dag.add_node(("cand", v.key))
+        dag.add_edges_from((u, ("cand", v.key)) for u, _ in g.in_edges(v.key))
     if not nx.is_directed_acyclic_graph(dag):
         raise CausalityError("internal: the causal graph still has a cycle after tearing")
     roots_u = {k for k, v in vars_.items() if v.unknown is not None}
@@ -194,6 +196,8 @@ def build_plan(report: CausalityReport, *, baumgarte=(10.0, 10.0)) -> Plan:
     for k in udep:
         if k in vars_:
             vars_[k].udep = True
+        elif k[0] == "cand":
+            vars_[k[1]].udep = True
 
     # ---- steps
     steps_by_node: dict[str, list] = {}
@@ -318,7 +322,13 @@ def build_plan(report: CausalityReport, *, baumgarte=(10.0, 10.0)) -> Plan:
             )
 
     # order steps: topological order of their outputs in the DAG
-    order = [k for k in nx.topological_sort(dag) if k in var_step]
+    tear_keys = {v.key for v in tears}
+    order = []
+    for k in nx.topological_sort(dag):
+        if k[0] == "cand":
+            order.append(k[1])  # a torn variable's producer runs where its candidate sits
+        elif k in var_step and k not in tear_keys:
+            order.append(k)
     seen, ordered = set(), []
     for k in order:
         s = var_step[k]

@@ -242,6 +242,10 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         if sol.t.size:
             T.append(sol.t)
             X.append(sol.y.T)
+        for k, e in enumerate(user_events):
+            if not getattr(e, "terminal", False):
+                for te_k in sol.t_events[len(element_events) + k]:
+                    records.append(EventRecord(float(te_k), getattr(e, "__name__", f"event{k}"), "crossing", 0.0))
         if sol.status == -1:
             status = -1
             message = _explain_failure(system, sol, method, names)
@@ -276,6 +280,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         else:
             e = user_events[k - len(element_events)]
             records.append(EventRecord(te_, getattr(e, "__name__", "user event"), "terminal user event", 0.0))
+            records.sort(key=lambda r: r.t)
             if T[-1].size == 0 or T[-1][-1] != te_:
                 T.append(np.array([te_]))
                 X.append(xe[None, :])
@@ -285,8 +290,6 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         if t >= t1:
             break
     prog.close(_last_time(T))
-    for k, e in enumerate(user_events):
-        pass  # non-terminal crossings are in the per-segment t_events (collected below)
     traj = Trajectory(
         system, np.concatenate(T), np.concatenate(X, axis=0), status, message, records,
         nfev=counter["nfev"], njev=njev_total, nlu=nlu_total, method=method if isinstance(method, str) else method.__name__,

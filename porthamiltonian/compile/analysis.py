@@ -1,0 +1,241 @@
+"""Port-Hamiltonian structure matrices of a compiled system at a state (the analysis path).
+
+On the extended state z (each storage's own state followed by copies of the blocks it
+references, see `StorageElement`), the compiled system is
+
+    dz/dt = (J - R) grad H(z) + B s + G lambda,     y = B^T grad H
+
+with s the source values and lambda the multipliers (constraint efforts and loop tears
+already eliminated). J is skew, R symmetric positive semidefinite for a passive model.
+Nonlinear resistors are linearized at the state (their Jacobian), so for them R is the
+incremental dissipation matrix.
+
+The matrices are computed by propagating seeds through the evaluation plan (no finite
+differences): storage outputs y = B_e^T grad H_e, source values and multipliers are seeded
+with identity columns, and the junction structure maps them linearly to the storage inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ModelError
+
+__all__ = ["Analysis", "analyze"]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Structure of the compiled system at one state (see module docstring).
+
+    Attributes
+    ----------
+    names : list of str
+        Names of the extended state entries ("element.block[i]" and "element.ref:owner.block[i]").
+    H : float
+    grad_H : ndarray, shape (n_z,)
+    J, R : ndarray, shape (n_z, n_z)
+    B : ndarray, shape (n_z, n_s)
+        Input matrix of the source values `s` (sources in element order).
+    G : ndarray, shape (n_z, n_lambda)
+    s : ndarray, shape (n_s,)
+    lam : ndarray, shape (n_lambda,)
+    zdot : ndarray, shape (n_z,)
+        The rates computed by the compiled right-hand side (owners' rates for referenced blocks).
+    """
+
+    names: list
+    H: float
+    grad_H: np.ndarray
+    J: np.ndarray
+    R: np.ndarray
+    B: np.ndarray
+    G: np.ndarray
+    s: np.ndarray
+    lam: np.ndarray
+    zdot: np.ndarray
+
+    def structure_rates(self):
+        """(J - R) grad H + B s + G lambda: should equal `zdot`."""
+        return (self.J - self.R) @ self.grad_H + self.B @ self.s + self.G @ self.lam
+
+    def check(self):
+        """Numbers a user checks: skewness of J, smallest eigenvalue of R, rate mismatch."""
+        scale = max(1.0, float(np.max(np.abs(self.zdot))) if self.zdot.size else 1.0)
+        return {
+            "J_skew_error": float(np.max(np.abs(self.J + self.J.T))) if self.J.size else 0.0,
+            "R_min_eigenvalue": float(np.min(np.linalg.eigvalsh(self.R))) if self.R.size else 0.0,
+            "rate_mismatch": float(np.max(np.abs(self.structure_rates() - self.zdot))) / scale if self.zdot.size else 0.0,
+            "dissipated_power": float(self.grad_H @ self.R @ self.grad_H),
+        }
+
+
+def analyze(system, t, x, u=None):
+    """Compute the `Analysis` of `system` at (t, x); see the module docstring."""
+    plan = system._plan
+    flat = plan.report.flat
+    els = flat.elements
+    ev = system.evaluate(t, x, u)
+    V = ev["vars"]
+    refs_of = {p: tuple(x[s] for s in plan.refs[p]) for p in els}
+
+    # extended state, gradients, element structure
+    names, grads, Jb, Bb, zdot, out_slots = [], [], [], [], [], {}
+    n_y = 0
+    for st in plan.storages:
+        p, obj = st["path"], st["obj"]
+        xo = x[st["slice"]]
+        refs = refs_of[p]
+        blocks = [(b.name, b.size) for b in obj.state_blocks()]
+        for bn, sz in blocks:
+            names += [f"{p}.{bn}[{i}]" for i in range(sz)]
+        for (owner, osl), sl in zip(plan.ref_owners[p], plan.refs[p]):
+            names += [f"{p}.ref:{owner}[{i}]" for i in range(sl.stop - sl.start)]
+        grads.append(np.asarray(obj.gradient(xo, refs), dtype=float))
+        Je, Be = obj.structure(t, xo, refs)
+        Jb.append(np.atleast_2d(Je))
+        Bb.append(np.atleast_2d(Be))
+        own_rate = ev["xdot"][st["slice"]]
+        ref_rates = [ev["xdot"][s] for s in plan.refs[p]]
+        zdot.append(np.concatenate([own_rate, *ref_rates]) if ref_rates else own_rate)
+        dims = st["dims"]
+        offs = np.cumsum([0] + dims)
+        for k, pi in enumerate(st["ports"]):
+            if pi is not None:
+                out_slots[pi[2].name] = (n_y + offs[k], dims[k], pi[3])
+        st_off = n_y
+        n_y += offs[-1]
+        out_slots[("storage", p)] = (st_off, offs[-1])
+    gradH = np.concatenate(grads) if grads else np.zeros(0)
+    n_z = gradH.size
+
+    # seeds: storage outputs (n_y), source values (n_s), unknowns (n_u)
+    src_slots, n_s = {}, 0
+    for s in plan.pre_steps + plan.u_steps:
+        if s.kind == "source":
+            (v, sg), = s.outputs
+            src_slots[v.name] = (n_s, v.dim, sg)
+            n_s += v.dim
+    n_u = plan.n_u
+    n_seed = n_y + n_s + n_u
+    S = {}  # var name -> (dim, n_seed) sensitivity
+
+    def seed(n, at, dim, sign=1.0):
+        m = np.zeros((dim, n))
+        m[:, at : at + dim] = sign * np.eye(dim)
+        return m
+
+    for v in plan.vars.values():
+        if v.unknown is not None:
+            S[v.name] = seed(n_seed, n_y + n_s + v.unknown.start, v.dim)
+    cand = {}
+    for s in plan.pre_steps + plan.u_steps:
+        el = s.element
+        obj = els[el]
+        if s.kind == "source":
+            (v, sg), = s.outputs
+            at, dim, _ = src_slots[v.name]
+            out = {v.name: seed(n_seed, n_y + at, dim, sg)}
+        elif s.kind == "storage_out":
+            out = {}
+            for v, sg in s.outputs:
+                at, dim, _ = out_slots[v.name]
+                out[v.name] = seed(n_seed, at, dim, sg)
+        elif s.kind == "resistor":
+            ins = tuple(sg * V[w.name] for w, sg in s.inputs)
+            Jl = obj.law_jacobian(s.data["pattern"], t, ins, refs_of[el])
+            Sin = np.concatenate([sg * S[w.name] for w, sg in s.inputs], axis=0)
+            So = Jl @ Sin
+            out, a = {}, 0
+            for v, sg in s.outputs:
+                out[v.name] = sg * So[a : a + v.dim]
+                a += v.dim
+        elif s.kind == "tf":
+            (v, _), = s.outputs
+            (w, _), = s.inputs
+            m = obj.modulus(t, refs_of[el])
+            mode, sg = s.data["mode"], s.data["sign"]
+            A = {"m": m, "mT": m.T, "minv": np.linalg.inv(m) if mode == "minv" else None,
+                 "minvT": np.linalg.inv(m).T if mode == "minvT" else None}[mode]
+            out = {v.name: sg * (A @ S[w.name])}
+        elif s.kind == "copy":
+            (v, _), = s.outputs
+            (w, _), = s.inputs
+            out = {v.name: S[w.name]}
+        elif s.kind == "sum":
+            (v, _), = s.outputs
+            acc = np.zeros((v.dim, n_seed))
+            for w, c in s.inputs:
+                acc = acc + c * S[w.name]
+            out = {v.name: acc}
+        elif s.kind == "cforce":
+            (v, _), = s.outputs
+            (lam, _), = s.inputs
+            c = next(ci for ci in plan.constraints if ci["path"] == el)
+            Jc = obj.jacobian(t, x[c["slice"]], refs_of[el])
+            cols = s.data["cols"]
+            out = {v.name: Jc[:, cols].T @ S[lam.name]}
+        else:  # pragma: no cover
+            raise ModelError(f"analysis: unknown step {s.kind}")
+        for name, val in out.items():
+            if s.targets.get(name, name) != name:
+                cand[name] = val
+            else:
+                S[name] = val
+
+    # eliminate tears: z = cand(z, others)  ->  z in terms of the other seeds
+    if plan.tears:
+        zs = [v for v in plan.tears]
+        idx = np.concatenate([np.arange(n_y + n_s + v.unknown.start, n_y + n_s + v.unknown.stop) for v in zs])
+        Cz = np.concatenate([cand[v.name] for v in zs], axis=0)  # rows: z components, cols: seeds
+        A = np.eye(idx.size) - Cz[:, idx]
+        rhs = Cz.copy()
+        rhs[:, idx] = 0.0
+        Zsol = np.linalg.solve(A, rhs)  # z = Zsol @ seeds (with z columns zeroed)
+        for name in list(S):
+            M = S[name]
+            S[name] = M + M[:, idx] @ Zsol
+            S[name][:, idx] = 0.0
+
+    # storage inputs in terms of seeds -> structure matrices
+    L = np.zeros((0, n_seed))
+    rows = []
+    for st in plan.storages:
+        for pi, d in zip(st["ports"], st["dims"]):
+            if pi is None:
+                rows.append(np.zeros((d, n_seed)))
+            else:
+                vi, si = pi[0], pi[1]
+                rows.append(si * S[vi.name])
+    if rows:
+        L = np.concatenate(rows, axis=0)
+    Bblk = _blockdiag(Bb, n_z)
+    Jblk = _blockdiag(Jb, n_z)
+    O = Bblk.T  # outputs y = B_e^T grad H_e
+    M = Jblk + Bblk @ L[:, :n_y] @ O
+    lam_idx = [v for v in plan.vars.values() if v.unknown is not None and not v.tear]
+    lam_cols = np.concatenate([np.arange(n_y + n_s + v.unknown.start, n_y + n_s + v.unknown.stop) for v in lam_idx]) if lam_idx else np.zeros(0, int)
+    G = Bblk @ L[:, lam_cols]
+    Bs = Bblk @ L[:, n_y : n_y + n_s]
+    svals = np.zeros(n_s)
+    for name, (at, dim, sg) in src_slots.items():
+        svals[at : at + dim] = sg * V[name]
+    lam = np.concatenate([ev["u"][v.unknown] for v in lam_idx]) if lam_idx else np.zeros(0)
+    Jm = 0.5 * (M - M.T)
+    Rm = -0.5 * (M + M.T)
+    H = system.energy(x)
+    return Analysis(names, H, gradH, Jm, Rm, Bs, G, svals, lam, np.concatenate(zdot) if zdot else np.zeros(0))
+
+
+def _blockdiag(blocks, n_rows):
+    rows = sum(b.shape[0] for b in blocks)
+    cols = sum(b.shape[1] for b in blocks)
+    out = np.zeros((rows, cols))
+    r = c = 0
+    for b in blocks:
+        out[r : r + b.shape[0], c : c + b.shape[1]] = b
+        r += b.shape[0]
+        c += b.shape[1]
+    return out
