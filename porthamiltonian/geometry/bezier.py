@@ -21,7 +21,8 @@ def _bezier_taylor(p: int) -> np.ndarray:
     ``d^c/du^c sum_a P_a B_{a,p} = p!/(p-c)! sum_j (Delta^c P)_j B_{j,p-c}``."""
     T = np.zeros((p + 1, p + 1))
     for c in range(p + 1):
-        delta = np.zeros((p - c + 1, p + 1))         # (Delta^c P)_j = sum_i (-1)^(c-i) C(c,i) P_{j+i}
+        # (Delta^c P)_j = sum_i (-1)^(c-i) C(c, i) P_{j+i}
+        delta = np.zeros((p - c + 1, p + 1))
         for j in range(p - c + 1):
             for i in range(c + 1):
                 delta[j, j + i] = (-1.0) ** (c - i) * math.comb(c, i)
@@ -46,8 +47,8 @@ class BezierPatch(Surface):
     Notes
     -----
     Derivatives by Bernstein differences (Piegl & Tiller, The NURBS Book, sec. 1.3):
-    ``d^(k+l) f / du^k dv^l = p!/(p-k)! q!/(q-l)! sum_ab Delta^(k,l) P_ab B_{a,p-k}(u) B_{b,q-l}(v)``,
-    evaluated once at the centre of the patch to give the Taylor form used for evaluation
+    ``d^(k+l) f / du^k dv^l = p!/(p-k)! q!/(q-l)! sum_ab Delta^(k,l) P_ab B_{a,p-k}(u)
+    B_{b,q-l}(v)``, evaluated once at the centre of the patch to give the Taylor form used for evaluation
     (`_piecewise`). Material side: the normal ``f_u x f_v`` points out of the material.
     The bounding box is the hull of the control net (convex hull property).
 
@@ -87,7 +88,8 @@ class BezierPatch(Surface):
         return f"BezierPatch(degrees={self.degrees})"
 
     def _derivatives(self, u, v, order, chart):
-        return tensor_derivatives(self._axis_u, self._axis_v, self._coeffs, u, v, order) * MASKS[order]
+        D = tensor_derivatives(self._axis_u, self._axis_v, self._coeffs, u, v, order)
+        return D * MASKS[order]
 
     def _bounding_box(self):
         flat = self._P.reshape(-1, 3)

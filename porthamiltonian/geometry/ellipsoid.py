@@ -47,8 +47,11 @@ class Ellipsoid(Surface):
     Chart 1 permutes the axes cyclically (a rotation), so ``f_u x f_v = cos v (...)`` points
     outward in both charts. A point has parametric latitude at most 45 degrees in one chart
     (``s_x^2 + s_z^2 <= 1``). All partials are linear in
-    ``kron((cos u, sin u, 1), (cos v, sin v, 1))``, with coefficient tables built once. Closed forms (e.g. MathWorld, "Ellipsoid"):
-    ``K = 1 / (a^2 b^2 c^2 (x^2/a^4 + y^2/b^4 + z^2/c^4)^2)``.
+    ``kron((cos u, sin u, 1), (cos v, sin v, 1))``, with coefficient tables built once.
+    Closed forms (e.g. MathWorld, "Ellipsoid"), with ``q = x^2/a^4 + y^2/b^4 + z^2/c^4``::
+
+        K = 1 / (a^2 b^2 c^2 q^2)
+        H = (a^2 + b^2 + c^2 - x^2 - y^2 - z^2) / (2 a^2 b^2 c^2 q^(3/2))   (outward normal)
 
     Examples
     --------
@@ -61,12 +64,13 @@ class Ellipsoid(Surface):
     is_closed = True
 
     def __init__(self, a: float, b: float, c: float, *, center=(0.0, 0.0, 0.0)):
-        self._axes = (as_finite_float(a, "a", positive=True), as_finite_float(b, "b", positive=True),
-                      as_finite_float(c, "c", positive=True))
+        self._axes = tuple(as_finite_float(x, name, positive=True)
+                           for x, name in ((a, "a"), (b, "b"), (c, "c")))
         self._center = as_array(center, "center", (3,))
         self._center.flags.writeable = False
         self._domains = (_latlong_domain(), _latlong_domain())
-        self._tables = tuple(derivative_tables(self._coefficients(chart), TRIG, TRIG) for chart in range(2))
+        self._tables = tuple(derivative_tables(self._coefficients(chart), TRIG, TRIG)
+                             for chart in range(2))
 
     def _coefficients(self, chart: int) -> np.ndarray:
         """``C[a, b]`` of ``f = sum_ab C[a, b] phi_a(u) phi_b(v)``, ``phi = (cos, sin, 1)``."""

@@ -123,7 +123,9 @@ class Plane(Surface):
 
     def __repr__(self) -> str:
         dom = self._domains[0]
-        ext = "" if not dom.is_bounded else f", extent={tuple(zip(dom.lower.tolist(), dom.upper.tolist()))}"
+        ext = ""
+        if dom.is_bounded:
+            ext = f", extent={tuple(zip(dom.lower.tolist(), dom.upper.tolist()))}"
         return (f"Plane(point={tuple(self._origin.tolist())}, normal={tuple(self._normal.tolist())}"
                 f"{ext})")
 

@@ -32,7 +32,7 @@ REGULARITY_TOL = 1e-10
 
 
 class SurfaceFrame(NamedTuple):
-    """Point and tangent frame at ``(u, v)``: ``point``, ``f_u``, ``f_v``, ``normal``, each shape (3,)."""
+    """Point and tangent frame at ``(u, v)``: ``point``, ``f_u``, ``f_v``, ``normal`` (shape (3,))."""
 
     point: np.ndarray
     f_u: np.ndarray
@@ -41,7 +41,7 @@ class SurfaceFrame(NamedTuple):
 
 
 class SupportPoint(NamedTuple):
-    """The point maximizing ``direction . p`` (shape (3,) [m]) and its parameters ``(chart, u, v)``."""
+    """The point maximizing ``direction . p`` (shape (3,) [m]) and its ``(chart, u, v)``."""
 
     point: np.ndarray
     chart: int
@@ -50,7 +50,7 @@ class SupportPoint(NamedTuple):
 
 
 class SurfaceSample(NamedTuple):
-    """Grid of parameters ``u, v`` (shape (n_u, n_v) each) and ``points`` (shape (n_u, n_v, 3) [m])."""
+    """Parameter grid ``u, v`` (shape (n_u, n_v) each) and ``points`` (shape (n_u, n_v, 3) [m])."""
 
     u: np.ndarray
     v: np.ndarray
@@ -59,7 +59,8 @@ class SurfaceSample(NamedTuple):
 
 
 def _check_int(value, name, allowed):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) not in allowed:
+    if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+            or int(value) not in allowed):
         raise ParameterError(f"`{name}` must be an integer in {sorted(allowed)}, got {value!r}")
     return int(value)
 
@@ -93,6 +94,16 @@ class Surface(abc.ABC):
 
     Subclasses set ``self._domains`` (a tuple of `ParameterDomain`, one per chart) and
     implement ``_derivatives``; a surface with several charts also implements ``_chart_map``.
+
+    Examples
+    --------
+    >>> from porthamiltonian.geometry import Sphere
+    >>> s = Sphere(2.0)
+    >>> s.derivatives(0.0, 0.0, order=1).shape
+    (2, 2, 3)
+    >>> chart, u, v = s.best_chart(0.0, 1.5)     # near the pole of chart 0
+    >>> chart, bool(s.is_regular(u, v, chart))
+    (1, True)
     """
 
     is_convex: bool = False
@@ -137,8 +148,8 @@ class Surface(abc.ABC):
         for k, (name, x) in enumerate((("u", u), ("v", v))):
             if not dom.periodic[k] and not (dom.lower[k] <= x <= dom.upper[k]):
                 raise GeometryError(
-                    f"`{name}` = {x!r} is outside the domain [{float(dom.lower[k])!r}, {float(dom.upper[k])!r}] "
-                    f"of chart {chart} of {self!r}"
+                    f"`{name}` = {x!r} is outside the domain "
+                    f"[{float(dom.lower[k])!r}, {float(dom.upper[k])!r}] of chart {chart} of {self!r}"
                 )
         return u, v, chart
 
@@ -157,11 +168,26 @@ class Surface(abc.ABC):
 
     def _regularity(self, D: np.ndarray, chart: int) -> float:
         su, sv = self._reference_speeds[chart]
-        m = np.cross(D[1, 0], D[0, 1])
         scale = su * sv
         if not scale > 0.0:
             return 0.0
-        return min(1.0, math.sqrt(m @ m) / scale)
+        m = gauss._cross(D[1, 0].tolist(), D[0, 1].tolist())
+        return min(1.0, math.sqrt(gauss._dot(m, m)) / scale)
+
+    def _verify_convex(self, n: int = 12) -> None:
+        """Check a declared convexity: ``k2 > 0`` at the regular points of an interior
+        ``n x n`` grid of chart 0 (a necessary condition; a sample cannot prove it)."""
+        dom = self._domains[0]
+        for u in np.linspace(dom.lower[0], dom.upper[0], n + 2)[1:-1].tolist():
+            for v in np.linspace(dom.lower[1], dom.upper[1], n + 2)[1:-1].tolist():
+                D = self._derivatives(u, v, 2, 0)
+                if self._regularity(D, 0) < REGULARITY_TOL:
+                    continue
+                k2 = gauss.principal_curvatures(D).k2
+                if not k2 > 0.0:
+                    raise GeometryError(f"`convex` was declared for {self!r} but it has "
+                                        f"principal curvature k2 = {k2:.6g} <= 0 at "
+                                        f"(u, v) = ({u:.6g}, {v:.6g})")
 
     def _require_regular(self, D: np.ndarray, u: float, v: float, chart: int) -> None:
         r = self._regularity(D, chart)

@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
 from porthamiltonian.geometry import Ellipsoid, ParameterDomain, Sphere
@@ -84,3 +86,14 @@ def test_domain_wrap_and_distance():
     assert_allclose(d.distance_to_singular(2 * math.pi - 0.1, 0.0), 0.1, rtol=1e-12)
     assert d.contains(100.0, 1.0) and not d.contains(0.0, 1.0 + 1e-12)
     assert ParameterDomain((0, 0), (1, 1)).distance_to_singular(0.5, 0.5) == math.inf
+
+
+@given(st.floats(-1e6, 1e6), st.floats(-0.999, 0.999))
+def test_wrap_lands_in_the_domain_on_the_same_point(u, v):
+    s = Sphere(1.0)
+    dom = s.domain(0)
+    uw, vw = dom.wrap(u, v)
+    assert -math.pi <= uw < math.pi and vw == v
+    # same point on the surface; round-off of the reduction grows with |u| (|u| eps)
+    assert_allclose(s.point(uw, vw), Sphere(1.0)._derivatives(u, v, 0, 0)[0, 0],
+                    atol=1e-15 * (1.0 + abs(u)) * 8)

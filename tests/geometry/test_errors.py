@@ -86,7 +86,7 @@ def test_periodic_flag_on_an_open_surface():
 def test_convex_flag_on_a_saddle():
     x, y = np.meshgrid(np.linspace(-1, 1, 4), np.linspace(-1, 1, 4), indexing="ij")
     P = np.stack((x, y, x * x - y * y), axis=-1)
-    with pytest.raises(GeometryError, match=r"`convex` was declared but .* k2 = -"):
+    with pytest.raises(GeometryError, match=r"`convex` was declared for BSplineSurface.* but it has principal curvature k2 = -"):
         BSplineSurface(clamped(4, 2), clamped(4, 2), 2, 2, P, convex=True)
 
 

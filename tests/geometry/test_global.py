@@ -4,9 +4,11 @@ import math
 
 import numpy as np
 import pytest
+import sympy as sp
 from numpy.testing import assert_allclose
 
-from porthamiltonian.geometry import Ellipsoid, Plane, Sphere, Surface
+from porthamiltonian.errors import GeometryError
+from porthamiltonian.geometry import Ellipsoid, ParameterDomain, Plane, Sphere, Surface, SymbolicSurface
 
 
 def test_sample_grid_and_points(surfaces):
@@ -59,19 +61,44 @@ def directions(n, seed):
 def test_support_closed_form(surface):
     a = np.array(surface.axes)
     for d in directions(10, 1):
-        sp = surface.support(d)
+        found = surface.support(d)
         # closed form p = c + A^2 d / |A d| with A = diag(a, b, c)
-        assert_allclose(sp.point, surface.center + a * a * d / np.linalg.norm(a * d), atol=1e-14)
-        assert_allclose(surface.point(sp.u, sp.v, sp.chart), sp.point, atol=0)
-        assert surface.is_regular(sp.u, sp.v, sp.chart)
-        assert_allclose(surface.normal(sp.u, sp.v, sp.chart), d / np.linalg.norm(d), atol=1e-12)
+        assert_allclose(found.point, surface.center + a * a * d / np.linalg.norm(a * d), atol=1e-14)
+        assert_allclose(surface.point(found.u, found.v, found.chart), found.point, atol=0)
+        assert surface.is_regular(found.u, found.v, found.chart)
+        assert_allclose(surface.normal(found.u, found.v, found.chart), d / np.linalg.norm(d), atol=1e-12)
         # the generic search of the base class finds the same point
         generic = Surface._support(surface, d / np.linalg.norm(d))
-        assert_allclose(generic.point, sp.point, atol=1e-10)
+        assert_allclose(generic.point, found.point, atol=1e-10)
 
 
 def test_generic_support_on_a_nurbs_sphere(surfaces):
     s = surfaces["nurbs_sphere"]
     for d in directions(10, 2):
-        sp = s.support(d)
-        assert_allclose(sp.point, 1.3 * d / np.linalg.norm(d), atol=1e-9)
+        found = s.support(d)
+        assert_allclose(found.point, 1.3 * d / np.linalg.norm(d), atol=1e-9)
+
+
+def symbolic_ellipsoid(a, b, c, *, inward=False):
+    u, v = sp.symbols("u v")
+    expr = [a * sp.cos(v) * sp.cos(u), b * sp.cos(v) * sp.sin(u), c * sp.sin(v)]
+    if inward:                                   # swapping the parameters flips f_u x f_v
+        expr = [e.subs({u: v, v: u}, simultaneous=True) for e in expr]
+        dom = ParameterDomain((-math.pi / 2, -math.pi), (math.pi / 2, math.pi), (False, True))
+        return SymbolicSurface(expr, u, v, dom, closed=True, convex=True)
+    dom = ParameterDomain((-math.pi, -math.pi / 2), (math.pi, math.pi / 2), (True, False),
+                          singular_v=(-math.pi / 2, math.pi / 2))
+    return SymbolicSurface(expr, u, v, dom, closed=True, convex=True)
+
+
+def test_generic_support_on_a_one_chart_symbolic_ellipsoid():
+    """Sampling + Newton in a single chart, including the directions of its poles."""
+    s = symbolic_ellipsoid(1.0, 0.6, 0.4)
+    ref = Ellipsoid(1.0, 0.6, 0.4)
+    for d in directions(10, 3):
+        assert_allclose(s.support(d).point, ref.support(d).point, atol=1e-9)
+
+
+def test_declared_convexity_is_checked():
+    with pytest.raises(GeometryError, match=r"`convex` was declared for SymbolicSurface.* k2 = -"):
+        symbolic_ellipsoid(1.0, 0.6, 0.4, inward=True)
