@@ -1,5 +1,12 @@
 """Reusable components: point masses, rigid bodies, springs, dampers, gravity, joints, contacts."""
 
+from .gravity import Gravity
+from .joints import JOINT_LOCKS, Joint
 from .point_mass import DistanceConstraint, PointMass
+from .rigid_body import Frame, Ground, RigidBody, spatial_inertia
+from .springs import PointDamper, PointSpring, SpatialDamper, SpatialSpring
 
-__all__ = ["PointMass", "DistanceConstraint"]
+__all__ = [
+    "PointMass", "DistanceConstraint", "RigidBody", "Ground", "Frame", "spatial_inertia", "Gravity",
+    "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS",
+]

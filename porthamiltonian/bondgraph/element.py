@@ -179,6 +179,16 @@ class Element(ABC):
         """State events of this element."""
         return ()
 
+    def port_bindings(self) -> dict:
+        """Ports that must carry the flow of a given port of another element.
+
+        port name -> (element, port name). An element whose equations assume that its port
+        flow *is* another element's port flow (a spring reading a body's pose assumes it sees
+        that body's twist) declares it here; `compile` checks the two ports are joined
+        through 1-junctions with the same sign, and explains how to bond them otherwise.
+        """
+        return {}
+
     @property
     def n_states(self) -> int:
         """Size of the element's own state vector."""

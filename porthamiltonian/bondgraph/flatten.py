@@ -1,9 +1,11 @@
 """Flatten a hierarchical bond graph into elements and bonds with path names ("sub/elem").
 
 Components (nested bond graphs) dissolve: a bond to an exposed port becomes a bond to the
-internal port behind it. Ports declared `multi` that carry several bonds get an implicit
-junction: a 1-junction where the element imposes the flow, a 0-junction where it imposes
-the effort.
+internal port behind it. Ports declared `multi` get an implicit junction (even with a single
+bond, so that the sign convention does not depend on the number of bonds): a 1-junction
+where the element imposes the flow, a 0-junction where it imposes the effort. The element
+sits at the head of the junction's bond, so a bond drawn *from* the element to a neighbour
+carries the element's own flow (body twist), and the neighbour sees power leaving the element.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from .element import Element
 from .graph import BondGraph
 from .junctions import Junction0, Junction1
 
-__all__ = ["FlatGraph", "FlatBond", "flatten"]
+__all__ = ["FlatGraph", "FlatBond", "flatten", "check_bindings"]
 
 
 @dataclass(frozen=True)
@@ -95,9 +97,11 @@ def flatten(bg: BondGraph) -> FlatGraph:
     for (node, port), n in count.items():
         obj = elements[node]
         p = obj.port(port)
-        if n > 1:
-            if not p.multi:
-                raise ModelError(f"port {node}.{port} carries {n} bonds but is not a multi port")
+        if n > 1 and not p.multi:
+            raise ModelError(f"port {node}.{port} carries {n} bonds but is not a multi port")
+        if p.multi:
+            # always join, even a single bond: the element then sits at the head of a bond from
+            # the junction, so a bond drawn from the element outwards carries its own flow
             ptype = _storage_port_type(obj, port)
             if ptype is None:
                 raise ModelError(f"{obj.label}: only storage elements may declare multi ports ({port!r})")
@@ -126,3 +130,52 @@ def flatten(bg: BondGraph) -> FlatGraph:
                     "(connect it, or remove the element)"
                 )
     return FlatGraph(bg.name, elements, bonds)
+
+
+def _sigma(flat, end, bond):
+    orient = flat.elements[end[0]].port(end[1]).orientation
+    return 1.0 if (orient == "in") == (bond.head == end) else -1.0
+
+
+def check_bindings(flat: FlatGraph):
+    """Check every `Element.port_bindings` (see there). Raises ModelError with the fix."""
+    for path, obj in flat.elements.items():
+        for port, (target, tport) in obj.port_bindings().items():
+            tpath = flat.path(target)
+            start = (path, port)
+            if start not in flat.bond_at:
+                continue  # dangling ports are reported by flatten
+            found = None
+            seen = set()
+            work = [(start, 1.0)]
+            while work and found is None:
+                end, sign = work.pop()
+                bi = flat.bond_at[end]
+                b = flat.bonds[bi]
+                if bi in seen:
+                    continue
+                seen.add(bi)
+                other = b.head if b.tail == end else b.tail
+                # flow sign relative to the bond, then to the next element's port
+                s_here = sign * _sigma(flat, end, b) if end == start else sign
+                if other == (tpath, tport):
+                    found = s_here * _sigma(flat, other, b)
+                    break
+                oobj = flat.elements[other[0]]
+                if oobj.category == "junction" and oobj.kind == "1":
+                    for p in oobj.ports():
+                        nxt = (other[0], p.name)
+                        if nxt != other and nxt in flat.bond_at:
+                            work.append((nxt, s_here))
+            if found is None:
+                raise ModelError(
+                    f"{obj.label} port {port!r} must carry the twist of {target.label} port {tport!r} "
+                    f"(it reads that body's pose), but it is not bonded to it; connect them: "
+                    f"bg.connect(({target.name!r}, {tport!r}), ({obj.name!r}, {port!r}))"
+                )
+            if found < 0:
+                raise ModelError(
+                    f"{obj.label} port {port!r} is bonded to {target.label} port {tport!r} against its "
+                    f"orientation: draw the bond from the body to the element, "
+                    f"bg.connect(({target.name!r}, {tport!r}), ({obj.name!r}, {port!r}))"
+                )

@@ -193,7 +193,7 @@ class _Gen:
                 parts.append(f"_OJ @ xd{i}")
             if self.p.refs[el]:
                 parts.append(f"{self.k(el, 'output_ref_rate')}(t, {self.xe(el)}, {self.r(el)}, rr{i})")
-            self.emit(f"_d = {' + '.join(parts) if parts else '0.0'}")
+            self.emit("_d = " + (" + ".join(parts) if parts else f"np.zeros({sum(st['dims'])})"))
             has_s = has_x and self.has_rate_sens(el)
             if has_s:
                 self.emit(f"_ds = _OJ @ xd{i}_s")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._validate import as_finite_float
 from ..bondgraph.causality import assign_causality
-from ..bondgraph.flatten import flatten
+from ..bondgraph.flatten import check_bindings, flatten
 from ..bondgraph.graph import BondGraph
 from ..errors import ModelError
 from .codegen import generate
@@ -52,6 +52,7 @@ def compile(bg, *, baumgarte=(10.0, 10.0)):  # noqa: A001 - the name users expec
         raise ModelError(f"BondGraph {bg.name!r} is empty: add elements before compiling")
     work = bg.copy()  # the system owns private copies of the elements
     flat = flatten(work)
+    check_bindings(flat)
     report = assign_causality(flat)
     plan = build_plan(report, baumgarte=(alpha, beta))
     source, namespace = generate(plan)

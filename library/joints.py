@@ -1,0 +1,249 @@
+"""Joints as ideal constraints between two markers, by locking relative degrees of freedom.
+
+The lock formulation (seed 001 sec. 3): marker M on body 1 and marker N on body 2; the
+relative pose H_MN = H_WM^-1 H_WN has rotation R and translation p (N's origin in M
+coordinates). A joint locks a subset of the six relative degrees of freedom, ordered like
+twists: rotations about the M axes (x, y, z), then translations along them::
+
+    weld            lock all six
+    spherical       lock translations                     (rotations free)
+    revolute        lock translations, rotations x, y     (rotation about z free)
+    prismatic       lock rotations, translations x, y     (translation along z free)
+    cylindrical     lock rotations x, y, translations x, y
+    point_on_line   lock translations x, y                (N's origin on M's z axis)
+    point_on_plane  lock translation z                    (N's origin on M's xy plane)
+
+Kinematics (all in M coordinates). With T_MN = vee(dH_MN/dt H_MN^-1) = (omega, v):
+    c (rotation rows)    = omega_i
+    c (translation rows) = (dp/dt)_i = (v - hat(p) omega)_i
+The ports are bonded to the two bodies' "B" ports: the flows are the body twists T_1, T_2.
+The Jacobian is J = S A(p) [-Ad(H_M1), Ad(H_M2)] with A(p) = [[I, 0], [-hat(p), I]] and S
+the row selection. Markers may move on their bodies with a prescribed pose, body twist and
+its derivative (`motion_a`, `motion_b`): their velocities enter the velocity bias b and
+their accelerations the acceleration bias beta.
+
+Gaps (position level, used by Baumgarte stabilization): translations p_i; rotations: all
+three locked -> log(R); two locked, axis k free -> components of R e_k orthogonal to e_k
+(arranged so that d(gap)/dt = omega_i exactly on the joint manifold); one locked -> the
+twist angle about that axis (swing-twist decomposition).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from porthamiltonian._validate import as_array
+from porthamiltonian.bondgraph.element import ConstraintElement, register_element
+from porthamiltonian.bondgraph.ports import Port
+from porthamiltonian.errors import ModelError, ParameterError
+from porthamiltonian.lie import quaternion, se3, so3
+
+from .rigid_body import Frame
+
+__all__ = ["Joint", "JOINT_LOCKS"]
+
+#: lock masks (omega_x, omega_y, omega_z, v_x, v_y, v_z) of the named joints
+JOINT_LOCKS = {
+    "weld": (1, 1, 1, 1, 1, 1),
+    "spherical": (0, 0, 0, 1, 1, 1),
+    "revolute": (1, 1, 0, 1, 1, 1),
+    "prismatic": (1, 1, 1, 1, 1, 0),
+    "cylindrical": (1, 1, 0, 1, 1, 0),
+    "point_on_line": (0, 0, 0, 1, 1, 0),
+    "point_on_plane": (0, 0, 0, 0, 0, 1),
+}
+
+
+def _motion(fn, name, H_fixed):
+    if fn is None:
+        return None
+    if not callable(fn):
+        raise ParameterError(f"`{name}` must be a callable t -> (H_BM, T_BM_M, dT_BM_M/dt), got {fn!r}")
+    H, T, dT = fn(0.0)
+    se3.as_se3(H, f"{name}(0)[0]")
+    as_array(T, f"{name}(0)[1]", (6,))
+    as_array(dT, f"{name}(0)[2]", (6,))
+    return fn
+
+
+@register_element
+class Joint(ConstraintElement):
+    """Ideal joint locking relative degrees of freedom between two markers (module docs).
+
+    Parameters
+    ----------
+    name : str
+    marker_a, marker_b : Frame
+        Marker frames M (on body 1 or the ground) and N (on body 2 or the ground), given as
+        body frames (``body.frame("hinge")``) or built with `Frame(body, name, H_BM)`.
+    kind : str, optional
+        One of `JOINT_LOCKS` ("revolute", ...), or give `lock`.
+    lock : sequence of 6 bools, optional
+        Which relative degrees of freedom (rotations x, y, z; translations x, y, z) are locked.
+    motion_a, motion_b : callable, optional
+        Prescribed marker motion on its body: ``t -> (H_BM(t), T_BM_M(t), dT_BM_M/dt(t))``
+        (pose, body twist of the marker relative to the body in marker coordinates, and its
+        time derivative). Without it the marker is fixed at its frame.
+    stabilization : (float, float), optional
+        Baumgarte (alpha, beta) [1/s]; default: the compile option.
+
+    Notes
+    -----
+    The multipliers are the locked components of the constraint wrench; `reactions` gives the
+    wrenches on the two bodies.
+    """
+
+    type_name = "Joint"
+
+    def __init__(self, name, marker_a, marker_b, *, kind=None, lock=None, motion_a=None, motion_b=None,
+                 stabilization=None):
+        super().__init__(name)
+        for key, fr in (("marker_a", marker_a), ("marker_b", marker_b)):
+            if not isinstance(fr, Frame):
+                raise ParameterError(f"`{name}.{key}` must be a Frame (body.frame(...)), got {fr!r}")
+        if marker_a.body is marker_b.body:
+            raise ModelError(f"joint {name!r}: both markers are on {marker_a.body.name!r}")
+        if (kind is None) == (lock is None):
+            raise ParameterError(f"joint {name!r}: give exactly one of `kind` {sorted(JOINT_LOCKS)} or `lock`")
+        if kind is not None:
+            if kind not in JOINT_LOCKS:
+                import difflib
+
+                close = difflib.get_close_matches(str(kind), list(JOINT_LOCKS), n=1)
+                raise ParameterError(
+                    f"joint {name!r}: unknown kind {kind!r}; known kinds are {sorted(JOINT_LOCKS)}"
+                    + (f" (did you mean {close[0]!r}?)" if close else "")
+                )
+            lock = JOINT_LOCKS[kind]
+        lock = np.asarray(lock, dtype=bool)
+        if lock.shape != (6,) or not lock.any():
+            raise ParameterError(f"joint {name!r}: `lock` must be 6 booleans with at least one True, got {lock.tolist()}")
+        self.kind = kind
+        self.lock = lock
+        self.rows = np.flatnonzero(lock)
+        self.ma, self.mb = marker_a, marker_b
+        self.motion_a = _motion(motion_a, f"{name}.motion_a", marker_a.H_BF)
+        self.motion_b = _motion(motion_b, f"{name}.motion_b", marker_b.H_BF)
+        self.stabilization = None if stabilization is None else tuple(float(s) for s in stabilization)
+        self._na = len(marker_a.refs())
+        self._rot = np.flatnonzero(lock[:3])
+
+    # ---- declaration
+    @property
+    def n_constraints(self):
+        return int(self.lock.sum())
+
+    def ports(self):
+        return (Port("a", 6, "in", frame=f"{self.ma.body.name}.B"), Port("b", 6, "in", frame=f"{self.mb.body.name}.B"))
+
+    def port_bindings(self):
+        return {"a": (self.ma.body, "B"), "b": (self.mb.body, "B")}
+
+    def state_refs(self):
+        return self.ma.refs() + self.mb.refs()
+
+    # ---- kinematics
+    def _markers(self, t, refs):
+        """Poses H_W1, H_W2, marker poses on the bodies and marker twists/accelerations."""
+        H_W1 = self.ma.body.pose_matrix(refs[0]) if self.ma.moving else self.ma.body.H_WG
+        H_W2 = self.mb.body.pose_matrix(refs[self._na]) if self.mb.moving else self.mb.body.H_WG
+        if self.motion_a is None:
+            H_1M, T_1M, dT_1M = self.ma.H_BF, np.zeros(6), np.zeros(6)
+        else:
+            H_1M, T_1M, dT_1M = (np.asarray(v, float) for v in self.motion_a(t))
+        if self.motion_b is None:
+            H_2N, T_2N, dT_2N = self.mb.H_BF, np.zeros(6), np.zeros(6)
+        else:
+            H_2N, T_2N, dT_2N = (np.asarray(v, float) for v in self.motion_b(t))
+        return H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N
+
+    def _geometry(self, t, refs):
+        H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N = self._markers(t, refs)
+        H_WM = H_W1 @ H_1M
+        H_WN = H_W2 @ H_2N
+        H_MN = se3.inverse(H_WM) @ H_WN
+        H_M1 = se3.inverse(H_1M)
+        H_N2 = se3.inverse(H_2N)
+        return H_MN, H_M1, H_N2, T_1M, dT_1M, T_2N, dT_2N
+
+    @staticmethod
+    def _A(p):
+        A = np.eye(6)
+        A[3:, :3] = -so3.hat(p)
+        return A
+
+    def jacobian(self, t, x, refs):
+        H_MN, H_M1, H_N2, *_ = self._geometry(t, refs)
+        p = H_MN[:3, 3]
+        SA = self._A(p)[self.rows]
+        return np.hstack((-SA @ se3.Ad(H_M1), SA @ se3.Ad(H_MN @ H_N2)))
+
+    def velocity_bias(self, t, x, refs):
+        if self.motion_a is None and self.motion_b is None:
+            return np.zeros(self.n_constraints)
+        H_MN, H_M1, H_N2, T_1M, dT_1M, T_2N, dT_2N = self._geometry(t, refs)
+        p = H_MN[:3, 3]
+        return self._A(p)[self.rows] @ (se3.Ad(H_MN) @ T_2N - T_1M)
+
+    def acceleration_bias(self, t, x, refs, flows):
+        H_MN, H_M1, H_N2, T_1M, dT_1M, T_2N, dT_2N = self._geometry(t, refs)
+        T1, T2 = flows
+        Ad_MN = se3.Ad(H_MN)
+        T_M = se3.Ad(H_M1) @ T1 + T_1M  # body twist of marker M
+        Ad_N2 = se3.Ad(H_N2)
+        T_N = Ad_N2 @ T2 + T_2N  # body twist of marker N
+        T_rel = Ad_MN @ T_N - T_M  # twist of N relative to M, in M
+        p = H_MN[:3, 3]
+        w = T_rel[:3]
+        pdot = T_rel[3:] + np.cross(w, p)
+        dA_T = np.concatenate((np.zeros(3), np.cross(w, pdot)))
+        rest = (
+            Ad_MN @ (-se3.ad(T_2N) @ (Ad_N2 @ T2) + dT_2N)
+            - (-se3.ad(T_1M) @ (se3.Ad(H_M1) @ T1) + dT_1M)
+            - se3.ad(T_M) @ (Ad_MN @ T_N)
+        )
+        return (dA_T + self._A(p) @ rest)[self.rows]
+
+    def gap(self, t, x, refs):
+        H_MN = self._geometry(t, refs)[0]
+        R, p = H_MN[:3, :3], H_MN[:3, 3]
+        g_rot = np.zeros(3)
+        nr = self._rot.size
+        if nr == 3:
+            g_rot = so3.log(R)
+        elif nr == 2:
+            k = ({0, 1, 2} - set(self._rot.tolist())).pop()
+            i, j = (k + 1) % 3, (k + 2) % 3
+            ek = R[:, k]
+            g_rot[i] = -ek[j]
+            g_rot[j] = ek[i]
+        elif nr == 1:
+            i = int(self._rot[0])
+            q = quaternion.from_matrix(R)
+            g_rot[i] = 2.0 * np.arctan2(q[1 + i], q[0])
+        g = np.concatenate((g_rot, p))
+        return g[self.rows]
+
+    def reactions(self, t, x, refs, lam):
+        """Constraint wrenches on body 1 and body 2, each in its body frame: -(J_k^T lambda)."""
+        J = self.jacobian(t, x, refs)
+        return -(J[:, :6].T @ lam), -(J[:, 6:].T @ lam)
+
+    def parameters(self):
+        if self.motion_a is not None or self.motion_b is not None:
+            from porthamiltonian.errors import SerializationError
+
+            raise SerializationError(f"{self.label}: prescribed marker motions are Python callables and cannot be saved")
+        return {
+            "marker_a": [self.ma.body, self.ma.name, self.ma.H_BF.tolist()],
+            "marker_b": [self.mb.body, self.mb.name, self.mb.H_BF.tolist()],
+            "lock": self.lock.astype(int).tolist(),
+            "stabilization": list(self.stabilization) if self.stabilization else None,
+        }
+
+    @classmethod
+    def from_parameters(cls, name, params, resolve):
+        a, b = params["marker_a"], params["marker_b"]
+        fa = Frame(a[0], a[1], np.asarray(a[2], float))
+        fb = Frame(b[0], b[1], np.asarray(b[2], float))
+        return cls(name, fa, fb, lock=params["lock"], stabilization=params.get("stabilization"))

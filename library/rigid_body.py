@@ -1,0 +1,324 @@
+"""Rigid bodies on SE(3), the fixed ground, and body-fixed frames.
+
+Conventions (MATH.md sec. 1): twists T = (omega, v), wrenches W = (tau, f); the body twist
+T_WB_B is the flow at the body-frame port "B"; at the port of a body-fixed frame F the flow
+is T_WF_F = Ad(H_FB) T_WB_B and the effort a wrench expressed in F.
+
+The pose is stored as a unit quaternion and a position, x = (qw, qx, qy, qz, px, py, pz)
+(the embedding of SE(3) integrated with any scipy solver; the quaternion is normalised
+wherever it is used, and the drift of |q| is reported by `Trajectory.quaternion_drift`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from porthamiltonian._validate import as_array, as_finite_float, as_spd
+from porthamiltonian.bondgraph.element import StorageElement, register_element
+from porthamiltonian.bondgraph.ports import Port, StateBlock, StateRef, check_name
+from porthamiltonian.errors import ModelError, ParameterError
+from porthamiltonian.lie import quaternion, se3, so3
+
+__all__ = ["RigidBody", "Ground", "Frame", "spatial_inertia", "pose_vector"]
+
+
+def spatial_inertia(mass, inertia, com):
+    """Spatial inertia about the body-frame origin, 6x6 for twists (omega, v).
+
+    Parameters
+    ----------
+    mass : float [kg]
+    inertia : ndarray, shape (3, 3) [kg m^2]
+        Rotational inertia about the centre of mass, in body axes.
+    com : ndarray, shape (3,) [m]
+        Centre of mass in body coordinates.
+
+    Returns
+    -------
+    ndarray, shape (6, 6)
+
+    Notes
+    -----
+    The velocity of the centre of mass is v + omega x c = v - hat(c) omega, so
+    T = 1/2 (omega.I_c.omega + m |v - hat(c) omega|^2) = 1/2 T.M.T with
+    M = [[I_c + m hat(c)^T hat(c), m hat(c)], [-m hat(c), m I]].
+    """
+    c = so3.hat(com)
+    M = np.zeros((6, 6))
+    M[:3, :3] = inertia + mass * c.T @ c
+    M[:3, 3:] = mass * c
+    M[3:, :3] = -mass * c
+    M[3:, 3:] = mass * np.eye(3)
+    return M
+
+
+def pose_vector(H, name="H"):
+    """Validate a 4x4 pose and return it as (qw, qx, qy, qz, px, py, pz)."""
+    H = se3.as_se3(H, name)
+    return quaternion.matrix_to_pose(H)
+
+
+def _pose_of(value, name):
+    """Accept a 4x4 matrix or a 7-vector pose; return the 7-vector (validated)."""
+    arr = np.asarray(value, dtype=float)
+    if arr.shape == (4, 4):
+        return pose_vector(arr, name)
+    if arr.shape == (7,):
+        return quaternion.as_pose(arr, name)
+    raise ParameterError(f"`{name}` must be a 4x4 homogeneous matrix or a pose 7-vector, got shape {arr.shape}")
+
+
+def _cross(a, b):
+    """a x b for 3-vectors (np.cross is slow for single vectors)."""
+    return np.array((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]))
+
+
+def _rate_map(x):
+    """K(x), shape (7, 6): d(pose vector)/dt = K(x) T for the body twist T."""
+    K = np.zeros((7, 6))
+    q = x[:4] / np.linalg.norm(x[:4])
+    K[:4, :3] = quaternion.rate_matrix(q)
+    K[4:, 3:] = quaternion.to_matrix(q)
+    return K
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A frame fixed on a body (or on the ground): the body, a name, and its pose H_BF.
+
+    Elements that act on bodies (springs, dampers, gravity, joints, contacts) take frames;
+    their port for a frame must be bonded to the body's port of that frame (checked at
+    compile). `Frame.port` is the (body, port name) pair to pass to `BondGraph.connect`.
+    """
+
+    body: object
+    name: str
+    H_BF: np.ndarray
+
+    @property
+    def port(self):
+        """(body, port name): the body's port for this frame."""
+        return (self.body, self.name)
+
+    @property
+    def label(self):
+        """Frame label used to check bonds at connect: "body.frame"."""
+        return f"{self.body.name}.{self.name}"
+
+    @property
+    def moving(self):
+        """True if the frame's body has a state (a RigidBody), False for the ground."""
+        return isinstance(self.body, RigidBody)
+
+    def refs(self):
+        """State references needed to know this frame's pose: the body's pose, if it moves."""
+        return (StateRef(self.body, "pose"),) if self.moving else ()
+
+    def pose(self, body_pose=None):
+        """H_WF, shape (4, 4), given the body's pose vector (None for the ground)."""
+        if body_pose is None:
+            return self.body.H_WG @ self.H_BF
+        return quaternion.pose_to_matrix(body_pose) @ self.H_BF
+
+
+class _FramedBody:
+    """Frames and port bookkeeping shared by RigidBody and Ground."""
+
+    def _init_frames(self, frames):
+        self.frames = {"B": np.eye(4)}
+        for fname, H in (frames or {}).items():
+            check_name(fname, "frame name")
+            if fname in self.frames:
+                raise ModelError(f"{self.name!r}: frame name {fname!r} is reserved or repeated")
+            self.frames[fname] = se3.as_se3(H, f"{self.name}.frames[{fname!r}]")
+        self._Ad = {f: se3.Ad(se3.inverse(H)) for f, H in self.frames.items()}  # Ad(H_FB)
+
+    def frame(self, name="B"):
+        """The body-fixed frame called `name` ("B" is the body frame itself)."""
+        if name not in self.frames:
+            raise ModelError(f"{self.name!r} has no frame {name!r}; its frames are {sorted(self.frames)}")
+        return Frame(self, name, self.frames[name])
+
+    def ports(self):
+        return tuple(Port(f, 6, "in", frame=f"{self.name}.{f}", multi=True) for f in self.frames)
+
+    def port_types(self):
+        return ("I",) * len(self.frames)
+
+
+@register_element
+class RigidBody(_FramedBody, StorageElement):
+    """A rigid body: pose on SE(3) and body momentum; screw ports at body-fixed frames.
+
+    H = 1/2 P.M^-1.P with P = M T_WB_B (body momentum). Equations (Euler-Poincare)::
+
+        d(pose)/dt = K(pose) T,   dP/dt = ad(T)^T P + sum_F Ad(H_FB)^T W_F,   T = M^-1 P
+
+    Structure on z = (pose, P): J = [[0, K], [-K^T, Gamma(P)]] with Gamma(P) T = ad(T)^T P
+    (skew), B = [0; Ad(H_FB)^T ...], outputs T_F = Ad(H_FB) T.
+
+    Parameters
+    ----------
+    name : str
+    mass : float [kg]
+        Positive.
+    inertia : array_like, shape (3, 3) or (3,) [kg m^2]
+        Inertia about the centre of mass in body axes (products of inertia allowed); a
+        3-vector means principal moments. Must be symmetric positive definite and satisfy the
+        triangle inequalities of a physical body (I1 + I2 >= I3, ...).
+    com : array_like, shape (3,) [m]
+        Centre of mass in body coordinates (default the origin).
+    frames : dict, optional
+        Extra body-fixed frames: name -> H_BF (4x4). Each gets a port; "B" is the body frame.
+    pose : array_like, (4, 4) or (7,), optional
+        Default initial pose H_WB.
+    twist : array_like, shape (6,), optional
+        Default initial body twist T_WB_B [rad/s, m/s] (the momentum is M twist).
+    """
+
+    type_name = "RigidBody"
+
+    def __init__(self, name, mass, inertia, *, com=None, frames=None, pose=None, twist=None):
+        StorageElement.__init__(self, name)
+        self.mass = as_finite_float(mass, f"{name}.mass", positive=True)
+        I = np.asarray(inertia, dtype=float)
+        if I.shape == (3,):
+            I = np.diag(I)
+        self.inertia = as_spd(I, f"{name}.inertia", 3)
+        ev = np.linalg.eigvalsh(self.inertia)
+        if ev[0] + ev[1] < ev[2] * (1 - 1e-12):
+            raise ParameterError(
+                f"`{name}.inertia` violates the triangle inequality of principal moments "
+                f"({ev[0]:.6g} + {ev[1]:.6g} < {ev[2]:.6g}): no rigid body has it"
+            )
+        self.com = np.zeros(3) if com is None else as_array(com, f"{name}.com", (3,))
+        self._init_frames(frames)
+        self.M = spatial_inertia(self.mass, self.inertia, self.com)
+        self.Minv = np.linalg.inv(self.M)
+        self.pose0 = quaternion.matrix_to_pose(np.eye(4)) if pose is None else _pose_of(pose, f"{name}.pose")
+        self.twist0 = np.zeros(6) if twist is None else as_array(twist, f"{name}.twist", (6,))
+
+    def state_blocks(self):
+        return (
+            StateBlock("pose", 7, "configuration", group="pose", default=self.pose0),
+            StateBlock("P", 6, "energy", default=self.M @ self.twist0),
+        )
+
+    # ---- kernels
+    def energy(self, x, refs=()):
+        P = x[7:]
+        return 0.5 * float(P @ self.Minv @ P)
+
+    def outputs(self, t, x, refs):
+        T = self.Minv @ x[7:]
+        return tuple(self._Ad[f] @ T for f in self.frames)
+
+    def rates(self, t, x, refs, inputs):
+        P = x[7:]
+        T = self.Minv @ P
+        w, v = T[:3], T[3:]
+        L, p = P[:3], P[3:]
+        dP = np.concatenate((_cross(L, w) + _cross(p, v), _cross(p, w)))
+        for Ad, W in zip(self._Ad.values(), inputs):
+            dP += Ad.T @ W
+        return np.concatenate((quaternion.pose_rate(x[:7], T), dP))
+
+    def input_matrix(self, t, x, refs):
+        B = np.zeros((13, 6 * len(self.frames)))
+        for k, Ad in enumerate(self._Ad.values()):
+            B[7:, 6 * k : 6 * k + 6] = Ad.T
+        return B
+
+    def output_jacobian(self, t, x, refs):
+        out = np.zeros((6 * len(self.frames), 13))
+        for k, Ad in enumerate(self._Ad.values()):
+            out[6 * k : 6 * k + 6, 7:] = Ad @ self.Minv
+        return out
+
+    def gradient(self, x, refs=()):
+        return np.concatenate((np.zeros(7), self.Minv @ x[7:]))
+
+    def structure(self, t, x, refs):
+        P = x[7:]
+        K = _rate_map(x[:7])
+        G = np.zeros((6, 6))
+        G[:3, :3] = so3.hat(P[:3])
+        G[:3, 3:] = so3.hat(P[3:])
+        G[3:, :3] = so3.hat(P[3:])
+        J = np.zeros((13, 13))
+        J[:7, 7:] = K
+        J[7:, :7] = -K.T
+        J[7:, 7:] = G
+        return J, self.input_matrix(t, x, refs)
+
+    # ---- helpers for users
+    def pose_matrix(self, x_body):
+        """H_WB (4x4) from the body's own state (or pose 7-vector)."""
+        return quaternion.pose_to_matrix(np.asarray(x_body)[:7])
+
+    def twist(self, x_body):
+        """Body twist T_WB_B from the body's own state."""
+        return self.Minv @ np.asarray(x_body)[7:13]
+
+    def state(self, pose=None, twist=None):
+        """Own state vector (pose 7-vector, momentum) from a pose (4x4 or 7) and a body twist."""
+        pv = self.pose0 if pose is None else _pose_of(pose, f"{self.name}.pose")
+        tw = self.twist0 if twist is None else as_array(twist, f"{self.name}.twist", (6,))
+        return np.concatenate((pv, self.M @ tw))
+
+    def momentum_world(self, x_body):
+        """Spatial momentum about the world origin in world coordinates: Ad(H_WB)^-T P."""
+        H = self.pose_matrix(x_body)
+        return se3.Ad_wrench(H) @ np.asarray(x_body)[7:13]
+
+    def parameters(self):
+        return {
+            "mass": self.mass, "inertia": self.inertia.tolist(), "com": self.com.tolist(),
+            "frames": {k: v.tolist() for k, v in self.frames.items() if k != "B"},
+            "pose": self.pose0.tolist(), "twist": self.twist0.tolist(),
+        }
+
+
+@register_element
+class Ground(_FramedBody, StorageElement):
+    """The fixed world: zero twist at every frame, no state, no energy.
+
+    An inertial "body" of infinite mass: its ports impose zero flow and accept any wrench
+    (the reaction). Parameters: name, frames (name -> H_WF, 4x4; "B" is the world frame).
+    """
+
+    type_name = "Ground"
+
+    def __init__(self, name="ground", *, frames=None):
+        StorageElement.__init__(self, name)
+        self._init_frames(frames)
+        self.H_WG = np.eye(4)
+
+    def energy(self, x, refs=()):
+        return 0.0
+
+    def outputs(self, t, x, refs):
+        return tuple(np.zeros(6) for _ in self.frames)
+
+    def rates(self, t, x, refs, inputs):
+        return np.zeros(0)
+
+    def input_matrix(self, t, x, refs):
+        return np.zeros((0, 6 * len(self.frames)))
+
+    def output_jacobian(self, t, x, refs):
+        return np.zeros((6 * len(self.frames), 0))
+
+    def output_ref_rate(self, t, x, refs, ref_rates):
+        return np.zeros(6 * len(self.frames))
+
+    def gradient(self, x, refs=()):
+        return np.zeros(0)
+
+    def structure(self, t, x, refs):
+        return np.zeros((0, 0)), np.zeros((0, 6 * len(self.frames)))
+
+    def parameters(self):
+        return {"frames": {k: v.tolist() for k, v in self.frames.items() if k != "B"}}

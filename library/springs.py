@@ -1,0 +1,352 @@
+"""Spatial springs and dampers between two frames, and point-to-point springs and dampers.
+
+All act between two frames a and b (on bodies or on the ground). Each port is bonded to the
+port of its frame's body (``bg.connect(frame.port, (spring, "a"))``); the element reads the
+bodies' poses, so springs store energy as an exact function of the relative configuration
+(nothing is integrated twice) and their wrenches are exact gradients of that energy.
+
+Sign convention: the effort at a port is the wrench exerted *on the element* (expressed in
+the port's frame), so e . T is the power flowing into the spring or damper; the body
+receives the opposite wrench.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from porthamiltonian._validate import as_array, as_finite_float, as_symmetric_psd
+from porthamiltonian.bondgraph.element import ResistorElement, StorageElement, fd_jacobian, register_element
+from porthamiltonian.bondgraph.ports import EFFORT_OUT, Port
+from porthamiltonian.errors import ModelError, ParameterError
+from porthamiltonian.lie import quaternion, se3
+
+from .rigid_body import Frame, _rate_map
+
+__all__ = ["SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "stiffness_matrix"]
+
+
+def stiffness_matrix(name, stiffness=None, *, rotational=None, translational=None, coupling=None):
+    """6x6 symmetric PSD stiffness for twists (omega, v) from a matrix or 3x3 blocks.
+
+    K = [[K_r, K_c^T], [K_c, K_t]]; scalars mean multiples of the identity.
+    """
+    if stiffness is not None:
+        if any(v is not None for v in (rotational, translational, coupling)):
+            raise ParameterError(f"`{name}`: give `stiffness` or the blocks, not both")
+        return as_symmetric_psd(stiffness, name, 6)
+    Kr = np.zeros((3, 3)) if rotational is None else as_symmetric_psd(rotational, f"{name}.rotational", 3)
+    Kt = np.zeros((3, 3)) if translational is None else as_symmetric_psd(translational, f"{name}.translational", 3)
+    Kc = np.zeros((3, 3)) if coupling is None else as_array(np.asarray(coupling, float) * (np.eye(3) if np.ndim(coupling) == 0 else 1), f"{name}.coupling", (3, 3))
+    K = np.block([[Kr, Kc.T], [Kc, Kt]])
+    return as_symmetric_psd(K, name, 6)
+
+
+class _TwoFrames:
+    """Poses, refs, ports and bindings for elements acting between frames a and b."""
+
+    def _init_frames(self, name, a, b):
+        for key, fr in (("a", a), ("b", b)):
+            if not isinstance(fr, Frame):
+                raise ParameterError(f"`{name}.{key}` must be a Frame (body.frame(name)), got {fr!r}")
+        if a.body is b.body:
+            raise ModelError(f"{name!r}: frames a and b are on the same body {a.body.name!r}")
+        self.fa, self.fb = a, b
+        self._na = len(a.refs())
+
+    def ports(self):
+        return (Port("a", 6, "in", frame=self.fa.label), Port("b", 6, "in", frame=self.fb.label))
+
+    def port_bindings(self):
+        return {"a": (self.fa.body, self.fa.name), "b": (self.fb.body, self.fb.name)}
+
+    def state_refs(self):
+        return self.fa.refs() + self.fb.refs()
+
+    def _poses(self, refs):
+        Ha = self.fa.pose(refs[0] if self._na else None)
+        Hb = self.fb.pose(refs[self._na] if self.fb.moving else None)
+        return Ha, Hb
+
+    def _pose_rate_matrix(self, refs):
+        """B_e: pose rates of the moving bodies from the port flows (frame twists)."""
+        blocks = []
+        cols = []
+        for k, fr in enumerate((self.fa, self.fb)):
+            if fr.moving:
+                pose = refs[0] if k == 0 else refs[self._na]
+                blocks.append(_rate_map(pose) @ se3.Ad(fr.H_BF))  # T_B = Ad(H_BF) T_F
+                cols.append(k)
+        B = np.zeros((7 * len(blocks), 12))
+        for i, (blk, k) in enumerate(zip(blocks, cols)):
+            B[7 * i : 7 * i + 7, 6 * k : 6 * k + 6] = blk
+        return B
+
+    def _frames_parameters(self):
+        return {"a": [self.fa.body, self.fa.name], "b": [self.fb.body, self.fb.name]}
+
+    @staticmethod
+    def _frames_from(params):
+        a, b = params.pop("a"), params.pop("b")
+        return a[0].frame(a[1]), b[0].frame(b[1])
+
+
+@register_element
+class SpatialSpring(_TwoFrames, StorageElement):
+    """Geometric spring on the relative pose of frame b with respect to frame a.
+
+    With H_ab = H_Wa^-1 H_Wb, the rest pose H_0 and xi = log(H_0^-1 H_ab) (exponential
+    coordinates, (phi, rho)), the potential is V = 1/2 xi . K . xi. Its exact gradient gives
+    the wrench in frame b (T_ab_b = J_r(xi) dxi/dt, MATH.md sec. 1)::
+
+        W = J_r(xi)^-T K xi,    e_b = W,    e_a = -Ad(H_ba)^T W
+
+    so that e_a . T_a + e_b . T_b = dV/dt. V depends only on the relative pose: it is
+    invariant to the choice of world frame. (The log map is singular at a relative rotation
+    of pi: the spring is meant for rotations well below that.)
+
+    Parameters
+    ----------
+    name : str
+    a, b : Frame
+        The two frames (on different bodies; one may be on the ground).
+    stiffness : array_like, shape (6, 6), optional
+        Symmetric positive semidefinite, for (rotation, translation) [N m/rad, N/m, coupling N/rad].
+    rotational, translational, coupling : array_like (3, 3) or float, optional
+        The blocks K_r, K_t, K_c of K = [[K_r, K_c^T], [K_c, K_t]] instead of `stiffness`.
+    rest : array_like, shape (4, 4), optional
+        Rest relative pose H_0 (default identity: the frames coincide at rest).
+    """
+
+    type_name = "SpatialSpring"
+
+    def __init__(self, name, a, b, *, stiffness=None, rotational=None, translational=None, coupling=None, rest=None):
+        StorageElement.__init__(self, name)
+        self._init_frames(name, a, b)
+        self.K = stiffness_matrix(f"{name}.stiffness", stiffness, rotational=rotational, translational=translational, coupling=coupling)
+        self.rest = np.eye(4) if rest is None else se3.as_se3(rest, f"{name}.rest")
+        self._rest_inv = se3.inverse(self.rest)
+
+    def port_types(self):
+        return ("C", "C")
+
+    def _xi(self, refs):
+        Ha, Hb = self._poses(refs)
+        Hab = se3.inverse(Ha) @ Hb
+        return se3.log(self._rest_inv @ Hab), Hab
+
+    def energy(self, x, refs):
+        xi, _ = self._xi(refs)
+        return 0.5 * float(xi @ self.K @ xi)
+
+    def wrench(self, refs):
+        """(W, H_ab): the spring wrench in frame b and the relative pose."""
+        xi, Hab = self._xi(refs)
+        W = se3.right_jacobian_inverse(xi).T @ (self.K @ xi)
+        return W, Hab
+
+    def outputs(self, t, x, refs):
+        W, Hab = self.wrench(refs)
+        Ad_ba = se3.Ad(se3.inverse(Hab))
+        return (-(Ad_ba.T @ W), W)
+
+    def rates(self, t, x, refs, inputs):
+        return np.zeros(0)
+
+    def input_matrix(self, t, x, refs):
+        return np.zeros((0, 12))
+
+    def output_jacobian(self, t, x, refs):
+        return np.zeros((12, 0))
+
+    def structure(self, t, x, refs):
+        B = self._pose_rate_matrix(refs)
+        return np.zeros((B.shape[0], B.shape[0])), B
+
+    def parameters(self):
+        return {**self._frames_parameters(), "stiffness": self.K.tolist(), "rest": self.rest.tolist()}
+
+    @classmethod
+    def from_parameters(cls, name, params, resolve):
+        params = dict(params)
+        a, b = cls._frames_from(params)
+        return cls(name, a, b, **params)
+
+
+@register_element
+class SpatialDamper(_TwoFrames, ResistorElement):
+    """Linear damper on the relative twist of frame b with respect to frame a.
+
+    T_ab_b = T_b - Ad(H_ba) T_a (twist of b relative to a, in b); W = D T_ab_b;
+    e_b = W, e_a = -Ad(H_ba)^T W. Dissipated power T_ab_b . D . T_ab_b >= 0.
+
+    Parameters
+    ----------
+    name : str
+    a, b : Frame
+    damping : array_like, shape (6, 6)
+        Symmetric positive semidefinite [N m s/rad, N s/m] (or blocks as for SpatialSpring:
+        rotational, translational, coupling).
+    """
+
+    type_name = "SpatialDamper"
+    linear = True
+
+    def __init__(self, name, a, b, *, damping=None, rotational=None, translational=None, coupling=None):
+        ResistorElement.__init__(self, name)
+        self._init_frames(name, a, b)
+        self.D = stiffness_matrix(f"{name}.damping", damping, rotational=rotational, translational=translational, coupling=coupling)
+
+    def causalities(self):
+        return ((EFFORT_OUT, EFFORT_OUT),)
+
+    def _Ad_ba(self, refs):
+        Ha, Hb = self._poses(refs)
+        return se3.Ad(se3.inverse(Hb) @ Ha)
+
+    def law(self, k, t, inputs, refs):
+        Ad = self._Ad_ba(refs)
+        W = self.D @ (inputs[1] - Ad @ inputs[0])
+        return (-(Ad.T @ W), W)
+
+    def law_jacobian(self, k, t, inputs, refs):
+        Ad = self._Ad_ba(refs)
+        G = np.hstack((-Ad, np.eye(6)))
+        return G.T @ self.D @ G
+
+    def parameters(self):
+        return {**self._frames_parameters(), "damping": self.D.tolist()}
+
+    @classmethod
+    def from_parameters(cls, name, params, resolve):
+        params = dict(params)
+        a, b = cls._frames_from(params)
+        return cls(name, a, b, **params)
+
+
+class _PointPair(_TwoFrames):
+    """Geometry of the line between a point fixed in frame a and one fixed in frame b."""
+
+    def _init_points(self, name, point_a, point_b):
+        self.ra = np.zeros(3) if point_a is None else as_array(point_a, f"{name}.point_a", (3,))
+        self.rb = np.zeros(3) if point_b is None else as_array(point_b, f"{name}.point_b", (3,))
+
+    def _line(self, refs):
+        """(length, unit direction in world, g): g . (T_a, T_b) = d(length)/dt."""
+        Ha, Hb = self._poses(refs)
+        pa = Ha[:3, :3] @ self.ra + Ha[:3, 3]
+        pb = Hb[:3, :3] @ self.rb + Hb[:3, 3]
+        d = pb - pa
+        L = float(np.sqrt(d @ d))
+        if L < 1e-12:
+            raise ModelError(f"{self.label}: the two points coincide (length {L:.3g} m): the line direction is undefined")
+        u = d / L
+        ua = Ha[:3, :3].T @ u
+        ub = Hb[:3, :3].T @ u
+        g = np.concatenate((-np.cross(self.ra, ua), -ua, np.cross(self.rb, ub), ub))
+        return L, u, g
+
+    def length(self, refs):
+        """Current distance between the two points [m]."""
+        return self._line(refs)[0]
+
+
+@register_element
+class PointSpring(_PointPair, StorageElement):
+    """Linear spring between a point of frame a and a point of frame b.
+
+    V = 1/2 k (L - L0)^2 with L the distance. With g such that dL/dt = g . (T_a, T_b), the
+    efforts are (e_a, e_b) = k (L - L0) g: the exact gradient of V.
+
+    Parameters
+    ----------
+    name : str
+    a, b : Frame
+    stiffness : float [N/m], >= 0
+    rest_length : float [m], >= 0
+    point_a, point_b : array_like, shape (3,) [m]
+        Attachment points in the frames' coordinates (default their origins).
+    """
+
+    type_name = "PointSpring"
+
+    def __init__(self, name, a, b, *, stiffness, rest_length=0.0, point_a=None, point_b=None):
+        StorageElement.__init__(self, name)
+        self._init_frames(name, a, b)
+        self._init_points(name, point_a, point_b)
+        self.k = as_finite_float(stiffness, f"{name}.stiffness", nonnegative=True)
+        self.L0 = as_finite_float(rest_length, f"{name}.rest_length", nonnegative=True)
+
+    def port_types(self):
+        return ("C", "C")
+
+    def energy(self, x, refs):
+        L = self._line(refs)[0]
+        return 0.5 * self.k * (L - self.L0) ** 2
+
+    def outputs(self, t, x, refs):
+        L, _, g = self._line(refs)
+        e = self.k * (L - self.L0) * g
+        return (e[:6], e[6:])
+
+    def rates(self, t, x, refs, inputs):
+        return np.zeros(0)
+
+    def input_matrix(self, t, x, refs):
+        return np.zeros((0, 12))
+
+    def output_jacobian(self, t, x, refs):
+        return np.zeros((12, 0))
+
+    def structure(self, t, x, refs):
+        B = self._pose_rate_matrix(refs)
+        return np.zeros((B.shape[0], B.shape[0])), B
+
+    def parameters(self):
+        return {**self._frames_parameters(), "stiffness": self.k, "rest_length": self.L0,
+                "point_a": self.ra.tolist(), "point_b": self.rb.tolist()}
+
+    @classmethod
+    def from_parameters(cls, name, params, resolve):
+        params = dict(params)
+        a, b = cls._frames_from(params)
+        return cls(name, a, b, **params)
+
+
+@register_element
+class PointDamper(_PointPair, ResistorElement):
+    """Linear damper along the line between a point of frame a and a point of frame b.
+
+    Force magnitude c dL/dt along the line: (e_a, e_b) = c g g^T (T_a, T_b); dissipates
+    c (dL/dt)^2. Parameters: name, a, b (Frame), damping c [N s/m] >= 0, point_a, point_b.
+    """
+
+    type_name = "PointDamper"
+    linear = True
+
+    def __init__(self, name, a, b, *, damping, point_a=None, point_b=None):
+        ResistorElement.__init__(self, name)
+        self._init_frames(name, a, b)
+        self._init_points(name, point_a, point_b)
+        self.c = as_finite_float(damping, f"{name}.damping", nonnegative=True)
+
+    def causalities(self):
+        return ((EFFORT_OUT, EFFORT_OUT),)
+
+    def law(self, k, t, inputs, refs):
+        g = self._line(refs)[2]
+        Ldot = g @ np.concatenate(inputs)
+        e = self.c * Ldot * g
+        return (e[:6], e[6:])
+
+    def law_jacobian(self, k, t, inputs, refs):
+        g = self._line(refs)[2]
+        return self.c * np.outer(g, g)
+
+    def parameters(self):
+        return {**self._frames_parameters(), "damping": self.c, "point_a": self.ra.tolist(), "point_b": self.rb.tolist()}
+
+    @classmethod
+    def from_parameters(cls, name, params, resolve):
+        params = dict(params)
+        a, b = cls._frames_from(params)
+        return cls(name, a, b, **params)
