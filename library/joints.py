@@ -38,7 +38,7 @@ from porthamiltonian.bondgraph.ports import Port
 from porthamiltonian.errors import ModelError, ParameterError
 from porthamiltonian.lie import quaternion, se3, so3
 
-from .rigid_body import Frame
+from .rigid_body import Frame, _cross
 
 __all__ = ["Joint", "JOINT_LOCKS"]
 
@@ -178,6 +178,17 @@ class Joint(ConstraintElement):
         SA = self._A(p)[self.rows]
         return np.hstack((-SA @ se3.Ad(H_M1), SA @ se3.Ad(H_MN @ H_N2)))
 
+    def terms(self, t, x, refs):
+        H_MN, H_M1, H_N2, T_1M, dT_1M, T_2N, dT_2N = self._geometry(t, refs)
+        p = H_MN[:3, 3]
+        SA = self._A(p)[self.rows]
+        J = np.hstack((-SA @ se3.Ad(H_M1), SA @ se3.Ad(H_MN @ H_N2)))
+        if self.motion_a is None and self.motion_b is None:
+            b = np.zeros(self.n_constraints)
+        else:
+            b = SA @ (se3.Ad(H_MN) @ T_2N - T_1M)
+        return J, b, self._gap_of(H_MN)
+
     def velocity_bias(self, t, x, refs):
         if self.motion_a is None and self.motion_b is None:
             return np.zeros(self.n_constraints)
@@ -195,8 +206,8 @@ class Joint(ConstraintElement):
         T_rel = Ad_MN @ T_N - T_M  # twist of N relative to M, in M
         p = H_MN[:3, 3]
         w = T_rel[:3]
-        pdot = T_rel[3:] + np.cross(w, p)
-        dA_T = np.concatenate((np.zeros(3), np.cross(w, pdot)))
+        pdot = T_rel[3:] + _cross(w, p)
+        dA_T = np.concatenate((np.zeros(3), _cross(w, pdot)))
         rest = (
             Ad_MN @ (-se3.ad(T_2N) @ (Ad_N2 @ T2) + dT_2N)
             - (-se3.ad(T_1M) @ (se3.Ad(H_M1) @ T1) + dT_1M)
@@ -205,7 +216,9 @@ class Joint(ConstraintElement):
         return (dA_T + self._A(p) @ rest)[self.rows]
 
     def gap(self, t, x, refs):
-        H_MN = self._geometry(t, refs)[0]
+        return self._gap_of(self._geometry(t, refs)[0])
+
+    def _gap_of(self, H_MN):
         R, p = H_MN[:3, :3], H_MN[:3, 3]
         g_rot = np.zeros(3)
         nr = self._rot.size

@@ -430,6 +430,14 @@ class ConstraintElement(Element):
         """Position-level gap g, shape (n_c,), with NaN rows where none exists. Default: none."""
         return np.full(self.n_constraints, np.nan)
 
+    def terms(self, t, x, refs):
+        """(J, b, g) in one call; the compiled right-hand side uses this.
+
+        Override it when the three share expensive work (a joint computes its relative pose
+        once); the default calls `jacobian`, `velocity_bias` and `gap`.
+        """
+        return self.jacobian(t, x, refs), self.velocity_bias(t, x, refs), self.gap(t, x, refs)
+
     def active(self, x):
         """Mask of active rows, shape (n_c,), from the element's discrete state. Default all."""
         return np.ones(self.n_constraints)

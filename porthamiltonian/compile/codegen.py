@@ -297,10 +297,10 @@ class _Gen:
         # constraint kernels that depend on the state only
         for c in p.constraints:
             i = self.paths.index(c["path"])
-            self.emit(f"J{i} = {self.k(c['path'], 'jacobian')}(t, {self.xe(c['path'])}, {self.r(c['path'])})")
+            self.emit(f"J{i}, b{i}, g{i} = {self.k(c['path'], 'terms')}(t, {self.xe(c['path'])}, {self.r(c['path'])})")
             flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
             self.emit(f"F{i} = np.concatenate(({flows},))")
-            self.emit(f"c{i} = J{i} @ F{i} + {self.k(c['path'], 'velocity_bias')}(t, {self.xe(c['path'])}, {self.r(c['path'])})")
+            self.emit(f"c{i} = J{i} @ F{i} + b{i}")
         for j, ci in enumerate(p.cuts):
             self.emit(f"cc{j} = {ci['tail'].name} - {ci['head'].name}")
         self._rate_sens = set()
@@ -370,7 +370,6 @@ class _Gen:
             self.emit(f"cd{i}_s = J{i} @ np.concatenate(({', '.join(sens)},), axis=0)")
             row = f"cd{i} + {2 * c['alpha']!r} * c{i}"
             if type(obj).gap is not ConstraintElement.gap and c["beta"]:
-                self.emit(f"g{i} = {self.k(c['path'], 'gap')}(t, {self.xe(c['path'])}, {self.r(c['path'])})")
                 row += f" + {c['beta'] ** 2!r} * np.nan_to_num(g{i})"
             self.emit(f"row{i} = {row}")
             self.emit(f"row{i}_s = cd{i}_s")

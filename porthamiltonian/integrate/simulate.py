@@ -38,20 +38,27 @@ class _Progress:
         if not self.enabled:
             return
         now = _time.perf_counter()
-        if not force and now - self.last < 0.1:
-            return
-        self.last = now
         frac = min(max((t - self.t0) / (self.t1 - self.t0), 0.0), 1.0)
+        tty = getattr(self.stream, "isatty", lambda: False)()
+        if tty:
+            if not force and now - self.last < 0.1:
+                return
+        else:  # in logs: one line per 10 %
+            step = int(10 * frac)
+            if step <= getattr(self, "_step", -1):
+                return
+            self._step = step
+        self.last = now
         n = int(30 * frac)
-        self.stream.write(
-            f"\r[{'#' * n}{'.' * (30 - n)}] {100 * frac:5.1f}%  t = {t:.4g} / {self.t1:.4g} s  ({now - self.start:.1f} s wall)"
-        )
+        line = f"[{'#' * n}{'.' * (30 - n)}] {100 * frac:5.1f}%  t = {t:.4g} / {self.t1:.4g} s  ({now - self.start:.1f} s wall)"
+        self.stream.write(("\r" + line) if tty else (line + "\n"))
         self.stream.flush()
 
     def close(self, t):
         if self.enabled:
             self.update(t, force=True)
-            self.stream.write("\n")
+            if getattr(self.stream, "isatty", lambda: False)():
+                self.stream.write("\n")
             self.stream.flush()
 
 

@@ -1,0 +1,146 @@
+"""The model registry: named build functions with documented parameters.
+
+A model is a build function returning a `Model`: a bond graph, its initial values, the
+solver settings that suit it, and observables (named functions of the state) for plots and
+reports. Models do no integration and no plotting (the CLI and examples do).
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable
+
+from porthamiltonian.errors import ModelError, ParameterError
+
+__all__ = ["Model", "ModelSpec", "Parameter", "register_model", "MODELS", "get_model", "build_model"]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A model parameter: default value, unit and meaning."""
+
+    default: object
+    unit: str
+    doc: str
+
+
+@dataclass
+class Model:
+    """What a build function returns.
+
+    Attributes
+    ----------
+    graph : BondGraph
+    initial : dict
+        "element.block" -> value, applied to the compiled system's default state.
+    t_end : float
+        Default simulated time [s].
+    solver : dict
+        Keyword arguments for `simulate` (method, rtol, atol, max_step).
+    observables : dict
+        name -> f(system, t, x) -> float or array: quantities to report and plot.
+    groups : dict
+        plot title -> list of observable names drawn together (one figure per group).
+    notes : str
+        What the model shows.
+    baumgarte : tuple
+        Constraint stabilization passed to `compile`.
+    """
+
+    graph: object
+    initial: dict = field(default_factory=dict)
+    t_end: float = 1.0
+    solver: dict = field(default_factory=dict)
+    observables: dict = field(default_factory=dict)
+    groups: dict = field(default_factory=dict)
+    notes: str = ""
+    baumgarte: tuple = (10.0, 10.0)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A registered model: CLI name, build function, one-line description, parameters."""
+
+    name: str
+    build: Callable
+    description: str
+    parameters: dict
+
+
+#: name -> ModelSpec
+MODELS: dict[str, ModelSpec] = {}
+
+
+def register_model(name, description, **parameters):
+    """Decorator registering a build function under a CLI name.
+
+    The keyword arguments are `Parameter`s; they must match the build function's keyword
+    parameters (checked here, so the CLI never offers a parameter the function ignores).
+    """
+
+    def deco(fn):
+        sig = inspect.signature(fn)
+        accepted = {n for n, p in sig.parameters.items() if p.kind == p.KEYWORD_ONLY}
+        if set(parameters) != accepted:
+            raise ModelError(
+                f"model {name!r}: documented parameters {sorted(parameters)} differ from the keyword-only "
+                f"parameters of {fn.__name__}: {sorted(accepted)}"
+            )
+        for pname, p in parameters.items():
+            if sig.parameters[pname].default != p.default:
+                raise ModelError(f"model {name!r}: default of {pname!r} differs between the registry and the function")
+        MODELS[name] = ModelSpec(name, fn, description, dict(parameters))
+        return fn
+
+    return deco
+
+
+def get_model(name) -> ModelSpec:
+    """The registered model called `name`; ModelError suggesting the nearest name otherwise."""
+    if name not in MODELS:
+        close = difflib.get_close_matches(name, list(MODELS), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ModelError(f"unknown model {name!r}{hint} Known models: {', '.join(sorted(MODELS))}")
+    return MODELS[name]
+
+
+def _coerce(spec, pname, value):
+    p = spec.parameters[pname]
+    if not isinstance(value, str):
+        return value
+    d = p.default
+    try:
+        if isinstance(d, bool):
+            if value.lower() in ("1", "true", "yes", "on"):
+                return True
+            if value.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(value)
+        if isinstance(d, int):
+            return int(value)
+        if isinstance(d, float):
+            return float(value)
+        if isinstance(d, (tuple, list)):
+            return tuple(float(v) for v in value.strip("()[]").split(","))
+    except ValueError:
+        raise ParameterError(
+            f"model {spec.name!r}: parameter {pname!r} expects {type(d).__name__} like {d!r}, got {value!r}"
+        ) from None
+    return value
+
+
+def build_model(name, **params) -> Model:
+    """Build a registered model, checking parameter names (with suggestions) and types."""
+    spec = get_model(name)
+    out = {}
+    for k, v in params.items():
+        if k not in spec.parameters:
+            close = difflib.get_close_matches(k, list(spec.parameters), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ParameterError(
+                f"model {name!r} has no parameter {k!r}{hint} Its parameters: {', '.join(sorted(spec.parameters))}"
+            )
+        out[k] = _coerce(spec, k, v)
+    return spec.build(**out)

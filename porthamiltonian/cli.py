@@ -1,0 +1,161 @@
+"""The `porthamiltonian` command: list models, run one with its energy ledger, draw its bond graph.
+
+    porthamiltonian list
+    porthamiltonian run MODEL [--t-end T] [--param name=value ...] [--out DIR] [--contact KIND]
+    porthamiltonian graph MODEL [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .errors import PortHamiltonianError
+
+__all__ = ["main"]
+
+
+def _models():
+    from porthamiltonian import models
+
+    return models
+
+
+def _parse_params(items):
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise SystemExit(f"error: --param takes name=value, got {item!r}")
+        k, v = item.split("=", 1)
+        out[k.strip().replace("-", "_")] = v.strip()
+    return out
+
+
+def cmd_list(args):
+    models = _models()
+    for name in sorted(models.MODELS):
+        spec = models.MODELS[name]
+        print(f"{name}: {spec.description}")
+        for pname, p in spec.parameters.items():
+            print(f"    {pname} = {p.default!r} [{p.unit}]  {p.doc}")
+    return 0
+
+
+def _build(args):
+    models = _models()
+    params = _parse_params(args.param)
+    if getattr(args, "contact", None):
+        spec = models.get_model(args.model)
+        if "contact" not in spec.parameters:
+            raise PortHamiltonianError(f"model {args.model!r} has no contact to choose (no `contact` parameter)")
+        params["contact"] = args.contact
+    return models.build_model(args.model, **params)
+
+
+def _observable_series(system, traj, model):
+    return {k: np.array([f(system, t, x) for t, x in zip(traj.t, traj.x)]) for k, f in model.observables.items()}
+
+
+def cmd_run(args):
+    from . import compile, simulate
+    from .diagnostics.plots import plot_power_budget, plot_series, save_figure
+
+    model = _build(args)
+    system = compile(model.graph, baumgarte=model.baumgarte)
+    x0 = system.initial_state(model.initial)
+    t_end = model.t_end if args.t_end is None else float(args.t_end)
+    solver = dict(model.solver)
+    for key in ("method", "rtol", "atol", "max_step"):
+        val = getattr(args, key, None)
+        if val is not None:
+            solver[key] = val if key == "method" else float(val)
+    out = Path(args.out or f"out/{args.model}")
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"model {args.model!r}: {system}")
+    print(system.report.summary())
+    if model.notes:
+        print(model.notes)
+    wall = time.perf_counter()
+    traj = simulate(system, (0.0, t_end), x0, progress=not args.no_progress, throw=False, **solver)
+    wall = time.perf_counter() - wall
+    print(f"{traj}\nwall time {wall:.2f} s ({wall / max(traj.t[-1], 1e-12):.2f} s per simulated second), {traj.nfev} rhs evaluations")
+    if traj.events:
+        print(f"{len(traj.events)} events:")
+        for e in traj.events[:40]:
+            print(f"  {e}")
+        if len(traj.events) > 40:
+            print(f"  ... ({len(traj.events) - 40} more)")
+    budget = traj.power_budget()
+    print(budget.table())
+    traj.save(out / "trajectory.npz")
+    traj.save(out / "trajectory.csv")
+    series = _observable_series(system, traj, model)
+    summary = {"model": args.model, "t_end": float(traj.t[-1]), "status": traj.status, "message": traj.message,
+               "wall_time_s": wall, "nfev": traj.nfev, "ledger": budget.to_dict(),
+               "events": [dict(t=e.t, name=e.name, message=e.message, lost=e.lost) for e in traj.events]}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=float))
+    if series:
+        np.savez(out / "observables.npz", t=traj.t, **{k.replace(" ", "_"): v for k, v in series.items()})
+    figs = [save_figure(plot_power_budget(budget, title=f"{args.model}: energy ledger"), out / "energy_budget.png")]
+    events = [(e.t, e.name) for e in traj.events]
+    for title, names in (model.groups or {"observables": list(series)}).items():
+        if names:
+            fig = plot_series(traj.t, {n: series[n] for n in names}, title=f"{args.model}: {title}", events=events)
+            figs.append(save_figure(fig, out / f"{title.replace(' ', '_')}.png"))
+    print(f"saved trajectory (npz, csv), summary.json and {len(figs)} figure(s) in {out}/")
+    if traj.status < 0:
+        print(f"FAILED: {traj.message}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_graph(args):
+    from .bondgraph.causality import assign_causality
+    from .diagnostics.plots import save_figure
+
+    model = _build(args)
+    out = Path(args.out or f"out/{args.model}")
+    out.mkdir(parents=True, exist_ok=True)
+    print(assign_causality(model.graph))
+    ax = model.graph.draw()
+    path = save_figure(ax.figure, out / "bond_graph.png")
+    print(f"saved {path}")
+    return 0
+
+
+def make_parser():
+    p = argparse.ArgumentParser(prog="porthamiltonian", description="Screw bond graphs compiled to port-Hamiltonian systems.")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list the models and their parameters")
+    for name, hlp in (("run", "simulate a model and print its energy ledger"), ("graph", "draw a model's bond graph")):
+        q = sub.add_parser(name, help=hlp)
+        q.add_argument("model")
+        q.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", help="override a model parameter")
+        q.add_argument("--out", "-o", help="output directory (default out/MODEL)")
+        q.add_argument("--contact", help="contact model for models with contacts (compliant or sliding_plane)")
+        if name == "run":
+            q.add_argument("--t-end", type=float, help="simulated time [s]")
+            q.add_argument("--method", help="solve_ivp method (RK45, DOP853, Radau, BDF, LSODA, ...)")
+            q.add_argument("--rtol", type=float)
+            q.add_argument("--atol", type=float)
+            q.add_argument("--max-step", dest="max_step", type=float)
+            q.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv=None):
+    args = make_parser().parse_args(argv)
+    try:
+        return {"list": cmd_list, "run": cmd_run, "graph": cmd_graph}[args.command](args)
+    except PortHamiltonianError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
