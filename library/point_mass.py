@@ -74,6 +74,12 @@ class PointMass(StorageElement):
     def gradient(self, x, refs=()):
         return np.concatenate((np.zeros(self.dim), x[self.dim :] / self.mass))
 
+    def displace(self, x, dx):
+        """Position moved by dp/m (unit time); momentum unchanged."""
+        out = np.array(x, dtype=float)
+        out[: self.dim] += dx[self.dim :] / self.mass
+        return out
+
     def structure(self, t, x, refs):
         n = self.dim
         J = np.block([[np.zeros((n, n)), np.eye(n)], [-np.eye(n), np.zeros((n, n))]])

@@ -253,6 +253,13 @@ class RigidBody(_FramedBody, StorageElement):
         J[7:, 7:] = G
         return J, self.input_matrix(t, x, refs)
 
+    def displace(self, x, dx):
+        """Pose moved by exp(M^-1 dP) (body twist for unit time); momentum unchanged."""
+        H = quaternion.pose_to_matrix(x[:7]) @ se3.exp(self.Minv @ dx[7:])
+        out = np.array(x, dtype=float)
+        out[:7] = quaternion.matrix_to_pose(H)
+        return out
+
     # ---- helpers for users
     def pose_matrix(self, x_body):
         """H_WB (4x4) from the body's own state (or pose 7-vector)."""

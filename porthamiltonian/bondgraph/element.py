@@ -319,6 +319,16 @@ class StorageElement(Element):
         rm = tuple(r - h * d for r, d in zip(refs, ref_rates))
         return (np.concatenate(self.outputs(t, x, rp)) - np.concatenate(self.outputs(t, x, rm))) / (2 * h)
 
+    def displace(self, x, dx):
+        """Move the configuration blocks of the own state for a position projection.
+
+        `dx` is the change of the own state that a constraint impulse would make (momenta);
+        return the state whose configuration has moved, for one unit of time, at the velocity
+        that this momentum change produces (momenta unchanged). Default: no configuration
+        block, the state is returned unchanged.
+        """
+        return x
+
     # ---- analysis (not on the hot path)
     def gradient(self, x, refs):
         """grad H over the extended state z = (x, refs...), shape (n_z,). Default: FD."""

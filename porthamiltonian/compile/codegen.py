@@ -37,6 +37,7 @@ class _Gen:
         self.ind = 1
         self.paths = list(plan.report.flat.elements)
         self.tan = {}  # var name -> has tangent sens (bool)
+        self._rows_s = []
 
     # -- helpers
     def emit(self, line):
@@ -392,6 +393,7 @@ class _Gen:
             self.emit(f"rt_{v.name}_s = SEL_{v.name} - {v.name}_c_s")
             rows_v.append(f"rt_{v.name}")
             rows_s.append(f"rt_{v.name}_s")
+        self._rows_s = rows_s
         self.emit(f"du = _solve(np.concatenate(({', '.join(rows_s)},), axis=0), -np.concatenate(({', '.join(rows_v)},)))")
 
     def storage_rates(self):
@@ -480,8 +482,20 @@ class _Gen:
             items.append(f"{v.name!r}: {self.final(v)}")
         self.emit(f"V = {{{', '.join(items)}}}")
         cs = ", ".join(f"{c['path']!r}: c{self.paths.index(c['path'])}" for c in p.constraints)
+        gs = ", ".join(f"{c['path']!r}: g{self.paths.index(c['path'])}" for c in p.constraints)
         ccs = ", ".join(f"{j}: cc{j}" for j in range(len(p.cuts)))
-        self.emit(f"return dict(xdot=xdot, u=uf, vars=V, c={{{cs}}}, cut_c={{{ccs}}})")
+        if p.n_u and self._rows_s:
+            # d(rows)/du and d(xdot)/du: the matrices of impulses and projections
+            self.emit(f"A = np.concatenate(({', '.join(self._rows_s)},), axis=0)")
+            self.emit("Gx = np.zeros((NX, NU))")
+            for st in p.storages:
+                if st["path"] in self._rate_sens:
+                    sl = st["slice"]
+                    self.emit(f"Gx[{sl.start}:{sl.stop}] = xd{self.paths.index(st['path'])}_s")
+        else:
+            self.emit("A = None")
+            self.emit("Gx = None")
+        self.emit(f"return dict(xdot=xdot, u=uf, vars=V, c={{{cs}}}, g={{{gs}}}, cut_c={{{ccs}}}, A=A, Gx=Gx)")
 
 
 def generate(plan: Plan):

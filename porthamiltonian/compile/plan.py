@@ -129,8 +129,12 @@ def build_plan(report: CausalityReport, *, baumgarte=(10.0, 10.0)) -> Plan:
     for path, obj in els.items():
         if obj.events():
             ledger.append(LedgerEntry(path, "lost", len(ledger)))
+    first_cut_entry = len(ledger)
     for c in report.cuts:
         ledger.append(LedgerEntry(c.node, "stabilization", len(ledger)))
+    if report.cuts or any(o.category == "constraint" for o in els.values()):
+        # energy changed by projections onto the constraint manifold (simulate(projection=...))
+        ledger.append(LedgerEntry("projection", "stabilization", len(ledger)))
     layout = StateLayout(blocks, ledger)
 
     # references: slices into x
@@ -354,7 +358,6 @@ def build_plan(report: CausalityReport, *, baumgarte=(10.0, 10.0)) -> Plan:
                     "algebraic loop; this coupling is not supported (constrain flows set by storages)"
                 )
     cut_infos = []
-    first_cut_entry = len(ledger) - len(report.cuts)
     for j, c in enumerate(report.cuts):
         b = flat.bonds[c.bond]
         kind = "f" if c.kind == "flow" else "e"

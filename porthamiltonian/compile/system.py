@@ -8,6 +8,8 @@ import numpy as np
 
 from .._validate import as_array
 from ..errors import IntegrationError, ModelError, ParameterError, PhaseError
+from ..bondgraph.element import ConstraintElement
+from .codegen import _solve
 from .layout import StateLayout
 
 __all__ = ["PHSystem", "EventBinding"]
@@ -141,6 +143,56 @@ class PHSystem:
             if b.group in ("pose", "quaternion"):
                 q = x[b.start : b.start + 4]
                 x[b.start : b.start + 4] = q / np.linalg.norm(q)
+        return x
+
+    def project_constraints(self, t, x, *, position=True, velocity=True, tol=1e-12, max_iter=20):
+        """Project a state onto the constraint manifold (positions, then velocities).
+
+        Positions: Gauss-Newton on the gaps, moving the configurations along the directions
+        constraint impulses would move them (`StorageElement.displace`); rows without a gap
+        are kept still. Velocities: one impulse G lambda with A lambda = -c, which is the
+        change of least kinetic energy (metric M^-1) that zeroes the velocity residuals.
+        `A` and `G` are the matrices of the acceleration-level solve.
+
+        Returns
+        -------
+        ndarray
+            The projected state (ledger quadratures untouched).
+        """
+        plan = self._plan
+        if not (plan.constraints or plan.cuts):
+            return np.array(x, dtype=float)
+        x = self.project(x)
+        u0 = self._u0
+
+        def targets(ev, kind):
+            r = np.zeros(plan.n_rows)
+            for c in plan.constraints:
+                if kind == "position":
+                    g = np.asarray(ev["g"][c["path"]], dtype=float)
+                    r[c["rows"]] = -np.where(np.isfinite(g), g, 0.0)
+                else:
+                    r[c["rows"]] = -ev["c"][c["path"]]
+            if kind == "velocity":
+                for j, ci in enumerate(plan.cuts):
+                    r[ci["rows"]] = -ev["cut_c"][j]
+            return r
+
+        if position and any(type(c["obj"]).gap is not ConstraintElement.gap for c in plan.constraints):
+            for _ in range(max_iter):
+                ev = self._rhs(t, x, u0, True)
+                r = targets(ev, "position")
+                if np.max(np.abs(r)) <= tol:
+                    break
+                dx = ev["Gx"] @ _solve(ev["A"], r)
+                for path, obj, sl, _ in self._storages:
+                    if sl.stop > sl.start:
+                        x[sl] = obj.displace(x[sl], dx[sl])
+        if velocity:
+            ev = self._rhs(t, x, u0, True)
+            r = targets(ev, "velocity")
+            if np.max(np.abs(r)) > 0:
+                x = x + ev["Gx"] @ _solve(ev["A"], r)
         return x
 
     # ----------------------------------------------------------------- energy

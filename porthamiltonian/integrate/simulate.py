@@ -88,7 +88,7 @@ def _wrap_event(fun, direction, terminal, t_start, x_start, rhs):
 
 def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_step=np.inf, t_eval=None,
              events=(), inputs=None, progress=False, throw=True, first_step=None, max_events=10000,
-             check_constraints=True):
+             check_constraints=True, projection=None):
     """Integrate a compiled system over `t_span`.
 
     Parameters
@@ -126,6 +126,11 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     check_constraints : bool
         Refuse an initial state whose constraint residuals exceed ``100 * atol`` (the multiplier
         formulation keeps residuals constant only up to stabilization; start consistent).
+    projection : float, optional
+        Project the state onto the constraint manifold (positions and velocities, see
+        `PHSystem.project_constraints`) every `projection` seconds of simulated time, on top
+        of Baumgarte stabilization. The energy the projections remove is reported in the
+        ledger entry "projection" (stabilization).
 
     Returns
     -------
@@ -175,6 +180,10 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         sl = system.layout.element_slice(path)
         if sl.stop > sl.start:
             obj.validate_state(x0[sl], f"x0[{path!r}]")
+    if projection is not None:
+        projection = as_finite_float(projection, "projection", positive=True)
+        if not (system._plan.constraints or system._plan.cuts):
+            raise ParameterError(f"`projection` was given but system {system.name!r} has no constraints")
     if t_eval is not None:
         t_eval = as_array(t_eval, "t_eval", (None,))
         if np.any(np.diff(t_eval) < 0) or t_eval[0] < t0 or t_eval[-1] > t1:
@@ -213,6 +222,10 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
 
     # the ledger entry "lost" of each element with events
     lost_index = {e.element: system.layout.n_physical + e.index for e in system.layout.ledger if e.kind == "lost"}
+    proj_index = next(
+        (system.layout.n_physical + e.index for e in system.layout.ledger if e.element == "projection"), None
+    )
+    next_projection = t0 + projection if projection is not None else np.inf
 
     T, X = [np.array([t0])], [x0[None, :]]
     records: list[EventRecord] = []
@@ -231,10 +244,11 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             _wrap_event(e, getattr(e, "direction", 0.0), bool(getattr(e, "terminal", False)), t, x, rhs)
             for e in user_events
         ]
-        te = None if t_eval is None else t_eval[(t_eval > t) & (t_eval <= t1)]
+        t_stop = min(t1, next_projection)
+        te = None if t_eval is None else t_eval[(t_eval > t) & (t_eval <= t_stop)]
         try:
             sol = solve_ivp(
-                rhs, (t, t1), x, method=method, rtol=rtol, atol=atol, max_step=max_step, t_eval=te,
+                rhs, (t, t_stop), x, method=method, rtol=rtol, atol=atol, max_step=max_step, t_eval=te,
                 events=evs or None, first_step=first_step,
             )
         except IntegrationError as exc:
@@ -258,7 +272,17 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             message = _explain_failure(system, sol, method, names)
             break
         if sol.status == 0:
-            break
+            if t_stop >= t1:
+                break
+            # a projection time: move onto the constraint manifold, book the energy change
+            t, x = t_stop, sol.y[:, -1].copy()
+            H_before = system.energy(x)
+            x = system.project_constraints(t, x)
+            x[proj_index] += H_before - system.energy(x)
+            T.append(np.array([t]))
+            X.append(x[None, :])
+            next_projection = t + projection
+            continue
         # a terminal event fired: find which
         fired = [(k, sol.t_events[k][-1]) for k in range(len(evs)) if sol.t_events[k].size]
         k, te_ = min(fired, key=lambda kv: kv[1])
