@@ -23,8 +23,9 @@ def _has_display():
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def plot_power_budget(budget, axes=None, title=None):
-    """Two panels: energies over time (H, supplied, dissipated, lost, stabilization), and the residual.
+def plot_power_budget(budget, axes=None, title=None, max_elements=8):
+    """Three panels: stored energy (total and per storage element), the cumulative ledger
+    entries (supplied, dissipated, lost at events, stabilization), and the residual.
 
     Returns
     -------
@@ -32,22 +33,34 @@ def plot_power_budget(budget, axes=None, title=None):
     """
     plt = _plt()
     if axes is None:
-        fig, axes = plt.subplots(2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [3, 1.4]})
+        fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True, gridspec_kw={"height_ratios": [3, 2, 1.3]})
     else:
         fig = axes[0].figure
-    ax, axr = axes
+    ax, axl, axr = axes
     t = budget.t
-    ax.plot(t, budget.H, lw=2, label="stored H(t)")
-    ax.plot(t, budget.H[0] + budget.supplied, "--", label="H(0) + supplied")
-    ax.plot(t, budget.dissipated, label="dissipated")
-    if np.any(budget.lost):
-        ax.step(t, budget.lost, where="post", label="lost at events")
-    if np.any(np.abs(budget.stabilization) > 0):
-        ax.plot(t, budget.stabilization, ":", label="stabilization")
-    ax.set_ylabel("energy [J]")
-    ax.legend(loc="best", fontsize="small")
+    ax.plot(t, budget.H, color="k", lw=2, label="total H(t)")
+    varying = sorted(
+        ((float(np.ptp(v)), p) for p, v in budget.stored.items() if np.ptp(v) > 1e-9 * max(budget.scale, 1e-300)),
+        reverse=True,
+    )
+    for _, p in varying[:max_elements]:
+        ax.plot(t, budget.stored[p], lw=1, label=budget.labels.get(p, p))
+    ax.set_ylabel("stored [J]")
+    ax.legend(loc="best", fontsize="small", ncol=2)
     ax.grid(alpha=0.3)
     ax.set_title(title or "Energy ledger")
+    for name, series, style in (
+        ("supplied", budget.supplied, "-"),
+        ("dissipated", budget.dissipated, "-"),
+        ("lost at events", budget.lost, "-"),
+        ("stabilization", budget.stabilization, ":"),
+    ):
+        if np.any(series != 0):
+            axl.plot(t, series, style, label=name)
+    axl.set_ylabel("cumulative [J]")
+    if axl.lines:
+        axl.legend(loc="best", fontsize="small")
+    axl.grid(alpha=0.3)
     axr.plot(t, budget.residual, color="k", lw=1)
     axr.set_ylabel("residual [J]")
     axr.set_xlabel("time [s]")
