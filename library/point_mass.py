@@ -95,7 +95,9 @@ class DistanceConstraint(ConstraintElement):
 
     Gap g = |r - a| - L; with n = (r - a)/|r - a| and v the mass velocity at the port:
     c = n . v = dg/dt, and dc/dt = n . dv/dt + (|v|^2 - (n . v)^2) / |r - a|.
-    The multiplier is the rod tension along n (positive pushes the mass away from the anchor).
+    The multiplier is the rod tension: a positive value pulls the mass toward the anchor.
+    Bond the mass to the rod (``bg.connect((mass, "p"), rod)``): the rod's equations assume
+    its port flow is the mass velocity, which compile checks.
 
     Parameters
     ----------
@@ -131,6 +133,9 @@ class DistanceConstraint(ConstraintElement):
 
     def state_refs(self):
         return (StateRef(self.mass, "r"),)
+
+    def port_bindings(self):
+        return {"p": (self.mass, "p")}
 
     def _unit(self, refs):
         d = refs[0] - self.anchor

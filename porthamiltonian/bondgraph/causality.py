@@ -125,8 +125,8 @@ class CausalityReport:
         lines.append("Bonds (--\\ half-arrow, | causal stroke at the end that receives the effort):")
         cut_bonds = {c.bond for c in self.cuts}
         for i, b in enumerate(f.bonds):
-            t = f"{f.elements[b.tail[0]].label}.{b.tail[1]}"
-            h = f"{f.elements[b.head[0]].label}.{b.head[1]}"
+            t = f"{f.label(b.tail[0])}.{b.tail[1]}"
+            h = f"{f.label(b.head[0])}.{b.head[1]}"
             note = "   (derivative causality: resolved by a multiplier)" if i in cut_bonds else ""
             if self.effort_end(i) == "tail":  # the head receives the effort: stroke at the head
                 lines.append(f"  {b.name:>6}: {t} --\\| {h}{note}")
@@ -264,11 +264,11 @@ class _Scap:
 
 
 def _describe_via(flat, path):
-    labels = [flat.elements[n].label for n in path]
+    labels = [flat.label(n) for n in path]
     junctions = [flat.elements[n] for n in path if flat.elements[n].category == "junction"]
     if len(path) == 1 and junctions:
         j = junctions[0]
-        return f"share a {j.kind}-junction ({j.label})"
+        return f"share a {j.kind}-junction ({flat.label(path[0])})"
     if not path:
         return "are bonded directly"
     return "are coupled through " + ", ".join(labels)
@@ -346,9 +346,9 @@ def assign_causality(bg_or_flat) -> CausalityReport:
                 mult = "effort" if kind == "flow" else "flow"
                 via = _describe_via(flat, path)
                 text = (
-                    f"{els[origin].label} and {obj.label} {via}: {obj.name} is in derivative causality; "
+                    f"{flat.label(origin)} and {flat.label(node)} {via}: {node} is in derivative causality; "
                     f"resolved by a Lagrange multiplier (the {mult} of bond {b.name!r}) that keeps the {kind} "
-                    f"{obj.name} imposes equal to the one imposed by {els[origin].name}"
+                    f"{node} imposes equal to the one imposed by {origin}"
                 )
                 cuts.append(Cut(bi, node, p, kind, origin, path, text))
     # 4. resistors
@@ -485,7 +485,7 @@ def _find_loops(report):
             tears.append(v)
             sub.remove_edges_from(list(sub.in_edges(v)))
         producers = sorted({g.nodes[v]["producer"] for v in comp})
-        labels = [f.elements[n].label for n in producers]
+        labels = [f.label(n) for n in producers]
         # junctions and (modulated) two-ports are linear in the loop variables; resistors say
         linear = all(getattr(f.elements[n], "linear", True) for n in producers if f.elements[n].category == "resistor")
         tear_text = ", ".join(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import ModelError
+from ..errors import BondError, ModelError
 from .element import Element
 from .graph import BondGraph
 from .junctions import Junction0, Junction1
@@ -45,6 +45,10 @@ class FlatGraph:
         for i, b in enumerate(self.bonds):
             for end in (b.tail, b.head):
                 self.bond_at[end] = i
+
+    def label(self, path):
+        """"type:path" of the element at `path` (unique, unlike the element's own label)."""
+        return f"{self.elements[path].type_name}:{path}"
 
     def path(self, element):
         """Path name of an element object; ModelError if it is not in this graph."""
@@ -125,7 +129,7 @@ def flatten(bg: BondGraph) -> FlatGraph:
     for node, obj in elements.items():
         for p in obj.ports():
             if (node, p.name) not in used and not p.multi:
-                raise ModelError(
+                raise BondError(
                     f"port {p.name!r} of {obj.label} (at {node!r}) is not connected; every port needs a bond "
                     "(connect it, or remove the element)"
                 )

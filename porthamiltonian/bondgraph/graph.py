@@ -344,6 +344,22 @@ class BondGraph:
                     "(add a junction to connect several)"
                 )
 
+    def remove(self, name):
+        """Remove the element or component `name` and every bond attached to it.
+
+        Returns the removed object. Elements that reference it (a gravity reading a body's
+        pose) are not removed: compile will report them as dangling references.
+        """
+        self._check_mutable("remove")
+        obj = self[name]
+        if "/" in name:
+            raise ModelError("remove a component's inside from that component: bg['a'].remove('b')")
+        for u, v, k in list(self.graph.in_edges(name, keys=True)) + list(self.graph.out_edges(name, keys=True)):
+            self.disconnect(k)
+        self._exposed = {n: (r, p) for n, (r, p) in self._exposed.items() if r.node != name}
+        self.graph.remove_node(name)
+        return obj
+
     def disconnect(self, bond):
         """Remove the bond called `bond`."""
         self._check_mutable("disconnect")

@@ -87,7 +87,12 @@ class StateLayout:
             return slice(bl[0].start, bl[-1].stop)
         import difflib
 
-        close = difflib.get_close_matches(key, list(self._by_key) + list(self._by_element), n=1)
+        element = key.rsplit(".", 1)[0]
+        if element in self._by_element:  # right element, wrong block: list its blocks
+            own = [b.key for b in self._by_element[element]]
+            close = difflib.get_close_matches(key, own, n=1) or own[:1]
+        else:
+            close = difflib.get_close_matches(key, list(self._by_key) + list(self._by_element), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ModelError(f"the state has no block {key!r}{hint}; blocks are {list(self._by_key)}")
 

@@ -81,7 +81,7 @@ class PowerBudget:
             col = traj.x[:, L.n_physical + e.index]
             d = entries[e.kind]
             d[e.element] = d.get(e.element, 0.0) + (col - col[0])
-        labels = {p: o.label for p, o in sysm.elements.items()}
+        labels = {p: sysm.report.flat.label(p) for p in sysm.elements}
         return cls(traj.t, traj.hamiltonian, traj.energies, entries, labels)
 
     @property

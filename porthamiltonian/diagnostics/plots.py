@@ -154,7 +154,7 @@ def draw_bondgraph(bg, ax=None, *, causality=True, layout="kamada_kawai", seed=0
             ax.text(mid[0], mid[1], str(flat.bonds[i].dim), fontsize=7, color="0.4")
     for n, obj in flat.elements.items():
         x, y = pos[n]
-        label = obj.label if ":join" not in n else obj.type_name
+        label = flat.label(n) if ":join" not in n else obj.type_name
         ax.text(x, y, label, ha="center", va="center", fontsize=9,
                 bbox=dict(boxstyle="round,pad=0.25", fc="white", ec="0.7"))
     ax.set_title(f"bond graph {bg.name!r}" + (" (red: causal strokes; dashed: multiplier bonds)" if report else ""))

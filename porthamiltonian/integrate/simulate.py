@@ -157,7 +157,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     ts = as_array(t_span, "t_span", (2,))
     t0, t1 = float(ts[0]), float(ts[1])
     if not t1 > t0:
-        raise ParameterError(f"`t_span` must be increasing (t0 < t1), got {tuple(ts)}")
+        raise ParameterError(f"`t_span` must be increasing (t0 < t1), got ({t0!r}, {t1!r})")
     rtol = as_finite_float(rtol, "rtol", positive=True)
     atol = as_finite_float(atol, "atol", positive=True)
     if not (isinstance(max_step, (int, float)) and max_step > 0):

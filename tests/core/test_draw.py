@@ -27,7 +27,9 @@ CASES = [
     pytest.param(lambda: msd_graph(), {"Se:F", "1:v", "I:m", "C:k", "R:b"}, 4, 0, id="msd"),
     pytest.param(lambda: two_masses(2.0, 3.0, 5.0, 1.0)[0], {"Se:F", "1:v", "I:m1", "I:m2", "C:k"}, 4, 1,
                  id="two-masses"),
-    pytest.param(lambda: quarter_car(8.0), {"Se:F", "1:v", "I:m", "1:j", "C:k", "R:b"}, 5, 0, id="component"),
+    # elements inside a component are labelled with their path, so two components stay distinct
+    pytest.param(lambda: quarter_car(8.0), {"Se:F", "1:v", "I:m", "1:susp/j", "C:susp/k", "R:susp/b"}, 5, 0,
+                 id="component"),
     # multibonds are annotated with their dimension ("2"); the implicit junction is labelled "1"
     pytest.param(lambda: pendulum_graph(), {"PointMass:ball", "DistanceConstraint:rod", "Se:gravity", "1", "2"}, 3, 0,
                  id="pendulum-implicit-junction"),
