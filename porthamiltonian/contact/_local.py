@@ -1,0 +1,116 @@
+"""Validation and small float kernels shared by the contact modules (not public)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validate import as_array
+from ..errors import GeometryError, ParameterError
+from ..geometry import Surface
+from ..geometry.closest import check_pose
+from ..geometry.gauss import _cross, _dot
+
+__all__ = ["check_pose", "check_vector", "pair_derivatives", "rotate", "rotate_t", "solve2",
+           "sym_congruence", "tangent_basis"]
+
+
+def check_vector(value, name: str, n: int) -> list:
+    """A finite vector of length n as a list of floats (ParameterError otherwise)."""
+    return as_array(value, name, (n,)).tolist()
+
+
+def _check_surface(S, name):
+    if not isinstance(S, Surface):
+        raise ParameterError(f"`{name}` must be a Surface, got {type(S).__name__}")
+
+
+def _check_chart(S, chart, name):
+    if (isinstance(chart, bool) or not isinstance(chart, (int, np.integer))
+            or not 0 <= int(chart) < S.n_charts):
+        raise ParameterError(f"chart of {name} must be an integer in "
+                             f"{list(range(S.n_charts))}, got {chart!r}")
+    return int(chart)
+
+
+def surface_derivatives(S, u, v, chart, order, name):
+    """Derivative array (nested lists) at a regular point of `chart`, validated."""
+    dom = S._domains[chart]
+    u, v = dom.wrap(u, v)
+    if not dom.contains(u, v):
+        raise GeometryError(f"parameters (u, v) = ({u!r}, {v!r}) of {name} = {S!r} are outside "
+                            f"the domain {dom!r} of chart {chart}")
+    D = S._derivatives(u, v, order, chart)
+    S._require_regular(D, u, v, chart)
+    return D.tolist()
+
+
+def pair_derivatives(S1, S2, x, charts, order):
+    """Validated derivative arrays of both surfaces at ``x = (u1, v1, u2, v2)``.
+
+    Raises
+    ------
+    ParameterError
+        Bad surfaces, shapes, non-finite parameters or chart indices.
+    GeometryError
+        Parameters outside a domain, or a singular point (non-regular parametrization).
+    """
+    _check_surface(S1, "S1")
+    _check_surface(S2, "S2")
+    x = check_vector(x, "x", 4)
+    try:
+        c1, c2 = charts
+    except (TypeError, ValueError):
+        raise ParameterError(f"`charts` must be a pair of chart indices, got {charts!r}") from None
+    c1 = _check_chart(S1, c1, "S1")
+    c2 = _check_chart(S2, c2, "S2")
+    return (surface_derivatives(S1, x[0], x[1], c1, order, "S1"),
+            surface_derivatives(S2, x[2], x[3], c2, order, "S2"))
+
+
+def rotate(R, a):
+    """``R a`` for nested-list R (3x3) and a 3-sequence."""
+    return (R[0][0] * a[0] + R[0][1] * a[1] + R[0][2] * a[2],
+            R[1][0] * a[0] + R[1][1] * a[1] + R[1][2] * a[2],
+            R[2][0] * a[0] + R[2][1] * a[1] + R[2][2] * a[2])
+
+
+def rotate_t(R, a):
+    """``R^T a`` for nested-list R (3x3) and a 3-sequence."""
+    return (R[0][0] * a[0] + R[1][0] * a[1] + R[2][0] * a[2],
+            R[0][1] * a[0] + R[1][1] * a[1] + R[2][1] * a[2],
+            R[0][2] * a[0] + R[1][2] * a[1] + R[2][2] * a[2])
+
+
+def tangent_basis(n, fu):
+    """Orthonormal tangent basis ``e1 = f_u / |f_u|``, ``e2 = n x e1`` (Kry & Pai eq. 5)."""
+    lu = math.sqrt(_dot(fu, fu))
+    e1 = (fu[0] / lu, fu[1] / lu, fu[2] / lu)
+    return e1, _cross(n, e1)
+
+
+def sym_congruence(b00, b01, b11, X):
+    """``X^T B X`` for symmetric 2x2 ``B`` and 2x2 ``X`` (nested), as ``((s00, s01), (s01, s11))``."""
+    (x00, x01), (x10, x11) = X
+    y00, y01 = b00 * x00 + b01 * x10, b00 * x01 + b01 * x11
+    y10, y11 = b01 * x00 + b11 * x10, b01 * x01 + b11 * x11
+    s01 = x00 * y01 + x10 * y11
+    return ((x00 * y00 + x10 * y10, s01), (s01, x01 * y01 + x11 * y11))
+
+
+def singular_values2(M):
+    """Singular values ``(s_max, s_min)`` of a 2x2 matrix (nested)."""
+    (a, b), (c, d) = M
+    fro2 = a * a + b * b + c * c + d * d
+    det = a * d - b * c
+    root = math.sqrt(max(fro2 * fro2 - 4.0 * det * det, 0.0))
+    s_max = math.sqrt(0.5 * (fro2 + root))
+    return s_max, (abs(det) / s_max if s_max > 0.0 else 0.0)
+
+
+def solve2(M, b):
+    """Solve the 2x2 system ``M y = b`` (nested lists; the caller checks conditioning)."""
+    (a, bb), (c, d) = M
+    det = a * d - bb * c
+    return ((d * b[0] - bb * b[1]) / det, (a * b[1] - c * b[0]) / det)

@@ -1,0 +1,167 @@
+"""Generalized (and regular) contact kinematics of two surfaces (MATH.md sec. 3, seed 003)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import GeometryError
+from ..geometry.gauss import _cross, _dot, _weingarten
+from ._local import (
+    check_pose,
+    check_vector,
+    pair_derivatives,
+    rotate,
+    rotate_t,
+    singular_values2,
+    solve2,
+    sym_congruence,
+    tangent_basis,
+)
+
+__all__ = ["MAX_CONDITION", "ContactKinematics", "contact_kinematics"]
+
+MAX_CONDITION = 1e10
+"""Largest accepted condition number of the 2x2 contact matrix before the contact is declared
+conforming (singular kinematics)."""
+
+
+@dataclass(frozen=True, eq=False)
+class ContactKinematics:
+    """Rates of the generalized contact points for a given relative twist.
+
+    Attributes
+    ----------
+    distance : float
+        Signed distance ``Delta = n1 . (R p2 + d - p1)`` [m] at the given parameters.
+    distance_rate : float
+        ``dDelta/dt`` [m/s].
+    p1_rate : ndarray, shape (3,)
+        ``dp1/dt`` in frame 1 [m/s] (tangent to S1).
+    p2_rate : ndarray, shape (3,)
+        ``dp2/dt`` in frame 2 [m/s] (tangent to S2).
+    x_rate : ndarray, shape (4,)
+        ``(du1, dv1, du2, dv2)/dt`` [parameter units/s] in the charts of the call.
+    condition : float
+        Condition number of the 2x2 contact matrix ``L1 + R L2 R^T (I + Delta L1)``; large
+        near conforming contact.
+    """
+
+    distance: float
+    distance_rate: float
+    p1_rate: np.ndarray
+    p2_rate: np.ndarray
+    x_rate: np.ndarray
+    condition: float
+
+
+def contact_kinematics(S1, S2, x, H_12, T_12, *, charts=(0, 0),
+                       max_condition: float = MAX_CONDITION) -> ContactKinematics:
+    """Velocities of the generalized contact points (Duindam & Stramigioli, seed 003 eq. 8).
+
+    Parameters
+    ----------
+    S1, S2 : Surface
+        Surfaces of body 1 and body 2, each in its body frame.
+    x : array_like, shape (4,)
+        Contact parameters ``(u1, v1, u2, v2)`` in `charts`, e.g. ``ClosestPoints.x``.
+    H_12 : array_like, shape (4, 4)
+        Pose ``(R, d)`` of body 2 in body 1.
+    T_12 : array_like, shape (6,)
+        Twist ``(w, v)`` of body 2 relative to body 1 expressed in frame 1:
+        ``dR/dt = hat(w) R``, ``dd/dt = w x d + v`` [rad/s, m/s].
+    charts : tuple of int
+        ``(chart1, chart2)`` of `x`.
+    max_condition : float
+        Largest accepted condition number of the contact matrix.
+
+    Returns
+    -------
+    ContactKinematics
+        ``dDelta/dt``, ``dp1/dt`` (frame 1), ``dp2/dt`` (frame 2) and the parameter rates.
+        With ``Delta = 0`` these are the regular rolling/sliding kinematics (seed 003 eq. 5).
+
+    Raises
+    ------
+    ParameterError
+        Bad shapes, non-finite input, bad chart indices.
+    GeometryError
+        Parameters outside a domain, a singular point of a parametrization (move to another
+        chart with ``Surface.best_chart``), or a singular contact matrix (conforming contact,
+        ``Delta <= Delta_min``; condition number above `max_condition`).
+
+    Notes
+    -----
+    With ``c2 = R p2 + d`` and ``s = w x c2 + v`` (velocity of the body-2 point at c2)
+    (MATH.md sec. 3)::
+
+        dDelta/dt = n1 . s
+        [L1 + R L2 R^T (I + Delta L1)] dp1/dt = w x n1 + R L2 R^T (s - dDelta/dt n1)
+        R dp2/dt = (I + Delta L1) dp1/dt + dDelta/dt n1 - s
+
+    Everything lives in the tangent plane of S1, solved in the orthonormal basis
+    ``E = (e1, e2) = (f1_u / |f1_u|, n1 x e1)``: with ``S1 = E^T L1 E``,
+    ``K2 = E^T R L2 R^T E`` (``L = F I^-1 II I^-1 F^T``)::
+
+        (S1 + K2 (I + Delta S1)) y1 = E^T (w x n1) + K2 E^T s,     dp1/dt = E y1
+        y2 = (I + Delta S1) y1 - E^T s,                             dp2/dt = R^T E y2
+        (du1, dv1) = I1^-1 F1^T E y1,   (du2, dv2) = I2^-1 (R F2)^T E y2
+
+    The formulas are exact on the solution set of the closest-point equations (``R n2 =
+    -n1``, ``R p2 + d - p1 = Delta n1``) and first-order accurate near it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from porthamiltonian.geometry import Plane, Sphere
+    >>> H = np.eye(4); H[2, 3] = 1.0             # unit sphere resting on the plane z = 0
+    >>> x = (0.0, 0.0, -np.pi / 2, 0.0)          # plane origin; south pole in chart 1
+    >>> k = contact_kinematics(Plane(), Sphere(1.0), x, H, (0, 1.0, 0, 0, 0, 0), charts=(0, 1))
+    >>> k.p1_rate.round(12).tolist(), round(k.distance_rate, 12)   # rolling about y
+    ([1.0, 0.0, 0.0], 0.0)
+    """
+    R, d = check_pose(H_12, "H_12")
+    T = check_vector(T_12, "T_12", 6)
+    D1, D2 = pair_derivatives(S1, S2, x, charts, 2)
+    w, v = T[:3], T[3:]
+    n1, f1u, f1v, _, (a00, a01, a11) = _weingarten(D1)
+    _, f2u, f2v, _, (b00, b01, b11) = _weingarten(D2)
+    p1, p2 = D1[0][0], D2[0][0]
+    Rp2 = rotate(R, p2)
+    c2 = (Rp2[0] + d[0], Rp2[1] + d[1], Rp2[2] + d[2])
+    distance = _dot(n1, (c2[0] - p1[0], c2[1] - p1[1], c2[2] - p1[2]))
+    e1, e2 = tangent_basis(n1, f1u)
+    P = ((_dot(f1u, e1), 0.0), (_dot(f1v, e1), _dot(f1v, e2)))
+    Rf2u, Rf2v = rotate(R, f2u), rotate(R, f2v)
+    G = ((_dot(Rf2u, e1), _dot(Rf2u, e2)), (_dot(Rf2v, e1), _dot(Rf2v, e2)))
+    S1 = sym_congruence(a00, a01, a11, P)
+    K2 = sym_congruence(b00, b01, b11, G)
+    wc = _cross(w, c2)
+    s = (wc[0] + v[0], wc[1] + v[1], wc[2] + v[2])
+    rate = _dot(n1, s)
+    wn = _cross(w, n1)
+    Es = (_dot(e1, s), _dot(e2, s))
+    A = ((1.0 + distance * S1[0][0], distance * S1[0][1]),
+         (distance * S1[1][0], 1.0 + distance * S1[1][1]))
+    M = [[S1[i][j] + K2[i][0] * A[0][j] + K2[i][1] * A[1][j] for j in range(2)] for i in range(2)]
+    s_max, s_min = singular_values2(M)
+    if not s_min > s_max / max_condition:
+        cond = s_max / s_min if s_min > 0.0 else np.inf
+        raise GeometryError(
+            f"singular contact kinematics between {S1!r} and {S2!r} at x = {list(x)}: the "
+            f"contact matrix L1 + R L2 R^T (I + Delta L1) has condition number {cond:.3g} "
+            f"> {max_condition:g} at Delta = {distance:.6g} m (conforming contact or "
+            f"Delta <= Delta_min: the contact points are not isolated)")
+    rhs = (_dot(e1, wn) + K2[0][0] * Es[0] + K2[0][1] * Es[1],
+           _dot(e2, wn) + K2[1][0] * Es[0] + K2[1][1] * Es[1])
+    y1 = solve2(M, rhs)
+    y2 = (A[0][0] * y1[0] + A[0][1] * y1[1] - Es[0], A[1][0] * y1[0] + A[1][1] * y1[1] - Es[1])
+    dp1 = tuple(e1[k] * y1[0] + e2[k] * y1[1] for k in range(3))
+    dp2 = rotate_t(R, tuple(e1[k] * y2[0] + e2[k] * y2[1] for k in range(3)))
+    I1 = ((_dot(f1u, f1u), _dot(f1u, f1v)), (_dot(f1u, f1v), _dot(f1v, f1v)))
+    I2 = ((_dot(f2u, f2u), _dot(f2u, f2v)), (_dot(f2u, f2v), _dot(f2v, f2v)))
+    a1 = solve2(I1, (P[0][0] * y1[0] + P[0][1] * y1[1], P[1][0] * y1[0] + P[1][1] * y1[1]))
+    a2 = solve2(I2, (G[0][0] * y2[0] + G[0][1] * y2[1], G[1][0] * y2[0] + G[1][1] * y2[1]))
+    return ContactKinematics(distance, rate, np.array(dp1), np.array(dp2),
+                             np.array(a1 + a2), s_max / s_min)
