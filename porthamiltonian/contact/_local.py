@@ -12,8 +12,9 @@ from ..geometry import Surface
 from ..geometry.closest import check_pose
 from ..geometry.gauss import _cross, _dot
 
-__all__ = ["check_pose", "check_vector", "pair_derivatives", "rotate", "rotate_t", "solve2",
-           "sym_congruence", "tangent_basis"]
+__all__ = ["check_pose", "check_vector", "frame_from", "pair_derivatives", "rotate", "rotate_t",
+           "singular_values2", "solve2", "surface_derivatives", "sym_congruence",
+           "tangent_basis"]
 
 
 def check_vector(value, name: str, n: int) -> list:
@@ -88,6 +89,15 @@ def tangent_basis(n, fu):
     lu = math.sqrt(_dot(fu, fu))
     e1 = (fu[0] / lu, fu[1] / lu, fu[2] / lu)
     return e1, _cross(n, e1)
+
+
+def frame_from(point, fu, n) -> np.ndarray:
+    """4x4 pose of the frame with origin `point`, ``x = f_u / |f_u|``, ``z = n``, ``y = z x x``
+    (Kry & Pai, seed 002 eqs. 5-6)."""
+    e1, e2 = tangent_basis(n, fu)
+    H = np.eye(4)
+    H[:3, 0], H[:3, 1], H[:3, 2], H[:3, 3] = e1, e2, n, point
+    return H
 
 
 def sym_congruence(b00, b01, b11, X):
