@@ -2,6 +2,15 @@
 
 from .bezier import BezierPatch
 from .bspline import BSplineSurface
+from .closest import (
+    ClosestPoints,
+    GlobalCheck,
+    PointProjection,
+    check_global,
+    closest_points,
+    closest_points_world,
+    project_point,
+)
 from .cylinder import Cylinder
 from .domain import ParameterDomain
 from .ellipsoid import Ellipsoid
@@ -23,10 +32,13 @@ from .torus import Torus
 __all__ = [
     "BSplineSurface",
     "BezierPatch",
+    "ClosestPoints",
     "Cylinder",
     "Ellipsoid",
+    "GlobalCheck",
     "ParameterDomain",
     "Plane",
+    "PointProjection",
     "PrincipalCurvatures",
     "REGULARITY_TOL",
     "Sphere",
@@ -36,9 +48,13 @@ __all__ = [
     "SurfaceSample",
     "SymbolicSurface",
     "Torus",
+    "check_global",
+    "closest_points",
+    "closest_points_world",
     "first_fundamental_form",
     "normal_derivatives",
     "principal_curvatures",
+    "project_point",
     "second_fundamental_form",
     "shape_operator",
     "unit_normal",

@@ -127,12 +127,13 @@ class ClosestPoints:
 
 
 class PointProjection(NamedTuple):
-    """Foot of the normal from a point onto a surface.
+    """Nearest point of a surface to a point.
 
-    ``u, v, chart``: parameters of the foot; ``point`` and ``normal`` (shape (3,)) in the
-    surface's frame; ``distance``: signed distance ``n . (p - point)`` [m], positive on the
-    side the normal points to; ``residual``: tangential part of ``p - point`` [m];
-    ``iterations``: Newton iterations.
+    ``u, v, chart``: its parameters; ``point`` and ``normal`` (shape (3,)) in the surface's
+    frame; ``distance``: ``|p - point|`` [m] with the sign of ``n . (p - point)`` (positive on
+    the side the normal points to); ``residual``: tangential part of ``p - point`` [m], zero
+    unless ``on_boundary``; ``iterations``: Newton iterations; ``on_boundary``: the nearest
+    point lies on the boundary of a bounded patch (not a foot of the normal).
     """
 
     u: float
@@ -143,6 +144,7 @@ class PointProjection(NamedTuple):
     distance: float
     residual: float
     iterations: int
+    on_boundary: bool
 
 
 class GlobalCheck(NamedTuple):
@@ -828,26 +830,39 @@ def check_global(S1: Surface, S2: Surface, H_12, local: ClosestPoints, *, atol: 
 # ---------------------------------------------------------------- point projection
 
 def _project_newton(S, p, u, v, chart, scale, tol, max_iter):
-    """Damped Newton on ``0.5 |f(u, v) - p|^2``; returns (u, v, chart, D, iterations, ok)."""
+    """Damped Newton on ``0.5 |f(u, v) - p|^2`` with the bounds of a patch as an active set.
+
+    Returns ``(u, v, chart, D, iterations, converged, on_boundary)``.
+    """
     p = p.tolist()
     for it in range(max_iter + 1):
+        dom = S._domains[chart]
         D = S._derivatives(u, v, 2, chart).tolist()
         f, fu, fv = D[0][0], D[1][0], D[0][1]
         e = (f[0] - p[0], f[1] - p[1], f[2] - p[2])
         g = (_dot(fu, e), _dot(fv, e))
-        lu, lv = math.sqrt(_dot(fu, fu)), math.sqrt(_dot(fv, fv))
-        if lu > 0.0 and lv > 0.0 and abs(g[0]) / lu <= tol * scale and abs(g[1]) / lv <= tol * scale:
-            return u, v, chart, D, it, True
+        # a bound is active when the descent direction -g points out of the domain
+        active = [not dom.periodic[k] and ((x <= dom.lower[k] and g[k] > 0.0)
+                                           or (x >= dom.upper[k] and g[k] < 0.0))
+                  for k, x in enumerate((u, v))]
+        lengths = (math.sqrt(_dot(fu, fu)), math.sqrt(_dot(fv, fv)))
+        if all(active[k] or (lengths[k] > 0.0 and abs(g[k]) / lengths[k] <= tol * scale)
+               for k in range(2)):
+            return u, v, chart, D, it, True, any(active)
         if it == max_iter:
             break
         H = np.array(((_dot(fu, fu) + _dot(D[2][0], e), _dot(fu, fv) + _dot(D[1][1], e)),
                       (_dot(fu, fv) + _dot(D[1][1], e), _dot(fv, fv) + _dot(D[0][2], e))))
-        lo = np.linalg.eigvalsh(H)[0]
-        if lo <= 1e-12 * max(1.0, float(np.abs(H).max())):
-            H = H + (abs(lo) + 1e-6 * float(np.trace(np.abs(H))) + 1e-300) * np.eye(2)
-        step = -np.linalg.solve(H, np.array(g))
-        move = math.sqrt(_dot(gauss._lin2(step[0], fu, step[1], fv),
-                              gauss._lin2(step[0], fu, step[1], fv)))
+        free = [k for k in range(2) if not active[k]]
+        Hf = H[np.ix_(free, free)]
+        lo = np.linalg.eigvalsh(Hf)[0]
+        if lo <= 1e-12 * max(1.0, float(np.abs(Hf).max())):
+            # not convex here: shift to positive definite (a Levenberg-Marquardt step)
+            Hf = Hf + (abs(lo) + 1e-6 * float(np.trace(np.abs(Hf))) + 1e-300) * np.eye(len(free))
+        step = np.zeros(2)
+        step[free] = -np.linalg.solve(Hf, np.array(g)[free])
+        m = gauss._lin2(step[0], fu, step[1], fv)
+        move = math.sqrt(_dot(m, m))
         lam = min(1.0, _STEP_FRACTION * scale / move) if move > 0.0 else 1.0
         phi0 = _dot(e, e)
         slope = float(np.dot(g, step))
@@ -859,14 +874,14 @@ def _project_newton(S, p, u, v, chart, scale, tol, max_iter):
                 break
             lam *= 0.5
         else:
-            return u, v, chart, D, it, False
+            return u, v, chart, D, it, False, any(active)
         chart, u, v = S._best_chart(un, vn, chart)
-    return u, v, chart, D, max_iter, False
+    return u, v, chart, D, max_iter, False, False
 
 
 def project_point(S: Surface, p, *, uv0=None, chart: int = 0, tol: float = DEFAULT_TOL,
                   max_iter: int = 50) -> PointProjection:
-    """Closest point of a surface to a point (foot of the normal), global or warm-started.
+    """Nearest point of a surface to a point (foot of the normal), global or warm-started.
 
     Parameters
     ----------
@@ -900,7 +915,8 @@ def project_point(S: Surface, p, *, uv0=None, chart: int = 0, tol: float = DEFAU
     -----
     Minimizes ``0.5 |f(u, v) - p|^2``: gradient ``g_a = f_a . (f - p)``, Hessian
     ``f_a . f_b + f_ab . (f - p)`` (shifted to be positive definite when it is not), with
-    backtracking; on a plane the first step is exact.
+    backtracking; on a plane the first step is exact. The bounds of a bounded patch are an
+    active set, so the result may be a boundary point (``on_boundary``).
 
     Examples
     --------
@@ -937,15 +953,17 @@ def project_point(S: Surface, p, *, uv0=None, chart: int = 0, tol: float = DEFAU
         runs.append(_project_newton(S, p, u, v, ch, scale, tol, int(max_iter)))
     done = [run for run in runs if run[5]]
     if not done:
-        u, v, ch, _, its, _ = runs[0]
+        u, v, ch, _, its, _, _ = runs[0]
         raise GeometryError(f"project_point did not converge on {S!r} for p = {p.tolist()}: "
                             f"iterate (u, v) = ({u:.6g}, {v:.6g}) in chart {ch} after {its} "
                             f"iterations")
-    u, v, ch, D, its, _ = min(done, key=lambda run: float(np.sum((np.array(run[3][0][0]) - p) ** 2)))
+    u, v, ch, D, its, _, edge = min(done, key=lambda run: float(np.sum((np.array(run[3][0][0])
+                                                                     - p) ** 2)))
     Da = np.array(D)
     S._require_regular(Da, u, v, ch)
     n = gauss.unit_normal(Da)
     f = Da[0, 0]
     e = p - f
     tangential = e - (n @ e) * n
-    return PointProjection(u, v, ch, f, n, float(n @ e), float(np.linalg.norm(tangential)), its)
+    distance = math.copysign(float(np.linalg.norm(e)), float(n @ e))
+    return PointProjection(u, v, ch, f, n, distance, float(np.linalg.norm(tangential)), its, edge)
