@@ -248,16 +248,18 @@ def tilted_rotation(rng, lo_deg, hi_deg):
 # ------------------------------------------------------------------ pose sets
 
 def ellipsoid_cases(n, seed, *, deepest=-0.2):
-    """n poses of the ellipsoid pair with distances in (deepest, ~1], about a third
-    penetrating; returns (H, Reference) pairs."""
+    """n poses of the ellipsoid pair, alternately apart and penetrating (translated along the
+    contact normal from a random pose); returns (H, Reference) pairs with Delta > deepest."""
     E1, E2 = ellipsoids()
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < n:
         H = pose(random_rotation(rng), unit(rng.normal(size=3)) * rng.uniform(0.5, 1.9))
-        ref = ellipsoid_pair(E1, E2, H)
-        if ref.distance > deepest:
-            out.append((H, ref))
+        r = ellipsoid_pair(E1, E2, H)
+        H[:3, 3] += (_target(rng, len(out)) - r.distance) * r.n1
+        r = ellipsoid_pair(E1, E2, H)
+        if r.distance > deepest:
+            out.append((H, r))
     return out
 
 
