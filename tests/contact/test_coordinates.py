@@ -96,7 +96,7 @@ def test_twist_from_H_keeps_contact_to_second_order(pair, touching):
         assert 6.0 < right[k][1] / right[k + 1][1] < 10.0          # pose O(h^3)
         assert 3.0 < wrong[k][0] / wrong[k + 1][0] < 5.0           # O(h^2) without dH
         assert 3.0 < wrong[k][1] / wrong[k + 1][1] < 5.0
-    assert right[-1][0] < 0.01 * wrong[-1][0]
+    assert right[-1][0] < 0.05 * wrong[-1][0]
 
 
 def test_contact_coordinates_round_trip(pair, touching):
