@@ -112,11 +112,18 @@ class EventOutcome:
         entered in the ledger under the element's name.
     message : str
         Human-readable description for the trajectory's event log.
+    impulse : ndarray, optional
+        For a constraint element: target values of its velocity residuals c right after the
+        event (e.g. -e times the approach velocity for a Newton impact). The simulator then
+        applies the impulse that reaches them while keeping every other constraint's velocity
+        residual unchanged (`PHSystem.apply_impulse`); the kinetic energy it removes is
+        added to `lost`.
     """
 
     x: np.ndarray
     lost: float = 0.0
     message: str = ""
+    impulse: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -133,12 +140,16 @@ class EventSpec:
         +1 fires on increasing crossings only, -1 on decreasing, 0 on both.
     handler : callable
         ``handler(t, x, refs) -> EventOutcome``: the new own state and the energy lost.
+    uses_system : bool
+        If True, `function` is called as ``function(system, t, x_full)`` (for events on
+        quantities only the whole system knows, such as a constraint's multiplier).
     """
 
     name: str
     function: Callable
     direction: float
     handler: Callable
+    uses_system: bool = False
 
 
 class Element(ABC):

@@ -28,7 +28,9 @@ class EventBinding:
     def name(self):
         return f"{self.element}.{self.spec.name}"
 
-    def value(self, t, x):
+    def value(self, t, x, system=None):
+        if self.spec.uses_system:
+            return self.spec.function(system, t, x)
         return self.spec.function(t, x[self.own], tuple(x[s] for s in self.refs))
 
 
@@ -194,6 +196,29 @@ class PHSystem:
             if np.max(np.abs(r)) > 0:
                 x = x + ev["Gx"] @ _solve(ev["A"], r)
         return x
+
+    def apply_impulse(self, t, x, element, target):
+        """The state right after an impulse that sets `element`'s velocity residuals to `target`.
+
+        Every other constraint (and every cut) keeps its velocity residual; the impulse is the
+        one of least kinetic-energy change (the acceleration-level matrices A and G of the
+        compiled system). Inactive constraint rows carry no impulse.
+
+        Returns
+        -------
+        ndarray
+        """
+        plan = self._plan
+        rows = next((c["rows"] for c in plan.constraints if c["path"] == element), None)
+        if rows is None:
+            raise ModelError(f"{element!r} is not a constraint element of system {self.name!r}")
+        ev = self._rhs(t, x, self._u0, True)
+        r = np.zeros(plan.n_rows)
+        c_now = ev["c"][element]
+        r[rows] = np.asarray(target, dtype=float) - c_now
+        # inactive rows of unilateral constraints are identity rows of A (see codegen): with a
+        # zero target they take no impulse
+        return x + ev["Gx"] @ _solve(ev["A"], r)
 
     # ----------------------------------------------------------------- energy
     def element_energies(self, x):

@@ -237,7 +237,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     nfev_total, njev_total, nlu_total = 0, 0, 0
     while True:
         evs = [
-            _wrap_event(lambda tt, xx, b=b: b.value(tt, xx), b.spec.direction, True, t, x, rhs)
+            _wrap_event(lambda tt, xx, b=b: b.value(tt, xx, system), b.spec.direction, True, t, x, rhs)
             for b in element_events
         ]
         evs += [
@@ -292,9 +292,14 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             out = b.spec.handler(te_, xe[b.own], tuple(xe[s] for s in b.refs))
             xn = xe.copy()
             xn[b.own] = out.x
+            lost = float(out.lost)
+            if out.impulse is not None:
+                H_before = system.energy(xn)
+                xn = system.apply_impulse(te_, xn, b.element, out.impulse)
+                lost += H_before - system.energy(xn)
             if b.element in lost_index:
-                xn[lost_index[b.element]] += out.lost
-            records.append(EventRecord(te_, b.name, out.message, float(out.lost)))
+                xn[lost_index[b.element]] += lost
+            records.append(EventRecord(te_, b.name, out.message, lost))
             if T[-1].size == 0 or T[-1][-1] != te_:
                 T.append(np.array([te_]))
                 X.append(xe[None, :])
