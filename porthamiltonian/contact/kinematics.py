@@ -101,11 +101,11 @@ def contact_kinematics(S1, S2, x, H_12, T_12, *, charts=(0, 0),
         R dp2/dt = (I + Delta L1) dp1/dt + dDelta/dt n1 - s
 
     Everything lives in the tangent plane of S1, solved in the orthonormal basis
-    ``E = (e1, e2) = (f1_u / |f1_u|, n1 x e1)``: with ``S1 = E^T L1 E``,
+    ``E = (e1, e2) = (f1_u / |f1_u|, n1 x e1)``: with the 2x2 matrices ``K1 = E^T L1 E``,
     ``K2 = E^T R L2 R^T E`` (``L = F I^-1 II I^-1 F^T``)::
 
-        (S1 + K2 (I + Delta S1)) y1 = E^T (w x n1) + K2 E^T s,     dp1/dt = E y1
-        y2 = (I + Delta S1) y1 - E^T s,                             dp2/dt = R^T E y2
+        (K1 + K2 (I + Delta K1)) y1 = E^T (w x n1) + K2 E^T s,     dp1/dt = E y1
+        y2 = (I + Delta K1) y1 - E^T s,                             dp2/dt = R^T E y2
         (du1, dv1) = I1^-1 F1^T E y1,   (du2, dv2) = I2^-1 (R F2)^T E y2
 
     The formulas are exact on the solution set of the closest-point equations (``R n2 =
@@ -135,16 +135,16 @@ def contact_kinematics(S1, S2, x, H_12, T_12, *, charts=(0, 0),
     P = ((_dot(f1u, e1), 0.0), (_dot(f1v, e1), _dot(f1v, e2)))
     Rf2u, Rf2v = rotate(R, f2u), rotate(R, f2v)
     G = ((_dot(Rf2u, e1), _dot(Rf2u, e2)), (_dot(Rf2v, e1), _dot(Rf2v, e2)))
-    S1 = sym_congruence(a00, a01, a11, P)
-    K2 = sym_congruence(b00, b01, b11, G)
+    K1 = sym_congruence(a00, a01, a11, P)          # E^T L1 E
+    K2 = sym_congruence(b00, b01, b11, G)          # E^T R L2 R^T E
     wc = _cross(w, c2)
     s = (wc[0] + v[0], wc[1] + v[1], wc[2] + v[2])
     rate = _dot(n1, s)
     wn = _cross(w, n1)
     Es = (_dot(e1, s), _dot(e2, s))
-    A = ((1.0 + distance * S1[0][0], distance * S1[0][1]),
-         (distance * S1[1][0], 1.0 + distance * S1[1][1]))
-    M = [[S1[i][j] + K2[i][0] * A[0][j] + K2[i][1] * A[1][j] for j in range(2)] for i in range(2)]
+    A = ((1.0 + distance * K1[0][0], distance * K1[0][1]),
+         (distance * K1[1][0], 1.0 + distance * K1[1][1]))
+    M = [[K1[i][j] + K2[i][0] * A[0][j] + K2[i][1] * A[1][j] for j in range(2)] for i in range(2)]
     s_max, s_min = singular_values2(M)
     if not s_min > s_max / max_condition:
         cond = s_max / s_min if s_min > 0.0 else np.inf
