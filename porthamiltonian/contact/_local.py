@@ -35,8 +35,8 @@ def _check_chart(S, chart, name):
     return int(chart)
 
 
-def surface_derivatives(S, u, v, chart, order, name):
-    """Derivative array (nested lists) at a regular point of `chart`, validated."""
+def surface_derivatives(S, u, v, chart, order, name, *, lists=True):
+    """Derivative array (nested lists, or the array) at a regular point of `chart`, validated."""
     dom = S._domains[chart]
     u, v = dom.wrap(u, v)
     if not dom.contains(u, v):
@@ -44,11 +44,12 @@ def surface_derivatives(S, u, v, chart, order, name):
                             f"the domain {dom!r} of chart {chart}")
     D = S._derivatives(u, v, order, chart)
     S._require_regular(D, u, v, chart)
-    return D.tolist()
+    return D.tolist() if lists else D
 
 
-def pair_derivatives(S1, S2, x, charts, order):
-    """Validated derivative arrays of both surfaces at ``x = (u1, v1, u2, v2)``.
+def pair_derivatives(S1, S2, x, charts, order, *, lists=True):
+    """Validated derivative arrays (nested lists, or arrays) of both surfaces at
+    ``x = (u1, v1, u2, v2)``.
 
     Raises
     ------
@@ -66,8 +67,8 @@ def pair_derivatives(S1, S2, x, charts, order):
         raise ParameterError(f"`charts` must be a pair of chart indices, got {charts!r}") from None
     c1 = _check_chart(S1, c1, "S1")
     c2 = _check_chart(S2, c2, "S2")
-    return (surface_derivatives(S1, x[0], x[1], c1, order, "S1"),
-            surface_derivatives(S2, x[2], x[3], c2, order, "S2"))
+    return (surface_derivatives(S1, x[0], x[1], c1, order, "S1", lists=lists),
+            surface_derivatives(S2, x[2], x[3], c2, order, "S2", lists=lists))
 
 
 def rotate(R, a):

@@ -30,94 +30,94 @@ from ._local import check_pose, check_vector, frame_from, pair_derivatives
 __all__ = ["ContactJacobian", "contact_coordinate_jacobian", "contact_coordinates",
            "contact_pose"]
 
-# Second-order jets in (s, t): rows (value, d/ds, d/dt, d2/ds2, d2/dsdt, d2/dt2). A product
-# of two jets is sum_k C[:, k] op(a[IA[k]], b[IB[k]]) (Leibniz rule).
+# Second-order jets in (s, t): arrays of shape (6, ...) with rows (value, d/ds, d/dt,
+# d2/ds2, d2/dsdt, d2/dt2). The Leibniz rule makes every product of two jets a fixed bilinear
+# map: out[slot] = sum T[slot, i, j] a[i] * b[j].
 _TERMS = ((0, 0, 0, 1.0),
           (1, 1, 0, 1.0), (1, 0, 1, 1.0),
           (2, 2, 0, 1.0), (2, 0, 2, 1.0),
           (3, 3, 0, 1.0), (3, 1, 1, 2.0), (3, 0, 3, 1.0),
           (4, 4, 0, 1.0), (4, 1, 2, 1.0), (4, 2, 1, 1.0), (4, 0, 4, 1.0),
           (5, 5, 0, 1.0), (5, 2, 2, 2.0), (5, 0, 5, 1.0))
-_IA = np.array([t[1] for t in _TERMS])
-_IB = np.array([t[2] for t in _TERMS])
-_C = np.zeros((6, len(_TERMS)))
-for _k, (_slot, _, _, _weight) in enumerate(_TERMS):
-    _C[_slot, _k] = _weight
+_T = np.zeros((6, 6, 6))
+for _slot, _i, _j, _weight in _TERMS:
+    _T[_slot, _i, _j] = _weight
+_EPS = np.zeros((3, 3, 3))
+_EPS[0, 1, 2] = _EPS[1, 2, 0] = _EPS[2, 0, 1] = 1.0
+_EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
+# The bilinear maps flattened for two small matrix products (cheaper than einsum or fancy
+# indexing on arrays this small): out = (K @ b.ravel()).reshape(-1, a.size) @ a.ravel().
+_K_CROSS = np.einsum("sij,cde->scidje", _T, _EPS).reshape(18 * 18, 18)
+_K_DOT = np.einsum("sij,de->sidje", _T, np.eye(3)).reshape(6 * 18, 18)
+_K_SCALE = np.einsum("sij,ce->scije", _T, np.eye(3)).reshape(18 * 6, 18)
 _FIRST = (1, 2)                          # jet slot of d/ds, d/dt
 _SECOND = ((3, 4), (4, 5))               # jet slot of d2/(di dj)
 # derivative array entries (i, j) feeding the jets of c, c_s and c_t
 _JET_C = ((0, 1, 0, 2, 1, 0), (0, 0, 1, 0, 1, 2))
 _JET_CS = ((1, 2, 1, 3, 2, 1), (0, 0, 1, 0, 1, 2))
 _JET_CT = ((0, 1, 0, 2, 1, 0), (1, 1, 2, 1, 2, 3))
+# velocity rows as pairs (a, b) of frame jets: omega = (z . y_i, x . z_i, y . x_i),
+# v = (x . c_i, y . c_i, z . c_i), with jets indexed 0 x, 1 y, 2 z, 3 c
+_ROWS_A = np.array((2, 0, 1, 0, 1, 2))
+_ROWS_B = np.array((1, 2, 0, 3, 3, 3))
+# G[row, p, q] = a_p . b_q; J[:, i] = G[:, 0, first_i],
+# dJ/dq_j[:, i] = G[:, first_j, first_i] + G[:, 0, second_ij]
+_J_IDX = np.array(_FIRST)
+_DJ_FIRST = np.array([[_FIRST[j]] * 2 for j in range(2)]), np.array([_FIRST, _FIRST])
+_DJ_SECOND = np.array([[_SECOND[i][j] for i in range(2)] for j in range(2)])
 
 
 def _jet_dot(a, b):
-    return _C @ np.einsum("ij,ij->i", a[_IA], b[_IB])
+    return (_K_DOT @ b.ravel()).reshape(6, 18) @ a.ravel()
 
 
 def _jet_cross(a, b):
-    A, B = a[_IA], b[_IB]
-    return _C @ (A[:, [1, 2, 0]] * B[:, [2, 0, 1]] - A[:, [2, 0, 1]] * B[:, [1, 2, 0]])
+    return ((_K_CROSS @ b.ravel()).reshape(18, 18) @ a.ravel()).reshape(6, 3)
 
 
 def _jet_scale(s, a):
-    return _C @ (s[_IA][:, None] * a[_IB])
+    return ((_K_SCALE @ a.ravel()).reshape(18, 6) @ s).reshape(6, 3)
 
 
 def _jet_rsqrt(q):
     """Jet of ``q^(-1/2)`` by the chain rule."""
-    f = q[0] ** -0.5
-    f1 = -0.5 * f / q[0]
-    f2 = 0.75 * f / (q[0] * q[0])
-    return np.array((f, f1 * q[1], f1 * q[2], f2 * q[1] * q[1] + f1 * q[3],
-                     f2 * q[1] * q[2] + f1 * q[4], f2 * q[2] * q[2] + f1 * q[5]))
+    q0, q1, q2, q3, q4, q5 = q.tolist()
+    f = q0 ** -0.5
+    f1 = -0.5 * f / q0
+    f2 = 0.75 * f / (q0 * q0)
+    return np.array((f, f1 * q1, f1 * q2, f2 * q1 * q1 + f1 * q3, f2 * q1 * q2 + f1 * q4,
+                     f2 * q2 * q2 + f1 * q5))
 
 
-def _patch_jets(D):
-    """Jets of the origin ``c`` and the axes ``x, y, z`` of the patch frame.
+def _patch_velocity(D):
+    """Body velocity of a patch frame w.r.t. its parameters, and its derivatives.
 
-    Returns ``c`` (6, 3) and ``Q`` (6, 3, 3) with ``Q[k] = [x; y; z]`` (rows) in jet slot k.
+    Parameters
+    ----------
+    D : ndarray, shape (4, 4, 3)
+        Derivative array up to third order.
+
+    Returns
+    -------
+    J : ndarray, shape (6, 2)
+        Columns: twist of the patch frame relative to its body, in patch-frame coordinates,
+        per unit rate of the first and of the second parameter (seed 002 eqs. 44-50).
+    dJ : ndarray, shape (2, 6, 2)
+        ``dJ[j] = dJ/dq_j`` (needs third derivatives of the surface).
+    H : ndarray, shape (4, 4)
+        The patch frame pose.
     """
     c, cs, ct = D[_JET_C], D[_JET_CS], D[_JET_CT]
     x = _jet_scale(_jet_rsqrt(_jet_dot(cs, cs)), cs)
     m = _jet_cross(cs, ct)
     z = _jet_scale(_jet_rsqrt(_jet_dot(m, m)), m)
     y = _jet_cross(z, x)
-    return c, np.stack((x, y, z), axis=1)
-
-
-def _omega(W):
-    """``vee`` of the skew part of ``W = Q0 Q_i^T`` (entries q_a . q_b,i)."""
-    return np.array((W[2, 1], W[0, 2], W[1, 0]))
-
-
-def _patch_velocity(D):
-    """Body velocity of the patch frame w.r.t. its parameters and its derivatives.
-
-    Returns
-    -------
-    J : ndarray, shape (6, 2)
-        Columns: twist of the patch frame relative to its body, in patch-frame coordinates,
-        per unit ``ds`` and ``dt`` (seed 002 eqs. 44-50).
-    dJ : ndarray, shape (2, 6, 2)
-        ``dJ[j] = dJ/dq_j`` for ``q_j = s, t`` (needs third derivatives of the surface).
-    H : ndarray, shape (4, 4)
-        The patch frame pose.
-    """
-    c, Q = _patch_jets(D)
-    J = np.empty((6, 2))
-    dJ = np.empty((2, 6, 2))
-    Q0 = Q[0]
-    for i in range(2):
-        Qi, ci = Q[_FIRST[i]], c[_FIRST[i]]
-        J[:3, i] = _omega(Q0 @ Qi.T)
-        J[3:, i] = Q0 @ ci
-        for j in range(2):
-            Qj, Qij, cij = Q[_FIRST[j]], Q[_SECOND[i][j]], c[_SECOND[i][j]]
-            dJ[j, :3, i] = _omega(Qj @ Qi.T + Q0 @ Qij.T)
-            dJ[j, 3:, i] = Qj @ ci + Q0 @ cij
+    F = np.stack((x, y, z, c))                                 # (4 jets, 6 slots, 3)
+    G = np.einsum("rpk,rqk->rpq", F[_ROWS_A], F[_ROWS_B])      # (6 rows, 6, 6)
+    J = G[:, 0, _J_IDX]
+    dJ = (G[:, _DJ_FIRST[0], _DJ_FIRST[1]] + G[:, 0, _DJ_SECOND]).transpose(1, 0, 2)
     H = np.eye(4)
-    H[:3, :3] = Q0.T
+    H[:3, :3] = F[:3, 0].T
     H[:3, 3] = c[0]
     return J, dJ, H
 
@@ -132,8 +132,8 @@ def _flip(psi):
 
 def _check_q(q, charts, S1, S2, order):
     q = check_vector(q, "q", 5)
-    D1, D2 = pair_derivatives(S1, S2, q[:4], charts, order)
-    return q, np.array(D1), np.array(D2)
+    D1, D2 = pair_derivatives(S1, S2, q[:4], charts, order, lists=False)
+    return q, D1, D2
 
 
 def _frame(D):
@@ -207,7 +207,7 @@ def contact_coordinates(S1, S2, x, H_12, *, charts=(0, 0)) -> np.ndarray:
     """
     R, _ = check_pose(H_12, "H_12")
     x = check_vector(x, "x", 4)
-    D1, D2 = (np.array(D) for D in pair_derivatives(S1, S2, x, charts, 1))
+    D1, D2 = pair_derivatives(S1, S2, x, charts, 1, lists=False)
     x2 = _frame(D1)[:3, :3].T @ np.array(R) @ _frame(D2)[:3, 0]
     return np.array(x + [math.atan2(x2[1], x2[0])])
 

@@ -91,20 +91,32 @@ class ClosestPoints:
     iterations : int
         Newton iterations of the final refinement.
     curvature_margin : float
-        Smallest eigenvalue [1/m] of ``L1 (I + Delta L1)^-1 + R L2 R^T`` on the tangent plane.
-        Positive: ``p2`` is a strict local minimum of the signed distance to ``S1`` along
-        ``S2`` (for convex bodies: a local maximum of the separating-axis gap), so the
-        contact kinematics are regular. ``-inf`` when ``I + Delta L1`` is not positive
-        definite (``R p2 + d`` beyond a focal point of ``S1``).
+        Smallest real part of the eigenvalues [1/m] of the 2x2 contact matrix
+        ``M = L1 + R L2 R^T (I + Delta L1)`` of MATH.md sec. 3 on the tangent plane. Zero at
+        conforming contact or ``Delta = Delta_min`` (singular kinematics), negative at a
+        saddle or wrong-side stationary pair, positive at a regular contact pair.
     searched_globally : bool
         True when the start came from a global search; a warm-started result is only known
         to be a local solution (use `check_global`).
 
     Notes
     -----
-    ``curvature_margin`` is the symmetric form of the contact matrix of MATH.md sec. 3,
-    ``[L1 + R L2 R^T (I + Delta L1)] (I + Delta L1)^-1``: it is singular exactly when the
-    contact kinematics are (conforming contact, ``Delta = Delta_min``).
+    Why the margin measures second-order optimality: with ``S = L1 (I + Delta L1)^-1 +
+    R L2 R^T`` (symmetric), ``M = S (I + Delta L1)``, so when ``I + Delta L1 > 0`` the
+    eigenvalues of M have the signs of those of S, and ``S > 0`` says that ``p2`` is a strict
+    local minimum along S2 of the signed distance to S1. For convex bodies
+    ``M = K2 (rho1 + rho2 + Delta I) K1`` with the radii of curvature ``rho = L^-1``, and
+    ``rho1 + rho2 + Delta I > 0`` is the condition for a local maximum of the
+    separating-axis gap (`closest_points`, Notes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from porthamiltonian.geometry import Plane, Sphere
+    >>> H = np.eye(4); H[2, 3] = 0.4                      # sphere sunk 0.1 into the plane
+    >>> cp = closest_points(Plane(), Sphere(0.5), H)
+    >>> round(cp.distance, 12), round(cp.curvature_margin, 12), cp.may_be_local
+    (-0.1, 2.0, False)
     """
 
     x: np.ndarray
@@ -781,6 +793,20 @@ def closest_points_world(S1: Surface, S2: Surface, H_W1, H_W2, **kwargs) -> Clos
     -------
     ClosestPoints
         Points and normals in their body frames, as from `closest_points`.
+
+    Raises
+    ------
+    ParameterError, GeometryError
+        As `closest_points`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from porthamiltonian.geometry import Sphere
+    >>> H_W1, H_W2 = np.eye(4), np.eye(4)
+    >>> H_W2[0, 3] = 3.0
+    >>> round(closest_points_world(Sphere(1.0), Sphere(0.5), H_W1, H_W2).distance, 12)
+    1.5
     """
     R1, d1 = check_pose(H_W1, "H_W1")
     R2, d2 = check_pose(H_W2, "H_W2")
@@ -816,6 +842,15 @@ def check_global(S1: Surface, S2: Surface, H_12, local: ClosestPoints, *, atol: 
     ------
     ParameterError, GeometryError
         As `closest_points` without a warm start.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from porthamiltonian.geometry import Plane, Torus
+    >>> H = np.eye(4); H[:3, :3] = [[1, 0, 0], [0, 0.8, -0.6], [0, 0.6, 0.8]]; H[2, 3] = 1.0
+    >>> tracked = closest_points(Plane(), Torus(1.0, 0.3), H)
+    >>> check_global(Plane(), Torus(1.0, 0.3), H, tracked).is_global
+    True
     """
     if not isinstance(local, ClosestPoints):
         raise ParameterError(f"`local` must be a ClosestPoints, got {type(local).__name__}")
