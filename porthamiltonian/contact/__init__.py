@@ -6,7 +6,12 @@ in their body frames; ``H_12 = (R, d)`` is the pose of body 2 in body 1; the rel
 v``); contact parameters ``x = (u1, v1, u2, v2)`` with ``charts = (chart1, chart2)``.
 """
 
-from .coordinates import ContactJacobian, contact_coordinate_jacobian, contact_coordinates, contact_pose
+from .coordinates import (
+    ContactJacobian,
+    contact_coordinate_jacobian,
+    contact_coordinates,
+    contact_pose,
+)
 from .frames import (
     ROLLING_PROJECTION,
     SLIDING_PROJECTION,

@@ -102,7 +102,8 @@ def frame_from(point, fu, n) -> np.ndarray:
 
 
 def sym_congruence(b00, b01, b11, X):
-    """``X^T B X`` for symmetric 2x2 ``B`` and 2x2 ``X`` (nested), as ``((s00, s01), (s01, s11))``."""
+    """``X^T B X`` for symmetric 2x2 ``B`` (entries b00, b01, b11) and 2x2 ``X`` (nested),
+    as nested ``((s00, s01), (s01, s11))``."""
     (x00, x01), (x10, x11) = X
     y00, y01 = b00 * x00 + b01 * x10, b00 * x01 + b01 * x11
     y10, y11 = b01 * x00 + b11 * x10, b01 * x01 + b11 * x11

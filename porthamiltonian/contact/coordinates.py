@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError
 from ..lie import se3
 from ..geometry.gauss import unit_normal
 from ._local import check_pose, check_vector, frame_from, pair_derivatives

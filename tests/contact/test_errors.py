@@ -87,25 +87,30 @@ def test_singular_parametrization_and_domain():
             fun()
 
 
-def test_bad_arguments():
-    E, P = Ellipsoid(1.0, 0.6, 0.4), Plane()
-    H = se3.make(np.eye(3), np.array((0.0, 0.0, 0.5)))
-    x = (0.0, 0.0, 0.3, -1.0)
-    cases = [
-        (lambda: contact_kinematics(P, E, x, H, (0.0, math.nan, 0, 0, 0, 0)), r"`T_12` must be finite"),
-        (lambda: contact_kinematics(P, E, x[:3], H, T), r"`x` must have shape \(4,\), got \(3,\)"),
-        (lambda: contact_kinematics(P, E, x, H, T, charts=(0, 2)), r"chart of S2 must be an integer in \[0, 1\]"),
-        (lambda: contact_kinematics(P, E, x, H, T, charts=0), r"`charts` must be a pair"),
-        (lambda: contact_kinematics(P, "E", x, H, T), r"`S2` must be a Surface, got str"),
-        (lambda: contact_kinematics(P, E, x, 2 * H, T), r"`H_12` must have last row"),
-        (lambda: sliding_plane_rates(P, E, x, H[:3], T), r"`H_12` must have shape \(4, 4\)"),
-        (lambda: centripetal_accelerations(P, E, x, (1.0, math.inf, 0, 0)), r"`x_rate` must be finite"),
-        (lambda: contact_frame(P, E, x, H, alpha=1.5), r"`alpha` must lie in \[0, 1\]"),
-        (lambda: contact_coordinate_jacobian(P, E, x), r"`q` must have shape \(5,\)"),
-        (lambda: contact_coordinate_jacobian(P, E, x + (0.0,), q_rate=(1, 2)), r"`q_rate` must have shape \(5,\)"),
-        (lambda: split_twist(T, np.eye(3)), r"`H_1C` must have shape \(4, 4\)"),
-        (lambda: patch_frame(E, 0.0, 0.0, chart=True), r"`chart` must be an integer"),
-    ]
-    for fun, match in cases:
-        with pytest.raises(ParameterError, match=match):
-            fun()
+E, P = Ellipsoid(1.0, 0.6, 0.4), Plane()
+H = se3.make(np.eye(3), np.array((0.0, 0.0, 0.5)))
+X = (0.0, 0.0, 0.3, -1.0)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: contact_kinematics(P, E, X, H, (0.0, math.nan, 0, 0, 0, 0)),
+     r"`T_12` must be finite"),
+    (lambda: contact_kinematics(P, E, X[:3], H, T), r"`x` must have shape \(4,\), got \(3,\)"),
+    (lambda: contact_kinematics(P, E, X, H, T, charts=(0, 2)),
+     r"chart of S2 must be an integer in \[0, 1\]"),
+    (lambda: contact_kinematics(P, E, X, H, T, charts=0), r"`charts` must be a pair"),
+    (lambda: contact_kinematics(P, "E", X, H, T), r"`S2` must be a Surface, got str"),
+    (lambda: contact_kinematics(P, E, X, 2 * H, T), r"`H_12` must have last row"),
+    (lambda: sliding_plane_rates(P, E, X, H[:3], T), r"`H_12` must have shape \(4, 4\)"),
+    (lambda: centripetal_accelerations(P, E, X, (1.0, math.inf, 0, 0)),
+     r"`x_rate` must be finite"),
+    (lambda: contact_frame(P, E, X, H, alpha=1.5), r"`alpha` must lie in \[0, 1\]"),
+    (lambda: contact_coordinate_jacobian(P, E, X), r"`q` must have shape \(5,\)"),
+    (lambda: contact_coordinate_jacobian(P, E, X + (0.0,), q_rate=(1, 2)),
+     r"`q_rate` must have shape \(5,\)"),
+    (lambda: split_twist(T, np.eye(3)), r"`H_1C` must have shape \(4, 4\)"),
+    (lambda: patch_frame(E, 0.0, 0.0, chart=True), r"`chart` must be an integer"),
+])
+def test_bad_arguments(call, match):
+    with pytest.raises(ParameterError, match=match):
+        call()

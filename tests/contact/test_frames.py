@@ -64,7 +64,8 @@ def test_split_of_rolling_and_sliding_twists():
         other = se3.Ad(H_1C) @ np.r_[0.0, 0.0, rng.normal(size=4)]
         assert_allclose(split_twist(other, H_1C).rolling, 0.0, rtol=0, atol=1e-14)
         # the same rotation about an axis through another point of the normal is not rolling
-        shifted = se3.Ad(H_1C @ se3.make(np.eye(3), np.array((0.0, 0.0, 0.2)))) @ np.r_[w, 0, 0, 0, 0]
+        H_1O = H_1C @ se3.make(np.eye(3), np.array((0.0, 0.0, 0.2)))
+        shifted = se3.Ad(H_1O) @ np.r_[w, 0.0, 0.0, 0.0, 0.0]
         assert np.linalg.norm(split_twist(shifted, H_1C).sliding) > 0.1 * np.linalg.norm(w)
 
 

@@ -78,7 +78,8 @@ def test_wheel_on_plane(q_theta, q_theta_rate):
     assert_allclose(k.x_rate, rates, rtol=0, atol=1e-14)
 
 
-@pytest.mark.parametrize("state", [(0.3, -0.5, 1.2, 0.4, 0.1, -0.2), (-1.0, 2.0, 0.0, -0.3, 0.5, 0.7)])
+@pytest.mark.parametrize("state", [(0.3, -0.5, 1.2, 0.4, 0.1, -0.2),
+                                   (-1.0, 2.0, 0.0, -0.3, 0.5, 0.7)])
 def test_clearance_in_a_revolute_pair(state):
     """Seed 001 sec. 6.3: a shaft (radius R2) in a hole (R1), touching at the bottom.
 

@@ -194,7 +194,8 @@ def test_errors():
     E1, E2 = ref.ellipsoids()
     H2 = se3.make(np.eye(3), np.array((2.0, 0.3, 0.1)))
     with pytest.raises(GeometryError, match=r"did not converge from the warm start: S1 = "
-                                            r"Ellipsoid.*tangential gap .* iterate \(u1, v1, u2, v2\)"):
+                                            r"Ellipsoid.*tangential gap .* iterate "
+                                            r"\(u1, v1, u2, v2\)"):
         closest_points(E1, E2, H2, x0=(2.0, 0.3, 0.0, 0.0), max_iter=1)
     with pytest.raises(GeometryError, match=r"outside the domain"):
         closest_points(ref.terrain(), ref.ball(), H, x0=(1.5, 0.5, 0.0, 0.0))
