@@ -10,7 +10,7 @@ from porthamiltonian.bondgraph.ports import Port
 from porthamiltonian.errors import ParameterError
 from porthamiltonian.lie import quaternion
 
-from .rigid_body import RigidBody, _cross, _rate_map
+from .rigid_body import RigidBody, _cross, _rate_map, pose_gradient
 
 __all__ = ["Gravity"]
 
@@ -52,6 +52,7 @@ class Gravity(StorageElement):
         self.frame_name = frame
         self.fr = body.frame(frame)
         self._AdFB = body._Ad[frame]
+        self._AdBF_T = np.linalg.inv(self._AdFB).T  # wrench from the body frame to the port frame
 
     def ports(self):
         return (Port("p", 6, "in", frame=self.fr.label),)
@@ -79,8 +80,7 @@ class Gravity(StorageElement):
         f_B = self.body.mass * (R.T @ self.g)
         W_B = np.concatenate((_cross(self.body.com, f_B), f_B))  # gravity wrench on the body, body frame
         # in the port frame F: W_F = Ad(H_FB)^-T W_B = Ad(H_BF)^T W_B
-        W_F = np.linalg.solve(self._AdFB.T, W_B)
-        return (-W_F,)
+        return (-(self._AdBF_T @ W_B),)
 
     def rates(self, t, x, refs, inputs):
         return np.zeros(0)
@@ -92,11 +92,8 @@ class Gravity(StorageElement):
         return np.zeros((6, 0))
 
     def gradient(self, x, refs):
-        pose = refs[0]
-        # V depends on the normalized quaternion: differentiate through normalization
-        from porthamiltonian.bondgraph.element import fd_jacobian
-
-        return fd_jacobian(lambda z: np.array([self.energy(x, (z,))]), pose)[0]
+        # dV/dT_B = effort in the body frame = Ad(H_FB)^T e_F
+        return pose_gradient(refs[0], self._AdFB.T @ self.outputs(0.0, x, refs)[0])
 
     def structure(self, t, x, refs):
         K = _rate_map(refs[0])

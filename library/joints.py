@@ -24,8 +24,10 @@ their accelerations the acceleration bias beta.
 
 Gaps (position level, used by Baumgarte stabilization): translations p_i; rotations: all
 three locked -> log(R); two locked, axis k free -> components of R e_k orthogonal to e_k
-(arranged so that d(gap)/dt = omega_i exactly on the joint manifold); one locked -> the
-twist angle about that axis (swing-twist decomposition).
+(arranged so that d(gap)/dt = omega_i exactly on the joint manifold). A single locked
+rotation i is not holonomic as omega_i = 0; it is written as Tasora's quaternion lock
+q_i = 0 (q the relative quaternion, q_w >= 0), with the row c_i = dq_i/dt =
+1/2 (q_w omega - q_v x omega)_i, so that d(gap)/dt = c exactly.
 """
 
 from __future__ import annotations
@@ -166,35 +168,46 @@ class Joint(ConstraintElement):
         H_N2 = se3.inverse(H_2N)
         return H_MN, H_M1, H_N2, T_1M, dT_1M, T_2N, dT_2N
 
-    @staticmethod
-    def _A(p):
-        A = np.eye(6)
-        A[3:, :3] = -so3.hat(p)
-        return A
+    def _operator(self, H_MN, w=None, pdot=None):
+        """S (rows of the constraint operator on T_MN) and, given omega and dp/dt, dS/dt.
 
-    def jacobian(self, t, x, refs):
-        H_MN, H_M1, H_N2, *_ = self._geometry(t, refs)
+        Translation rows: dp/dt = v - hat(p) omega. Rotation rows: omega_i, except when a
+        single rotation is locked: then the row is d(q_i)/dt = 1/2 (q_w omega - q_v x omega)_i,
+        the derivative of the imaginary part q_i of the relative quaternion (Tasora's lock
+        formulation), which keeps the constraint holonomic (omega_i = 0 alone is not).
+        """
         p = H_MN[:3, 3]
-        SA = self._A(p)[self.rows]
-        return np.hstack((-SA @ se3.Ad(H_M1), SA @ se3.Ad(H_MN @ H_N2)))
+        op = np.eye(6)
+        op[3:, :3] = -so3.hat(p)
+        dop = None
+        if w is not None:
+            dop = np.zeros((6, 6))
+            dop[3:, :3] = -so3.hat(pdot)
+        if self._rot.size == 1:
+            q = quaternion.from_matrix(H_MN[:3, :3])
+            Q = 0.5 * (q[0] * np.eye(3) - so3.hat(q[1:]))
+            op[:3, :3] = Q
+            if w is not None:
+                # dq/dt = 1/2 (0, omega) (x) q, omega the relative angular velocity in M
+                qdot = 0.5 * np.concatenate(([-(w @ q[1:])], q[0] * w + _cross(w, q[1:])))
+                dop[:3, :3] = 0.5 * (qdot[0] * np.eye(3) - so3.hat(qdot[1:]))
+        return op[self.rows], (None if dop is None else dop[self.rows])
 
     def terms(self, t, x, refs):
         H_MN, H_M1, H_N2, T_1M, dT_1M, T_2N, dT_2N = self._geometry(t, refs)
-        p = H_MN[:3, 3]
-        SA = self._A(p)[self.rows]
-        J = np.hstack((-SA @ se3.Ad(H_M1), SA @ se3.Ad(H_MN @ H_N2)))
+        S, _ = self._operator(H_MN)
+        J = np.hstack((-S @ se3.Ad(H_M1), S @ se3.Ad(H_MN @ H_N2)))
         if self.motion_a is None and self.motion_b is None:
             b = np.zeros(self.n_constraints)
         else:
-            b = SA @ (se3.Ad(H_MN) @ T_2N - T_1M)
+            b = S @ (se3.Ad(H_MN) @ T_2N - T_1M)
         return J, b, self._gap_of(H_MN)
 
+    def jacobian(self, t, x, refs):
+        return self.terms(t, x, refs)[0]
+
     def velocity_bias(self, t, x, refs):
-        if self.motion_a is None and self.motion_b is None:
-            return np.zeros(self.n_constraints)
-        H_MN, H_M1, H_N2, T_1M, dT_1M, T_2N, dT_2N = self._geometry(t, refs)
-        p = H_MN[:3, 3]
-        return self._A(p)[self.rows] @ (se3.Ad(H_MN) @ T_2N - T_1M)
+        return self.terms(t, x, refs)[1]
 
     def acceleration_bias(self, t, x, refs, flows):
         H_MN, H_M1, H_N2, T_1M, dT_1M, T_2N, dT_2N = self._geometry(t, refs)
@@ -207,13 +220,14 @@ class Joint(ConstraintElement):
         p = H_MN[:3, 3]
         w = T_rel[:3]
         pdot = T_rel[3:] + _cross(w, p)
-        dA_T = np.concatenate((np.zeros(3), _cross(w, pdot)))
+        S, dS = self._operator(H_MN, w, pdot)
+        # d(T_rel)/dt without the body accelerations (those are J dT/dt)
         rest = (
             Ad_MN @ (-se3.ad(T_2N) @ (Ad_N2 @ T2) + dT_2N)
             - (-se3.ad(T_1M) @ (se3.Ad(H_M1) @ T1) + dT_1M)
             - se3.ad(T_M) @ (Ad_MN @ T_N)
         )
-        return (dA_T + self._A(p) @ rest)[self.rows]
+        return dS @ T_rel + S @ rest
 
     def gap(self, t, x, refs):
         return self._gap_of(self._geometry(t, refs)[0])
@@ -232,8 +246,7 @@ class Joint(ConstraintElement):
             g_rot[j] = ek[i]
         elif nr == 1:
             i = int(self._rot[0])
-            q = quaternion.from_matrix(R)
-            g_rot[i] = 2.0 * np.arctan2(q[1 + i], q[0])
+            g_rot[i] = quaternion.from_matrix(R)[1 + i]
         g = np.concatenate((g_rot, p))
         return g[self.rows]
 

@@ -21,7 +21,7 @@ from porthamiltonian.bondgraph.ports import Port, StateBlock, StateRef, check_na
 from porthamiltonian.errors import ModelError, ParameterError
 from porthamiltonian.lie import quaternion, se3, so3
 
-__all__ = ["RigidBody", "Ground", "Frame", "spatial_inertia", "pose_vector"]
+__all__ = ["RigidBody", "Ground", "Frame", "spatial_inertia", "pose_vector", "pose_gradient"]
 
 
 def spatial_inertia(mass, inertia, com):
@@ -84,6 +84,19 @@ def _rate_map(x):
     return K
 
 
+def pose_gradient(pose, dV_dT):
+    """Gradient of a pose-dependent energy with respect to the pose 7-vector.
+
+    Given the exact derivative of the energy along the body twist, dV/dT_B (6,), return
+    grad V (7,) in the embedding (quaternion, position) such that K(pose)^T grad V = dV/dT_B
+    and grad V is orthogonal to q (the energy does not depend on |q|). For a unit quaternion
+    the quaternion block of K is 1/2 q (x) (0, e_i), orthogonal columns of norm 1/2, so
+    grad_q V = 4 K_q dV/domega; grad_p V = R dV/dv.
+    """
+    q = pose[:4] / np.linalg.norm(pose[:4])
+    return np.concatenate((4.0 * quaternion.rate_matrix(q) @ dV_dT[:3], quaternion.to_matrix(q) @ dV_dT[3:]))
+
+
 @dataclass(frozen=True)
 class Frame:
     """A frame fixed on a body (or on the ground): the body, a name, and its pose H_BF.
@@ -96,6 +109,11 @@ class Frame:
     body: object
     name: str
     H_BF: np.ndarray
+
+    def __post_init__(self):
+        if not isinstance(self.body, (RigidBody, Ground)):
+            raise ParameterError(f"a Frame needs a RigidBody or a Ground as its body, got {self.body!r}")
+        object.__setattr__(self, "H_BF", se3.as_se3(self.H_BF, f"frame {self.body.name}.{self.name} (H_BF)"))
 
     @property
     def port(self):

@@ -20,7 +20,7 @@ from porthamiltonian.bondgraph.ports import EFFORT_OUT, Port
 from porthamiltonian.errors import ModelError, ParameterError
 from porthamiltonian.lie import quaternion, se3
 
-from .rigid_body import Frame, _rate_map
+from .rigid_body import Frame, _rate_map, pose_gradient
 
 __all__ = ["SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "stiffness_matrix"]
 
@@ -80,6 +80,15 @@ class _TwoFrames:
         for i, (blk, k) in enumerate(zip(blocks, cols)):
             B[7 * i : 7 * i + 7, 6 * k : 6 * k + 6] = blk
         return B
+
+    def _pose_gradient(self, refs, efforts):
+        """grad V over the moving bodies' poses from the exact port efforts (dV/dT_F)."""
+        out = []
+        for k, (fr, e) in enumerate(zip((self.fa, self.fb), efforts)):
+            if fr.moving:
+                pose = refs[0] if k == 0 else refs[self._na]
+                out.append(pose_gradient(pose, se3.Ad(se3.inverse(fr.H_BF)).T @ e))
+        return np.concatenate(out) if out else np.zeros(0)
 
     def _frames_parameters(self):
         return {"a": [self.fa.body, self.fa.name], "b": [self.fb.body, self.fb.name]}
@@ -157,6 +166,9 @@ class SpatialSpring(_TwoFrames, StorageElement):
 
     def output_jacobian(self, t, x, refs):
         return np.zeros((12, 0))
+
+    def gradient(self, x, refs):
+        return self._pose_gradient(refs, self.outputs(0.0, x, refs))
 
     def structure(self, t, x, refs):
         B = self._pose_rate_matrix(refs)
@@ -296,6 +308,9 @@ class PointSpring(_PointPair, StorageElement):
 
     def output_jacobian(self, t, x, refs):
         return np.zeros((12, 0))
+
+    def gradient(self, x, refs):
+        return self._pose_gradient(refs, self.outputs(0.0, x, refs))
 
     def structure(self, t, x, refs):
         B = self._pose_rate_matrix(refs)

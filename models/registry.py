@@ -56,7 +56,7 @@ class Model:
     observables: dict = field(default_factory=dict)
     groups: dict = field(default_factory=dict)
     notes: str = ""
-    baumgarte: tuple = (10.0, 10.0)
+    baumgarte: tuple = (1.0, 1.0)
 
 
 @dataclass(frozen=True)

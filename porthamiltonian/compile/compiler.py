@@ -14,7 +14,7 @@ from .system import PHSystem
 __all__ = ["compile"]
 
 
-def compile(bg, *, baumgarte=(10.0, 10.0)):  # noqa: A001 - the name users expect
+def compile(bg, *, baumgarte=(1.0, 1.0)):  # noqa: A001 - the name users expect
     """Compile a bond graph into a frozen `PHSystem`.
 
     Checks the graph (dangling ports, dimensions), assigns causality (SCAP), resolves
@@ -27,9 +27,14 @@ def compile(bg, *, baumgarte=(10.0, 10.0)):  # noqa: A001 - the name users expec
     bg : BondGraph
     baumgarte : (float, float)
         Default constraint stabilization (alpha, beta) [1/s]: the constraints are enforced
-        as ``dc/dt + 2 alpha c + beta^2 g = 0`` (c velocity residual, g gap). Elements may
-        override it. (0, 0) disables stabilization. The work these terms do is reported in
-        the energy ledger as "stabilization".
+        as ``dc/dt + 2 alpha c + beta^2 g = 0`` (c velocity residual, g gap), so drift decays
+        on the time scale 1/alpha. Elements may override it; (0, 0) disables it. The work
+        these terms do is reported in the energy ledger as "stabilization". The default is
+        mild on purpose: an explicit solver's stage points leave the constraint manifold by
+        O(h^2), and the beta^2 g term turns that into larger local-error estimates and smaller
+        steps (a spherical pendulum at rtol 1e-10 with DOP853 takes 506, 998 and 4310
+        evaluations for 0, 1 and 10 [1/s]). For long runs prefer
+        ``simulate(..., projection=dt)``.
 
     Returns
     -------

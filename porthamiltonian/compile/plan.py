@@ -102,7 +102,7 @@ def _omega(flat, node, port, bond_index):
     return 1.0 if flat.bonds[bond_index].head == (node, port) else -1.0
 
 
-def build_plan(report: CausalityReport, *, baumgarte=(10.0, 10.0)) -> Plan:
+def build_plan(report: CausalityReport, *, baumgarte=(1.0, 1.0)) -> Plan:
     """Build the evaluation plan. Raises CausalityError/ModelError for unsupported structures."""
     flat = report.flat
     els = flat.elements

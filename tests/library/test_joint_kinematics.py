@@ -16,6 +16,7 @@ Moving markers (`motion_a`, `motion_b`) use the same closed-form motions.
 """
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 import pytest
 from numpy.testing import assert_allclose
 
@@ -88,10 +89,21 @@ class Rig:
         return self.joint.gap(t, np.zeros(0), self.refs(t))
 
     def c_reference(self, t):
+        """Rotation rows: omega_i; with a single locked rotation, the rate of the imaginary part
+        q_i of the relative quaternion (the holonomic lock formulation), by finite differences
+        of scipy's quaternion (scalar-last, made scalar-first with q_w >= 0)."""
         Hm = self.H_MN(t)
         dH = derivative(self.H_MN, t, H)
         omega = unskew(dH[:3, :3] @ Hm[:3, :3].T)
-        return np.r_[omega, dH[:3, 3]][self.lock]
+        rows = np.r_[omega, dH[:3, 3]]
+        rot = np.flatnonzero(self.lock[:3])
+        if rot.size == 1:
+            def q_i(s):
+                q = Rotation.from_matrix(self.H_MN(s)[:3, :3]).as_quat()
+                return np.sign(q[3]) * q[rot[0]]
+
+            rows[rot[0]] = derivative(q_i, t, H)
+        return rows[self.lock]
 
 
 def test_reference_motion_twists_are_right(rng):
