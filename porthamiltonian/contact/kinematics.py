@@ -93,6 +93,16 @@ def contact_kinematics(S1, S2, x, H_12, T_12, *, charts=(0, 0),
 
     Notes
     -----
+    Frames and signs::
+
+          body 2 (frame 2)        c2 = R p2 + d, n2 = -R^T n1 (frame 2)
+        ------.----------
+              |  Delta > 0             (w, v): body 2 relative to body 1, in frame 1,
+              |                        v = velocity of the body-2 point at the origin of 1
+        ------.----------  S1
+              p1   n1 ^ (frame 1)
+          body 1
+
     With ``c2 = R p2 + d`` and ``s = w x c2 + v`` (velocity of the body-2 point at c2)
     (MATH.md sec. 3)::
 

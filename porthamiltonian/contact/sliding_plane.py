@@ -66,7 +66,17 @@ def sliding_plane_rates(S1, S2, x, H_12, T_12, *, charts=(0, 0),
 
     Examples
     --------
-    Wheel on plane (seed 001 sec. 6.2): see ``tests/contact/test_sliding_plane.py``.
+    A unit ball rolling on the plane z = 0 about the y axis through the contact point (the
+    wheel on plane of seed 001 sec. 6.2 is in ``tests/contact/test_sliding_plane.py``):
+
+    >>> import numpy as np
+    >>> from porthamiltonian.geometry import Plane, Sphere
+    >>> H = np.eye(4); H[2, 3] = 1.0
+    >>> x = (0.0, 0.0, -np.pi / 2, 0.0)           # plane origin; south pole in chart 1
+    >>> rates = sliding_plane_rates(Plane(), Sphere(1.0), x, H, (0, 1.0, 0, 0, 0, 0),
+    ...                             charts=(0, 1))
+    >>> rates.round(12).tolist()                  # both points advance along +x
+    [1.0, 0.0, 0.0, 1.0]
     """
     R, d = check_pose(H_12, "H_12")
     T = check_vector(T_12, "T_12", 6)

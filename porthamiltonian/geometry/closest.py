@@ -25,6 +25,12 @@ from the caller (warm start, the hot path inside a simulation) or from a global 
 surface samples (`closest_points` without ``x0``). `check_global` compares a tracked local
 solution with a fresh global search, so that a tracker learns when the contact jumps
 (Kry & Pai, seed 002 sec. 1; Tasora & Righettini, seed 001 sec. 4.1).
+
+The global search samples each bounded surface once (about 2400 points per two-chart
+surface, with normals and a KD-tree) and keeps the samples while the surface object lives
+(a weak-keyed cache: surfaces are immutable, so the samples never go stale). Warm-started
+calls never touch the samples. `check_pose` is the cheap pose validation shared with
+`porthamiltonian.contact`.
 """
 
 from __future__ import annotations
@@ -275,6 +281,7 @@ class _Cloud:
                 nrm.append(gauss.unit_normal(D))
                 prm.append((u, v))
                 chs.append(chart)
+        # imported here, as in Surface._bounding_box, to keep `import porthamiltonian` light
         from scipy.spatial import cKDTree
 
         self.points = np.array(pts)
