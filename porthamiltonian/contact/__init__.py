@@ -22,7 +22,7 @@ from .frames import (
     split_twist,
     twist_projections,
 )
-from .kinematics import MAX_CONDITION, ContactKinematics, contact_kinematics
+from .kinematics import MAX_CONDITION, ContactKinematics, contact_kinematics, rechart
 from .sliding_plane import centripetal_accelerations, sliding_plane_rates
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "contact_kinematics",
     "contact_pose",
     "patch_frame",
+    "rechart",
     "sliding_plane_rates",
     "split_twist",
     "twist_projections",

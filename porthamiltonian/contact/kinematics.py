@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import GeometryError
+from ..errors import GeometryError, ParameterError
 from ..geometry.gauss import _cross, _dot, _weingarten
 from ._local import (
     check_pose,
@@ -20,7 +20,7 @@ from ._local import (
     tangent_basis,
 )
 
-__all__ = ["MAX_CONDITION", "ContactKinematics", "contact_kinematics"]
+__all__ = ["MAX_CONDITION", "ContactKinematics", "contact_kinematics", "rechart"]
 
 MAX_CONDITION = 1e10
 """Largest accepted condition number of the 2x2 contact matrix before the contact is declared
@@ -159,7 +159,8 @@ def contact_kinematics(S1, S2, x, H_12, T_12, *, charts=(0, 0),
     if not s_min > s_max / max_condition:
         cond = s_max / s_min if s_min > 0.0 else np.inf
         raise GeometryError(
-            f"singular contact kinematics between {S1!r} and {S2!r} at x = {list(x)}: the "
+            f"singular contact kinematics between {S1!r} and {S2!r} at x = "
+            f"{np.asarray(x, dtype=float).tolist()}: the "
             f"contact matrix L1 + R L2 R^T (I + Delta L1) has condition number {cond:.3g} "
             f"> {max_condition:g} at Delta = {distance:.6g} m (conforming contact or "
             f"Delta <= Delta_min: the contact points are not isolated)")
@@ -175,3 +176,48 @@ def contact_kinematics(S1, S2, x, H_12, T_12, *, charts=(0, 0),
     a2 = solve2(I2, (G[0][0] * y2[0] + G[0][1] * y2[1], G[1][0] * y2[0] + G[1][1] * y2[1]))
     return ContactKinematics(distance, rate, np.array(dp1), np.array(dp2),
                              np.array(a1 + a2), s_max / s_min)
+
+
+def rechart(S1, S2, x, charts):
+    """Move contact parameters to charts far from singular sets (``Surface.best_chart``).
+
+    Parameters
+    ----------
+    S1, S2 : Surface
+    x : array_like, shape (4,)
+        ``(u1, v1, u2, v2)`` in `charts`.
+    charts : tuple of int
+
+    Returns
+    -------
+    x : ndarray, shape (4,)
+        The same points, in the returned charts (periodic parameters wrapped).
+    charts : tuple of int
+
+    Raises
+    ------
+    ParameterError, GeometryError
+        Bad input, or parameters outside a domain.
+
+    Notes
+    -----
+    Integrating ``x_rate`` keeps the charts fixed; call this between steps (or on an event
+    ``Surface.domain(chart).distance_to_singular < chart_switch_margin``) so that the
+    kinematics never meet a pole. The switch has hysteresis (see ``Surface.best_chart``).
+
+    Examples
+    --------
+    >>> from porthamiltonian.geometry import Plane, Sphere
+    >>> S = Sphere(1.0)
+    >>> x, charts = rechart(Plane(), S, (0.0, 0.0, 0.3, -1.5), (0, 0))   # near a pole
+    >>> charts, bool(np.allclose(S.point(x[2], x[3], 1), S.point(0.3, -1.5, 0)))
+    ((0, 1), True)
+    """
+    x = check_vector(x, "x", 4)
+    try:
+        chart1, chart2 = charts
+    except (TypeError, ValueError):
+        raise ParameterError(f"`charts` must be a pair of chart indices, got {charts!r}") from None
+    c1, u1, v1 = S1.best_chart(x[0], x[1], chart1)
+    c2, u2, v2 = S2.best_chart(x[2], x[3], chart2)
+    return np.array((u1, v1, u2, v2)), (c1, c2)

@@ -102,7 +102,7 @@ def sliding_plane_rates(S1, S2, x, H_12, T_12, *, charts=(0, 0),
         cond = sv[0] / sv[-1] if sv[-1] > 0.0 else np.inf
         raise GeometryError(
             f"singular sliding-plane speed problem between {S1!r} and {S2!r} at x = "
-            f"{list(x)}: the 4x4 matrix of seed 001 eq. (23) has condition number {cond:.3g} "
+            f"{np.asarray(x, dtype=float).tolist()}: the 4x4 matrix of seed 001 eq. (23) has condition number {cond:.3g} "
             f"> {max_condition:g} (conforming contact: the contact point is not isolated)")
     return np.linalg.solve(A, b)
 

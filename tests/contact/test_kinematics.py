@@ -5,10 +5,11 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.integrate import solve_ivp
 
-from porthamiltonian.contact import contact_kinematics
-from porthamiltonian.geometry import closest_points
+from porthamiltonian.contact import contact_kinematics, rechart
+from porthamiltonian.geometry import Ellipsoid, Plane, closest_points
 from porthamiltonian.lie import se3, so3
 
+from . import reference as ref
 from .conftest import moved, parameter_difference, shifted_to_contact
 
 FD_STEP = 1e-4
@@ -112,3 +113,29 @@ def test_integrated_parameters_track_the_contact(pair, sign):
     assert_allclose(parameter_difference(S1, S2, charts, x1, end.x), 0.0, rtol=0, atol=1e-6)
     k = contact_kinematics(S1, S2, x1, H(1.0), T(1.0), charts=charts)
     assert_allclose(k.distance, end.distance, rtol=0, atol=1e-6)
+
+
+def test_integration_through_a_pole_with_rechart():
+    """An ellipsoid turning over a plane about y: its lowest point runs through the poles of
+    chart 0 (+-z) and of chart 1 (+-x). Integrating in chunks and re-charting between them
+    (`rechart`) follows it for a full turn."""
+    P, E = Plane(), Ellipsoid(1.0, 0.6, 0.4)
+    w = np.array((0.0, 2.0 * np.pi / 3.0, 0.0))                  # one turn in 3 s
+    d = np.array((0.1, -0.2, 0.7))
+
+    def H(t):
+        return se3.make(so3.exp(w * t), d)
+
+    T = np.r_[w, -np.cross(w, d)]                                  # dd/dt = w x d + v = 0
+    start = closest_points(P, E, H(0.0))
+    x, charts = start.x, start.charts
+    used = {charts}
+    for t0 in np.arange(0.0, 3.0, 0.1):        # 12 degrees per chunk, below the margin
+        sol = solve_ivp(lambda t, y: contact_kinematics(P, E, y, H(t), T, charts=charts).x_rate,
+                        (t0, t0 + 0.1), x, method="DOP853", rtol=1e-12, atol=1e-12)
+        x, charts = rechart(P, E, sol.y[:, -1], charts)
+        used.add(charts)
+    assert used == {(0, 0), (0, 1)}
+    end = ref.plane_ellipsoid(P, E, H(3.0), charts)
+    assert_allclose(E.point(x[2], x[3], charts[1]), end.p2, rtol=0, atol=1e-6)
+    assert_allclose(P.point(x[0], x[1]), end.p1, rtol=0, atol=1e-6)
