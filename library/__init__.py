@@ -1,5 +1,7 @@
 """Reusable components: point masses, rigid bodies, springs, dampers, gravity, joints, contacts."""
 
+from .compliant_contact import CompliantContact, ContactDamper, ContactSpring, SlipFriction
+from .contact_geometry import ContactPair
 from .gravity import Gravity
 from .joints import JOINT_LOCKS, Joint
 from .point_mass import DistanceConstraint, PointMass
@@ -9,4 +11,5 @@ from .springs import PointDamper, PointSpring, SpatialDamper, SpatialSpring
 __all__ = [
     "PointMass", "DistanceConstraint", "RigidBody", "Ground", "Frame", "spatial_inertia", "Gravity",
     "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS",
+    "CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactPair",
 ]

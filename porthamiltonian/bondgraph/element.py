@@ -215,6 +215,12 @@ class Element(ABC):
         blocks = self.state_blocks()
         return np.concatenate([b.default for b in blocks]) if blocks else np.zeros(0)
 
+    def initialize(self, t, x, refs):
+        """Complete an initial own state from the configuration (e.g. contact points found by
+        a global search). Called by `PHSystem.initial_state`; must be idempotent. Default:
+        return `x` unchanged."""
+        return x
+
     def normalize_state(self, x):
         """Project the own state onto its manifold (unit quaternions); returns a new array."""
         x = np.array(x, dtype=float)

@@ -127,7 +127,9 @@ class PHSystem:
         """A state vector from the defaults, overridden by "element.block" -> value.
 
         Keyword form: ``initial_state(m__p=1.0)`` is ``initial_state({"m.p": 1.0})``.
-        Pose/quaternion blocks are checked to be unit quaternions.
+        Pose/quaternion blocks are checked to be unit quaternions. Elements then complete
+        the blocks that follow from the configuration (`Element.initialize`: contact points
+        and contact flags are found by a global search at the given poses).
         """
         values = dict(values or {})
         values.update({k.replace("__", "."): v for k, v in kwargs.items()})
@@ -136,7 +138,20 @@ class PHSystem:
             sl = self.layout.element_slice(path)
             if sl.stop > sl.start:
                 obj.validate_state(x[sl], f"initial state of {path!r}")
+        # elements complete what follows from the configuration (contact points, contact flags)
+        for path, obj in self.elements.items():
+            sl = self.layout.element_slice(path)
+            if sl.stop > sl.start:
+                x[sl] = obj.initialize(0.0, x[sl], tuple(x[r] for r in self._plan.refs[path]))
         return x
+
+    def element_state(self, path, x):
+        """(own state, referenced blocks) of the element at `path` in state x: the arguments
+        of its kernels, for calling them directly (e.g. a contact's distance in a plot)."""
+        if path not in self.elements:
+            raise ModelError(f"system {self.name!r} has no element {path!r}")
+        x = np.asarray(x)
+        return x[self.layout.element_slice(path)], tuple(x[s] for s in self._plan.refs[path])
 
     def project(self, x):
         """Normalize quaternions in pose/quaternion blocks (a new array)."""

@@ -615,7 +615,9 @@ def _starts_general(S1, S2, R, d):
     Every sample of one surface is paired with the nearest sample of the other (or with its
     exact projection when the other is an unbounded plane); the pair's signed distance is
     estimated as ``n1 . (x2 - x1)``. Pairs whose normals are not roughly antiparallel are
-    dropped, the rest are ordered by that estimate, most negative first.
+    dropped; the rest are ordered by how nearly they satisfy the stationarity equations
+    (tangential separation relative to the size, plus normal misalignment, to 3 digits),
+    then by the estimated distance, most negative first.
     """
     c1, c2 = _cache(S1), _cache(S2)
     blocks = []
@@ -643,12 +645,18 @@ def _starts_general(S1, S2, R, d):
             C2 = np.zeros(len(X2), dtype=int)
         blocks.append((X1, c1.normals, c1.params, c1.charts, X2, N2, P2, C2))
     X1, N1, P1, C1, X2, N2, P2, C2 = (np.concatenate(parts) for parts in zip(*blocks))
-    delta = np.einsum("ij,ij->i", N1, X2 - X1)
+    E = X2 - X1
+    delta = np.einsum("ij,ij->i", N1, E)
     align = -np.einsum("ij,ij->i", N1, N2)
     keep = align > _ALIGN_MIN
     if not np.any(keep):
         keep = align > -1.0
-    order = np.flatnonzero(keep)[np.argsort(delta[keep])]
+    # rank by how nearly stationary the sampled pair is (separation along the normal,
+    # antiparallel normals): ranking by the estimated Delta alone favours tilted pairs, from
+    # which Newton can slide to the stationary pair with parallel normals on the far side
+    tangential = np.linalg.norm(E - delta[:, None] * N1, axis=1) / max(_pair_scale(S1, S2), 1e-300)
+    score = tangential + (1.0 - align)
+    order = np.flatnonzero(keep)[np.lexsort((delta[keep], np.round(score[keep], 3)))]
     return [(P1[k], int(C1[k]), P2[k], int(C2[k]), X2[k]) for k in order]
 
 

@@ -19,7 +19,7 @@ from scipy.integrate._ivp.ivp import METHODS as _SCIPY_METHODS
 from .._validate import as_array, as_finite_float
 from ..bondgraph.graph import BondGraph
 from ..compile.system import PHSystem
-from ..errors import IntegrationError, ModelError, ParameterError, PhaseError
+from ..errors import GeometryError, IntegrationError, ModelError, ParameterError, PhaseError
 from .trajectory import EventRecord, Trajectory
 
 __all__ = ["simulate"]
@@ -205,14 +205,25 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     names = system.layout.names()
     prog = _Progress(t0, t1, progress)
     counter = {"nfev": 0}
+    failed = {"last": None}  # (t, reason) of the last evaluation that could not be made
+    nan = np.full(system.layout.size, np.nan)
 
     def rhs(t, x):
+        # An evaluation at a solver stage far outside the model's range (a contact extrapolated
+        # deep into a body) returns NaN: explicit and implicit scipy solvers then reject the step
+        # and shrink it. If the integration fails anyway, the last such reason is reported.
         counter["nfev"] += 1
+        if not np.all(np.isfinite(x)):  # a stage built from a rejected (NaN) stage
+            return nan
         u = None if ufun is None else np.asarray(ufun(t, x), dtype=float)
-        xd = system._rhs(t, x, system._u0 if u is None else u, False)
+        try:
+            xd = system._rhs(t, x, system._u0 if u is None else u, False)
+        except GeometryError as exc:
+            failed["last"] = (t, f"{type(exc).__name__}: {exc}")
+            return nan
         if not np.all(np.isfinite(xd)):
             bad = sorted({names[i].split("[")[0] for i in np.flatnonzero(~np.isfinite(xd))})
-            raise IntegrationError(f"non-finite state rate at t = {t:.9g} s in {bad}")
+            failed["last"] = (t, f"non-finite state rate in {bad}")
         if progress:
             prog.update(t)
         return xd
@@ -270,6 +281,8 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         if sol.status == -1:
             status = -1
             message = _explain_failure(system, sol, method, names)
+            if failed["last"] is not None:
+                message += f" Last evaluation that could not be made: at t = {failed['last'][0]:.9g} s, {failed['last'][1]}"
             break
         if sol.status == 0:
             if t_stop >= t1:
@@ -373,7 +386,10 @@ def _explain_failure(system, sol, method, names):
     x = sol.y[:, -1] if sol.y.size else None
     where = ""
     if x is not None:
-        xd = system.rhs(t, x)
+        try:
+            xd = system.rhs(t, x)
+        except Exception:  # the state itself cannot be evaluated: say so, keep the solver's message
+            return f"integration failed at t = {t:.9g} s (method {method}): {sol.message}."
         scale = np.abs(x) + 1e-12
         rate = np.abs(xd) / scale
         worst = np.argsort(rate)[::-1][:3]

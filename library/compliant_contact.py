@@ -1,0 +1,508 @@
+"""Compliant contact between two bodies with surfaces (Duindam & Stramigioli, seed 003 sec. 5).
+
+`CompliantContact(...)` returns a component (a BondGraph with ports "a" and "b", bonded to
+the two bodies' "B" ports) made of three elements sharing one `ContactPair`::
+
+          a ──┬── ContactSpring ──── slip ──> SlipFriction      (regularized Coulomb)
+              │        (stores V)
+              └── ContactDamper                                   (dissipates)
+          b ──┘ (each of spring and damper has ports a and b, joined by 1-junctions)
+
+Geometry (MATH.md sec. 3-4): the generalized contact points are tracked through the
+simulation (the parameters are states, integrated with the contact kinematics, used as
+warm starts of an exact Newton re-projection at every evaluation). The contact frame C has
+z = n_a (pointing from body a toward body b) and its origin on the average tangent plane.
+The relative twist of b w.r.t. a in C, T_C = (w_x, w_y, w_z, v_x, v_y, v_z), splits into
+rolling (w_x, w_y) and the rest: spin w_z, sliding (v_x, v_y), normal approach v_z.
+
+Spring: while in contact it stores
+
+    V = V_n(delta) + 1/2 k_spin phi^2 + 1/2 k_t (s_x^2 + s_y^2)
+
+with delta = -Delta the exact penetration (a function of the configuration) and
+(phi, s_x, s_y) a deformation integrated from (w_z, v_x, v_y) minus the slip (so pure
+rolling does not charge it). It exerts W_C = (0, 0, k_spin phi, k_t s_x, k_t s_y, -F_e(delta))
+on the relative motion. The tangential deformation is co-rotational with the contact frame
+(its x axis follows f_u of surface a); the energy is invariant to that rotation (isotropic
+k_t), and at a chart switch of surface a the deformation is re-expressed in the new axes.
+
+Damper: W_C = -(0, 0, c_spin w_z, c_t v_x, c_t v_y, F_d(delta, d delta/dt)), dissipating
+c_spin w_z^2 + c_t |v_t|^2 + F_d d delta/dt >= 0 (normal law: `NormalLaw`).
+
+Friction: in series with the tangential spring, the anchor slips at
+v_slip = max(|f_t| - mu F_e, 0) / c_slip along f_t (and likewise for spin with the torque
+limit mu_spin F_e); the slip power f_t . v_slip is dissipated and booked in the ledger.
+
+Events: contact starts when Delta crosses zero downward (deformation reset to zero), and
+ends when it crosses zero upward; the energy still in the tangential spring at that moment
+is booked as "lost". Chart switches of the tracked parameters are events too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from porthamiltonian._validate import as_finite_float
+from porthamiltonian.bondgraph.element import (
+    EventOutcome,
+    EventSpec,
+    ResistorElement,
+    StorageElement,
+    register_element,
+)
+from porthamiltonian.bondgraph.graph import BondGraph
+from porthamiltonian.bondgraph.junctions import Junction1
+from porthamiltonian.bondgraph.ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef
+from porthamiltonian.contact.laws import NormalLaw
+from porthamiltonian.errors import GeometryError, ModelError, ParameterError, SerializationError
+
+from .contact_geometry import ContactPair
+
+__all__ = ["CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactParameters"]
+
+# layout of the spring's own state; discrete entries (charts, flag) are read with round()/0.5
+# thresholds because dense-output interpolation may add round-off to them
+_X, _CH, _ACT, _S = slice(0, 4), slice(4, 6), 6, slice(7, 10)
+
+
+class ContactParameters:
+    """Validated parameters of a compliant contact (see `CompliantContact` for their meaning)."""
+
+    def __init__(self, *, normal, stiffness, damping, exponent, clip, tangential_stiffness, tangential_damping,
+                 spin_stiffness, spin_damping, friction, spin_friction, slip_damping, max_penetration):
+        self.law = NormalLaw(normal, stiffness=stiffness, damping=damping, exponent=exponent, clip=clip)
+        f = as_finite_float
+        self.k_t = f(tangential_stiffness, "tangential_stiffness", nonnegative=True)
+        self.c_t = f(tangential_damping, "tangential_damping", nonnegative=True)
+        self.k_spin = f(spin_stiffness, "spin_stiffness", nonnegative=True)
+        self.c_spin = f(spin_damping, "spin_damping", nonnegative=True)
+        self.mu = f(friction, "friction", nonnegative=True)
+        self.mu_spin = f(spin_friction, "spin_friction", nonnegative=True)
+        self.c_slip = f(slip_damping, "slip_damping", positive=True)
+        self.max_penetration = f(max_penetration, "max_penetration", positive=True)
+        self.K_t = np.array([self.k_spin, self.k_t, self.k_t])
+
+    def as_dict(self):
+        return {
+            "normal": self.law.kind, "stiffness": self.law.stiffness, "damping": self.law.damping,
+            "exponent": self.law.exponent, "clip": self.law.clip, "tangential_stiffness": self.k_t,
+            "tangential_damping": self.c_t, "spin_stiffness": self.k_spin, "spin_damping": self.c_spin,
+            "friction": self.mu, "spin_friction": self.mu_spin, "slip_damping": self.c_slip,
+            "max_penetration": self.max_penetration,
+        }
+
+
+@register_element
+class ContactSpring(StorageElement):
+    """The contact's storage (see module docstring). Built by `CompliantContact`.
+
+    Own state (10): tracked parameters (u1, v1, u2, v2) [auxiliary], their charts and the
+    contact flag [discrete], and the deformation (phi, s_x, s_y) [energy].
+    Ports: "a", "b" (bodies' twists, C-type) and "slip" (3, to the friction element).
+    """
+
+    type_name = "ContactSpring"
+
+    def __init__(self, name, pair: ContactPair, params: ContactParameters, *, relax=1.0):
+        super().__init__(name)
+        self.pair = pair
+        self.p = params
+        self.relax = as_finite_float(relax, f"{name}.relax", nonnegative=True)
+        self._x0 = np.zeros(10)
+
+    # ---- declaration
+    def ports(self):
+        return (
+            Port("a", 6, "in", frame=f"{self.pair.body_a.name}.B"),
+            Port("b", 6, "in", frame=f"{self.pair.body_b.name}.B"),
+            Port("slip", 3, "in"),
+        )
+
+    def port_types(self):
+        return ("C", "C", "C")
+
+    def port_bindings(self):
+        return {"a": (self.pair.body_a, "B"), "b": (self.pair.body_b, "B")}
+
+    def state_blocks(self):
+        return (
+            StateBlock("x", 4, "auxiliary", default=self._x0[_X]),
+            StateBlock("charts", 2, "discrete", default=self._x0[_CH]),
+            StateBlock("active", 1, "discrete", default=self._x0[_ACT : _ACT + 1]),
+            StateBlock("s", 3, "energy", default=self._x0[_S]),
+        )
+
+    def state_refs(self):
+        return self.pair.refs()
+
+    def initialize(self, t, x, refs):
+        """Global closest points at the initial poses; contact flag from the signed distance.
+
+        Raises GeometryError if the bodies start penetrating deeper than `max_penetration`.
+        """
+        params, charts, cp = self.pair.initial(refs)
+        delta = -cp.distance
+        if delta > self.p.max_penetration:
+            raise GeometryError(
+                f"{self.label}: the initial poses penetrate by {delta:.6g} m, beyond the model's range "
+                f"max_penetration = {self.p.max_penetration:.6g} m; start the bodies apart (or raise it)"
+            )
+        out = np.array(x, dtype=float)
+        out[_X], out[_CH] = params, charts
+        out[_ACT] = 1.0 if delta > 0 else 0.0
+        out[_S] = 0.0
+        return out
+
+    # ---- kernels
+    def _state(self, x, refs):
+        return self.pair.state(x[_X], x[_CH], refs)
+
+    def energy(self, x, refs):
+        if x[_ACT] < 0.5:
+            return 0.0
+        st = self._state(x, refs)
+        s = x[_S]
+        return self.p.law.potential(st.delta) + 0.5 * float(self.p.K_t @ (s * s))
+
+    def _wrench(self, x, st):
+        if x[_ACT] < 0.5:
+            return np.zeros(6), np.zeros(3)
+        f_s = self.p.K_t * x[_S]
+        W = np.array((0.0, 0.0, f_s[0], f_s[1], f_s[2], -self.p.law.elastic(st.delta)))
+        return W, f_s
+
+    def outputs(self, t, x, refs):
+        st = self._state(x, refs)
+        W, f_s = self._wrench(x, st)
+        return (-(st.G_a.T @ W), st.G_b.T @ W, f_s)
+
+    def rates(self, t, x, refs, inputs):
+        st = self._state(x, refs)
+        T_a, T_b, slip = inputs
+        out = np.zeros(10)
+        out[_X] = self.pair.parameter_rates(st, x[_X], x[_CH], T_a, T_b, self.relax)
+        if x[_ACT] > 0.5:
+            T_C = st.G_b @ T_b - st.G_a @ T_a
+            out[_S] = T_C[2:5] + slip
+        return out
+
+    def input_matrix(self, t, x, refs):
+        st = self._state(x, refs)
+        B = np.zeros((10, 15))
+        # without relaxation the parameter rates are linear in the twists: columns by unit twists
+        for k in range(12):
+            e = np.zeros(12)
+            e[k] = 1.0
+            B[_X, k] = self.pair.parameter_rates(st, x[_X], x[_CH], e[:6], e[6:], 0.0)
+        if x[_ACT] > 0.5:
+            B[_S, :6] = -st.G_a[2:5]
+            B[_S, 6:12] = st.G_b[2:5]
+            B[_S, 12:] = np.eye(3)
+        return B
+
+    def output_jacobian(self, t, x, refs):
+        # outputs depend on the own state only through the deformation (linearly) and the flag
+        J = np.zeros((15, 10))
+        if x[_ACT] > 0.5:
+            st = self._state(x, refs)
+            K = np.zeros((6, 3))
+            K[2:5] = np.diag(self.p.K_t)
+            J[:6, _S] = -(st.G_a.T @ K)
+            J[6:12, _S] = st.G_b.T @ K
+            J[12:, _S] = np.diag(self.p.K_t)
+        return J
+
+    def gradient(self, x, refs):
+        g_own = np.zeros(10)
+        st = self._state(x, refs)
+        if x[_ACT] < 0.5:
+            return np.concatenate((g_own, self.pair.pose_gradient(refs, np.zeros(6), np.zeros(6))))
+        g_own[_S] = self.p.K_t * x[_S]
+        Wn = np.zeros(6)
+        Wn[5] = -self.p.law.elastic(st.delta)
+        return np.concatenate((g_own, self.pair.pose_gradient(refs, -(st.G_a.T @ Wn), st.G_b.T @ Wn)))
+
+    def structure(self, t, x, refs):
+        B_own = self.input_matrix(t, x, refs)
+        B_ref = np.hstack((self.pair.pose_rate_matrix(refs), np.zeros((7 * self.pair.n_pose_refs, 3))))
+        B = np.vstack((B_own, B_ref))
+        return np.zeros((B.shape[0], B.shape[0])), B
+
+    # ---- events
+    def events(self):
+        return (
+            EventSpec("touch", self._touch_fn, -1.0, self._touch),
+            EventSpec("release", self._release_fn, +1.0, self._release),
+            EventSpec("chart", self._chart_fn, -1.0, self._chart),
+        )
+
+    def _distance(self, x, refs):
+        return -self._state(x, refs).delta
+
+    def _touch_fn(self, t, x, refs):
+        return self._distance(x, refs) if x[_ACT] < 0.5 else 1.0
+
+    def _release_fn(self, t, x, refs):
+        return self._distance(x, refs) if x[_ACT] > 0.5 else -1.0
+
+    def _exact(self, x, refs):
+        st = self._state(x, refs)
+        out = np.array(x, dtype=float)
+        out[_X] = st.cp.x
+        out[_CH] = st.cp.charts
+        return out
+
+    def _touch(self, t, x, refs):
+        out = self._exact(x, refs)
+        out[_ACT] = 1.0
+        out[_S] = 0.0
+        return EventOutcome(out, 0.0, "contact made")
+
+    def _release(self, t, x, refs):
+        lost = 0.5 * float(self.p.K_t @ (x[_S] * x[_S]))
+        out = self._exact(x, refs)
+        out[_ACT] = 0.0
+        out[_S] = 0.0
+        left = f" ({lost:.3g} J left in the tangential spring)" if lost > 1e-15 else ""
+        return EventOutcome(out, lost, "contact released" + left)
+
+    def _chart_fn(self, t, x, refs):
+        return self.pair.chart_margin(self._state(x, refs), x[_CH])
+
+    def _chart(self, t, x, refs):
+        from porthamiltonian.contact.frames import patch_frame
+
+        ch_old = (int(round(x[_CH][0])), int(round(x[_CH][1])))
+        st = self._state(x, refs)
+        xe = np.array(st.cp.x, dtype=float)
+        ch_e = tuple(st.cp.charts)
+        x_new, ch_new = self.pair.farthest_charts(xe, ch_e)
+        out = np.array(x, dtype=float)
+        out[_X], out[_CH] = x_new, ch_new
+        if ch_new[0] != ch_old[0] and x[_ACT] > 0.5:
+            # re-express the tangential deformation in the new frame axes (rotation about n)
+            Fo = patch_frame(self.pair.S1, *self.pair.S1.chart_map(xe[0], xe[1], ch_e[0], ch_old[0]), ch_old[0])
+            Fn = patch_frame(self.pair.S1, x_new[0], x_new[1], ch_new[0])
+            Rrel = Fn[:3, :3].T @ Fo[:3, :3]
+            s = np.array(x[_S])
+            out[_S][1:3] = Rrel[:2, :2] @ s[1:3]
+        return EventOutcome(out, 0.0, f"charts {ch_old} -> {tuple(ch_new)}")
+
+    def parameters(self):
+        raise SerializationError(f"{self.label}: contacts hold surfaces and are not saved to files yet")
+
+
+def _spring_refs(spring):
+    return (StateRef(spring, "x"), StateRef(spring, "charts"), StateRef(spring, "active"))
+
+
+@register_element
+class ContactDamper(ResistorElement):
+    """The contact's damper (see module docstring). Built by `CompliantContact`."""
+
+    type_name = "ContactDamper"
+    linear = False
+
+    def __init__(self, name, spring: ContactSpring):
+        super().__init__(name)
+        self.spring = spring
+        self.pair = spring.pair
+        self.p = spring.p
+
+    def ports(self):
+        return (Port("a", 6, "in", frame=f"{self.pair.body_a.name}.B"), Port("b", 6, "in", frame=f"{self.pair.body_b.name}.B"))
+
+    def port_bindings(self):
+        return {"a": (self.pair.body_a, "B"), "b": (self.pair.body_b, "B")}
+
+    def state_refs(self):
+        return _spring_refs(self.spring) + self.pair.refs()
+
+    def causalities(self):
+        return ((EFFORT_OUT, EFFORT_OUT),)
+
+    def _coeffs(self, refs, T_C):
+        """Wrench on the relative motion and its derivative w.r.t. T_C (diagonal)."""
+        x, ch, act = refs[0], refs[1], refs[2]
+        if act[0] < 0.5:
+            return np.zeros(6), np.zeros(6), None
+        st = self.pair.state(x, ch, refs[3:])
+        rate = -T_C[5]  # d delta / dt = -(normal approach velocity)
+        Fd = self.p.law.dissipative(st.delta, rate)
+        W = np.array((0.0, 0.0, self.p.c_spin * T_C[2], self.p.c_t * T_C[3], self.p.c_t * T_C[4], -Fd))
+        dW = np.array((0.0, 0.0, self.p.c_spin, self.p.c_t, self.p.c_t, self.p.law.dissipative_slope(st.delta, rate)))
+        return W, dW, st
+
+    def law(self, k, t, inputs, refs):
+        x, ch, act = refs[0], refs[1], refs[2]
+        if act[0] < 0.5:
+            return (np.zeros(6), np.zeros(6))
+        st = self.pair.state(x, ch, refs[3:])
+        T_C = st.G_b @ inputs[1] - st.G_a @ inputs[0]
+        W, _, _ = self._coeffs(refs, T_C)
+        return (-(st.G_a.T @ W), st.G_b.T @ W)
+
+    def law_jacobian(self, k, t, inputs, refs):
+        x, ch, act = refs[0], refs[1], refs[2]
+        if act[0] < 0.5:
+            return np.zeros((12, 12))
+        st = self.pair.state(x, ch, refs[3:])
+        T_C = st.G_b @ inputs[1] - st.G_a @ inputs[0]
+        _, dW, _ = self._coeffs(refs, T_C)
+        G = np.hstack((-st.G_a, st.G_b))
+        return G.T @ (dW[:, None] * G)
+
+    def parameters(self):
+        raise SerializationError(f"{self.label}: contacts are not saved to files yet")
+
+
+@register_element
+class SlipFriction(ResistorElement):
+    """Regularized Coulomb slip of the contact's tangential spring anchor (module docstring).
+
+    Admittance causality: receives the spring's (spin torque, f_x, f_y), returns the slip rates.
+    """
+
+    type_name = "SlipFriction"
+    linear = False
+
+    def __init__(self, name, spring: ContactSpring):
+        super().__init__(name)
+        self.spring = spring
+        self.pair = spring.pair
+        self.p = spring.p
+
+    def ports(self):
+        return (Port("p", 3, "in"),)
+
+    def state_refs(self):
+        return _spring_refs(self.spring) + self.pair.refs()
+
+    def causalities(self):
+        return ((FLOW_OUT,),)
+
+    def _limits(self, refs):
+        if refs[2][0] < 0.5:
+            return 0.0, 0.0
+        st = self.pair.state(refs[0], refs[1], refs[3:])
+        Fn = self.p.law.elastic(st.delta)
+        return self.p.mu_spin * Fn, self.p.mu * Fn
+
+    def law(self, k, t, inputs, refs):
+        f = inputs[0]
+        lim_spin, lim_t = self._limits(refs)
+        out = np.zeros(3)
+        tau = abs(f[0])
+        if tau > lim_spin:
+            out[0] = (tau - lim_spin) / self.p.c_slip * np.sign(f[0])
+        ft = float(np.hypot(f[1], f[2]))
+        if ft > lim_t:
+            out[1:] = (ft - lim_t) / self.p.c_slip * f[1:] / ft
+        return (out,)
+
+    def law_jacobian(self, k, t, inputs, refs):
+        f = inputs[0]
+        lim_spin, lim_t = self._limits(refs)
+        J = np.zeros((3, 3))
+        if abs(f[0]) > lim_spin:
+            J[0, 0] = 1.0 / self.p.c_slip
+        ft = float(np.hypot(f[1], f[2]))
+        if ft > lim_t:
+            u = f[1:] / ft
+            J[1:, 1:] = (np.outer(u, u) + (ft - lim_t) / ft * (np.eye(2) - np.outer(u, u))) / self.p.c_slip
+        return J
+
+    def parameters(self):
+        raise SerializationError(f"{self.label}: contacts are not saved to files yet")
+
+
+def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, normal="linear",
+                     stiffness=1e4, damping=20.0, exponent=1.5, clip=False, tangential_stiffness=None,
+                     tangential_damping=None, spin_stiffness=None, spin_damping=None, friction=0.5,
+                     spin_friction=0.01, slip_damping=None, alpha=0.5, max_penetration=None, relax=1.0):
+    """A compliant contact component between body a (surface a) and body b (surface b).
+
+    Bond it to the bodies (from the bodies to the component)::
+
+        c = CompliantContact("c", ball, Sphere(0.1), ground, Plane())
+        bg.add(c); bg.connect(ball.frame().port, (c, "a")); bg.connect(ground.frame().port, (c, "b"))
+
+    Surfaces must be absolutely convex where the kinematics need it (a plane is accepted
+    against a convex surface); the contact between the two is one point.
+
+    Parameters
+    ----------
+    name : str
+    body_a, body_b : RigidBody or Ground
+    surface_a, surface_b : Surface
+    pose_a, pose_b : array_like (4, 4), optional
+        Pose of each surface in its body.
+    normal : {"linear", "hertz", "hunt_crossley"}
+        Normal law (`porthamiltonian.contact.NormalLaw`).
+    stiffness : float
+        k of the normal law. Default 1e4 N/m: a 1 kg body at rest penetrates
+        m g / k = 0.98 mm, and a 1 kg impact lasts pi sqrt(m/k) = 31 ms.
+    damping : float
+        c [N s/m] (linear, Hertz) or a [s/m] (Hunt-Crossley). Default 20 N s/m: damping ratio
+        0.1 for 1 kg with the default stiffness, restitution exp(-0.1 pi/sqrt(0.99)) = 0.73.
+    exponent : float
+        Hunt-Crossley exponent (default 1.5).
+    clip : bool
+        Clip the total normal force at zero (no pull). Default False (the classical
+        spring-damper impact, whose restitution has a closed form).
+    tangential_stiffness, tangential_damping : float
+        k_t [N/m], c_t [N s/m] of sliding; default equal to the normal (linear) values.
+    spin_stiffness, spin_damping : float
+        [N m/rad], [N m s/rad] about the normal; default the tangential values times (1 cm)^2.
+    friction : float
+        Coulomb coefficient mu >= 0 (default 0.5).
+    spin_friction : float
+        Torsional friction length [m]: the spin torque is limited to spin_friction * F_e,
+        F_e the elastic normal force (default 0.01 m).
+    slip_damping : float
+        c_slip [N s/m] of the regularized slip (default k_t * 1 ms: the anchor relaxes to the
+        friction limit in about 1 ms).
+    alpha : float
+        Average tangent plane position between the surfaces (0: on a, 1: on b; 0.5).
+    max_penetration : float
+        Model range [m]: starting deeper than this is an error (default: the larger of 1 cm
+        and 10 times the static penetration under a 1 kg weight).
+    relax : float
+        Rate [1/s] at which the tracked parameters are pulled to the exact contact points.
+
+    Returns
+    -------
+    BondGraph
+        Component with ports "a" and "b".
+    """
+    pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha)
+    law0 = NormalLaw(normal, stiffness=stiffness, damping=damping, exponent=exponent, clip=clip)
+    k_t = law0.stiffness if tangential_stiffness is None else tangential_stiffness
+    c_t = (law0.damping if normal != "hunt_crossley" else 0.0) if tangential_damping is None else tangential_damping
+    if max_penetration is None:
+        max_penetration = max(10.0 * law0.penetration_at_rest(9.81), 0.01)
+    params = ContactParameters(
+        normal=normal, stiffness=stiffness, damping=damping, exponent=exponent, clip=clip,
+        tangential_stiffness=k_t, tangential_damping=c_t,
+        spin_stiffness=k_t * 1e-4 if spin_stiffness is None else spin_stiffness,
+        spin_damping=c_t * 1e-4 if spin_damping is None else spin_damping,
+        friction=friction, spin_friction=spin_friction,
+        slip_damping=max(k_t * 1e-3, 1e-9) if slip_damping is None else slip_damping,
+        max_penetration=max_penetration,
+    )
+    spring = ContactSpring("spring", pair, params, relax=relax)
+    damper = ContactDamper("damper", spring)
+    slip = SlipFriction("slip", spring)
+    g = BondGraph(name)
+    ja = Junction1("ja", dim=6)
+    jb = Junction1("jb", dim=6)
+    g.add(spring, damper, slip, ja, jb)
+    g.connect(ja, (spring, "a"))
+    g.connect(ja, (damper, "a"))
+    g.connect(jb, (spring, "b"))
+    g.connect(jb, (damper, "b"))
+    g.connect((spring, "slip"), slip)
+    g.expose("a", ja)
+    g.expose("b", jb)
+    g.contact_pair = pair
+    return g

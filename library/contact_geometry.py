@@ -1,0 +1,321 @@
+"""ContactPair: two bodies with surfaces, and the contact geometry their contact elements share.
+
+A contact's elements (spring, damper, friction; or a sliding-plane constraint) all need the
+generalized contact points of the two surfaces at the current configuration. `ContactPair`
+computes them once per evaluation: a warm-started Newton refinement from the tracked
+parameters (carried in the state only as warm starts), then the contact frame on the
+average tangent plane and the twist maps. The result is cached by the exact bytes of its
+inputs, so every kernel of the same evaluation gets the same object without recomputing,
+and the kernels stay pure functions of their arguments.
+
+Frames: surface S1 is posed in body a by H_aS1, S2 in body b by H_bS2. "1" and "2" below are
+the surface frames; H_12 is the pose of S2 in S1, T_12 the twist of S2 relative to S1 in
+frame 1 (the contact library's convention).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from porthamiltonian.contact import contact_frame, contact_kinematics
+from porthamiltonian.errors import GeometryError, ModelError, ParameterError
+from porthamiltonian.geometry import Surface, closest_points
+from porthamiltonian.lie import quaternion, se3
+
+from .rigid_body import Ground, RigidBody, _rate_map, pose_gradient
+
+__all__ = ["ContactPair", "ContactState"]
+
+
+def _map(S, u, v, src, dst):
+    """Chart map without domain checks (a solver stage may have carried (u, v) past a pole,
+    where the chart's formulas still describe a surface point)."""
+    return (u, v) if src == dst else S._chart_map(u, v, src, dst)
+
+
+@dataclass(frozen=True, eq=False)
+class ContactState:
+    """The contact geometry at one configuration.
+
+    Attributes
+    ----------
+    cp : ClosestPoints
+        Exact generalized contact points (parameters in `cp.charts`).
+    H_12 : ndarray, shape (4, 4)
+    H_1C : ndarray, shape (4, 4)
+        Contact frame C in surface frame 1 (z = n1, origin on the average tangent plane).
+    G_a, G_b : ndarray, shape (6, 6)
+        Twist maps: the relative twist of body b w.r.t. body a in C coordinates is
+        T_C = G_b T_b - G_a T_a (T_a, T_b the body twists); wrench W_C on the contact gives
+        the port efforts -G_a^T W_C and G_b^T W_C.
+    delta : float
+        Penetration -Delta [m] (positive when the surfaces overlap).
+    """
+
+    cp: object
+    H_12: np.ndarray
+    H_1C: np.ndarray
+    G_a: np.ndarray
+    G_b: np.ndarray
+    delta: float
+
+
+class ContactPair:
+    """Two posed surfaces on two bodies (or a body and the ground), see module docstring.
+
+    Parameters
+    ----------
+    body_a, body_b : RigidBody or Ground
+    surface_a, surface_b : Surface
+        In their body frames (then moved by `pose_a`, `pose_b`).
+    pose_a, pose_b : array_like, shape (4, 4), optional
+        Pose of each surface in its body (default identity).
+    alpha : float
+        Position of the average tangent plane between the two generalized contact points:
+        0 on surface a, 1 on surface b, 0.5 midway (equal stiffnesses).
+    """
+
+    def __init__(self, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, alpha=0.5):
+        for key, b in (("body_a", body_a), ("body_b", body_b)):
+            if not isinstance(b, (RigidBody, Ground)):
+                raise ParameterError(f"`{key}` must be a RigidBody or a Ground, got {b!r}")
+        if body_a is body_b:
+            raise ModelError(f"a contact needs two different bodies, got {body_a.name!r} twice")
+        if isinstance(body_a, Ground) and isinstance(body_b, Ground):
+            raise ModelError("a contact between two grounds does nothing")
+        for key, s in (("surface_a", surface_a), ("surface_b", surface_b)):
+            if not isinstance(s, Surface):
+                raise ParameterError(f"`{key}` must be a Surface, got {s!r}")
+        alpha = float(alpha)
+        if not 0.0 <= alpha <= 1.0:
+            raise ParameterError(f"`alpha` must lie in [0, 1], got {alpha!r}")
+        self.body_a, self.body_b = body_a, body_b
+        self.S1, self.S2 = surface_a, surface_b
+        self.H_aS1 = np.eye(4) if pose_a is None else se3.as_se3(pose_a, "pose_a")
+        self.H_bS2 = np.eye(4) if pose_b is None else se3.as_se3(pose_b, "pose_b")
+        self.H_S1a = se3.inverse(self.H_aS1)
+        self.H_S2b = se3.inverse(self.H_bS2)
+        self.alpha = alpha
+        self._moving = (isinstance(body_a, RigidBody), isinstance(body_b, RigidBody))
+        self._cache_key = None
+        self._cache = None
+
+    # ---- declaration helpers for the elements
+    def refs(self):
+        from porthamiltonian.bondgraph.ports import StateRef
+
+        out = []
+        if self._moving[0]:
+            out.append(StateRef(self.body_a, "pose"))
+        if self._moving[1]:
+            out.append(StateRef(self.body_b, "pose"))
+        return tuple(out)
+
+    @property
+    def n_pose_refs(self):
+        return sum(self._moving)
+
+    def body_poses(self, refs):
+        """(H_Wa, H_Wb) from the pose references (the first refs of an element)."""
+        k = 0
+        if self._moving[0]:
+            Ha = quaternion.pose_to_matrix(refs[0])
+            k = 1
+        else:
+            Ha = self.body_a.H_WG
+        Hb = quaternion.pose_to_matrix(refs[k]) if self._moving[1] else self.body_b.H_WG
+        return Ha, Hb
+
+    def H_12(self, refs):
+        Ha, Hb = self.body_poses(refs)
+        return self.H_S1a @ se3.inverse(Ha) @ Hb @ self.H_bS2
+
+    # ---- the cached evaluation
+    def state(self, params, charts, refs):
+        """The `ContactState` for tracked parameters (warm start) and body poses."""
+        key = (params.tobytes(), charts.tobytes(), *(r.tobytes() for r in refs[: self.n_pose_refs]))
+        if key == self._cache_key:
+            return self._cache
+        H12 = self.H_12(refs)
+        ch = (int(round(charts[0])), int(round(charts[1])))
+        cp = self._solve(H12, *self._sane_start(params, ch))
+        fr = contact_frame(self.S1, self.S2, cp.x, H12, charts=cp.charts, alpha=self.alpha)
+        H_C1 = se3.inverse(fr.H_1C)
+        G_a = se3.Ad(H_C1 @ self.H_S1a)
+        G_b = se3.Ad(H_C1 @ H12 @ self.H_S2b)
+        st = ContactState(cp, H12, fr.H_1C, G_a, G_b, -cp.distance)
+        self._cache_key, self._cache = key, st
+        return st
+
+    def _solve(self, H12, x0, ch0):
+        """Exact contact points from the warm start, with fallbacks.
+
+        A solver stage (a large explicit step while a body tumbles in the air) can carry the
+        tracked parameters far from the contact; Newton may then fail or land on another
+        stationary pair. The contact pair of convex bodies is unique, so any start that
+        reaches a regular pair (curvature margin > 0) gives the same answer: try the tracked
+        parameters, then the last solution computed, then a global search.
+        """
+        starts = [(x0, ch0)]
+        if self._cache is not None:
+            starts.append((self._cache.cp.x, self._cache.cp.charts))
+        last = None
+        for xs, cs in starts:
+            try:
+                cp = closest_points(self.S1, self.S2, H12, x0=xs, charts=cs)
+            except GeometryError as exc:
+                last = exc
+                continue
+            if cp.curvature_margin > 0.0:
+                return cp
+        try:
+            return closest_points(self.S1, self.S2, H12)
+        except GeometryError as exc:
+            raise GeometryError(
+                f"contact between {self.body_a.name!r} and {self.body_b.name!r}: the contact point was lost "
+                f"({last or exc})"
+            ) from None
+
+    def _sane_start(self, params, charts):
+        """A Newton warm start inside the domains: a solver stage may carry the tracked
+        parameters past a chart's singular set; the same surface points are then taken in
+        the chart farthest from its singular set."""
+        ok = True
+        for k, S in enumerate((self.S1, self.S2)):
+            dom = S.domain(charts[k])
+            u, v = dom.wrap(params[2 * k], params[2 * k + 1])
+            inside = all(dom.periodic[i] or dom.lower[i] <= (u, v)[i] <= dom.upper[i] for i in range(2))
+            if not inside or dom.distance_to_singular(u, v) < 0.1:
+                ok = False
+        if ok:
+            return params, charts
+        x, ch = self.farthest_charts(params, charts)
+        return x, ch
+
+    def relative_twist_12(self, T_a, T_b, H12):
+        """Twist of S2 relative to S1 in frame 1 from the body twists."""
+        return se3.Ad(H12) @ (se3.Ad(self.H_S2b) @ T_b) - se3.Ad(self.H_S1a) @ T_a
+
+    def parameter_rates(self, st, params, charts, T_a, T_b, relax=1.0):
+        """d(params)/dt: the contact kinematics in the tracked charts, plus a relaxation of the
+        tracked parameters toward the exact ones at rate `relax` [1/s]."""
+        ch = (int(round(charts[0])), int(round(charts[1])))
+        x = self.in_charts(st, ch)
+        T12 = self.relative_twist_12(T_a, T_b, st.H_12)
+        regular = all(
+            S.domain(ch[k]).distance_to_singular(x[2 * k], x[2 * k + 1]) > 0.1 for k, S in enumerate((self.S1, self.S2))
+        )
+        if regular:
+            rate = contact_kinematics(self.S1, self.S2, x, st.H_12, T12, charts=ch).x_rate
+        else:
+            # only in a solver stage that overshot toward a pole: rates in the exact point's
+            # (regular) charts, carried to the tracked charts by the chart map's Jacobian
+            xe, che = np.array(st.cp.x, dtype=float), tuple(st.cp.charts)
+            re = contact_kinematics(self.S1, self.S2, xe, st.H_12, T12, charts=che).x_rate
+            rate = np.zeros(4)
+            for k, S in enumerate((self.S1, self.S2)):
+                rate[2 * k : 2 * k + 2] = self._chart_jacobian(S, xe[2 * k : 2 * k + 2], che[k], ch[k]) @ re[2 * k : 2 * k + 2]
+        diff = x - params
+        for k, S in enumerate((self.S1, self.S1, self.S2, self.S2)):
+            dom = S.domain(ch[k // 2])
+            if dom.periodic[k % 2]:
+                per = float(dom.upper[k % 2] - dom.lower[k % 2])
+                diff[k] = (diff[k] + per / 2) % per - per / 2
+        return rate + relax * diff
+
+    def in_charts(self, st, charts):
+        """The exact contact parameters expressed in `charts`."""
+        x = np.array(st.cp.x, dtype=float)
+        for k, S in enumerate((self.S1, self.S2)):
+            if st.cp.charts[k] != charts[k]:
+                x[2 * k], x[2 * k + 1] = _map(S, x[2 * k], x[2 * k + 1], st.cp.charts[k], charts[k])
+        return x
+
+    @staticmethod
+    def _chart_jacobian(S, uv, src, dst, h=1e-7):
+        if src == dst:
+            return np.eye(2)
+        J = np.zeros((2, 2))
+        for i in range(2):
+            d = np.zeros(2)
+            d[i] = h
+            up = np.array(_map(S, *(uv + d), src, dst))
+            um = np.array(_map(S, *(uv - d), src, dst))
+            J[:, i] = (up - um) / (2 * h)
+        return J
+
+    def initial(self, refs):
+        """Parameters and charts of the global closest points at the given poses."""
+        cp = closest_points(self.S1, self.S2, self.H_12(refs))
+        return np.array(cp.x, dtype=float), np.array(cp.charts, dtype=float), cp
+
+    #: the tracked parameters change chart when they come this close [rad] to a singular
+    #: set of their chart. In the lat-long atlases the distances to the two charts' poles
+    #: add up to at least pi/2, so the other chart is then at least pi/2 - 0.6 = 0.97 rad
+    #: away: a strict improvement with a 0.37 rad hysteresis (at pi/4 the two tie)
+    CHART_MARGIN = 0.6
+
+    def chart_margin(self, st, charts):
+        """Smallest distance of the exact contact points to a singular set of the tracked
+        charts, minus `CHART_MARGIN` (the event function of chart switches)."""
+        ch = (int(round(charts[0])), int(round(charts[1])))
+        x = self.in_charts(st, ch)
+        out = np.inf
+        for k, S in enumerate((self.S1, self.S2)):
+            if S.n_charts > 1:
+                d = S.domain(ch[k]).distance_to_singular(x[2 * k], x[2 * k + 1])
+                out = min(out, d - self.CHART_MARGIN)
+        return out
+
+    @staticmethod
+    def _canonical(S, u, v, c):
+        """(u, v) of chart c brought inside the domain (a point past a pole is re-read
+        through another chart)."""
+        dom = S.domain(c)
+        u, v = dom.wrap(u, v)
+        if all(dom.periodic[i] or dom.lower[i] <= (u, v)[i] <= dom.upper[i] for i in range(2)) or S.n_charts == 1:
+            return u, v
+        other = (c + 1) % S.n_charts
+        return _map(S, *_map(S, u, v, c, other), other, c)
+
+    def farthest_charts(self, params, charts):
+        """The parameters re-expressed, for each surface, in the chart whose singular set is
+        farthest (no hysteresis: used when the tracker reached the switch margin)."""
+        x = np.array(params, dtype=float)
+        out = []
+        for k, S in enumerate((self.S1, self.S2)):
+            c = int(round(charts[k]))
+            x[2 * k], x[2 * k + 1] = self._canonical(S, x[2 * k], x[2 * k + 1], c)
+            best = (S.domain(c).distance_to_singular(x[2 * k], x[2 * k + 1]), c, x[2 * k], x[2 * k + 1])
+            for other in range(S.n_charts):
+                if other != c:
+                    u, v = _map(S, x[2 * k], x[2 * k + 1], c, other)
+                    d = S.domain(other).distance_to_singular(u, v)
+                    if d > best[0]:
+                        best = (d, other, u, v)
+            out.append(best[1])
+            x[2 * k], x[2 * k + 1] = best[2], best[3]
+        return x, tuple(out)
+
+    def pose_rate_matrix(self, refs):
+        """B-matrix block: pose rates of the moving bodies from the port twists (a, b)."""
+        blocks = []
+        for k, moving in enumerate(self._moving):
+            if moving:
+                pose = refs[sum(self._moving[:k])]
+                blocks.append((k, _rate_map(pose)))
+        B = np.zeros((7 * len(blocks), 12))
+        for i, (k, K) in enumerate(blocks):
+            B[7 * i : 7 * i + 7, 6 * k : 6 * k + 6] = K
+        return B
+
+    def pose_gradient(self, refs, e_a, e_b):
+        """grad over the moving bodies' poses of an energy whose port efforts are e_a, e_b."""
+        out = []
+        if self._moving[0]:
+            out.append(pose_gradient(refs[0], e_a))
+        if self._moving[1]:
+            out.append(pose_gradient(refs[int(self._moving[0])], e_b))
+        return np.concatenate(out) if out else np.zeros(0)
