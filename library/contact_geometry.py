@@ -5,8 +5,8 @@ generalized contact points of the two surfaces at the current configuration. `Co
 computes them once per evaluation: a warm-started Newton refinement from the tracked
 parameters (carried in the state only as warm starts), then the contact frame on the
 average tangent plane and the twist maps. The result is cached by the exact bytes of its
-inputs, so every kernel of the same evaluation gets the same object without recomputing,
-and the kernels stay pure functions of their arguments.
+inputs (compared as exact float lists), so every kernel of the same evaluation gets the
+same object without recomputing, and the kernels stay pure functions of their arguments.
 
 Frames: surface S1 is posed in body a by H_aS1, S2 in body b by H_bS2. "1" and "2" below are
 the surface frames; H_12 is the pose of S2 in S1, T_12 the twist of S2 relative to S1 in
@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from porthamiltonian.contact import contact_frame, contact_kinematics
+from porthamiltonian.contact.kinematics import contact_kinematics, kinematics_from_derivatives
 from porthamiltonian.errors import GeometryError, ModelError, ParameterError
 from porthamiltonian.geometry import Surface, closest_points
+from porthamiltonian.geometry.closest import refine
 from porthamiltonian.lie import quaternion, se3
 
 from .rigid_body import Ground, RigidBody, _rate_map, pose_gradient
@@ -60,6 +61,7 @@ class ContactState:
     G_a: np.ndarray
     G_b: np.ndarray
     delta: float
+    D: tuple = None  # order-2 derivative arrays of both surfaces at the contact points
 
 
 class ContactPair:
@@ -135,17 +137,25 @@ class ContactPair:
     # ---- the cached evaluation
     def state(self, params, charts, refs):
         """The `ContactState` for tracked parameters (warm start) and body poses."""
-        key = (params.tobytes(), charts.tobytes(), *(r.tobytes() for r in refs[: self.n_pose_refs]))
+        key = [params.tolist(), charts.tolist()] + [r.tolist() for r in refs[: self.n_pose_refs]]
         if key == self._cache_key:
             return self._cache
         H12 = self.H_12(refs)
         ch = (int(round(charts[0])), int(round(charts[1])))
-        cp = self._solve(H12, *self._sane_start(params, ch))
-        fr = contact_frame(self.S1, self.S2, cp.x, H12, charts=cp.charts, alpha=self.alpha)
-        H_C1 = se3.inverse(fr.H_1C)
+        cp, D = self._solve(H12, *self._sane_start(params, ch))
+        # contact frame (seed 003 sec. 5): origin on the average tangent plane, z = n1,
+        # x along f1_u (as `porthamiltonian.contact.contact_frame`)
+        n1 = cp.n1
+        fu = np.asarray(D[0][1][0])
+        ex = fu - (fu @ n1) * n1
+        ex /= np.sqrt(ex @ ex)
+        H_1C = np.eye(4)
+        H_1C[:3, 0], H_1C[:3, 1], H_1C[:3, 2] = ex, np.cross(n1, ex), n1
+        H_1C[:3, 3] = cp.p1 + self.alpha * cp.distance * n1
+        H_C1 = se3.inverse(H_1C)
         G_a = se3.Ad(H_C1 @ self.H_S1a)
         G_b = se3.Ad(H_C1 @ H12 @ self.H_S2b)
-        st = ContactState(cp, H12, fr.H_1C, G_a, G_b, -cp.distance)
+        st = ContactState(cp, H12, H_1C, G_a, G_b, -cp.distance, D)
         self._cache_key, self._cache = key, st
         return st
 
@@ -162,16 +172,19 @@ class ContactPair:
         if self._cache is not None:
             starts.append((self._cache.cp.x, self._cache.cp.charts))
         last = None
+        R, d = H12[:3, :3].tolist(), H12[:3, 3].tolist()
         for xs, cs in starts:
             try:
-                cp = closest_points(self.S1, self.S2, H12, x0=xs, charts=cs)
+                cp, D1, D2 = refine(self.S1, self.S2, R, d, xs, cs)
             except GeometryError as exc:
                 last = exc
                 continue
             if cp.curvature_margin > 0.0:
-                return cp
+                return cp, (D1, D2)
         try:
-            return closest_points(self.S1, self.S2, H12)
+            cp = closest_points(self.S1, self.S2, H12)
+            cp, D1, D2 = refine(self.S1, self.S2, R, d, cp.x, cp.charts)
+            return cp, (D1, D2)
         except GeometryError as exc:
             raise GeometryError(
                 f"contact between {self.body_a.name!r} and {self.body_b.name!r}: the contact point was lost "
@@ -208,7 +221,11 @@ class ContactPair:
             S.domain(ch[k]).distance_to_singular(x[2 * k], x[2 * k + 1]) > 0.1 for k, S in enumerate((self.S1, self.S2))
         )
         if regular:
-            rate = contact_kinematics(self.S1, self.S2, x, st.H_12, T12, charts=ch).x_rate
+            if tuple(st.cp.charts) == ch:  # the usual case: reuse the derivatives of the solution
+                R, d = st.H_12[:3, :3].tolist(), st.H_12[:3, 3].tolist()
+                rate = kinematics_from_derivatives(self.S1, self.S2, x, st.D[0], st.D[1], R, d, T12.tolist()).x_rate
+            else:
+                rate = contact_kinematics(self.S1, self.S2, x, st.H_12, T12, charts=ch).x_rate
         else:
             # only in a solver stage that overshot toward a pole: rates in the exact point's
             # (regular) charts, carried to the tracked charts by the chart map's Jacobian

@@ -81,7 +81,8 @@ def cmd_run(args):
     if model.notes:
         print(model.notes)
     wall = time.perf_counter()
-    traj = simulate(system, (0.0, t_end), x0, progress=not args.no_progress, throw=False, **solver)
+    t_eval = None if args.samples == 0 else np.linspace(0.0, t_end, args.samples)
+    traj = simulate(system, (0.0, t_end), x0, progress=not args.no_progress, throw=False, t_eval=t_eval, **solver)
     wall = time.perf_counter() - wall
     print(f"{traj}\nwall time {wall:.2f} s ({wall / max(traj.t[-1], 1e-12):.2f} s per simulated second), {traj.nfev} rhs evaluations")
     if traj.events:
@@ -145,6 +146,8 @@ def make_parser():
             q.add_argument("--atol", type=float)
             q.add_argument("--max-step", dest="max_step", type=float)
             q.add_argument("--no-progress", action="store_true", help="no progress bar")
+            q.add_argument("--samples", type=int, default=1001,
+                           help="output samples, evenly spaced (0: the solver's own steps); events are always included")
     return p
 
 

@@ -20,7 +20,7 @@ from ._local import (
     tangent_basis,
 )
 
-__all__ = ["MAX_CONDITION", "ContactKinematics", "contact_kinematics", "rechart"]
+__all__ = ["MAX_CONDITION", "ContactKinematics", "contact_kinematics", "kinematics_from_derivatives", "rechart"]
 
 MAX_CONDITION = 1e10
 """Largest accepted condition number of the 2x2 contact matrix before the contact is declared
@@ -134,6 +134,16 @@ def contact_kinematics(S1, S2, x, H_12, T_12, *, charts=(0, 0),
     R, d = check_pose(H_12, "H_12")
     T = check_vector(T_12, "T_12", 6)
     D1, D2 = pair_derivatives(S1, S2, x, charts, 2)
+    return kinematics_from_derivatives(S1, S2, x, D1, D2, R, d, T, max_condition)
+
+
+def kinematics_from_derivatives(S1, S2, x, D1, D2, R, d, T, max_condition=MAX_CONDITION) -> ContactKinematics:
+    """`contact_kinematics` from order-2 derivative arrays already evaluated (no checks).
+
+    The hot path of simulations: `D1`, `D2` (nested lists) are those of the contact points
+    (e.g. from `porthamiltonian.geometry.closest.refine`), `R`, `d` the pose H_12 as lists,
+    `T` the twist as a sequence of 6 floats; `x` only enters error messages.
+    """
     w, v = T[:3], T[3:]
     n1, f1u, f1v, _, (a00, a01, a11) = _weingarten(D1)
     _, f2u, f2v, _, (b00, b01, b11) = _weingarten(D2)

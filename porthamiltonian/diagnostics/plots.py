@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "save_figure"]
+__all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "save_figure", "draw_scene", "figure"]
+
+
+def figure(rows=1, cols=1, **kwargs):
+    """A new matplotlib figure and axes (for scripts that must not import matplotlib)."""
+    return _plt().subplots(rows, cols, **kwargs)
 
 
 def _plt():
@@ -160,4 +165,46 @@ def draw_bondgraph(bg, ax=None, *, causality=True, layout="kamada_kawai", seed=0
     ax.set_title(f"bond graph {bg.name!r}" + (" (red: causal strokes; dashed: multiplier bonds)" if report else ""))
     ax.set_axis_off()
     ax.set_aspect("equal")
+    return ax
+
+
+def draw_scene(ax, bodies, frames=(), *, view="xz", floor=None, title="", frame_length=0.08):
+    """Draw surfaces in a 2D view (x-z by default): outlines of their projections, contact frames.
+
+    Parameters
+    ----------
+    ax : matplotlib axes
+    bodies : sequence of (Surface, H_WS, color)
+        Bounded surfaces posed in the world; each is sampled, projected onto the view plane
+        and drawn as the outline (convex hull) of its projection.
+    frames : sequence of (H_WC, color)
+        Frames drawn as their projected x (thin) and z (thick) axes.
+    view : {"xz", "yz", "xy"}
+    floor : float, optional
+        Height of a floor line to draw (for "xz"/"yz").
+    """
+    from scipy.spatial import ConvexHull
+
+    idx = {"xz": (0, 2), "yz": (1, 2), "xy": (0, 1)}[view]
+    for S, H, color in bodies:
+        smp = S.sample(40, 24, 0)
+        P = smp.points.reshape(-1, 3) @ H[:3, :3].T + H[:3, 3]
+        Q = P[:, idx]
+        hull = ConvexHull(Q)
+        loop = np.append(hull.vertices, hull.vertices[0])
+        ax.fill(Q[loop, 0], Q[loop, 1], color=color, alpha=0.35, lw=0)
+        ax.plot(Q[loop, 0], Q[loop, 1], color=color, lw=1.2)
+    for H, color in frames:
+        o = H[:3, 3][list(idx)]
+        for col, lw in ((0, 0.8), (2, 2.0)):
+            d = H[:3, col][list(idx)] * frame_length
+            ax.annotate("", xy=o + d, xytext=o, arrowprops=dict(arrowstyle="->", color=color, lw=lw))
+    if floor is not None and view != "xy":
+        xl = ax.get_xlim()
+        ax.axhline(floor, color="0.3", lw=1)
+        ax.set_xlim(xl)
+    ax.set_aspect("equal")
+    ax.set_title(title, fontsize=9)
+    ax.set_xlabel(view[0] + " [m]")
+    ax.set_ylabel(view[1] + " [m]")
     return ax

@@ -782,16 +782,44 @@ def closest_points(S1: Surface, S2: Surface, H_12, *, x0=None, charts=(0, 0),
     if x0 is None:
         return _global(S1, S2, np.array(R), np.array(d), scale, tol, int(max_iter))
     x, charts = _check_parameters(x0, charts, S1, S2)
+    return refine(S1, S2, R, d, x, charts, tol=tol, max_iter=int(max_iter))[0]
+
+
+def refine(S1: Surface, S2: Surface, R, d, x0, charts, *, tol: float = DEFAULT_TOL, max_iter: int = 50):
+    """Warm-started Newton refinement without argument checks (the hot path of simulations).
+
+    Parameters
+    ----------
+    R, d : sequences
+        Rotation (3x3, nested lists or array) and translation of H_12.
+    x0 : sequence of 4 floats, inside the domains of `charts`.
+    charts : tuple of int
+
+    Returns
+    -------
+    (ClosestPoints, D1, D2)
+        The result of `closest_points` with a warm start, and the order-2 derivative arrays
+        (nested lists) of both surfaces at the solution, in ``ClosestPoints.charts``, for
+        kinematics evaluated at the same point without re-evaluating the surfaces.
+
+    Raises
+    ------
+    GeometryError
+        As `closest_points` (no convergence, parallel normals, singular point).
+    """
+    R = [list(map(float, row)) for row in R]
+    d = [float(v) for v in d]
+    x = [float(v) for v in x0]
     c1, x[0], x[1] = S1._best_chart(x[0], x[1], charts[0])
     c2, x[2], x[3] = S2._best_chart(x[2], x[3], charts[1])
-    out = _newton(S1, S2, R, d, x, (c1, c2), scale, tol, int(max_iter))
+    out = _newton(S1, S2, R, d, x, (c1, c2), _pair_scale(S1, S2), tol, int(max_iter))
     if not out.converged:
         raise GeometryError(f"closest_points did not converge from the warm start: "
                             f"{_describe(S1, S2, out)}")
     if not _valid(out, S1, S2):
         raise GeometryError(f"closest_points converged to parallel normals (not a contact "
                             f"pair) or onto a singular point: {_describe(S1, S2, out)}")
-    return _finish(S1, S2, R, out, False)
+    return _finish(S1, S2, R, out, False), out.state.D1, out.state.D2
 
 
 def closest_points_world(S1: Surface, S2: Surface, H_W1, H_W2, **kwargs) -> ClosestPoints:
