@@ -236,14 +236,15 @@ class ContactSpring(StorageElement):
             EventSpec("chart", self._chart_fn, -1.0, self._chart),
         )
 
-    def _distance(self, x, refs):
+    def distance(self, x, refs):
+        """Signed distance Delta between the surfaces [m] (exact, at the current poses)."""
         return -self._state(x, refs).delta
 
     def _touch_fn(self, t, x, refs):
-        return self._distance(x, refs) if x[_ACT] < 0.5 else 1.0
+        return self.distance(x, refs) if x[_ACT] < 0.5 else 1.0
 
     def _release_fn(self, t, x, refs):
-        return self._distance(x, refs) if x[_ACT] > 0.5 else -1.0
+        return self.distance(x, refs) if x[_ACT] > 0.5 else -1.0
 
     def _exact(self, x, refs):
         st = self._state(x, refs)

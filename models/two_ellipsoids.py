@@ -11,7 +11,7 @@ import numpy as np
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import Ellipsoid, Plane
-from porthamiltonian.library import CompliantContact, Gravity, Ground, RigidBody
+from porthamiltonian.library import Gravity, Ground, RigidBody, contact as make_contact
 from porthamiltonian.lie import se3
 
 from .registry import Model, Parameter, register_model
@@ -28,11 +28,12 @@ def ellipsoid_inertia(mass, axes):
     return mass / 5.0 * np.array([b * b + c * c, a * a + c * c, a * a + b * b])
 
 
-def contact_component(kind, name, body_a, surf_a, body_b, surf_b, **law):
-    """A contact component of the requested kind (the one place models choose it)."""
-    if kind == "compliant":
-        return CompliantContact(name, body_a, surf_a, body_b, surf_b, **law)
-    raise ph.ParameterError(f"`contact` must be 'compliant', got {kind!r}")
+def contact_element(system, component):
+    """Path of the element of a contact component that knows the distance (spring or constraint)."""
+    for leaf in ("spring", "constraint"):
+        if f"{component}/{leaf}" in system.elements:
+            return f"{component}/{leaf}"
+    raise ph.ModelError(f"no contact component {component!r} in system {system.name!r}")
 
 
 @register_model(
@@ -47,7 +48,7 @@ def contact_component(kind, name, body_a, surf_a, body_b, surf_b, **law):
     stiffness=Parameter(4000.0, "N/m", "normal contact stiffness (soft: 2.5 mm static penetration for 1 kg)"),
     damping=Parameter(8.0, "N s/m", "normal contact damping (restitution about 0.82 for 1 kg)"),
     friction=Parameter(0.6, "-", "Coulomb friction coefficient"),
-    contact=Parameter("compliant", "-", "contact model"),
+    contact=Parameter("compliant", "-", "contact model: compliant or sliding_plane (stiff, with impacts)"),
 )
 def two_ellipsoids(*, mass=1.0, axes=(0.25, 0.15, 0.1), lower_height=0.35, upper_height=0.75, offset=0.12, tilt=0.25,
                    stiffness=4000.0, damping=8.0, friction=0.6, contact="compliant"):
@@ -68,19 +69,25 @@ def two_ellipsoids(*, mass=1.0, axes=(0.25, 0.15, 0.1), lower_height=0.35, upper
     E = Ellipsoid(*axes)
     floor = Plane()
     bodies = {"lower": (lower, E), "upper": (upper, E), "ground": (G, floor)}
-    law = dict(stiffness=stiffness, damping=damping, friction=friction)
+    if contact == "compliant":
+        law = dict(stiffness=stiffness, damping=damping, friction=friction)
+    else:  # stiff: Newton impacts with the restitution the compliant law would give for 1 kg
+        from porthamiltonian.contact.laws import NormalLaw, linear_response
+
+        e = linear_response(mass, NormalLaw("linear", stiffness=stiffness, damping=damping))[1]
+        law = dict(friction="coulomb" if friction > 0 else "frictionless", mu=friction, restitution=e)
     for name, a, b in CONTACTS:
         (ba, sa), (bb, sb) = bodies[a], bodies[b]
-        c = contact_component(contact, name, ba, sa, bb, sb, **law)
+        c = make_contact(contact, name, ba, sa, bb, sb, **law)
         bg.add(c)
         bg.connect(ba.frame().port, (name, "a"))
         bg.connect(bb.frame().port, (name, "b"))
 
     def distance(name):
         def f(system, t, x):
-            path = f"{name}/spring"
+            path = contact_element(system, name)
             own, refs = system.element_state(path, x)
-            return system.elements[path]._distance(own, refs)
+            return system.elements[path].distance(own, refs)
 
         f.__name__ = f"distance_{name}"
         return f

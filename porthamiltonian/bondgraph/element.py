@@ -112,9 +112,10 @@ class EventOutcome:
         entered in the ledger under the element's name.
     message : str
         Human-readable description for the trajectory's event log.
-    impulse : ndarray, optional
+    impulse : ndarray or callable, optional
         For a constraint element: target values of its velocity residuals c right after the
-        event (e.g. -e times the approach velocity for a Newton impact). The simulator then
+        event, or a callable mapping the residuals just before to the targets (a Newton
+        impact: c -> -e c). The simulator then
         applies the impulse that reaches them while keeping every other constraint's velocity
         residual unchanged (`PHSystem.apply_impulse`); the kinetic energy it removes is
         added to `lost`.
@@ -123,7 +124,8 @@ class EventOutcome:
     x: np.ndarray
     lost: float = 0.0
     message: str = ""
-    impulse: np.ndarray | None = None
+    impulse: object = None
+    x_after: object = None
 
 
 @dataclass(frozen=True)
@@ -435,6 +437,9 @@ class ConstraintElement(Element):
     category = "constraint"
     #: Baumgarte parameters (alpha [1/s], beta [1/s]) or None for the compile default.
     stabilization: tuple[float, float] | None = None
+    #: Softening gamma >= 0 (seed 004): the rows become dc/dt + ... + gamma lambda = 0, a
+    #: compliant constraint; 0 is ideal.
+    softening: float = 0.0
 
     @property
     @abstractmethod
@@ -464,6 +469,16 @@ class ConstraintElement(Element):
         once); the default calls `jacobian`, `velocity_bias` and `gap`.
         """
         return self.jacobian(t, x, refs), self.velocity_bias(t, x, refs), self.gap(t, x, refs)
+
+    def effort_map(self, t, x, refs, flows):
+        """D, shape (n_c, sum of port dims): the port efforts are D^T lambda.
+
+        Default (not overridden): D = J, an ideal (workless up to drift) constraint. A
+        different D makes the constraint force non-associated, e.g. Coulomb friction
+        proportional to a normal multiplier; the extra power lambda . (D - J) f is booked as
+        dissipated in the ledger (it must be >= 0).
+        """
+        return None
 
     def active(self, x):
         """Mask of active rows, shape (n_c,), from the element's discrete state. Default all."""

@@ -174,7 +174,10 @@ def analyze(system, t, x, u=None):
             (v, _), = s.outputs
             (lam, _), = s.inputs
             c = next(ci for ci in plan.constraints if ci["path"] == el)
-            Jc = obj.jacobian(t, x[c["slice"]], refs_of[el])
+            flows = tuple(sg * V[fv.name] for fv, sg, _, _ in c["ports"])
+            Jc = obj.effort_map(t, x[c["slice"]], refs_of[el], flows)
+            if Jc is None:
+                Jc = obj.jacobian(t, x[c["slice"]], refs_of[el])
             cols = s.data["cols"]
             out = {v.name: Jc[:, cols].T @ S[lam.name]}
         else:  # pragma: no cover

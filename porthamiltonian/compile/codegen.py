@@ -6,8 +6,11 @@ its namespace. `PHSystem.source` shows it, which makes the compiled model inspec
 
 Signature of the generated function::
 
-    rhs(t, x, u_in, full) -> xdot                      (full=False)
-    rhs(t, x, u_in, full) -> dict of every quantity    (full=True)
+    rhs(t, x, u_in, full, associated) -> xdot                      (full=False)
+    rhs(t, x, u_in, full, associated) -> dict of every quantity    (full=True)
+
+``associated=True`` replaces every constraint's effort map D by its Jacobian J (used for
+impulses, which are frictionless).
 """
 
 from __future__ import annotations
@@ -148,7 +151,7 @@ class _Gen:
             (v, _), = s.outputs
             (lam, _), = s.inputs
             cols = s.data["cols"]
-            J = f"J{self.paths.index(el)}"
+            J = f"D{self.paths.index(el)}"
             self.emit(f"{tgt[v.name]} = {J}[:, {cols.start}:{cols.stop}].T @ {lam.name}")
             self.emit(f"{tgt[v.name]}_s = {J}[:, {cols.start}:{cols.stop}].T @ {lam.name}_s")
         else:  # pragma: no cover - plan and generator are built together
@@ -302,6 +305,12 @@ class _Gen:
             flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
             self.emit(f"F{i} = np.concatenate(({flows},))")
             self.emit(f"c{i} = J{i} @ F{i} + b{i}")
+            if type(c["obj"]).effort_map is not ConstraintElement.effort_map:
+                self.emit(f"D{i} = {self.k(c['path'], 'effort_map')}(t, {self.xe(c['path'])}, {self.r(c['path'])}, ({', '.join(self.sgn(sg, fv.name) for fv, sg, _, _ in c['ports'])},))")
+                self.emit(f"if D{i} is None or associated:")
+                self.emit(f"    D{i} = J{i}")
+            else:
+                self.emit(f"D{i} = J{i}")
         for j, ci in enumerate(p.cuts):
             self.emit(f"cc{j} = {ci['tail'].name} - {ci['head'].name}")
         self._rate_sens = set()
@@ -329,7 +338,7 @@ class _Gen:
             self.emit("uf = np.zeros(0)")
             self.storage_rates()
         self.finish()
-        src = "def rhs(t, x, u_in=None, full=False):\n" + "\n".join(self.lines) + "\n"
+        src = "def rhs(t, x, u_in=None, full=False, associated=False):\n" + "\n".join(self.lines) + "\n"
         return src, self.ns
 
     def unknown_pass(self):
@@ -372,8 +381,11 @@ class _Gen:
             row = f"cd{i} + {2 * c['alpha']!r} * c{i}"
             if type(obj).gap is not ConstraintElement.gap and c["beta"]:
                 row += f" + {c['beta'] ** 2!r} * np.nan_to_num(g{i})"
+            gamma = float(getattr(obj, "softening", 0.0) or 0.0)
+            if gamma:
+                row += f" + {gamma!r} * {c['lam'].name}"
             self.emit(f"row{i} = {row}")
-            self.emit(f"row{i}_s = cd{i}_s")
+            self.emit(f"row{i}_s = cd{i}_s" + (f" + {gamma!r} * SEL_{c['lam'].name}" if gamma else ""))
             if type(obj).active is not ConstraintElement.active:
                 lam = c["lam"]
                 self.emit(f"a{i} = {self.k(c['path'], 'active')}({self.xe(c['path'])})")
@@ -469,6 +481,8 @@ class _Gen:
             self.emit(f"lamF{i} = uf[{sl.start}:{sl.stop}]")
             self.emit(f"xdot[{led[(c['path'], 'stabilization')]}] = lamF{i} @ c{i}")
             self.emit(f"xdot[{led[(c['path'], 'supplied')]}] = lamF{i} @ (c{i} - J{i} @ F{i})")
+            if (c["path"], "dissipated") in led:
+                self.emit(f"xdot[{led[(c['path'], 'dissipated')]}] = lamF{i} @ ((D{i} - J{i}) @ F{i})")
         for j, ci in enumerate(p.cuts):
             sl = ci["mult"].unknown
             self.emit(f"xdot[{NP + ci['ledger']}] = uf[{sl.start}:{sl.stop}] @ cc{j}")

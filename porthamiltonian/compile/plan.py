@@ -89,6 +89,13 @@ class Plan:
     baumgarte: tuple
 
 
+def _overrides(obj, method):
+    """True if the element's class overrides a ConstraintElement default method."""
+    from ..bondgraph.element import ConstraintElement
+
+    return getattr(type(obj), method) is not getattr(ConstraintElement, method)
+
+
 def _sigma(flat, node, port, bond_index):
     """Element-convention sign of the bond flow at (node, port)."""
     b = flat.bonds[bond_index]
@@ -126,6 +133,8 @@ def build_plan(report: CausalityReport, *, baumgarte=(1.0, 1.0)) -> Plan:
         elif obj.category == "constraint":
             ledger.append(LedgerEntry(path, "supplied", len(ledger)))
             ledger.append(LedgerEntry(path, "stabilization", len(ledger)))
+            if _overrides(obj, "effort_map"):
+                ledger.append(LedgerEntry(path, "dissipated", len(ledger)))
     for path, obj in els.items():
         if obj.events():
             ledger.append(LedgerEntry(path, "lost", len(ledger)))

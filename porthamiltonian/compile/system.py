@@ -213,11 +213,15 @@ class PHSystem:
         return x
 
     def apply_impulse(self, t, x, element, target):
-        """The state right after an impulse that sets `element`'s velocity residuals to `target`.
+        """The state right after an impulse that sets `element`'s velocity residuals to `target`
+        (an array, or a callable of the current residuals returning it).
 
         Every other constraint (and every cut) keeps its velocity residual; the impulse is the
         one of least kinetic-energy change (the acceleration-level matrices A and G of the
-        compiled system). Inactive constraint rows carry no impulse.
+        compiled system), directed by the constraint Jacobians J even where an effort map D
+        adds friction between impacts: an impact is a frictionless Newton impulse (a Coulomb
+        friction impulse directed by the pre-impact sliding can overshoot and inject energy);
+        no-slip rows, being constraints, still stick exactly. Inactive rows carry no impulse.
 
         Returns
         -------
@@ -227,9 +231,11 @@ class PHSystem:
         rows = next((c["rows"] for c in plan.constraints if c["path"] == element), None)
         if rows is None:
             raise ModelError(f"{element!r} is not a constraint element of system {self.name!r}")
-        ev = self._rhs(t, x, self._u0, True)
+        ev = self._rhs(t, x, self._u0, True, True)  # impulses along J: impacts are frictionless
         r = np.zeros(plan.n_rows)
         c_now = ev["c"][element]
+        if callable(target):
+            target = target(c_now)
         r[rows] = np.asarray(target, dtype=float) - c_now
         # inactive rows of unilateral constraints are identity rows of A (see codegen): with a
         # zero target they take no impulse
@@ -270,13 +276,19 @@ class PHSystem:
         return out
 
     def constraint_residuals(self, t, x):
-        """Velocity-level residuals (c) and position-level gaps (g) of every constraint."""
+        """Velocity-level residuals (c) and position-level gaps (g) of every constraint.
+
+        Rows a unilateral constraint has switched off (detached contacts) report zero.
+        """
         ev = self.evaluate(t, x)
-        gaps = {}
+        gaps, cs = {}, {}
         for c in self._plan.constraints:
             obj = c["obj"]
-            gaps[c["path"]] = obj.gap(t, x[c["slice"]], tuple(x[s] for s in self._plan.refs[c["path"]]))
-        return {"c": ev["c"], "cut_c": ev["cut_c"], "g": gaps}
+            own = x[c["slice"]]
+            act = obj.active(own)
+            gaps[c["path"]] = np.where(act > 0.5, obj.gap(t, own, tuple(x[s] for s in self._plan.refs[c["path"]])), 0.0)
+            cs[c["path"]] = np.where(act > 0.5, ev["c"][c["path"]], 0.0)
+        return {"c": cs, "cut_c": ev["cut_c"], "g": gaps}
 
     def multipliers(self, t, x):
         """Multipliers by owner: constraint path -> lambda, and cut bond name -> lambda."""

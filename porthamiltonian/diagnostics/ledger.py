@@ -102,13 +102,17 @@ class PowerBudget:
         return self.max_residual / self.scale
 
     def rows(self):
-        """Per-element totals at the final time (elements with any nonzero entry)."""
+        """Per-element totals at the final time (elements whose energy or entries moved)."""
         out = []
         paths = list(dict.fromkeys(list(self.stored) + [p for d in self.entries.values() for p in d]))
         for p in paths:
             st = self.stored.get(p)
             vals = {k: float(self.entries[k][p][-1]) if p in self.entries[k] else 0.0 for k in KINDS}
-            out.append(LedgerRow(p, self.labels.get(p, p), float(st[-1] - st[0]) if st is not None else 0.0, **vals))
+            stored = float(st[-1] - st[0]) if st is not None else 0.0
+            moved = st is not None and np.ptp(st) > 0
+            if not (moved or any(vals.values())):
+                continue  # nothing to report (the ground, an unused projection entry)
+            out.append(LedgerRow(p, self.labels.get(p, p), stored, **vals))
         return out
 
     def table(self):

@@ -256,7 +256,11 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             for e in user_events
         ]
         t_stop = min(t1, next_projection)
-        te = None if t_eval is None else t_eval[(t_eval > t) & (t_eval <= t_stop)]
+        te = None
+        if t_eval is not None:
+            # the segment's own end is always evaluated (the state to restart from); it is
+            # dropped from the output below unless it is one of the requested times
+            te = np.union1d(t_eval[(t_eval > t) & (t_eval <= t_stop)], [t_stop])
         try:
             sol = solve_ivp(
                 rhs, (t, t_stop), x, method=method, rtol=rtol, atol=atol, max_step=max_step, t_eval=te,
@@ -271,9 +275,14 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         nfev_total += sol.nfev
         njev_total += sol.njev
         nlu_total += sol.nlu
-        if sol.t.size:
-            T.append(sol.t)
-            X.append(sol.y.T)
+        ts_, ys_ = np.asarray(sol.t, dtype=float), np.asarray(sol.y, dtype=float).reshape(len(x), -1).T
+        if sol.status == 0 and ts_.size:
+            x_end = ys_[-1].copy()
+        if t_eval is not None and ts_.size and sol.status == 0 and not np.any(t_eval == ts_[-1]):
+            ts_, ys_ = ts_[:-1], ys_[:-1]  # the segment end was added for the restart only
+        if ts_.size:
+            T.append(ts_)
+            X.append(ys_)
         for k, e in enumerate(user_events):
             if not getattr(e, "terminal", False):
                 for te_k in sol.t_events[len(element_events) + k]:
@@ -288,7 +297,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             if t_stop >= t1:
                 break
             # a projection time: move onto the constraint manifold, book the energy change
-            t, x = t_stop, sol.y[:, -1].copy()
+            t, x = t_stop, x_end
             H_before = system.energy(x)
             x = system.project_constraints(t, x)
             x[proj_index] += H_before - system.energy(x)
@@ -310,10 +319,12 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
                 H_before = system.energy(xn)
                 xn = system.apply_impulse(te_, xn, b.element, out.impulse)
                 lost += H_before - system.energy(xn)
+            if out.x_after is not None:
+                xn[b.own] = out.x_after(system, te_, xn)
             if b.element in lost_index:
                 xn[lost_index[b.element]] += lost
             records.append(EventRecord(te_, b.name, out.message, lost))
-            if T[-1].size == 0 or T[-1][-1] != te_:
+            if T[-1][-1] != te_:
                 T.append(np.array([te_]))
                 X.append(xe[None, :])
             T.append(np.array([te_]))
@@ -330,7 +341,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             e = user_events[k - len(element_events)]
             records.append(EventRecord(te_, getattr(e, "__name__", "user event"), "terminal user event", 0.0))
             records.sort(key=lambda r: r.t)
-            if T[-1].size == 0 or T[-1][-1] != te_:
+            if T[-1][-1] != te_:
                 T.append(np.array([te_]))
                 X.append(xe[None, :])
             message = f"A terminal user event occurred at t = {te_:.9g} s."

@@ -1,0 +1,364 @@
+"""Stiff contact: the sliding-plane constraint (Tasora & Righettini, seed 001; unilateral, seed 004).
+
+`SlidingPlaneContact(...)` returns a component with the same ports as `CompliantContact`
+("a", "b", bonded from the two bodies' "B" ports), so a model swaps one for the other with
+one argument. Inside is a `SlidingPlaneConstraint`: point P of surface b stays on the
+tangent plane of surface a at S. P and S move on their surfaces: the contact parameters are
+carried in the state only as warm starts and re-projected exactly (Newton) at every
+evaluation (the position problem); their rates are the contact kinematics (the speed
+problem, seed 001 eq. 23 = MATH.md sec. 3 with Delta = 0).
+
+Rows (contact frame C: z = n_a from a toward b, origin on the tangent plane; T_C the twist of
+b relative to a in C; R_k f = -(T_C)_k)::
+
+    normal                  c = -dDelta/dt = R_5 f,   gap g = -Delta (penetration)
+    no-slip (friction="rolling") two more rows c = R_3 f, R_4 f (the sliding velocity)
+
+A positive multiplier is a compressive normal force (or, for the no-slip rows, the friction
+force components). The constraint bias (the part of dc/dt without body accelerations) is
+
+    beta_k = dr_k/dt . s_O + r_k . (dw_b x O + w x dO/dt + dv_b)
+
+with r_k the row's direction (n1, e_x, e_y in frame 1), s_O = w x O + v the velocity of
+body b's material point at O, (dw_b, dv_b) = -(w1 x w, w1 x v + v1 x w) the part of the
+relative twist's rate due to frame 1 moving, and dO/dt, dn1/dt, de_k/dt from the contact
+kinematics. Seed 001 states it as "only the centripetal marker accelerations"; the two are
+the same equation (the wheel on a plane gives q_y'' = 0 exactly, seed eq. 43). For the
+no-slip rows the moving-contact-point terms (dO/dt, de_k/dt) are what keeps rolling
+energy-conserving.
+
+Friction: "frictionless"; "coulomb": regularized Coulomb friction proportional to the normal
+multiplier, f_t = -mu lambda_n v_t / sqrt(|v_t|^2 + eps^2) (a non-associated effort map,
+whose dissipation is booked in the ledger); "rolling": no slip (two more rows).
+
+Unilateral (default): the contact detaches when the normal multiplier crosses zero (an event on
+the system's multiplier) and is re-established by a Newton impact when the gap closes:
+c_n after = -e c_n before (and zero sliding for "rolling"); the kinetic energy the impact
+removes is booked as lost.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+import numpy as np
+
+from porthamiltonian._validate import as_finite_float
+from porthamiltonian.bondgraph.element import ConstraintElement, EventOutcome, EventSpec, register_element
+from porthamiltonian.bondgraph.graph import BondGraph
+from porthamiltonian.bondgraph.junctions import Junction1
+from porthamiltonian.bondgraph.ports import Port, StateBlock
+from porthamiltonian.contact.kinematics import kinematics_from_derivatives
+from porthamiltonian.errors import GeometryError, ParameterError, SerializationError
+from porthamiltonian.geometry.gauss import normal_derivatives
+from porthamiltonian.lie import se3
+
+from .contact_geometry import ContactPair
+
+__all__ = ["SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES"]
+
+FRICTION_MODES = ("frictionless", "coulomb", "rolling")
+_X, _CH, _ACT = slice(0, 4), slice(4, 6), 6
+
+
+def _cross(a, b):
+    return np.array((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]))
+
+
+@register_element
+class SlidingPlaneConstraint(ConstraintElement):
+    """The sliding-plane contact constraint (module docstring). Built by `SlidingPlaneContact`.
+
+    Own state (7): contact parameters (u1, v1, u2, v2) [auxiliary], their charts and the
+    contact flag [discrete].
+    """
+
+    type_name = "SlidingPlaneConstraint"
+
+    def __init__(self, name, pair: ContactPair, *, friction="frictionless", mu=0.0, eps=1e-3, restitution=0.0,
+                 unilateral=True, stabilization=None, softening=0.0, max_gap=None, relax=1.0, rest_speed=1e-3):
+        super().__init__(name)
+        if friction not in FRICTION_MODES:
+            close = difflib.get_close_matches(str(friction), FRICTION_MODES, n=1)
+            raise ParameterError(
+                f"`friction` must be one of {FRICTION_MODES}, got {friction!r}" + (f"; did you mean {close[0]!r}?" if close else "")
+            )
+        self.pair = pair
+        self.friction = friction
+        self.mu = as_finite_float(mu, "mu", nonnegative=True)
+        self.eps = as_finite_float(eps, "eps", positive=True)
+        e = as_finite_float(restitution, "restitution")
+        if not 0.0 <= e <= 1.0:
+            raise ParameterError(f"`restitution` must lie in [0, 1], got {e!r}")
+        self.restitution = e
+        self.unilateral = bool(unilateral)
+        self.stabilization = None if stabilization is None else tuple(float(v) for v in stabilization)
+        self.softening = as_finite_float(softening, "softening", nonnegative=True)
+        self.max_gap = None if max_gap is None else as_finite_float(max_gap, "max_gap", positive=True)
+        self.relax = as_finite_float(relax, "relax", nonnegative=True)
+        self.rest_speed = as_finite_float(rest_speed, "rest_speed", nonnegative=True)
+        self._rows = (5, 3, 4) if friction == "rolling" else (5,)
+
+    # ---- declaration
+    @property
+    def n_constraints(self):
+        return len(self._rows)
+
+    def ports(self):
+        return (Port("a", 6, "in", frame=f"{self.pair.body_a.name}.B"), Port("b", 6, "in", frame=f"{self.pair.body_b.name}.B"))
+
+    def port_bindings(self):
+        return {"a": (self.pair.body_a, "B"), "b": (self.pair.body_b, "B")}
+
+    def state_blocks(self):
+        return (
+            StateBlock("x", 4, "auxiliary"),
+            StateBlock("charts", 2, "discrete"),
+            StateBlock("active", 1, "discrete", default=np.ones(1)),
+        )
+
+    def state_refs(self):
+        return self.pair.refs()
+
+    def initialize(self, t, x, refs):
+        """Global closest points at the initial poses. The contact starts active (bilateral
+        contacts always are); a unilateral contact whose gap exceeds `max_gap` starts off."""
+        params, charts, cp = self.pair.initial(refs)
+        out = np.array(x, dtype=float)
+        out[_X], out[_CH] = params, charts
+        gap = cp.distance
+        if self.max_gap is not None and abs(gap) > self.max_gap and not (self.unilateral and gap > 0):
+            raise GeometryError(
+                f"{self.label}: the contact is initialised far from the surfaces (signed distance {gap:.6g} m, "
+                f"max_gap {self.max_gap:.6g} m); start the bodies in contact"
+            )
+        out[_ACT] = 0.0 if (self.unilateral and gap > (self.max_gap or 1e-9)) else 1.0
+        return out
+
+    # ---- geometry
+    def _state(self, x, refs):
+        return self.pair.state(x[_X], x[_CH], refs)
+
+    def distance(self, x, refs):
+        """Signed distance Delta between the surfaces [m]."""
+        return -self._state(x, refs).delta
+
+    def _R(self, st, k):
+        """R_k (12,): R_k . (T_a, T_b) = -(T_C)_k."""
+        return np.concatenate((st.G_a[k], -st.G_b[k]))
+
+    def terms(self, t, x, refs):
+        st = self._state(x, refs)
+        J = np.array([self._R(st, k) for k in self._rows])
+        g = np.full(len(self._rows), np.nan)
+        g[0] = st.delta  # penetration
+        return J, np.zeros(len(self._rows)), g
+
+    def jacobian(self, t, x, refs):
+        return self.terms(t, x, refs)[0]
+
+    def gap(self, t, x, refs):
+        return self.terms(t, x, refs)[2]
+
+    def active(self, x):
+        return np.full(len(self._rows), 1.0 if x[_ACT] > 0.5 else 0.0)
+
+    def _kinematics(self, st, flows):
+        """Frame-1 quantities for the bias: (n1, e_x, e_y, O, s_O, w, v, dw_b, dv_b, dn1, dex, dey, dO)."""
+        pair = self.pair
+        T_a, T_b = flows
+        T_S1 = se3.Ad(pair.H_S1a) @ T_a
+        T12 = pair.relative_twist_12(T_a, T_b, st.H_12)
+        w, v = T12[:3], T12[3:]
+        w1, v1 = T_S1[:3], T_S1[3:]
+        H = st.H_1C
+        ex, ey, n1, O = H[:3, 0], H[:3, 1], H[:3, 2], H[:3, 3]
+        R, d = st.H_12[:3, :3].tolist(), st.H_12[:3, 3].tolist()
+        D1, D2 = st.D
+        kin = kinematics_from_derivatives(pair.S1, pair.S2, st.cp.x, D1, D2, R, d, T12.tolist())
+        du1, dv1 = kin.x_rate[0], kin.x_rate[1]
+        D1a = np.asarray(D1)
+        N = normal_derivatives(D1a, 1)
+        dn1 = N[1, 0] * du1 + N[0, 1] * dv1
+        fu = D1a[1, 0]
+        dfu = D1a[2, 0] * du1 + D1a[1, 1] * dv1
+        # e_x = t / |t| with t = f_u - (f_u . n) n
+        fn = fu @ n1
+        tv = fu - fn * n1
+        tl = np.sqrt(tv @ tv)
+        dt = dfu - (dfu @ n1 + fu @ dn1) * n1 - fn * dn1
+        dex = (dt - (ex @ dt) * ex) / tl
+        dey = _cross(dn1, ex) + _cross(n1, dex)
+        Delta = -st.delta
+        dDelta = kin.distance_rate
+        dO = kin.p1_rate + pair.alpha * (dDelta * n1 + Delta * dn1)
+        s_O = _cross(w, O) + v
+        dw_b = -_cross(w1, w)
+        dv_b = -(_cross(w1, v) + _cross(v1, w))
+        return n1, ex, ey, O, s_O, w, dw_b, dv_b, dn1, dex, dey, dO
+
+    def acceleration_bias(self, t, x, refs, flows):
+        st = self._state(x, refs)
+        n1, ex, ey, O, s_O, w, dw_b, dv_b, dn1, dex, dey, dO = self._kinematics(st, flows)
+        common = _cross(dw_b, O) + _cross(w, dO) + dv_b
+        out = []
+        for k in self._rows:
+            r, dr = {5: (n1, dn1), 3: (ex, dex), 4: (ey, dey)}[k]
+            out.append(-(dr @ s_O + r @ common))  # rows are -(T_C)_k
+        return np.array(out)
+
+    def effort_map(self, t, x, refs, flows):
+        if self.friction != "coulomb":
+            return None
+        st = self._state(x, refs)
+        T_C = st.G_b @ flows[1] - st.G_a @ flows[0]
+        vt = T_C[3:5]
+        den = np.sqrt(vt @ vt + self.eps * self.eps)
+        D = self._R(st, 5) - self.mu * (vt[0] * self._R(st, 3) + vt[1] * self._R(st, 4)) / den
+        return D[None, :]
+
+    def rates(self, t, x, refs, flows):
+        st = self._state(x, refs)
+        out = np.zeros(7)
+        out[_X] = self.pair.parameter_rates(st, x[_X], x[_CH], flows[0], flows[1], self.relax)
+        return out
+
+    def reaction(self, t, x, refs, lam):
+        """Contact force on body b in the contact frame (tau, f) = (0, 0, 0, f_x, f_y, f_n)."""
+        W = np.zeros(6)
+        W[5] = lam[0]
+        if self.friction == "rolling":
+            W[3], W[4] = -lam[1], -lam[2]
+        return W
+
+    # ---- events
+    def events(self):
+        ev = [EventSpec("chart", self._chart_fn, -1.0, self._chart)]
+        if self.unilateral:
+            ev.append(EventSpec("detach", self._detach_fn, -1.0, self._detach, uses_system=True))
+            ev.append(EventSpec("impact", self._impact_fn, -1.0, self._impact))
+        return tuple(ev)
+
+    def _path(self, system):
+        for p, o in system.elements.items():
+            if o is self:
+                return p
+        raise ParameterError(f"{self.label} is not part of system {system.name!r}")
+
+    def _detach_fn(self, system, t, x):
+        path = self._cached_path if getattr(self, "_cached_system", None) is system else None
+        if path is None:
+            path = self._path(system)
+            self._cached_system, self._cached_path = system, path
+        own = x[system.layout.element_slice(path)]
+        if own[_ACT] < 0.5:
+            return 1.0
+        return float(system.multipliers(t, x)[path][0])
+
+    def _detach(self, t, x, refs):
+        out = np.array(x, dtype=float)
+        out[_ACT] = 0.0
+        return EventOutcome(out, 0.0, "contact force reached zero: detached")
+
+    def _impact_fn(self, t, x, refs):
+        return self.distance(x, refs) if x[_ACT] < 0.5 else 1.0
+
+    def _impact(self, t, x, refs):
+        st = self._state(x, refs)
+        out = np.array(x, dtype=float)
+        out[_X], out[_CH] = st.cp.x, st.cp.charts
+        out[_ACT] = 1.0
+        # target velocity residuals: normal c' = -e c (c is the approach rate), no sliding
+        # for a rolling contact; the simulator applies the impulse and books the energy lost.
+        # A bounce leaves the contact off afterwards; below `rest_speed` the impact is plastic
+        # and the contact persists (no infinite sequence of ever smaller bounces).
+        n = len(self._rows)
+
+        def target(c):
+            e = self.restitution if c[0] > self.rest_speed else 0.0
+            out_c = np.zeros(n)
+            out_c[0] = -e * c[0]
+            return out_c
+
+        def after(system, t_, xf):
+            # separating after the impulse (a bounce): the contact is off until the next impact
+            own = xf[system.layout.element_slice(self._path(system))].copy()
+            c = system.evaluate(t_, xf)["c"][self._path(system)]
+            own[_ACT] = 0.0 if c[0] < -1e-12 else 1.0
+            return own
+
+        return EventOutcome(out, 0.0, f"impact (restitution {self.restitution:g})", impulse=target, x_after=after)
+
+    def _chart_fn(self, t, x, refs):
+        return self.pair.chart_margin(self._state(x, refs), x[_CH])
+
+    def _chart(self, t, x, refs):
+        st = self._state(x, refs)
+        out = np.array(x, dtype=float)
+        out[_X], ch = self.pair.farthest_charts(st.cp.x, st.cp.charts)
+        out[_CH] = ch
+        return EventOutcome(out, 0.0, f"charts -> {tuple(ch)}")
+
+    def parameters(self):
+        raise SerializationError(f"{self.label}: contacts hold surfaces and are not saved to files yet")
+
+
+def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, friction="frictionless",
+                        mu=0.5, eps=1e-3, restitution=0.0, unilateral=True, stabilization=None, softening=0.0,
+                        max_gap=None, alpha=0.0, relax=1.0, rest_speed=1e-3):
+    """A stiff (constraint) contact component between body a and body b (module docstring).
+
+    Same ports and bonding as `CompliantContact`::
+
+        c = SlidingPlaneContact("c", wheel, Torus(...), ground, Plane(), friction="rolling")
+        bg.add(c); bg.connect(wheel.frame().port, (c, "a")); bg.connect(ground.frame().port, (c, "b"))
+
+    Parameters
+    ----------
+    name : str
+    body_a, body_b : RigidBody or Ground
+    surface_a, surface_b : Surface
+        The plane rides on surface a, the point on surface b. Surface a must be at least as
+        curved as needed for isolated contact points (a convex surface against a plane works
+        either way round).
+    pose_a, pose_b : array_like (4, 4), optional
+    friction : {"frictionless", "coulomb", "rolling"}
+    mu : float
+        Coulomb coefficient (for "coulomb").
+    eps : float [m/s]
+        Regularization speed of "coulomb" (the friction force reaches mu f_n beyond it).
+    restitution : float in [0, 1]
+        Newton's coefficient at impacts (unilateral contacts).
+    unilateral : bool
+        Detach when the normal force reaches zero and re-contact with an impact (default);
+        False keeps the contact bilateral (it can pull).
+    stabilization : (alpha, beta), optional
+        Baumgarte parameters [1/s] (default: the compile option).
+    softening : float >= 0
+        gamma of seed 004 (a compliant constraint); 0 is ideal.
+    max_gap : float [m], optional
+        Initialising a bilateral contact (or a penetrating one) farther than this from the
+        surfaces is an error.
+    alpha : float
+        Position of the contact frame between the surfaces (0: on a).
+    relax : float [1/s]
+        Pull of the tracked parameters toward the exact contact points.
+    rest_speed : float [m/s]
+        Impacts slower than this are plastic (e = 0): the contact settles instead of
+        bouncing ever less in ever shorter intervals.
+    """
+    pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha)
+    con = SlidingPlaneConstraint(
+        "constraint", pair, friction=friction, mu=mu, eps=eps, restitution=restitution, unilateral=unilateral,
+        stabilization=stabilization, softening=softening, max_gap=max_gap, relax=relax, rest_speed=rest_speed,
+    )
+    g = BondGraph(name)
+    ja = Junction1("ja", dim=6)
+    jb = Junction1("jb", dim=6)
+    g.add(con, ja, jb)
+    g.connect(ja, (con, "a"))
+    g.connect(jb, (con, "b"))
+    g.expose("a", ja)
+    g.expose("b", jb)
+    g.contact_pair = pair
+    return g
