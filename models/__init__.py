@@ -1,9 +1,17 @@
 """Assembled systems: build functions returning a `Model`, registered for the CLI.
 
-`MODELS` maps CLI names to `ModelSpec` (build function, description, parameters).
+`MODELS` maps CLI names to `ModelSpec` (build function, description, parameters). Every
+module of this package is imported here, so a model registers itself by living in a file
+of this folder (one model per file, named after it).
 """
 
-from . import double_pendulum, heavy_top, mass_spring_damper, two_ellipsoids
+import importlib as _importlib
+import pkgutil as _pkgutil
+
 from .registry import MODELS, Model, ModelSpec, Parameter, build_model, get_model, register_model
+
+for _info in sorted(_pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    if _info.name != "registry":
+        _importlib.import_module(f"{__name__}.{_info.name}")
 
 __all__ = ["MODELS", "Model", "ModelSpec", "Parameter", "build_model", "get_model", "register_model"]
