@@ -1,0 +1,114 @@
+"""`porthamiltonian run two-ellipsoids` for 5 s (issue 5, acceptance 4 and 6).
+
+One run, in-process, shared by every check (it takes about 35 s). The model's defaults:
+semi-axes (0.25, 0.15, 0.1) m, lower centre at 0.35 m, upper centre at (0.12, 0, 0.75) m
+tilted 0.25 rad about y, gravity 9.81 m/s^2.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy.optimize import minimize
+
+from porthamiltonian.cli import main
+
+from .reference import G, rotation_about
+
+AXES = np.array((0.25, 0.15, 0.1))
+LOWER, UPPER, TILT = np.array((0.0, 0.0, 0.35)), np.array((0.12, 0.0, 0.75)), 0.25
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("two_ellipsoids")
+    code = main(["run", "two-ellipsoids", "--t-end", "5", "--out", str(out), "--no-progress"])
+    summary = json.loads((out / "summary.json").read_text())
+    obs = dict(np.load(out / "observables.npz"))
+    return code, out, summary, obs
+
+
+def first(events, name, after=-np.inf):
+    return min(e["t"] for e in events if e["name"] == name and e["t"] > after)
+
+
+def test_run_completes_and_saves_its_outputs(run):
+    code, out, summary, obs = run
+    assert code == 0 and summary["status"] == 0
+    assert summary["t_end"] == 5.0 and obs["t"][-1] == 5.0
+    for name in ("trajectory.npz", "trajectory.csv", "energy_budget.png", "distances.png"):
+        assert (out / name).stat().st_size > 0
+
+
+def test_ledger_closes_to_1e6_of_the_initial_energy(run):
+    _, _, summary, _ = run
+    led = summary["ledger"]
+    # H0: kinetic 0, gravity m g (0.35 + 0.75) with m = 1
+    assert_allclose(led["H0"], G * (LOWER[2] + UPPER[2]), rtol=1e-14)
+    assert led["max_residual"] < 1e-6 * led["H0"]  # measured 6.3e-7
+    for row in led["elements"]:
+        assert row["dissipated"] >= 0.0 and row["lost"] >= 0.0, row
+    # every contact dissipates: the dampers and the slips all appear in the ledger
+    damped = {r["element"] for r in led["elements"] if r["dissipated"] > 0}
+    assert {f"{c}/{p}" for c in ("lower_floor", "upper_floor", "upper_lower") for p in ("damper", "slip")} <= damped
+
+
+def brute_force_distance(H1, H2, axes):
+    """Distance between two separated ellipsoids by minimizing over both surfaces' points."""
+
+    def point(H, u, v):
+        return H[:3, :3] @ (axes * (math.cos(v) * math.cos(u), math.cos(v) * math.sin(u), math.sin(v))) + H[:3, 3]
+
+    def f(z):
+        return float(np.sum((point(H1, z[0], z[1]) - point(H2, z[2], z[3])) ** 2))
+
+    starts = [(u1, v1, u2, v2) for u1 in (0, 2) for v1 in (0.8, 1.4) for u2 in (0, 3) for v2 in (-1.4, -0.8)]
+    best = min((minimize(f, s, method="BFGS", options={"gtol": 1e-14}) for s in starts), key=lambda r: r.fun)
+    return math.sqrt(best.fun)
+
+
+def test_initial_distances(run):
+    _, _, _, obs = run
+    H_low, H_up = np.eye(4), np.eye(4)
+    H_low[:3, 3] = LOWER
+    H_up[:3, :3], H_up[:3, 3] = rotation_about((0, 1, 0), TILT), UPPER
+    a, _, c = AXES
+    assert_allclose(obs["Delta_lower/floor"][0], LOWER[2] - c, rtol=1e-12)
+    h_up = math.sqrt(a * a * math.sin(TILT) ** 2 + c * c * math.cos(TILT) ** 2)
+    assert_allclose(obs["Delta_upper/floor"][0], UPPER[2] - h_up, rtol=1e-12)
+    assert_allclose(obs["Delta_upper/lower"][0], brute_force_distance(H_low, H_up, AXES), rtol=1e-7)
+
+
+def test_seed_sequence_of_events(run):
+    """Lower lands, upper lands on it, they roll apart, the upper reaches the floor."""
+    _, _, summary, obs = run
+    ev = summary["events"]
+    lands = first(ev, "lower_floor/spring.touch")
+    assert_allclose(lands, math.sqrt(2 * (LOWER[2] - AXES[2]) / G), rtol=1e-6)  # free fall
+    assert min(e["t"] for e in ev if e["name"].endswith(".touch")) == lands  # lower first
+    on_lower = first(ev, "upper_lower/spring.touch")
+    on_floor = first(ev, "upper_floor/spring.touch")
+    pair = [e for e in ev if e["name"] in ("upper_lower/spring.touch", "upper_lower/spring.release")]
+    apart = pair[-1]
+    assert apart["name"] == "upper_lower/spring.release"
+    assert lands < on_lower < apart["t"] < on_floor < 5.0
+    # after the last release the two stay apart, and end well apart
+    t, d = obs["t"], obs["Delta_upper/lower"]
+    assert np.all(d[t > apart["t"]] > 0.0) and d[-1] > 0.02
+    # the sampled distances agree with the events: negative only between touch and release
+    for name, key in (("lower_floor", "Delta_lower/floor"), ("upper_lower", "Delta_upper/lower")):
+        touches = [e["t"] for e in ev if e["name"] == f"{name}/spring.touch"]
+        releases = [e["t"] for e in ev if e["name"] == f"{name}/spring.release"]
+        inside = np.zeros(t.size, bool)
+        for t0 in touches:
+            t1 = min([r for r in releases if r > t0], default=np.inf)
+            inside |= (t > t0) & (t < t1)
+        assert np.all(obs[key][~inside] >= -1e-9) and np.all(obs[key][inside] <= 1e-9)
+
+
+def test_list_shows_the_model(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "two-ellipsoids:" in out and "stiffness = 4000.0 [N/m]" in out
