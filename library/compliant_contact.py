@@ -22,12 +22,17 @@ Spring: while in contact it stores
 with delta = -Delta the exact penetration (a function of the configuration) and
 (phi, s_x, s_y) a deformation integrated from (w_z, v_x, v_y) minus the slip (so pure
 rolling does not charge it). It exerts W_C = (0, 0, k_spin phi, k_t s_x, k_t s_y, -F_e(delta))
-on the relative motion. The tangential deformation is co-rotational with the contact frame
-(its x axis follows f_u of surface a); the energy is invariant to that rotation (isotropic
-k_t), and at a chart switch of surface a the deformation is re-expressed in the new axes.
+on the relative motion. The tangential deformation is stored in contact-frame coordinates;
+the frame's x axis follows f_u of surface a, so its rotation about the normal as the contact
+point moves (a property of the parametrization, not a physical spin) is removed from the
+rate of (s_x, s_y): the deformation keeps its direction relative to surface a. That
+rotation does no work (isotropic k_t); at a chart switch of surface a the deformation is
+re-expressed in the new axes.
 
 Damper: W_C = -(0, 0, c_spin w_z, c_t v_x, c_t v_y, F_d(delta, d delta/dt)), dissipating
-c_spin w_z^2 + c_t |v_t|^2 + F_d d delta/dt >= 0 (normal law: `NormalLaw`).
+c_spin w_z^2 + c_t |v_t|^2 + F_d d delta/dt >= 0 (normal law: `NormalLaw`). The tangential
+and spin dampers act in parallel with the spring-and-slip branch: their force is not limited
+by friction, so they are off by default (a sliding body would feel c_t |v_t| on top of mu F_n).
 
 Friction: in series with the tangential spring, the anchor slips at
 v_slip = max(|f_t| - mu F_e, 0) / c_slip along f_t (and likewise for spin with the torque
@@ -176,28 +181,39 @@ class ContactSpring(StorageElement):
         W, f_s = self._wrench(x, st)
         return (-(st.G_a.T @ W), st.G_b.T @ W, f_s)
 
+    def _s_rate(self, st, s, T_a, T_b, slip):
+        """d(phi, s_x, s_y)/dt: spin and sliding of the relative twist, minus the slip, and the
+        rotation of the frame axes about the normal as the contact point moves over surface a
+        (so that the deformation does not turn with the parametrization)."""
+        T_C = st.G_b @ T_b - st.G_a @ T_a
+        T12 = self.pair.relative_twist_12(T_a, T_b, st.H_12)
+        fr = self.pair.frame_rates(st, T12)
+        spin = st.H_1C[:3, 1] @ fr.dex  # rotation rate of the frame about n (relative to surface a)
+        out = T_C[2:5] + slip
+        out[1] += spin * s[2]
+        out[2] -= spin * s[1]
+        return out
+
     def rates(self, t, x, refs, inputs):
         st = self._state(x, refs)
         T_a, T_b, slip = inputs
         out = np.zeros(10)
         out[_X] = self.pair.parameter_rates(st, x[_X], x[_CH], T_a, T_b, self.relax)
         if x[_ACT] > 0.5:
-            T_C = st.G_b @ T_b - st.G_a @ T_a
-            out[_S] = T_C[2:5] + slip
+            out[_S] = self._s_rate(st, x[_S], T_a, T_b, slip)
         return out
 
     def input_matrix(self, t, x, refs):
         st = self._state(x, refs)
         B = np.zeros((10, 15))
-        # without relaxation the parameter rates are linear in the twists: columns by unit twists
-        for k in range(12):
-            e = np.zeros(12)
+        # without relaxation the rates are linear in the twists and the slip: columns by unit inputs
+        for k in range(15):
+            e = np.zeros(15)
             e[k] = 1.0
-            B[_X, k] = self.pair.parameter_rates(st, x[_X], x[_CH], e[:6], e[6:], 0.0)
-        if x[_ACT] > 0.5:
-            B[_S, :6] = -st.G_a[2:5]
-            B[_S, 6:12] = st.G_b[2:5]
-            B[_S, 12:] = np.eye(3)
+            if k < 12:
+                B[_X, k] = self.pair.parameter_rates(st, x[_X], x[_CH], e[:6], e[6:12], 0.0)
+            if x[_ACT] > 0.5:
+                B[_S, k] = self._s_rate(st, x[_S], e[:6], e[6:12], e[12:])
         return B
 
     def output_jacobian(self, t, x, refs):
@@ -451,10 +467,13 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
     clip : bool
         Clip the total normal force at zero (no pull). Default False (the classical
         spring-damper impact, whose restitution has a closed form).
-    tangential_stiffness, tangential_damping : float
-        k_t [N/m], c_t [N s/m] of sliding; default equal to the normal (linear) values.
+    tangential_stiffness : float
+        k_t [N/m] of the tangential spring; default the normal stiffness.
+    tangential_damping : float
+        c_t [N s/m] of a tangential damper in parallel with the spring and slip (not limited
+        by friction); default 0.
     spin_stiffness, spin_damping : float
-        [N m/rad], [N m s/rad] about the normal; default the tangential values times (1 cm)^2.
+        [N m/rad], [N m s/rad] about the normal; default k_t (1 cm)^2 and 0.
     friction : float
         Coulomb coefficient mu >= 0 (default 0.5).
     spin_friction : float
@@ -462,7 +481,9 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
         F_e the elastic normal force (default 0.01 m).
     slip_damping : float
         c_slip [N s/m] of the regularized slip (default k_t * 1 ms: the anchor relaxes to the
-        friction limit in about 1 ms).
+        friction limit in about 1 ms). While sliding at speed v the friction force exceeds
+        mu F_n by c_slip v: smaller values are closer to ideal Coulomb friction and make the
+        equations stiffer (relaxation rate k_t / c_slip; prefer an implicit solver).
     alpha : float
         Average tangent plane position between the surfaces (0: on a, 1: on b; 0.5).
     max_penetration : float
@@ -479,14 +500,14 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha)
     law0 = NormalLaw(normal, stiffness=stiffness, damping=damping, exponent=exponent, clip=clip)
     k_t = law0.stiffness if tangential_stiffness is None else tangential_stiffness
-    c_t = (law0.damping if normal != "hunt_crossley" else 0.0) if tangential_damping is None else tangential_damping
+    c_t = 0.0 if tangential_damping is None else tangential_damping
     if max_penetration is None:
         max_penetration = max(10.0 * law0.penetration_at_rest(9.81), 0.01)
     params = ContactParameters(
         normal=normal, stiffness=stiffness, damping=damping, exponent=exponent, clip=clip,
         tangential_stiffness=k_t, tangential_damping=c_t,
         spin_stiffness=k_t * 1e-4 if spin_stiffness is None else spin_stiffness,
-        spin_damping=c_t * 1e-4 if spin_damping is None else spin_damping,
+        spin_damping=0.0 if spin_damping is None else spin_damping,
         friction=friction, spin_friction=spin_friction,
         slip_damping=max(k_t * 1e-3, 1e-9) if slip_damping is None else slip_damping,
         max_penetration=max_penetration,

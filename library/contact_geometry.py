@@ -16,6 +16,7 @@ frame 1 (the contact library's convention).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from porthamiltonian.lie import quaternion, se3
 
 from .rigid_body import Ground, RigidBody, _rate_map, pose_gradient
 
-__all__ = ["ContactPair", "ContactState"]
+__all__ = ["ContactPair", "ContactState", "FrameRates"]
 
 
 def _map(S, u, v, src, dst):
@@ -62,6 +63,20 @@ class ContactState:
     G_b: np.ndarray
     delta: float
     D: tuple = None  # order-2 derivative arrays of both surfaces at the contact points
+
+
+class FrameRates(NamedTuple):
+    """Rates of the contact geometry for a relative twist, in surface frame 1.
+
+    kin : ContactKinematics (parameter rates, dp1/dt, dp2/dt, dDelta/dt)
+    dn1, dex, dey : ndarray (3,)
+        Rates of the normal and of the contact frame's tangent axes as the contact point moves.
+    """
+
+    kin: object
+    dn1: np.ndarray
+    dex: np.ndarray
+    dey: np.ndarray
 
 
 class ContactPair:
@@ -242,6 +257,29 @@ class ContactPair:
                 diff[k] = (diff[k] + per / 2) % per - per / 2
         return rate + relax * diff
 
+    def frame_rates(self, st, T12):
+        """`FrameRates` at the contact state for the relative twist T12 (frame 1), from the
+        derivatives already evaluated at the contact points (no surface evaluation)."""
+        from porthamiltonian.geometry.gauss import normal_derivatives
+
+        R, d = st.H_12[:3, :3].tolist(), st.H_12[:3, 3].tolist()
+        D1, D2 = st.D
+        kin = kinematics_from_derivatives(self.S1, self.S2, st.cp.x, D1, D2, R, d, list(T12))
+        du1, dv1 = kin.x_rate[0], kin.x_rate[1]
+        D1a = np.asarray(D1)
+        N = normal_derivatives(D1a, 1)
+        dn1 = N[1, 0] * du1 + N[0, 1] * dv1
+        ex, n1 = st.H_1C[:3, 0], st.H_1C[:3, 2]
+        # e_x = t / |t| with t = f_u - (f_u . n) n (the contact frame's x axis)
+        fu = D1a[1, 0]
+        dfu = D1a[2, 0] * du1 + D1a[1, 1] * dv1
+        fn = fu @ n1
+        tv = fu - fn * n1
+        dt = dfu - (dfu @ n1 + fu @ dn1) * n1 - fn * dn1
+        dex = (dt - (ex @ dt) * ex) / np.sqrt(tv @ tv)
+        dey = np.cross(dn1, ex) + np.cross(n1, dex)
+        return FrameRates(kin, dn1, dex, dey)
+
     def in_charts(self, st, charts):
         """The exact contact parameters expressed in `charts`."""
         x = np.array(st.cp.x, dtype=float)
@@ -264,9 +302,23 @@ class ContactPair:
         return J
 
     def initial(self, refs):
-        """Parameters and charts of the global closest points at the given poses."""
+        """Parameters and charts of the global closest points at the given poses, in the
+        charts farthest from their singular sets.
+
+        Raises GeometryError if the contact points are not isolated (conforming contact:
+        a cylinder or a torus lying on a plane, two planes): the contact kinematics need
+        a regular contact matrix (seed 003, Theorem 1).
+        """
         cp = closest_points(self.S1, self.S2, self.H_12(refs))
-        return np.array(cp.x, dtype=float), np.array(cp.charts, dtype=float), cp
+        if not cp.curvature_margin > 1e-9:
+            raise GeometryError(
+                f"contact between {self.body_a.name!r} and {self.body_b.name!r}: the contact points are not "
+                f"isolated at the initial poses (curvature margin {cp.curvature_margin:.3g} 1/m: conforming "
+                "contact along a line or a patch); use surfaces that touch at a point (crown a cylinder, tilt "
+                "the body)"
+            )
+        x, charts = self.farthest_charts(cp.x, cp.charts)
+        return x, np.array(charts, dtype=float), cp
 
     #: the tracked parameters change chart when they come this close [rad] to a singular
     #: set of their chart. In the lat-long atlases the distances to the two charts' poles

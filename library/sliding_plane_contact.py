@@ -48,9 +48,7 @@ from porthamiltonian.bondgraph.element import ConstraintElement, EventOutcome, E
 from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import Port, StateBlock
-from porthamiltonian.contact.kinematics import kinematics_from_derivatives
 from porthamiltonian.errors import GeometryError, ParameterError, SerializationError
-from porthamiltonian.geometry.gauss import normal_derivatives
 from porthamiltonian.lie import se3
 
 from .contact_geometry import ContactPair
@@ -173,22 +171,7 @@ class SlidingPlaneConstraint(ConstraintElement):
         w1, v1 = T_S1[:3], T_S1[3:]
         H = st.H_1C
         ex, ey, n1, O = H[:3, 0], H[:3, 1], H[:3, 2], H[:3, 3]
-        R, d = st.H_12[:3, :3].tolist(), st.H_12[:3, 3].tolist()
-        D1, D2 = st.D
-        kin = kinematics_from_derivatives(pair.S1, pair.S2, st.cp.x, D1, D2, R, d, T12.tolist())
-        du1, dv1 = kin.x_rate[0], kin.x_rate[1]
-        D1a = np.asarray(D1)
-        N = normal_derivatives(D1a, 1)
-        dn1 = N[1, 0] * du1 + N[0, 1] * dv1
-        fu = D1a[1, 0]
-        dfu = D1a[2, 0] * du1 + D1a[1, 1] * dv1
-        # e_x = t / |t| with t = f_u - (f_u . n) n
-        fn = fu @ n1
-        tv = fu - fn * n1
-        tl = np.sqrt(tv @ tv)
-        dt = dfu - (dfu @ n1 + fu @ dn1) * n1 - fn * dn1
-        dex = (dt - (ex @ dt) * ex) / tl
-        dey = _cross(dn1, ex) + _cross(n1, dex)
+        kin, dn1, dex, dey = pair.frame_rates(st, T12)
         Delta = -st.delta
         dDelta = kin.distance_rate
         dO = kin.p1_rate + pair.alpha * (dDelta * n1 + Delta * dn1)

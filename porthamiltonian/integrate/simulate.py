@@ -228,7 +228,11 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             prog.update(t)
         return xd
 
-    if check_constraints and system._plan.constraints or check_constraints and system._plan.cuts:
+    try:  # an initial state the model cannot evaluate fails here, with the element's message
+        system._rhs(t0, x0, system._u0 if ufun is None else np.asarray(ufun(t0, x0), dtype=float), False)
+    except Exception as exc:
+        raise IntegrationError(f"the initial state cannot be evaluated at t = {t0:.9g} s: {type(exc).__name__}: {exc}") from exc
+    if check_constraints and (system._plan.constraints or system._plan.cuts):
         _check_initial_constraints(system, t0, x0, atol)
 
     # the ledger entry "lost" of each element with events

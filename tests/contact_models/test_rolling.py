@@ -84,7 +84,8 @@ def sliding_mask(traj, rho=R_BALL):
     and before the sliding speed first drops below 0.05 m/s (later, in stick, the
     spring-ball oscillation moves the contact point without slipping)."""
     speed = np.linalg.norm(slip_velocity(traj, rho)[:, :2], axis=1)
-    t_stop = traj.t[np.argmax(speed < 0.05)]
+    slow = speed < 0.05
+    t_stop = traj.t[np.argmax(slow)] if slow.any() else np.inf  # still sliding at the end of the run
     assert t_stop > 0.0
     return (traj.t > 0.01) & (traj.t < t_stop), speed
 
