@@ -468,12 +468,13 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
         Clip the total normal force at zero (no pull). Default False (the classical
         spring-damper impact, whose restitution has a closed form).
     tangential_stiffness : float
-        k_t [N/m] of the tangential spring; default the normal stiffness.
+        k_t [N/m] of the tangential spring; default the normal stiffness, or 0 when
+        `friction` is 0 (a frictionless contact transmits no tangential force at all).
     tangential_damping : float
         c_t [N s/m] of a tangential damper in parallel with the spring and slip (not limited
         by friction); default 0.
     spin_stiffness, spin_damping : float
-        [N m/rad], [N m s/rad] about the normal; default k_t (1 cm)^2 and 0.
+        [N m/rad], [N m s/rad] about the normal; default k_t (1 cm)^2 (0 when frictionless) and 0.
     friction : float
         Coulomb coefficient mu >= 0 (default 0.5).
     spin_friction : float
@@ -499,17 +500,18 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
     """
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha)
     law0 = NormalLaw(normal, stiffness=stiffness, damping=damping, exponent=exponent, clip=clip)
-    k_t = law0.stiffness if tangential_stiffness is None else tangential_stiffness
+    frictionless = friction == 0
+    k_t = (0.0 if frictionless else law0.stiffness) if tangential_stiffness is None else tangential_stiffness
     c_t = 0.0 if tangential_damping is None else tangential_damping
     if max_penetration is None:
         max_penetration = max(10.0 * law0.penetration_at_rest(9.81), 0.01)
     params = ContactParameters(
         normal=normal, stiffness=stiffness, damping=damping, exponent=exponent, clip=clip,
         tangential_stiffness=k_t, tangential_damping=c_t,
-        spin_stiffness=k_t * 1e-4 if spin_stiffness is None else spin_stiffness,
+        spin_stiffness=(0.0 if frictionless else k_t * 1e-4) if spin_stiffness is None else spin_stiffness,
         spin_damping=0.0 if spin_damping is None else spin_damping,
         friction=friction, spin_friction=spin_friction,
-        slip_damping=max(k_t * 1e-3, 1e-9) if slip_damping is None else slip_damping,
+        slip_damping=max(k_t * 1e-3, 1.0) if slip_damping is None else slip_damping,
         max_penetration=max_penetration,
     )
     spring = ContactSpring("spring", pair, params, relax=relax)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import as_array
-from ..errors import IntegrationError, ModelError, ParameterError, PhaseError
+from ..errors import IntegrationError, ModelError, ParameterError, PhaseError, PortHamiltonianError
 from ..bondgraph.element import ConstraintElement
 from .codegen import _solve
 from .layout import StateLayout
@@ -142,7 +142,11 @@ class PHSystem:
         for path, obj in self.elements.items():
             sl = self.layout.element_slice(path)
             if sl.stop > sl.start:
-                x[sl] = obj.initialize(0.0, x[sl], tuple(x[r] for r in self._plan.refs[path]))
+                try:
+                    x[sl] = obj.initialize(0.0, x[sl], tuple(x[r] for r in self._plan.refs[path]))
+                except PortHamiltonianError as exc:
+                    # say which element of which component: the element only knows its own name
+                    raise type(exc)(f"{self.report.flat.label(path)}: {exc}") from exc
         return x
 
     def element_state(self, path, x):

@@ -116,8 +116,8 @@ def test_distance_matches_the_support_height(long_rocking):
 
 @pytest.mark.parametrize("friction_only", [False, True], ids=["frictionless", "friction0-defaults"])
 def test_frictionless_parameters_transmit_no_tangential_force(friction_only):
-    """With k_t = c_t = 0 the horizontal force vanishes. Control: friction = 0 alone keeps
-    the regularized slip (force c_slip v) and the tangential damper, and the check sees them."""
+    """With k_t = c_t = 0 the horizontal force vanishes; friction = 0 with the defaults is the
+    same frictionless contact (the defaults switch the tangential and spin springs off)."""
     R = rotation_about((1, 2, 0), 0.2)
     body, surface = ellipsoid(M, AXES, R, support_height(R, AXES) - 2e-3, twist_world=(0, 0, 1.0, 0.5, -0.2, 0))
     law = dict(stiffness=1e4, damping=0.0, friction=0.0) if friction_only else dict(stiffness=1e4, **FRICTIONLESS)
@@ -125,10 +125,19 @@ def test_frictionless_parameters_transmit_no_tangential_force(friction_only):
     traj = ph.simulate(system, (0.0, 0.02), x0, rtol=1e-10, atol=1e-12, method="DOP853")
     F = np.array([world_force(system, t, x, "body") for t, x in zip(traj.t, traj.x)])
     assert F[:, 2].max() > 10.0  # the normal force is there
-    if friction_only:
-        assert np.abs(F[:, :2]).max() > 1.0
-    else:
-        assert_allclose(F[:, :2], 0.0, atol=1e-9)
+    assert_allclose(F[:, :2], 0.0, atol=1e-9)
+
+
+def test_tangential_spring_with_zero_friction_still_drags():
+    """Control for the check above: a tangential spring kept on with friction = 0 slips at once
+    and drags with the regularized slip force c_slip v, which the check would see."""
+    R = rotation_about((1, 2, 0), 0.2)
+    body, surface = ellipsoid(M, AXES, R, support_height(R, AXES) - 2e-3, twist_world=(0, 0, 1.0, 0.5, -0.2, 0))
+    system, x0 = body_on_plane(body, surface, gravity=True, stiffness=1e4, damping=0.0, friction=0.0,
+                               tangential_stiffness=1e4)
+    traj = ph.simulate(system, (0.0, 0.02), x0, rtol=1e-10, atol=1e-12, method="DOP853")
+    F = np.array([world_force(system, t, x, "body") for t, x in zip(traj.t, traj.x)])
+    assert np.abs(F[:, :2]).max() > 1.0
 
 
 # ---------------------------------------------------------------- rocking frequency
