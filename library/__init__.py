@@ -4,7 +4,7 @@ from .compliant_contact import CompliantContact, ContactDamper, ContactSpring, S
 from .contact_geometry import ContactPair
 from .contacts import CONTACT_KINDS, contact
 from .gravity import Gravity
-from .joints import JOINT_LOCKS, Joint
+from .joints import JOINT_LOCKS, DistanceJoint, Joint
 from .point_mass import DistanceConstraint, PointMass
 from .rigid_body import Frame, Ground, RigidBody, spatial_inertia
 from .sliding_plane_contact import FRICTION_MODES, SlidingPlaneConstraint, SlidingPlaneContact
@@ -12,7 +12,7 @@ from .springs import PointDamper, PointSpring, SpatialDamper, SpatialSpring
 
 __all__ = [
     "PointMass", "DistanceConstraint", "RigidBody", "Ground", "Frame", "spatial_inertia", "Gravity",
-    "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS",
+    "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS", "DistanceJoint",
     "CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactPair",
     "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "contact", "CONTACT_KINDS",
 ]

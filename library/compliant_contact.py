@@ -141,7 +141,9 @@ class ContactSpring(StorageElement):
         return self.pair.refs()
 
     def initialize(self, t, x, refs):
-        """Global closest points at the initial poses; contact flag from the signed distance.
+        """Global closest points at the initial poses; contact flag from the signed distance
+        (penetrating: in contact; exactly touching: the touch event fires at the start if the
+        bodies approach).
 
         Raises GeometryError if the bodies start penetrating deeper than `max_penetration`.
         """

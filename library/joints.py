@@ -42,7 +42,7 @@ from porthamiltonian.lie import quaternion, se3, so3
 
 from .rigid_body import Frame, _cross
 
-__all__ = ["Joint", "JOINT_LOCKS"]
+__all__ = ["Joint", "JOINT_LOCKS", "DistanceJoint"]
 
 #: lock masks (omega_x, omega_y, omega_z, v_x, v_y, v_z) of the named joints
 JOINT_LOCKS = {
@@ -273,3 +273,117 @@ class Joint(ConstraintElement):
         fa = Frame(a[0], a[1], np.asarray(a[2], float))
         fb = Frame(b[0], b[1], np.asarray(b[2], float))
         return cls(name, fa, fb, lock=params["lock"], stabilization=params.get("stabilization"))
+
+
+@register_element
+class DistanceJoint(ConstraintElement):
+    """Keeps a point of body a and a point of body b at a fixed distance: a massless rigid
+    link with ball joints at both ends (the "massless link" of seed 001 sec. 6.3).
+
+    With p_a, p_b the points in the world, d = p_b - p_a, L = |d|, u = d / L::
+
+        g = L - length,   c = u . (v_pb - v_pa) = dg/dt
+        dc/dt = J dT/dt + (|dv|^2 - (u . dv)^2) / L + u . (a_b - a_a)
+
+    where dv = v_pb - v_pa and a_k = R_k (w_k x (v_k + w_k x r_k)) is the part of a point's
+    acceleration without body accelerations (body twist (w_k, v_k), point r_k in body k).
+    The multiplier is the link's tension (positive pulls the points together).
+
+    Parameters
+    ----------
+    name : str
+    frame_a, frame_b : Frame
+        Frames on the two bodies (either may be on the ground).
+    length : float [m]
+        Positive.
+    point_a, point_b : array_like, shape (3,), optional
+        The points in their frames' coordinates (default the frame origins).
+    stabilization : (float, float), optional
+    """
+
+    type_name = "DistanceJoint"
+
+    def __init__(self, name, frame_a, frame_b, length, *, point_a=None, point_b=None, stabilization=None):
+        super().__init__(name)
+        for key, fr in (("frame_a", frame_a), ("frame_b", frame_b)):
+            if not isinstance(fr, Frame):
+                raise ParameterError(f"`{name}.{key}` must be a Frame (body.frame(...)), got {fr!r}")
+        if frame_a.body is frame_b.body:
+            raise ModelError(f"distance joint {name!r}: both points are on {frame_a.body.name!r}")
+        self.fa, self.fb = frame_a, frame_b
+        self.length = float(length)
+        if not (np.isfinite(self.length) and self.length > 0):
+            raise ParameterError(f"`{name}.length` must be a positive finite number, got {length!r}")
+        pa = np.zeros(3) if point_a is None else as_array(point_a, f"{name}.point_a", (3,))
+        pb = np.zeros(3) if point_b is None else as_array(point_b, f"{name}.point_b", (3,))
+        # the points in their bodies' frames
+        self.ra = frame_a.H_BF[:3, :3] @ pa + frame_a.H_BF[:3, 3]
+        self.rb = frame_b.H_BF[:3, :3] @ pb + frame_b.H_BF[:3, 3]
+        self.stabilization = None if stabilization is None else tuple(float(s) for s in stabilization)
+        self._na = len(frame_a.refs())
+
+    @property
+    def n_constraints(self):
+        return 1
+
+    def ports(self):
+        return (Port("a", 6, "in", frame=f"{self.fa.body.name}.B"), Port("b", 6, "in", frame=f"{self.fb.body.name}.B"))
+
+    def port_bindings(self):
+        return {"a": (self.fa.body, "B"), "b": (self.fb.body, "B")}
+
+    def state_refs(self):
+        return self.fa.refs() + self.fb.refs()
+
+    def _rotations_and_points(self, refs):
+        Ra = self.fa.body.pose_matrix(refs[0]) if self.fa.moving else self.fa.body.H_WG
+        Rb = self.fb.body.pose_matrix(refs[self._na]) if self.fb.moving else self.fb.body.H_WG
+        pa = Ra[:3, :3] @ self.ra + Ra[:3, 3]
+        pb = Rb[:3, :3] @ self.rb + Rb[:3, 3]
+        return Ra[:3, :3], Rb[:3, :3], pa, pb
+
+    def terms(self, t, x, refs):
+        Ra, Rb, pa, pb = self._rotations_and_points(refs)
+        d = pb - pa
+        L = float(np.sqrt(d @ d))
+        u = d / L
+        ua, ub = Ra.T @ u, Rb.T @ u
+        J = np.concatenate((-_cross(self.ra, ua), -ua, _cross(self.rb, ub), ub))[None, :]
+        return J, np.zeros(1), np.array([L - self.length])
+
+    def jacobian(self, t, x, refs):
+        return self.terms(t, x, refs)[0]
+
+    def gap(self, t, x, refs):
+        return self.terms(t, x, refs)[2]
+
+    def acceleration_bias(self, t, x, refs, flows):
+        Ra, Rb, pa, pb = self._rotations_and_points(refs)
+        d = pb - pa
+        L = float(np.sqrt(d @ d))
+        u = d / L
+        (wa, va), (wb, vb) = (flows[0][:3], flows[0][3:]), (flows[1][:3], flows[1][3:])
+        vpa = Ra @ (va + _cross(wa, self.ra))
+        vpb = Rb @ (vb + _cross(wb, self.rb))
+        dv = vpb - vpa
+        acc_a = Ra @ _cross(wa, va + _cross(wa, self.ra))
+        acc_b = Rb @ _cross(wb, vb + _cross(wb, self.rb))
+        un = u @ dv
+        return np.array([(dv @ dv - un * un) / L + u @ (acc_b - acc_a)])
+
+    def parameters(self):
+        return {
+            "frame_a": [self.fa.body, self.fa.name, self.fa.H_BF.tolist()],
+            "frame_b": [self.fb.body, self.fb.name, self.fb.H_BF.tolist()],
+            "length": self.length, "point_a": self.ra.tolist(), "point_b": self.rb.tolist(),
+            "stabilization": list(self.stabilization) if self.stabilization else None,
+        }
+
+    @classmethod
+    def from_parameters(cls, name, params, resolve):
+        a, b = params["frame_a"], params["frame_b"]
+        # points were saved in body coordinates: rebuild with body-frame markers
+        fa = Frame(a[0], "B", np.eye(4))
+        fb = Frame(b[0], "B", np.eye(4))
+        return cls(name, fa, fb, params["length"], point_a=params["point_a"], point_b=params["point_b"],
+                   stabilization=params.get("stabilization"))

@@ -17,25 +17,17 @@ Two models of the clearance, chosen by `model`:
   hole, an inward-facing sphere of radius R1 on the rocker, through a bilateral frictionless
   sliding-plane contact (Tasora & Righettini). The centres stay in the plane z = 0, so the
   spheres behave as the circles of the seed (point contact, isolated);
-- ``"massless_link"``: the classical model (seed ref. [14]): a link of length e = R1 - R2
-  joining the two centres, hinged at both ends.
+- ``"massless_link"``: the classical model (seed ref. [14]): a massless link of length
+  e = R1 - R2 joining the two centres.
 
 Seed eqs. (45)-(49): the sliding-plane constraint depends on R1 and R2 only through e, and
 equals the massless link's; the two models move identically from the same initial state.
 
-The library has no distance constraint between two body points (`DistanceConstraint` acts
-on a `PointMass` and a fixed anchor only), so the massless link is a rigid body "link"
-hinged to the rocker at the hole centre (revolute about z) and holding the pin centre on
-its axis at distance e (``point_on_line`` along z: the in-plane coincidence). Its mass sits
-at the hole centre and is taken off the rocker (the rocker plus the link's mass have the
-rocker's inertia exactly); only its moment of inertia about z, `link_inertia`, is not in
-the massless model. `RigidBody` refuses inertias below 1e-10 kg m^2, while the clearance's
-own inertia is ~ m e^2 = 6e-7 kg m^2 by default: the two models drift apart by ~1e-4 rad
-over a crank turn, in proportion to `link_inertia`. An exact massless link needs a distance
-constraint between points of two bodies, which the library does not have.
+The massless link is a `DistanceJoint` between the pin centre (on the coupler) and the hole
+centre (on the rocker): an exact massless rigid link with ball ends.
 
 Body frames: each link's frame is at its proximal hinge (crank at A, coupler at B, rocker at
-D, link at the hole centre) with x along the link, z along world z.
+D) with x along the link, z along world z.
 """
 
 from __future__ import annotations
@@ -50,7 +42,7 @@ import porthamiltonian as ph
 from porthamiltonian._validate import as_finite_float
 from porthamiltonian.errors import GeometryError, ParameterError
 from porthamiltonian.geometry import ParameterDomain, Sphere, SymbolicSurface
-from porthamiltonian.library import Frame, Gravity, Ground, Joint, RigidBody, contact as make_contact, spatial_inertia
+from porthamiltonian.library import DistanceJoint, Frame, Gravity, Ground, Joint, RigidBody, contact as make_contact
 from porthamiltonian.lie import quaternion, se3, so3
 
 from .registry import Model, Parameter, register_model
@@ -204,15 +196,6 @@ def _planar_twist(angle, rate, origin_velocity):
     return np.concatenate(((0.0, 0.0, rate), R.T @ np.array((origin_velocity[0], origin_velocity[1], 0.0))))
 
 
-def _without_point_mass(M, mass, point):
-    """(mass, com, inertia about com) of the spatial inertia M minus a point mass at `point`."""
-    M = M - spatial_inertia(mass, np.zeros((3, 3)), np.asarray(point, float))
-    m = M[3, 3]
-    com = so3.vee(M[:3, 3:]) / m
-    C = so3.hat(com)
-    return m, com, M[:3, :3] - m * C.T @ C
-
-
 @register_model(
     "four-bar-clearance",
     "crank-rocker four-bar with a clearance in the coupler-rocker pair: sliding-plane pin-in-hole contact, or "
@@ -230,16 +213,14 @@ def _without_point_mass(M, mass, point):
     psi=Parameter(-math.pi / 2, "rad", "initial direction of the pin centre from the hole centre"),
     psi_rate=Parameter(0.0, "rad/s", "initial rate of that direction"),
     g=Parameter(9.81, "m/s^2", "gravity (along -y, in the plane of the linkage)"),
-    link_mass=Parameter(0.01, "kg", "massless_link: mass of the link body (taken off the rocker)"),
-    link_inertia=Parameter(2e-10, "kg m^2", "massless_link: the link's moment of inertia about its hinge axis"),
     stiffness=Parameter(1e6, "N/m", "normal stiffness (compliant clearance)"),
     damping=Parameter(100.0, "N s/m", "normal damping (compliant clearance)"),
     contact=Parameter("sliding_plane", "-", "clearance contact: sliding_plane (bilateral) or compliant"),
 )
 def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.12, ground=0.2, hole_radius=0.01,
                        pin_radius=0.009, masses=(0.3, 0.6, 0.4), omega=2 * math.pi, theta=math.pi / 3,
-                       psi=-math.pi / 2, psi_rate=0.0, g=9.81, link_mass=0.01, link_inertia=2e-10,
-                       stiffness=1e6, damping=100.0, contact="sliding_plane"):
+                       psi=-math.pi / 2, psi_rate=0.0, g=9.81, stiffness=1e6, damping=100.0,
+                       contact="sliding_plane"):
     """Build the model (module docstring); both models start from the same state.
 
     A compliant clearance (``contact="compliant"``) lets the pin leave the wall and hit it
@@ -260,15 +241,7 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
                            twist=(0, 0, omega, 0, 0, 0))
     coupler_body = RigidBody("coupler", m2, _rod(m2, b), com=(b / 2, 0, 0), pose=_planar(t2, B),
                              twist=_planar_twist(t2, w2, a * omega * _perp(t1)))
-    m3r, com3, I3 = m3, np.array((c / 2, 0.0, 0.0)), np.diag(_rod(m3, c))
-    if model == "massless_link":
-        link_mass = as_finite_float(link_mass, "link_mass", positive=True)
-        if not link_mass < m3:
-            raise ParameterError(
-                f"`link_mass` ({link_mass!r} kg) is taken off the rocker and must be below its mass {m3!r} kg"
-            )
-        m3r, com3, I3 = _without_point_mass(spatial_inertia(m3, I3, com3), link_mass, (c, 0, 0))
-    rocker_body = RigidBody("rocker", m3r, I3, com=com3, pose=_planar(t3, D), twist=(0, 0, w3, 0, 0, 0))
+    rocker_body = RigidBody("rocker", m3, _rod(m3, c), com=(c / 2, 0, 0), pose=_planar(t3, D), twist=(0, 0, w3, 0, 0, 0))
 
     G = Ground("ground")
     turning = lambda t: (_planar(t1 + omega * t, (0, 0)), np.array((0, 0, omega, 0, 0, 0.0)), np.zeros(6))  # noqa: E731
@@ -294,19 +267,8 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
         bg.connect(coupler_body.frame().port, ("clearance", "a"))
         bg.connect(rocker_body.frame().port, ("clearance", "b"))
     else:
-        # the link: frame at the hole centre, x toward the pin centre; rotations about x and y
-        # are held by its hinge, so only its moment about z enters the dynamics
-        I_t = max(link_mass * e * e, 2 * link_inertia)
-        link = RigidBody("link", link_mass, (I_t, I_t, link_inertia), pose=_planar(psi, D + c * _unit(t3)),
-                         twist=_planar_twist(psi, psi_rate, c * w3 * _perp(t3)))
-        bodies.append(link)
-        bg.add(link)
-        joints += (
-            (Joint("link_hole", Frame(rocker_body, "B", _translation(c)), link.frame(), kind="revolute"),
-             rocker_body, link),
-            (Joint("link_pin", Frame(link, "B", _translation(e)), Frame(coupler_body, "B", _translation(b)),
-                   kind="point_on_line"), link, coupler_body),
-        )
+        link = DistanceJoint("link", Frame(coupler_body, "B", _translation(b)), Frame(rocker_body, "B", _translation(c)), e)
+        joints += ((link, coupler_body, rocker_body),)
     for body in bodies:
         grav = Gravity(f"g_{body.name}", body, g=(0.0, -g, 0.0))
         bg.add(grav)
@@ -342,11 +304,7 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
         the compressive contact force, or the link's tension."""
         if model == "clearance":
             return float(system.multipliers(t, x)["clearance/constraint"][0])
-        pin, hole = centres(system, t, x)
-        own, refs = system.element_state("link_pin", x)
-        _, W_pin = system.elements["link_pin"].reactions(t, own, refs, system.multipliers(t, x)["link_pin"])
-        R = quaternion.to_matrix(x[system.layout["coupler.pose"]][:4])
-        return float((R @ W_pin[3:]) @ (hole - pin) / np.linalg.norm(hole - pin))
+        return float(system.multipliers(t, x)["link"][0])  # the link's tension pulls the pin to the hole centre
 
     observables = {
         "crank angle": angle("crank"),

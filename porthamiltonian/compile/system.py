@@ -216,7 +216,7 @@ class PHSystem:
                 x = x + ev["Gx"] @ _solve(ev["A"], r)
         return x
 
-    def apply_impulse(self, t, x, element, target):
+    def apply_impulse(self, t, x, element, target, work=False):
         """The state right after an impulse that sets `element`'s velocity residuals to `target`
         (an array, or a callable of the current residuals returning it).
 
@@ -230,6 +230,12 @@ class PHSystem:
         Returns
         -------
         ndarray
+            The new state; with ``work=True`` also a dict constraint path -> (supplied,
+            absorbed) [J]: the impulse's work split per constraint. Over an impulse the
+            kinetic energy changes by mean velocity times momentum change, so constraint k
+            does the work -Lambda_k . J_k f_mean = Lambda_k . b_k - Lambda_k . c_mean_k: the
+            first part is supplied by a driven (rheonomic) constraint, the second absorbed
+            (by the impacting contact, it is the energy its impact dissipates).
         """
         plan = self._plan
         rows = next((c["rows"] for c in plan.constraints if c["path"] == element), None)
@@ -243,7 +249,23 @@ class PHSystem:
         r[rows] = np.asarray(target, dtype=float) - c_now
         # inactive rows of unilateral constraints are identity rows of A (see codegen): with a
         # zero target they take no impulse
-        return x + ev["Gx"] @ _solve(ev["A"], r)
+        lam = _solve(ev["A"], r)
+        xn = x + ev["Gx"] @ lam
+        if not work:
+            return xn
+        ev2 = self._rhs(t, xn, self._u0, True, True)
+        works = {}
+        for c in plan.constraints:
+            L = lam[c["lam"].unknown]
+            obj = c["obj"]
+            b = obj.terms(t, x[c["slice"]], tuple(x[sl] for sl in plan.refs[c["path"]]))[1]
+            c_mean = 0.5 * (ev["c"][c["path"]] + ev2["c"][c["path"]])
+            works[c["path"]] = (float(L @ b), float(L @ c_mean))
+        for j, ci in enumerate(plan.cuts):
+            L = lam[ci["mult"].unknown]
+            c_mean = 0.5 * (ev["cut_c"][j] + ev2["cut_c"][j])
+            works[ci["cut"].node] = (0.0, float(L @ c_mean))
+        return xn, works
 
     # ----------------------------------------------------------------- energy
     def element_energies(self, x):

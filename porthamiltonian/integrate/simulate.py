@@ -62,6 +62,32 @@ class _Progress:
             self.stream.flush()
 
 
+def _start_trend(fun, t_start, x_start, rhs):
+    """(value, sign just after, leaves at a nonzero rate) of an event function at a segment start.
+
+    The sign an instant later comes from two Euler predictor steps dt and 2 dt; the function
+    leaves zero at a nonzero rate when it is zero at the start and g(2 dt) / g(dt) is close to
+    2 (a grazing start, where the rate vanishes, gives 4 or more, round-off anything).
+    """
+    g0 = fun(t_start, x_start)
+    if abs(g0) > 1e-10 * max(1.0, abs(g0)):
+        return g0, np.sign(g0), False
+    dt = 1e-7 * max(1.0, abs(t_start))
+    f0 = rhs(t_start, x_start)
+    g1 = fun(t_start + dt, x_start + dt * f0)
+    g2 = fun(t_start + 2 * dt, x_start + 2 * dt * f0)
+    linear = g1 != 0 and 1.5 < g2 / g1 < 2.5
+    return g0, (np.sign(g1) if g1 != 0 else 1.0), linear
+
+
+def _starts_crossing(fun, direction, t_start, x_start, rhs):
+    """True if `fun` is zero at the segment start and leaves zero at a nonzero rate in its
+    event's direction (an initial condition exactly on an event surface, moving through it).
+    A grazing start (zero rate) is left to the integration: it fires if the function crosses."""
+    _, sign, linear = _start_trend(fun, t_start, x_start, rhs)
+    return linear and ((sign < 0 and direction <= 0) or (sign > 0 and direction >= 0))
+
+
 def _wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     """An event function whose value at the segment start has the sign it takes just after.
 
@@ -69,14 +95,8 @@ def _wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     (or of others); solve_ivp would see a sign change 0 -> +-, and fire again. We replace the
     value at the start time by the sign the function takes an instant later (Euler predictor).
     """
-    g0 = fun(t_start, x_start)
-    scale = max(1.0, abs(g0))
-    if abs(g0) > 1e-10 * scale:
-        start_value = g0
-    else:
-        dt = 1e-7 * max(1.0, abs(t_start))
-        g1 = fun(t_start + dt, x_start + dt * rhs(t_start, x_start))
-        start_value = np.copysign(1e-300, g1 if g1 != 0 else 1.0)
+    g0, sign, _ = _start_trend(fun, t_start, x_start, rhs)
+    start_value = g0 if abs(g0) > 1e-10 * max(1.0, abs(g0)) else np.copysign(1e-300, sign)
 
     def ev(t, x):
         return start_value if t == t_start else fun(t, x)
@@ -250,7 +270,47 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     user_events = list(events)
     element_events = list(system.events)
     nfev_total, njev_total, nlu_total = 0, 0, 0
+    supplied_index = {e.element: system.layout.n_physical + e.index for e in system.layout.ledger if e.kind == "supplied"}
+
+    def fire(b, te_, xe):
+        """Apply element event b at te_ to state xe; book its energy; return the new state."""
+        out = b.spec.handler(te_, xe[b.own], tuple(xe[s] for s in b.refs))
+        xn = xe.copy()
+        xn[b.own] = out.x
+        lost = float(out.lost)
+        if out.impulse is not None:
+            xn, works = system.apply_impulse(te_, xn, b.element, out.impulse, work=True)
+            for path, (supplied_k, absorbed_k) in works.items():
+                if supplied_k and path in supplied_index:  # a driven constraint's impulsive work
+                    xn[supplied_index[path]] += supplied_k
+                lost += absorbed_k
+        if out.x_after is not None:
+            xn[b.own] = out.x_after(system, te_, xn)
+        if b.element in lost_index:
+            xn[lost_index[b.element]] += lost
+        records.append(EventRecord(te_, b.name, out.message, lost))
+        if T[-1][-1] != te_:
+            T.append(np.array([te_]))
+            X.append(xe[None, :])
+        T.append(np.array([te_]))
+        X.append(xn[None, :])
+        return xn
+
+    fired_at_start: set = set()
     while True:
+        # an event function exactly zero at the start, moving in its direction: fire it now
+        # (each event at most once per instant: its handler changes the mode)
+        starting = [
+            b for b in element_events
+            if (b.name, t) not in fired_at_start
+            and _starts_crossing(lambda tt, xx, b=b: b.value(tt, xx, system), b.spec.direction, t, x, rhs)
+        ]
+        if starting:
+            b = starting[0]
+            fired_at_start.add((b.name, t))
+            x = fire(b, t, x)
+            n_events += 1
+            continue
         evs = [
             _wrap_event(lambda tt, xx, b=b: b.value(tt, xx, system), b.spec.direction, True, t, x, rhs)
             for b in element_events
@@ -315,25 +375,8 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         xe = sol.y_events[k][-1].copy()
         if k < len(element_events):
             b = element_events[k]
-            out = b.spec.handler(te_, xe[b.own], tuple(xe[s] for s in b.refs))
-            xn = xe.copy()
-            xn[b.own] = out.x
-            lost = float(out.lost)
-            if out.impulse is not None:
-                H_before = system.energy(xn)
-                xn = system.apply_impulse(te_, xn, b.element, out.impulse)
-                lost += H_before - system.energy(xn)
-            if out.x_after is not None:
-                xn[b.own] = out.x_after(system, te_, xn)
-            if b.element in lost_index:
-                xn[lost_index[b.element]] += lost
-            records.append(EventRecord(te_, b.name, out.message, lost))
-            if T[-1][-1] != te_:
-                T.append(np.array([te_]))
-                X.append(xe[None, :])
-            T.append(np.array([te_]))
-            X.append(xn[None, :])
-            t, x = te_, xn
+            fired_at_start.add((b.name, te_))  # it just fired: not again at the restart
+            t, x = te_, fire(b, te_, xe)
             n_events += 1
             if n_events > max_events:
                 status, message = -1, (
