@@ -129,11 +129,14 @@ class PHSystem:
         Keyword form: ``initial_state(m__p=1.0)`` is ``initial_state({"m.p": 1.0})``.
         Pose/quaternion blocks are checked to be unit quaternions. Elements then complete
         the blocks that follow from the configuration (`Element.initialize`: contact points
-        and contact flags are found by a global search at the given poses).
+        and contact flags are found by a global search at the given poses). A block given
+        explicitly is never overwritten: e.g. ``{"c/constraint.active": 0}`` starts a touching
+        unilateral contact detached, so that an approaching start is an impact at t0.
         """
         values = dict(values or {})
         values.update({k.replace("__", "."): v for k, v in kwargs.items()})
         x = self.layout.pack(values, self.default_state())
+        given = [(self.layout[key], x[self.layout[key]].copy()) for key in values]
         for path, obj in self.elements.items():
             sl = self.layout.element_slice(path)
             if sl.stop > sl.start:
@@ -147,6 +150,8 @@ class PHSystem:
                 except PortHamiltonianError as exc:
                     # say which element of which component: the element only knows its own name
                     raise type(exc)(f"{self.report.flat.label(path)}: {exc}") from exc
+        for sl, value in given:
+            x[sl] = value
         return x
 
     def element_state(self, path, x):

@@ -1,0 +1,82 @@
+"""Element events at the start of an integration segment.
+
+Scenario: a ball (radius 0.1 m, 1 kg) under gravity touching the floor z = 0 at t = 0, its
+unilateral sliding-plane contact detached (gap exactly 0), with a vertical speed v0. Closed
+forms: an approaching ball (v0 < 0) is struck at t = 0 and leaves at -e v0, losing
+m v0^2 (1 - e^2) / 2; a separating ball (v0 > 0) flies freely, z(t) = R + v0 t - g t^2 / 2.
+"""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import porthamiltonian as ph
+from porthamiltonian.geometry import Plane, Sphere
+from porthamiltonian.library import Gravity, Ground, RigidBody, contact
+
+RADIUS, MASS, G, E = 0.1, 1.0, 9.81, 0.5
+T_END = 0.05
+
+
+def ball_touching_the_floor(v0):
+    pose = np.eye(4)
+    pose[2, 3] = RADIUS
+    ball = RigidBody("ball", MASS, [0.4 * MASS * RADIUS**2] * 3, pose=pose)
+    ground = Ground("ground")
+    bg = ph.BondGraph("ball")
+    c = contact("sliding_plane", "c", ball, Sphere(RADIUS), ground, Plane(), unilateral=True, restitution=E)
+    bg.add(ball, ground, Gravity("gravity", ball), c)
+    bg.connect(ball.frame().port, "gravity")
+    bg.connect(ball.frame().port, ("c", "a"))
+    bg.connect(ground.frame().port, ("c", "b"))
+    system = ph.compile(bg)
+    x0 = system.initial_state({"ball.P": [0.0, 0.0, 0.0, 0.0, 0.0, MASS * v0], "c/constraint.active": [0.0]})
+    return system, x0
+
+
+def height(system, traj):
+    return traj.x[:, system.layout["ball.pose"]][:, 6]  # pose = (quaternion, position)
+
+
+@pytest.mark.parametrize("v0", [-1.0, -0.01])
+def test_approaching_start_fires_the_impact_at_once(v0):
+    system, x0 = ball_touching_the_floor(v0)
+    traj = ph.simulate(system, (0.0, T_END), x0, method="DOP853", rtol=1e-10, atol=1e-12)
+    first = traj.events[0]
+    assert (first.t, first.name) == (0.0, "c/constraint.impact")
+    assert_allclose(first.lost, 0.5 * MASS * v0**2 * (1 - E**2), rtol=1e-12)
+    t_flight = 2 * E * abs(v0) / G
+    mask = (traj.t > 0) & (traj.t < min(t_flight, T_END) * 0.99)
+    t = traj.t[mask]
+    assert_allclose(height(system, traj)[mask], RADIUS - E * v0 * t - 0.5 * G * t**2, rtol=0, atol=1e-9)
+    b = traj.power_budget()
+    assert b.max_residual <= 1e-9 * b.scale, b.table()
+
+
+def test_approach_below_the_rest_speed_is_plastic():
+    """Below `rest_speed` (1 mm/s by default) the impact is plastic: all of the approach
+    energy is lost and the ball stays on the floor."""
+    v0 = -5e-4
+    system, x0 = ball_touching_the_floor(v0)
+    traj = ph.simulate(system, (0.0, T_END), x0, method="DOP853", rtol=1e-10, atol=1e-12)
+    assert [(e.t, e.name) for e in traj.events] == [(0.0, "c/constraint.impact")]
+    assert_allclose(traj.events[0].lost, 0.5 * MASS * v0**2, rtol=1e-12)
+    assert_allclose(height(system, traj), RADIUS, rtol=0, atol=1e-12)
+
+
+def test_separating_start_flies_freely():
+    v0 = 1.0
+    system, x0 = ball_touching_the_floor(v0)
+    traj = ph.simulate(system, (0.0, T_END), x0, method="DOP853", rtol=1e-10, atol=1e-12)
+    assert traj.events == []
+    assert_allclose(height(system, traj), RADIUS + v0 * traj.t - 0.5 * G * traj.t**2, rtol=0, atol=1e-9)
+
+
+def test_grazing_start_is_left_to_the_integration():
+    """At rest on the floor, detached: the gap leaves zero at zero rate (-g t^2 / 2), so
+    nothing fires at t = 0; the integration finds the (lossless) touchdown an instant later."""
+    system, x0 = ball_touching_the_floor(0.0)
+    traj = ph.simulate(system, (0.0, T_END), x0, method="DOP853", rtol=1e-10, atol=1e-12)
+    assert [e.name for e in traj.events] == ["c/constraint.impact"]
+    assert 0.0 < traj.events[0].t < 1e-12 and traj.events[0].lost < 1e-20
+    assert_allclose(height(system, traj), RADIUS, rtol=0, atol=1e-12)
