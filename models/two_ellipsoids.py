@@ -38,7 +38,8 @@ def contact_element(system, component):
 
 @register_model(
     "two-ellipsoids",
-    "two ellipsoids dropped one above the other onto a floor, with three compliant contacts (seed 003)",
+    "two ellipsoids dropped one above the other onto a floor, three contacts: compliant (default) or "
+    "sliding-plane with impacts (seed 003)",
     mass=Parameter(1.0, "kg", "mass of each ellipsoid"),
     axes=Parameter((0.25, 0.15, 0.1), "m", "semi-axes a, b, c of both ellipsoids"),
     lower_height=Parameter(0.35, "m", "initial height of the lower ellipsoid's centre"),
