@@ -99,8 +99,29 @@ class _TwoFrames:
         return a[0].frame(a[1]), b[0].frame(b[1])
 
 
+class _PoseSpring(_TwoFrames, StorageElement):
+    """A storage without state of its own: V depends on the two frames' poses only, its
+    port efforts (`outputs`) are dV/dT_F, and the pose rates come from the port flows."""
+
+    def rates(self, t, x, refs, inputs):
+        return np.zeros(0)
+
+    def input_matrix(self, t, x, refs):
+        return np.zeros((0, 12))
+
+    def output_jacobian(self, t, x, refs):
+        return np.zeros((12, 0))
+
+    def gradient(self, x, refs):
+        return self._pose_gradient(refs, self.outputs(0.0, x, refs))
+
+    def structure(self, t, x, refs):
+        B = self._pose_rate_matrix(refs)
+        return np.zeros((B.shape[0], B.shape[0])), B
+
+
 @register_element
-class SpatialSpring(_TwoFrames, StorageElement):
+class SpatialSpring(_PoseSpring):
     """Geometric spring on the relative pose of frame b with respect to frame a.
 
     With H_ab = H_Wa^-1 H_Wb, the rest pose H_0 and xi = log(H_0^-1 H_ab) (exponential
@@ -157,22 +178,6 @@ class SpatialSpring(_TwoFrames, StorageElement):
         W, Hab = self.wrench(refs)
         Ad_ba = se3.Ad(se3.inverse(Hab))
         return (-(Ad_ba.T @ W), W)
-
-    def rates(self, t, x, refs, inputs):
-        return np.zeros(0)
-
-    def input_matrix(self, t, x, refs):
-        return np.zeros((0, 12))
-
-    def output_jacobian(self, t, x, refs):
-        return np.zeros((12, 0))
-
-    def gradient(self, x, refs):
-        return self._pose_gradient(refs, self.outputs(0.0, x, refs))
-
-    def structure(self, t, x, refs):
-        B = self._pose_rate_matrix(refs)
-        return np.zeros((B.shape[0], B.shape[0])), B
 
     def parameters(self):
         return {**self._frames_parameters(), "stiffness": self.K.tolist(), "rest": self.rest.tolist()}
@@ -263,7 +268,7 @@ class _PointPair(_TwoFrames):
 
 
 @register_element
-class PointSpring(_PointPair, StorageElement):
+class PointSpring(_PointPair, _PoseSpring):
     """Linear spring between a point of frame a and a point of frame b.
 
     V = 1/2 k (L - L0)^2 with L the distance. With g such that dL/dt = g . (T_a, T_b), the
@@ -299,22 +304,6 @@ class PointSpring(_PointPair, StorageElement):
         L, _, g = self._line(refs)
         e = self.k * (L - self.L0) * g
         return (e[:6], e[6:])
-
-    def rates(self, t, x, refs, inputs):
-        return np.zeros(0)
-
-    def input_matrix(self, t, x, refs):
-        return np.zeros((0, 12))
-
-    def output_jacobian(self, t, x, refs):
-        return np.zeros((12, 0))
-
-    def gradient(self, x, refs):
-        return self._pose_gradient(refs, self.outputs(0.0, x, refs))
-
-    def structure(self, t, x, refs):
-        B = self._pose_rate_matrix(refs)
-        return np.zeros((B.shape[0], B.shape[0])), B
 
     def parameters(self):
         return {**self._frames_parameters(), "stiffness": self.k, "rest_length": self.L0,
