@@ -93,10 +93,12 @@ class _TwoFrames:
     def _frames_parameters(self):
         return {"a": [self.fa.body, self.fa.name], "b": [self.fb.body, self.fb.name]}
 
-    @staticmethod
-    def _frames_from(params):
+    @classmethod
+    def from_parameters(cls, name, params, resolve):
+        """Rebuild from `parameters()` (frames saved as [body, frame name])."""
+        params = dict(params)
         a, b = params.pop("a"), params.pop("b")
-        return a[0].frame(a[1]), b[0].frame(b[1])
+        return cls(name, a[0].frame(a[1]), b[0].frame(b[1]), **params)
 
 
 class _PoseSpring(_TwoFrames, StorageElement):
@@ -182,12 +184,6 @@ class SpatialSpring(_PoseSpring):
     def parameters(self):
         return {**self._frames_parameters(), "stiffness": self.K.tolist(), "rest": self.rest.tolist()}
 
-    @classmethod
-    def from_parameters(cls, name, params, resolve):
-        params = dict(params)
-        a, b = cls._frames_from(params)
-        return cls(name, a, b, **params)
-
 
 @register_element
 class SpatialDamper(_TwoFrames, ResistorElement):
@@ -232,12 +228,6 @@ class SpatialDamper(_TwoFrames, ResistorElement):
 
     def parameters(self):
         return {**self._frames_parameters(), "damping": self.D.tolist()}
-
-    @classmethod
-    def from_parameters(cls, name, params, resolve):
-        params = dict(params)
-        a, b = cls._frames_from(params)
-        return cls(name, a, b, **params)
 
 
 class _PointPair(_TwoFrames):
@@ -309,12 +299,6 @@ class PointSpring(_PointPair, _PoseSpring):
         return {**self._frames_parameters(), "stiffness": self.k, "rest_length": self.L0,
                 "point_a": self.ra.tolist(), "point_b": self.rb.tolist()}
 
-    @classmethod
-    def from_parameters(cls, name, params, resolve):
-        params = dict(params)
-        a, b = cls._frames_from(params)
-        return cls(name, a, b, **params)
-
 
 @register_element
 class PointDamper(_PointPair, ResistorElement):
@@ -348,9 +332,3 @@ class PointDamper(_PointPair, ResistorElement):
 
     def parameters(self):
         return {**self._frames_parameters(), "damping": self.c, "point_a": self.ra.tolist(), "point_b": self.rb.tolist()}
-
-    @classmethod
-    def from_parameters(cls, name, params, resolve):
-        params = dict(params)
-        a, b = cls._frames_from(params)
-        return cls(name, a, b, **params)
