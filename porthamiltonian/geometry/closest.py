@@ -67,7 +67,8 @@ _ARMIJO = 1e-4
 _MAX_HALVINGS = 30
 _STEP_FRACTION = 0.25      # a Newton step moves a point by at most this fraction of the scale
 _ALIGN_MIN = 0.5           # global candidates need normals antiparallel within 60 degrees
-_N_STARTS = 4              # Newton runs from this many distinct global candidates
+_N_STARTS = 4              # Newton runs from this many distinct global candidates,
+_MAX_STARTS = 12           # or up to this many while none has reached a valid optimum
 _SAMPLES = (48, 25)        # global-search grid per chart (u periodic over 2 pi, v over pi)
 _N_DIRECTIONS = 400        # directions of the separating-axis search for convex bodies
 
@@ -615,9 +616,13 @@ def _starts_general(S1, S2, R, d):
     Every sample of one surface is paired with the nearest sample of the other (or with its
     exact projection when the other is an unbounded plane); the pair's signed distance is
     estimated as ``n1 . (x2 - x1)``. Pairs whose normals are not roughly antiparallel are
-    dropped; the rest are ordered by how nearly they satisfy the stationarity equations
-    (tangential separation relative to the size, plus normal misalignment, to 3 digits),
-    then by the estimated distance, most negative first.
+    dropped. Two orders of the rest are interleaved: by how nearly the pair satisfies the
+    stationarity equations (tangential separation relative to the size, plus normal
+    misalignment, to 3 digits, then the estimated distance), and by the estimated distance
+    alone, most negative first. The first finds the stationary pair when the samples are
+    tilted; the second keeps the nearest pair among the starts when many sampled pairs look
+    equally stationary (a small body far from a large one: every start may otherwise slide
+    to the same saddle).
     """
     c1, c2 = _cache(S1), _cache(S2)
     blocks = []
@@ -656,7 +661,10 @@ def _starts_general(S1, S2, R, d):
     # which Newton can slide to the stationary pair with parallel normals on the far side
     tangential = np.linalg.norm(E - delta[:, None] * N1, axis=1) / max(_pair_scale(S1, S2), 1e-300)
     score = tangential + (1.0 - align)
-    order = np.flatnonzero(keep)[np.lexsort((delta[keep], np.round(score[keep], 3)))]
+    kept = np.flatnonzero(keep)
+    by_score = kept[np.lexsort((delta[kept], np.round(score[kept], 3)))]
+    by_distance = kept[np.argsort(delta[kept], kind="stable")]
+    order = dict.fromkeys(np.ravel(np.column_stack((by_score, by_distance))).tolist())
     return [(P1[k], int(C1[k]), P2[k], int(C2[k]), X2[k]) for k in order]
 
 
@@ -670,7 +678,7 @@ def _global(S1, S2, R, d, scale, tol, max_iter) -> ClosestPoints:
     Rl, dl = R.tolist(), d.tolist()
     chosen, tried, results = [], [], []
     for uv1, ch1, uv2, ch2, X2 in candidates:
-        if len(chosen) == _N_STARTS:
+        if len(chosen) >= (_N_STARTS if results else _MAX_STARTS):
             break
         if any(np.linalg.norm(X2 - Y) < 0.1 * scale for Y in chosen):
             continue
