@@ -8,7 +8,11 @@ Phases::
     print(traj.power_budget())                               # audit the energy ledger
 """
 
-from .bondgraph import (
+from . import _checkout
+
+_checkout.install()  # a source checkout on sys.path: porthamiltonian.library/.models are its folders
+
+from .bondgraph import (  # noqa: E402
     GY,
     I,
     MGY,
