@@ -302,9 +302,17 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
     def pin_force(system, t, x):
         """Force of the hole wall (or the link) on the pin along the direction pin -> hole centre [N]:
         the compressive contact force, or the link's tension."""
-        if model == "clearance":
+        if model == "massless_link":
+            return float(system.multipliers(t, x)["link"][0])  # the link's tension pulls the pin to the hole centre
+        if contact == "sliding_plane":
             return float(system.multipliers(t, x)["clearance/constraint"][0])
-        return float(system.multipliers(t, x)["link"][0])  # the link's tension pulls the pin to the hole centre
+        # compliant: the wrench the spring and the damper exert on the coupler (port "a", coupler frame)
+        ports = system.port_variables(t, x)
+        f_coupler = -sum(ports[(f"clearance/{el}", "a")][0][3:] for el in ("spring", "damper"))
+        pin, hole = centres(system, t, x)
+        R = quaternion.to_matrix(x[system.layout["coupler.pose"]][:4])
+        r = float(np.linalg.norm(hole - pin))
+        return 0.0 if r == 0.0 else float((R @ f_coupler) @ (hole - pin)) / r  # centred pin: no contact
 
     observables = {
         "crank angle": angle("crank"),
@@ -313,8 +321,7 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
         "clearance angle": clearance_angle,
         "centre distance": distance,
     }
-    if contact == "sliding_plane" or model == "massless_link":
-        observables["pin force"] = pin_force
+    observables["pin force"] = pin_force
     return Model(
         bg,
         t_end=1.0,

@@ -284,17 +284,21 @@ class PHSystem:
         """Total stored energy H(x) [J]."""
         return sum(self.element_energies(x).values())
 
-    def port_powers(self, t, x, u=None):
-        """Power flowing into every element through its ports [W]: dict path -> float.
+    def port_variables(self, t, x, u=None):
+        """Effort and flow at every port of every element of the flat graph.
 
-        Storages receive dH/dt; resistors the dissipated power; sources the negative of the
-        supplied power; junctions and two-ports zero (to round-off).
+        Returns a dict ``(element path, port name) -> (e, f)`` of arrays of the bond's
+        dimension, oriented so that ``e @ f`` is the power flowing *into* the element through
+        that port [W]: the bond's effort for the port at the half-arrow's head, its negative at
+        the tail. For a screw port, ``e`` is the wrench the element receives and ``f`` the
+        twist, both in the port's frame; the wrench the element exerts on its neighbour is
+        ``-e``. Cut bonds (dependent storages, algebraic-loop tears) report the variable of
+        their own side. Not for the hot path: it evaluates every bond once.
         """
         V = self.evaluate(t, x, u)["vars"]
-        flat = self.report.flat
-        out = {p: 0.0 for p in flat.elements}
         cut = {c.bond: c for c in self.report.cuts}
-        for i, b in enumerate(flat.bonds):
+        out = {}
+        for i, b in enumerate(self.report.flat.bonds):
             for end, sgn in ((b.tail, -1.0), (b.head, 1.0)):
                 e, f = V[f"e{i}"], V[f"f{i}"]
                 c = cut.get(i)
@@ -303,7 +307,18 @@ class PHSystem:
                         f = V[f"fs{i}"]
                     else:
                         e = V[f"es{i}"]
-                out[end[0]] += sgn * float(e @ f)
+                out[end] = (sgn * np.asarray(e, dtype=float), np.asarray(f, dtype=float))
+        return out
+
+    def port_powers(self, t, x, u=None):
+        """Power flowing into every element through its ports [W]: dict path -> float.
+
+        Storages receive dH/dt; resistors the dissipated power; sources the negative of the
+        supplied power; junctions and two-ports zero (to round-off). Sums `port_variables`.
+        """
+        out = {p: 0.0 for p in self.report.flat.elements}
+        for (path, _), (e, f) in self.port_variables(t, x, u).items():
+            out[path] += float(e @ f)
         return out
 
     def constraint_residuals(self, t, x):
