@@ -84,7 +84,9 @@ def cmd_run(args):
     t_eval = None if args.samples == 0 else np.linspace(0.0, t_end, args.samples)
     traj = simulate(system, (0.0, t_end), x0, progress=not args.no_progress, throw=False, t_eval=t_eval, **solver)
     wall = time.perf_counter() - wall
-    print(f"{traj}\nwall time {wall:.2f} s ({wall / max(traj.t[-1], 1e-12):.2f} s per simulated second), {traj.nfev} rhs evaluations")
+    span = float(traj.t[-1] - traj.t[0])
+    per_second = f" ({wall / span:.2f} s per simulated second)" if span > 0 else ""
+    print(f"{traj}\nwall time {wall:.2f} s{per_second}, {traj.nfev} rhs evaluations")
     if traj.events:
         print(f"{len(traj.events)} events:")
         for e in traj.events[:40]:

@@ -13,6 +13,15 @@ dissipative part F_d(delta, d delta/dt) with F_d * d delta/dt >= 0::
 With ``clip=True`` the total normal force is clipped at zero (the contact never pulls): the
 dissipative part is then max(F_d, -F_e), which is still dissipative. The unclipped linear
 law is the one whose restitution has the closed form exp(-zeta pi / sqrt(1 - zeta^2)).
+
+Whether a law acts at all is the contact's mode, switched by events where delta crosses
+zero, not the sign of delta. At delta <= 0 the elastic part is zero and the dissipative part
+only pushes, max(F_d, 0) (as the clip does): a contact made while approaching at speed v
+carries its damping force c v from its first instant (the classical unclipped
+spring-damper), so the vector field of the segment after the touch is continuous from its
+start; a jump there (damping off at exactly delta = 0) made the error estimates of implicit
+solvers (Radau) fail at every touch. Separating, the unclipped damper's pull stops at
+delta = 0, as the release event does.
 """
 
 from __future__ import annotations
@@ -86,25 +95,22 @@ class NormalLaw:
         return self.stiffness * delta**self.exponent
 
     def dissipative(self, delta, rate):
-        """Dissipative force F_d(delta, d delta/dt) [N], with F_d * rate >= 0."""
-        if delta <= 0.0:
-            return 0.0
+        """Dissipative force F_d(delta, d delta/dt) [N], with F_d * rate >= 0; at delta <= 0
+        it only pushes (module docstring)."""
         if self.kind == "hunt_crossley":
-            fd = self.stiffness * self.damping * delta**self.exponent * rate
+            fd = self.stiffness * self.damping * max(delta, 0.0) ** self.exponent * rate
         else:
             fd = self.damping * rate
-        if self.clip:
+        if self.clip or delta <= 0.0:
             fd = max(fd, -self.elastic(delta))
         return fd
 
     def dissipative_slope(self, delta, rate):
         """d F_d / d rate (the damper's incremental coefficient) [N s/m]."""
-        if delta <= 0.0:
-            return 0.0
-        if self.clip and self.dissipative(delta, rate) == -self.elastic(delta) and rate < 0:
+        if (self.clip or delta <= 0.0) and self.dissipative(delta, rate) == -self.elastic(delta) and rate < 0:
             return 0.0
         if self.kind == "hunt_crossley":
-            return self.stiffness * self.damping * delta**self.exponent
+            return self.stiffness * self.damping * max(delta, 0.0) ** self.exponent
         return self.damping
 
     def penetration_at_rest(self, weight):

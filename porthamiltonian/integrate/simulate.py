@@ -106,6 +106,42 @@ def _wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     return ev
 
 
+def _uses_jacobian(method):
+    """True for solvers that take a `jac` argument (Radau, BDF, LSODA and their subclasses)."""
+    cls = _SCIPY_METHODS.get(method) if isinstance(method, str) else method
+    return "jac" in inspect.signature(cls.__init__).parameters
+
+
+def _jacobian(rhs, system, rtol, atol):
+    """Forward-difference Jacobian of `rhs` for the implicit solvers, by columns of the
+    continuous state only.
+
+    scipy's own estimate perturbs every state entry and, where the rate does not depend on an
+    entry, grows the perturbation until it does: a discrete entry (a contact flag, a chart
+    index) then jumps to a value the model rejects. Discrete entries change only at events
+    and the ledger quadratures feed nothing back, so their columns are exactly zero and are
+    not perturbed. Step ``h_j = sqrt(eps) max(|x_j|, atol / rtol)``: relative where the
+    tolerance is relative, and the magnitude where the absolute tolerance takes over below.
+    """
+    cols = np.array([i for b in system.layout.blocks if b.kind != "discrete" for i in range(b.start, b.stop)], dtype=int)
+    floor = atol / rtol
+    sqrt_eps = np.sqrt(np.finfo(float).eps)
+    n = system.layout.size
+
+    def jac(t, x):
+        f0 = rhs(t, x)
+        J = np.zeros((n, n))
+        for j in cols:
+            h = sqrt_eps * max(abs(x[j]), floor)
+            xj = x.copy()
+            xj[j] += h
+            h = xj[j] - x[j]  # the step actually taken (exact in floating point)
+            J[:, j] = (rhs(t, xj) - f0) / h
+        return J
+
+    return jac
+
+
 def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_step=np.inf, t_eval=None,
              events=(), inputs=None, progress=False, throw=True, first_step=None, max_events=10000,
              check_constraints=True, projection=None):
@@ -122,6 +158,8 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         the default state (`system.initial_state`).
     method : str or OdeSolver subclass
         Any `scipy.integrate.solve_ivp` method ("RK45", "DOP853", "Radau", "BDF", "LSODA", ...).
+        Implicit methods get a finite-difference Jacobian over the continuous state entries
+        (discrete entries change only at events; see `_jacobian`).
     rtol, atol : float
         Integration tolerances (atol applies to every state entry, including the ledger).
     max_step : float
@@ -226,6 +264,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     prog = _Progress(t0, t1, progress)
     counter = {"nfev": 0}
     failed = {"last": None}  # (t, reason) of the last evaluation that could not be made
+    last = {"t": t0, "x": None}  # the last finite state evaluated
     nan = np.full(system.layout.size, np.nan)
 
     def rhs(t, x):
@@ -235,6 +274,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         counter["nfev"] += 1
         if not np.all(np.isfinite(x)):  # a stage built from a rejected (NaN) stage
             return nan
+        last["t"], last["x"] = t, x  # where the solver was when it gave up, if it does
         u = None if ufun is None else np.asarray(ufun(t, x), dtype=float)
         try:
             xd = system._rhs(t, x, system._u0 if u is None else u, False)
@@ -247,6 +287,8 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         if progress:
             prog.update(t)
         return xd
+
+    jac_option = {"jac": _jacobian(rhs, system, rtol, atol)} if _uses_jacobian(method) else {}
 
     try:  # an initial state the model cannot evaluate fails here, with the element's message
         system._rhs(t0, x0, system._u0 if ufun is None else np.asarray(ufun(t0, x0), dtype=float), False)
@@ -328,7 +370,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         try:
             sol = solve_ivp(
                 rhs, (t, t_stop), x, method=method, rtol=rtol, atol=atol, max_step=max_step, t_eval=te,
-                events=evs or None, first_step=first_step,
+                events=evs or None, first_step=first_step, **jac_option,
             )
         except IntegrationError as exc:
             status, message = -1, str(exc)
@@ -353,7 +395,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
                     records.append(EventRecord(float(te_k), getattr(e, "__name__", f"event{k}"), "crossing", 0.0))
         if sol.status == -1:
             status = -1
-            message = _explain_failure(system, sol, method, names)
+            message = _explain_failure(system, last["t"], last["x"], sol.message, method, names)
             if failed["last"] is not None:
                 message += f" Last evaluation that could not be made: at t = {failed['last'][0]:.9g} s, {failed['last'][1]}"
             break
@@ -439,17 +481,17 @@ def _check_initial_constraints(system, t0, x0, atol):
             )
 
 
-def _explain_failure(system, sol, method, names):
-    t = float(sol.t[-1]) if sol.t.size else float("nan")
-    x = sol.y[:, -1] if sol.y.size else None
+def _explain_failure(system, t, x, solver_message, method, names):
+    """When (the time of the solver's last evaluation), where (the state entries changing
+    fastest relative to their size there) and why (the solver's message), with a hint."""
     where = ""
     if x is not None:
         try:
             xd = system.rhs(t, x)
         except Exception:  # the state itself cannot be evaluated: say so, keep the solver's message
-            return f"integration failed at t = {t:.9g} s (method {method}): {sol.message}."
-        scale = np.abs(x) + 1e-12
-        rate = np.abs(xd) / scale
+            return f"integration failed at t = {t:.9g} s (method {method}): {solver_message}."
+        n = system.layout.n_physical  # the physics, not the ledger quadratures
+        rate = np.abs(xd[:n]) / (np.abs(x[:n]) + 1e-12)
         worst = np.argsort(rate)[::-1][:3]
         where = "; fastest-changing state entries: " + ", ".join(
             f"{names[i]} (|dx/dt|/|x| = {rate[i]:.3g} 1/s)" for i in worst if i < len(names)
@@ -457,4 +499,4 @@ def _explain_failure(system, sol, method, names):
     hint = ""
     if isinstance(method, str) and method in ("RK45", "RK23", "DOP853"):
         hint = " If the model is stiff (stiff contact), try method='Radau' or 'BDF'."
-    return f"integration failed at t = {t:.9g} s (method {method}): {sol.message}{where}.{hint}"
+    return f"integration failed at t = {t:.9g} s (method {method}): {solver_message}{where}.{hint}"
