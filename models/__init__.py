@@ -8,10 +8,10 @@ of this folder (one model per file, named after it).
 import importlib as _importlib
 import pkgutil as _pkgutil
 
-from .registry import MODELS, Model, ModelSpec, Parameter, build_model, get_model, register_model
+from .registry import MODELS, RULES, Model, ModelSpec, Parameter, build_model, get_model, register_model
 
 for _info in sorted(_pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if _info.name != "registry":
         _importlib.import_module(f"{__name__}.{_info.name}")
 
-__all__ = ["MODELS", "Model", "ModelSpec", "Parameter", "build_model", "get_model", "register_model"]
+__all__ = ["MODELS", "RULES", "Model", "ModelSpec", "Parameter", "build_model", "get_model", "register_model"]

@@ -28,10 +28,10 @@ def link_poses(theta1, theta2, L1, L2):
 @register_model(
     "double-pendulum",
     "two uniform rods on revolute joints swinging in a vertical plane (chaotic)",
-    m1=Parameter(1.0, "kg", "mass of link 1"),
-    m2=Parameter(1.0, "kg", "mass of link 2"),
-    L1=Parameter(1.0, "m", "length of link 1"),
-    L2=Parameter(1.0, "m", "length of link 2"),
+    m1=Parameter(1.0, "kg", "mass of link 1", rule="positive"),
+    m2=Parameter(1.0, "kg", "mass of link 2", rule="positive"),
+    L1=Parameter(1.0, "m", "length of link 1", rule="positive"),
+    L2=Parameter(1.0, "m", "length of link 2", rule="positive"),
     theta1=Parameter(1.2, "rad", "initial angle of link 1 from the vertical"),
     theta2=Parameter(-0.4, "rad", "initial angle of link 2 relative to link 1"),
 )

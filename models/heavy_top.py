@@ -31,10 +31,10 @@ def steady_precession_rate(mass, r, I1, I3, spin, tilt, g=9.81):
 @register_model(
     "heavy-top",
     "a spinning symmetric top on a spherical joint, in steady precession under gravity",
-    mass=Parameter(1.0, "kg", "mass of the top"),
-    r=Parameter(0.5, "m", "distance from the pivot to the centre of mass"),
-    I1=Parameter(0.1, "kg m^2", "transverse inertia about the centre of mass"),
-    I3=Parameter(0.05, "kg m^2", "axial inertia"),
+    mass=Parameter(1.0, "kg", "mass of the top", rule="positive"),
+    r=Parameter(0.5, "m", "distance from the pivot to the centre of mass", rule="positive"),
+    I1=Parameter(0.1, "kg m^2", "transverse inertia about the centre of mass", rule="positive"),
+    I3=Parameter(0.05, "kg m^2", "axial inertia", rule="positive"),
     spin=Parameter(100.0, "rad/s", "body-axis angular velocity component"),
     tilt=Parameter(0.3, "rad", "tilt of the axis from the vertical"),
 )

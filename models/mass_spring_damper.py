@@ -12,9 +12,9 @@ __all__ = ["mass_spring_damper"]
 @register_model(
     "mass-spring-damper",
     "a mass on a linear spring and damper, driven by a constant force (closed form known)",
-    mass=Parameter(1.0, "kg", "mass"),
-    stiffness=Parameter(4.0, "N/m", "spring stiffness"),
-    damping=Parameter(0.2, "N s/m", "damper coefficient"),
+    mass=Parameter(1.0, "kg", "mass", rule="positive"),
+    stiffness=Parameter(4.0, "N/m", "spring stiffness", rule="nonnegative"),
+    damping=Parameter(0.2, "N s/m", "damper coefficient", rule="nonnegative"),
     force=Parameter(1.0, "N", "constant driving force"),
     q0=Parameter(0.5, "m", "initial spring elongation"),
 )

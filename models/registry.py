@@ -9,21 +9,64 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from porthamiltonian.errors import ModelError, ParameterError
 
-__all__ = ["Model", "ModelSpec", "Parameter", "register_model", "MODELS", "get_model", "build_model"]
+__all__ = ["Model", "ModelSpec", "Parameter", "RULES", "register_model", "MODELS", "get_model", "build_model"]
+
+
+#: rule name -> (test on one number, the rule in words)
+RULES = {
+    None: (lambda v: True, "be a finite number"),
+    "positive": (lambda v: v > 0, "be > 0"),
+    "nonnegative": (lambda v: v >= 0, "be >= 0"),
+    "fraction": (lambda v: 0 <= v <= 1, "lie in [0, 1]"),
+}
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """A model parameter: default value, unit and meaning."""
+    """A model parameter: default value, unit, meaning and the rule its numbers obey.
+
+    Numbers (and each entry of a tuple) must be finite and obey `rule` (a key of `RULES`);
+    `build_model` checks every value it is given, so a model never sees a negative mass or a
+    NaN stiffness, even for a parameter the chosen variant does not use.
+    """
 
     default: object
     unit: str
     doc: str
+    rule: str | None = None
+
+    def __post_init__(self):
+        if self.rule not in RULES:
+            raise ModelError(f"parameter rule must be one of {sorted(r for r in RULES if r)} or None, got {self.rule!r}")
+
+    def check(self, model, name, value):
+        """Raise ParameterError if a numeric `value` is not finite or breaks the rule."""
+        d = self.default
+        if isinstance(d, (str, bool)):
+            return
+        where = f"model {model!r}: `{name}`"
+        if isinstance(d, int) and not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)):
+            raise ParameterError(f"{where} must be an integer, got {value!r}")
+        try:
+            numbers = tuple(float(v) for v in (value if isinstance(d, (tuple, list)) else (value,)))
+        except (TypeError, ValueError):
+            raise ParameterError(f"{where} takes numbers like {d!r}, got {value!r}") from None
+        if isinstance(d, (tuple, list)) and len(numbers) != len(d):
+            raise ParameterError(f"{where} takes {len(d)} numbers like {d!r}, got {value!r}")
+        test, words = RULES[self.rule]
+        for v in numbers:
+            if not math.isfinite(v):
+                raise ParameterError(f"{where} must be finite, got {value!r}")
+            if not test(v):
+                raise ParameterError(f"{where} must {words}, got {value if isinstance(d, (tuple, list)) else v!r}")
 
 
 @dataclass
@@ -91,6 +134,7 @@ def register_model(name, description, **parameters):
         for pname, p in parameters.items():
             if sig.parameters[pname].default != p.default:
                 raise ModelError(f"model {name!r}: default of {pname!r} differs between the registry and the function")
+            p.check(name, pname, p.default)
         MODELS[name] = ModelSpec(name, fn, description, dict(parameters))
         return fn
 
@@ -132,7 +176,8 @@ def _coerce(spec, pname, value):
 
 
 def build_model(name, **params) -> Model:
-    """Build a registered model, checking parameter names (with suggestions) and types."""
+    """Build a registered model, checking parameter names (with suggestions), types and
+    rules (`Parameter.check`)."""
     spec = get_model(name)
     out = {}
     for k, v in params.items():
@@ -143,4 +188,5 @@ def build_model(name, **params) -> Model:
                 f"model {name!r} has no parameter {k!r}{hint} Its parameters: {', '.join(sorted(spec.parameters))}"
             )
         out[k] = _coerce(spec, k, v)
+        spec.parameters[k].check(name, k, out[k])
     return spec.build(**out)

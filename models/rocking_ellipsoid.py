@@ -101,15 +101,15 @@ def _distance(system, t, x):
 @register_model(
     "rocking-ellipsoid",
     "an ellipsoid rocking (frictionless) or rolling (no slip) on a floor, compliant or sliding-plane contact",
-    mass=Parameter(1.0, "kg", "mass of the ellipsoid"),
-    axes=Parameter((0.2, 0.15, 0.1), "m", "semi-axes a, b, c (it rests on the end of c)"),
+    mass=Parameter(1.0, "kg", "mass of the ellipsoid", rule="positive"),
+    axes=Parameter((0.2, 0.15, 0.1), "m", "semi-axes a, b, c (it rests on the end of c)", rule="positive"),
     tilt=Parameter(0.1, "rad", "initial tilt about the body y axis"),
     spin=Parameter(0.0, "rad/s", "initial angular velocity about the vertical (through the contact point if rolling)"),
     friction=Parameter("frictionless", "-", "tangential behaviour: frictionless or rolling (no slip)"),
     contact=Parameter("compliant", "-", "contact model: compliant or sliding_plane"),
     unilateral=Parameter(True, "-", "sliding_plane: detach when the normal force would pull"),
-    stiffness=Parameter(1.0e5, "N/m", "compliant: normal (and, rolling, tangential) stiffness"),
-    damping_ratio=Parameter(0.1, "-", "compliant: damping as a fraction of critical for the mass"),
+    stiffness=Parameter(1.0e5, "N/m", "compliant: normal (and, rolling, tangential) stiffness", rule="positive"),
+    damping_ratio=Parameter(0.1, "-", "compliant: damping as a fraction of critical for the mass", rule="nonnegative"),
 )
 def rocking_ellipsoid(*, mass=1.0, axes=(0.2, 0.15, 0.1), tilt=0.1, spin=0.0, friction="frictionless",
                       contact="compliant", unilateral=True, stiffness=1.0e5, damping_ratio=0.1):

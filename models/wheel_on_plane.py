@@ -92,15 +92,15 @@ def _u1_rate(system, t, x):
 @register_model(
     "wheel-on-plane",
     "a wheel slipping on a frictionless plane, spindle free only vertically (seed 001 sec. 6.2)",
-    radius=Parameter(0.3, "m", "rolling radius R of the wheel"),
-    tube=Parameter(0.02, "m", "tube radius of the torus whose equator is the rim"),
-    mass=Parameter(2.0, "kg", "mass of the wheel (a uniform disc: I = m R^2 / 2 about its axis)"),
+    radius=Parameter(0.3, "m", "rolling radius R of the wheel", rule="positive"),
+    tube=Parameter(0.02, "m", "tube radius of the torus whose equator is the rim", rule="positive"),
+    mass=Parameter(2.0, "kg", "mass of the wheel (a uniform disc: I = m R^2 / 2 about its axis)", rule="positive"),
     angle=Parameter(0.4, "rad", "initial wheel angle q_theta"),
     spin=Parameter(3.0, "rad/s", "wheel angular velocity q_theta' (constant: the plane is frictionless)"),
     contact=Parameter("sliding_plane", "-", "contact model: sliding_plane (the seed's) or compliant"),
     unilateral=Parameter(True, "-", "sliding_plane: detach when the normal force would pull"),
-    stiffness=Parameter(1.0e5, "N/m", "compliant: normal stiffness"),
-    damping_ratio=Parameter(0.1, "-", "compliant: normal damping as a fraction of critical"),
+    stiffness=Parameter(1.0e5, "N/m", "compliant: normal stiffness", rule="positive"),
+    damping_ratio=Parameter(0.1, "-", "compliant: normal damping as a fraction of critical", rule="nonnegative"),
 )
 def wheel_on_plane(*, radius=0.3, tube=0.02, mass=2.0, angle=0.4, spin=3.0, contact="sliding_plane",
                    unilateral=True, stiffness=1.0e5, damping_ratio=0.1):

@@ -42,7 +42,8 @@ def cmd_list(args):
         spec = models.MODELS[name]
         print(f"{name}: {spec.description}")
         for pname, p in spec.parameters.items():
-            print(f"    {pname} = {p.default!r} [{p.unit}]  {p.doc}")
+            rule = f" (must {models.RULES[p.rule][1]})" if p.rule else ""
+            print(f"    {pname} = {p.default!r} [{p.unit}]  {p.doc}{rule}")
     return 0
 
 

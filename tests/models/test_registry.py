@@ -1,12 +1,14 @@
-"""Every registered model, in every contact variant it offers, builds and compiles, and every
-plot group names observables that exist and evaluate to finite values at the initial state
-(the CLI plots each group after the run: a missing observable fails only there)."""
+"""The model registry: every registered model, in every contact variant it offers, builds and
+compiles, and every plot group names observables that exist and evaluate to finite values at
+the initial state (the CLI plots each group after the run: a missing observable fails only
+there); every numeric parameter is checked (finite, and its rule) before a model is built."""
 
 import numpy as np
 import pytest
 
 import porthamiltonian as ph
-from porthamiltonian.models import MODELS, build_model
+from porthamiltonian.errors import ModelError, ParameterError
+from porthamiltonian.models import MODELS, Parameter, build_model
 
 VARIANTS = []
 for name, spec in sorted(MODELS.items()):
@@ -34,3 +36,48 @@ def test_observables_and_groups_are_consistent(name, params):
     for obs, f in model.observables.items():
         value = np.asarray(f(system, 0.0, x0), dtype=float)
         assert np.all(np.isfinite(value)), (name, params, obs, value)
+
+
+NUMERIC = [(name, pname, p) for name, spec in sorted(MODELS.items()) for pname, p in spec.parameters.items()
+           if not isinstance(p.default, (str, bool))]
+BREAKS = {"positive": 0.0, "nonnegative": -1e-3, "fraction": 1.5}
+
+
+def violating(p, value):
+    return tuple(value for _ in p.default) if isinstance(p.default, tuple) else value
+
+
+@pytest.mark.parametrize("name, pname, p", NUMERIC, ids=[f"{n}.{q}" for n, q, _ in NUMERIC])
+def test_every_numeric_parameter_is_checked_before_the_model_is_built(name, pname, p):
+    """A non-finite number, or one that breaks the parameter's rule, is refused with the
+    model, the parameter, the rule and the value named, before the build function runs."""
+    if isinstance(p.default, int):
+        with pytest.raises(ParameterError, match=f"model '{name}': `{pname}` must be an integer, got 2.5"):
+            build_model(name, **{pname: 2.5})
+    else:
+        with pytest.raises(ParameterError, match=f"model '{name}': `{pname}` must be finite, got"):
+            build_model(name, **{pname: violating(p, float("nan"))})
+    if p.rule is not None:
+        bad = violating(p, int(BREAKS[p.rule]) if isinstance(p.default, int) else BREAKS[p.rule])
+        words = {"positive": "be > 0", "nonnegative": "be >= 0", "fraction": "lie in \\[0, 1\\]"}[p.rule]
+        with pytest.raises(ParameterError, match=f"model '{name}': `{pname}` must {words}, got"):
+            build_model(name, **{pname: bad})
+
+
+def test_a_parameter_rule_must_exist():
+    with pytest.raises(ModelError, match="parameter rule must be one of \\['fraction', 'nonnegative', 'positive'\\]"):
+        Parameter(1.0, "kg", "mass", rule="postive")
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(mass=-1), "model 'rocking-ellipsoid': `mass` must be > 0, got -1.0"),
+    (dict(axes=(0.2, 0.0, 0.1)), "model 'rocking-ellipsoid': `axes` must be > 0, got (0.2, 0.0, 0.1)"),
+    (dict(axes=(0.2, 0.1)), "model 'rocking-ellipsoid': `axes` takes 3 numbers like (0.2, 0.15, 0.1), got (0.2, 0.1)"),
+    (dict(damping_ratio=float("inf")), "model 'rocking-ellipsoid': `damping_ratio` must be finite, got inf"),
+    (dict(stiffness=None), "model 'rocking-ellipsoid': `stiffness` takes numbers like 100000.0, got None"),
+    (dict(stiffness="stiff"), "model 'rocking-ellipsoid': parameter 'stiffness' expects float like 100000.0, got 'stiff'"),
+])
+def test_parameter_messages(params, message):
+    with pytest.raises(ParameterError) as info:
+        build_model("rocking-ellipsoid", **params)
+    assert str(info.value) == message
