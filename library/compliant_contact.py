@@ -315,11 +315,10 @@ def _spring_refs(spring):
     return (StateRef(spring, "x"), StateRef(spring, "charts"), StateRef(spring, "active"))
 
 
-@register_element
-class ContactDamper(ResistorElement):
-    """The contact's damper (see module docstring). Built by `CompliantContact`."""
+class _SpringResistor(ResistorElement):
+    """A resistor of a compliant contact that reads its spring's state (mode, tracked
+    parameters) and the two bodies' poses: the damper and the slip."""
 
-    type_name = "ContactDamper"
     linear = False
 
     def __init__(self, name, spring: ContactSpring):
@@ -328,14 +327,24 @@ class ContactDamper(ResistorElement):
         self.pair = spring.pair
         self.p = spring.p
 
+    def state_refs(self):
+        return _spring_refs(self.spring) + self.pair.refs()
+
+    def parameters(self):
+        raise SerializationError(f"{self.label}: contacts are not saved to files yet")
+
+
+@register_element
+class ContactDamper(_SpringResistor):
+    """The contact's damper (see module docstring). Built by `CompliantContact`."""
+
+    type_name = "ContactDamper"
+
     def ports(self):
         return (Port("a", 6, "in", frame=f"{self.pair.body_a.name}.B"), Port("b", 6, "in", frame=f"{self.pair.body_b.name}.B"))
 
     def port_bindings(self):
         return {"a": (self.pair.body_a, "B"), "b": (self.pair.body_b, "B")}
-
-    def state_refs(self):
-        return _spring_refs(self.spring) + self.pair.refs()
 
     def causalities(self):
         return ((EFFORT_OUT, EFFORT_OUT),)
@@ -371,31 +380,18 @@ class ContactDamper(ResistorElement):
         G = np.hstack((-st.G_a, st.G_b))
         return G.T @ (dW[:, None] * G)
 
-    def parameters(self):
-        raise SerializationError(f"{self.label}: contacts are not saved to files yet")
-
 
 @register_element
-class SlipFriction(ResistorElement):
+class SlipFriction(_SpringResistor):
     """Regularized Coulomb slip of the contact's tangential spring anchor (module docstring).
 
     Admittance causality: receives the spring's (spin torque, f_x, f_y), returns the slip rates.
     """
 
     type_name = "SlipFriction"
-    linear = False
-
-    def __init__(self, name, spring: ContactSpring):
-        super().__init__(name)
-        self.spring = spring
-        self.pair = spring.pair
-        self.p = spring.p
 
     def ports(self):
         return (Port("p", 3, "in"),)
-
-    def state_refs(self):
-        return _spring_refs(self.spring) + self.pair.refs()
 
     def causalities(self):
         return ((FLOW_OUT,),)
@@ -430,9 +426,6 @@ class SlipFriction(ResistorElement):
             u = f[1:] / ft
             J[1:, 1:] = (np.outer(u, u) + (ft - lim_t) / ft * (np.eye(2) - np.outer(u, u))) / self.p.c_slip
         return J
-
-    def parameters(self):
-        raise SerializationError(f"{self.label}: contacts are not saved to files yet")
 
 
 def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, normal="linear",
