@@ -1,38 +1,52 @@
-"""Derivative tables of separable surfaces ``f(u, v) = phi(u)^T C psi(v)`` (per component).
+"""Separable surfaces ``f(u, v) = phi(u)^T C psi(v)`` (per component), evaluated by a kernel.
 
-For bases closed under differentiation, ``phi' = Q_u phi`` (e.g. ``phi = (cos u, sin u, 1)``),
-every partial is again separable::
+With bases closed under differentiation, ``phi = (cos u, sin u, 1)`` (`TRIG`) or
+``phi = (u, 1)`` (`LINEAR`), every partial is again separable::
 
-    d^(i+j) f / du^i dv^j = phi^T (Q_u^i)^T C Q_v^j psi
+    d^(i+j) f / du^i dv^j = (d^i phi)^T C (d^j psi)
 
-so one evaluation of all partials is a single matrix-vector product with
-``kron(phi(u), psi(v))``: no branching, one array built per call.
+Planes, ellipsoids (and spheres), tori and cylinders are of this form; they hold their
+coefficients packed for `porthamiltonian.kernels.surfaces`, whose `derivatives` is the one
+implementation of their evaluation (the public `Surface.derivatives` and the simulation's
+hot path both call it).
 """
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
-# d/dx of (cos x, sin x, 1) = (-sin x, cos x, 0): Q[a, b] = coefficient of basis b in phi_a'
-TRIG = np.array(((0.0, -1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 0.0)))
-# d/dx of (x, 1) = (1, 0)
-LINEAR = np.array(((0.0, 1.0), (0.0, 0.0)))
+from ..kernels import surfaces as _k
+from .surface import Surface
+
+TRIG = _k.TRIG
+LINEAR = _k.LINEAR
 
 
-def derivative_tables(C: np.ndarray, Qu: np.ndarray, Qv: np.ndarray, max_order: int = 3) -> tuple:
-    """Tables ``A[o]`` of shape ((o+1)^2 * 3, n_phi * n_psi), one per order ``o``.
+class SeparableSurface(Surface):
+    """Base of the separable built-in surfaces: subclasses call `_init_separable` after
+    setting ``_domains``."""
 
-    ``A[o] @ kron(phi(u), psi(v))`` reshaped to (o+1, o+1, 3) is the derivative array, with
-    zero rows for ``i + j > o``. ``C`` has shape (n_phi, n_psi, 3).
-    """
-    tables = []
-    for o in range(max_order + 1):
-        n = o + 1
-        A = np.zeros((n, n, 3, C.shape[0] * C.shape[1]))
-        for i in range(n):
-            for j in range(n - i):
-                Ci = np.einsum("ab,bck->ack", np.linalg.matrix_power(Qu, i).T, C)
-                Cij = np.einsum("ack,cd->adk", Ci, np.linalg.matrix_power(Qv, j))
-                A[i, j] = Cij.reshape(-1, 3).T
-        tables.append(A.reshape(n * n * 3, -1))
-    return tuple(tables)
+    def _init_separable(self, C_per_chart, basis_u: int, basis_v: int, atlas: int = _k.ATLAS_SINGLE):
+        n = len(self._domains)
+        # the regularity scale is filled in by `_kernel_spec` (it needs the evaluation itself)
+        self._F, self._I = _k.pack_separable(C_per_chart, basis_u, basis_v, self._domains,
+                                             np.zeros((n, 2)), self.chart_switch_margin, atlas)
+
+    def _derivatives(self, u, v, order, chart):
+        return _k.derivatives(self._F, self._I, float(u), float(v), int(order), int(chart))
+
+    def _chart_map(self, u, v, src, dst):
+        return _k.chart_map(self._F, self._I, float(u), float(v), int(src), int(dst))
+
+    @cached_property
+    def _kernel_spec(self):
+        """``(F, I)``: the packed surface for `porthamiltonian.kernels`, regularity scale
+        included."""
+        F = self._F.copy()
+        n = self._I[1]
+        for c in range(n):
+            F[1 + _k.DOMAIN_SIZE * c + 10 : 1 + _k.DOMAIN_SIZE * c + 12] = self._reference_speeds[c]
+        F.flags.writeable = False
+        return F, self._I

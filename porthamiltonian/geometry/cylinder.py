@@ -7,14 +7,13 @@ import math
 import numpy as np
 
 from .._validate import as_finite_float
-from ._separable import LINEAR, TRIG, derivative_tables
+from ._separable import LINEAR, TRIG, SeparableSurface
 from .domain import ParameterDomain
-from .surface import Surface
 
 __all__ = ["Cylinder"]
 
 
-class Cylinder(Surface):
+class Cylinder(SeparableSurface):
     """Open circular tube of radius `radius` about the z axis, ``|z| <= half_length``.
 
     Parameters
@@ -51,7 +50,7 @@ class Cylinder(Surface):
         C = np.zeros((3, 2, 3))
         C[0, 1, 0] = C[1, 1, 1] = self._radius
         C[2, 0, 2] = 1.0
-        self._tables = derivative_tables(C, TRIG, LINEAR)
+        self._init_separable([C], TRIG, LINEAR)
 
     @property
     def radius(self) -> float:
@@ -65,12 +64,6 @@ class Cylinder(Surface):
 
     def __repr__(self) -> str:
         return f"Cylinder(radius={self._radius!r}, half_length={self._half_length!r})"
-
-    def _derivatives(self, u, v, order, chart):
-        cu, su = math.cos(u), math.sin(u)
-        phi_psi = np.array((cu * v, cu, su * v, su, v, 1.0))
-        n = order + 1
-        return (self._tables[order] @ phi_psi).reshape(n, n, 3)
 
     def _bounding_box(self):
         r, h = self._radius, self._half_length

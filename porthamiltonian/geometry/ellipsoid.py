@@ -7,9 +7,10 @@ import math
 import numpy as np
 
 from .._validate import as_array, as_finite_float
-from ._separable import TRIG, derivative_tables
+from ..kernels.surfaces import ATLAS_LATLONG
+from ._separable import TRIG, SeparableSurface
 from .domain import ParameterDomain
-from .surface import Surface, SupportPoint
+from .surface import SupportPoint
 
 __all__ = ["Ellipsoid"]
 
@@ -21,7 +22,7 @@ def _latlong_domain() -> ParameterDomain:
                            singular_v=(-_HALF_PI, _HALF_PI))
 
 
-class Ellipsoid(Surface):
+class Ellipsoid(SeparableSurface):
     """Ellipsoid ``(x/a)^2 + (y/b)^2 + (z/c)^2 = 1`` about `center`, outward normal.
 
     Parameters
@@ -69,8 +70,7 @@ class Ellipsoid(Surface):
         self._center = as_array(center, "center", (3,))
         self._center.flags.writeable = False
         self._domains = (_latlong_domain(), _latlong_domain())
-        self._tables = tuple(derivative_tables(self._coefficients(chart), TRIG, TRIG)
-                             for chart in range(2))
+        self._init_separable([self._coefficients(chart) for chart in range(2)], TRIG, TRIG, ATLAS_LATLONG)
 
     def _coefficients(self, chart: int) -> np.ndarray:
         """``C[a, b]`` of ``f = sum_ab C[a, b] phi_a(u) phi_b(v)``, ``phi = (cos, sin, 1)``."""
@@ -98,24 +98,9 @@ class Ellipsoid(Surface):
         a, b, c = self._axes
         return f"Ellipsoid(a={a!r}, b={b!r}, c={c!r}, center={tuple(self._center.tolist())})"
 
-    def _derivatives(self, u, v, order, chart):
-        cu, su, cv, sv = math.cos(u), math.sin(u), math.cos(v), math.sin(v)
-        phi_psi = np.array((cu * cv, cu * sv, cu, su * cv, su * sv, su, cv, sv, 1.0))
-        n = order + 1
-        return (self._tables[chart][order] @ phi_psi).reshape(n, n, 3)
-
-    def _chart_map(self, u, v, src, dst):
-        return self._parameters(self._unit_point(u, v, src), dst)
-
-    @staticmethod
-    def _unit_point(u, v, chart):
-        """Point on the unit sphere, in axis-scaled body coordinates ``(x/a, y/b, z/c)``."""
-        cv = math.cos(v)
-        s = (cv * math.cos(u), cv * math.sin(u), math.sin(v))
-        return s if chart == 0 else (s[2], s[0], s[1])
-
     def _parameters(self, s, chart):
-        """Inverse of `_unit_point`: ``(u, v)`` of the unit-sphere point `s` in `chart`."""
+        """``(u, v)`` in `chart` of the point `s` of the unit sphere, in axis-scaled body
+        coordinates ``(x/a, y/b, z/c)`` (chart 1 reads them permuted as ``(s_1, s_2, s_0)``)."""
         s0, s1, s2 = s if chart == 0 else (s[1], s[2], s[0])
         u = math.atan2(s1, s0)
         v = math.atan2(s2, math.hypot(s0, s1))

@@ -9,12 +9,12 @@ import numpy as np
 from .._validate import as_array, as_rotation
 from ..errors import ParameterError
 from .domain import ParameterDomain
-from .surface import Surface
+from ._separable import LINEAR, SeparableSurface
 
 __all__ = ["Plane"]
 
 
-class Plane(Surface):
+class Plane(SeparableSurface):
     """Plane through `point` with unit normal `normal` pointing out of the material.
 
     Parameters
@@ -88,6 +88,10 @@ class Plane(Surface):
         self._origin, self._normal, self._e_u, self._e_v = p, n, e_u, e_v
         for arr in (p, n, e_u, e_v):
             arr.flags.writeable = False
+        # f = u e_u + v e_v + origin: phi = (u, 1), psi = (v, 1)
+        C = np.zeros((2, 2, 3))
+        C[0, 1], C[1, 0], C[1, 1] = e_u, e_v, p
+        self._init_separable([C], LINEAR, LINEAR)
 
     @classmethod
     def from_pose(cls, H_BP, *, extent=None) -> "Plane":
@@ -128,15 +132,6 @@ class Plane(Surface):
             ext = f", extent={tuple(zip(dom.lower.tolist(), dom.upper.tolist()))}"
         return (f"Plane(point={tuple(self._origin.tolist())}, normal={tuple(self._normal.tolist())}"
                 f"{ext})")
-
-    def _derivatives(self, u, v, order, chart):
-        n = order + 1
-        D = np.zeros((n, n, 3))
-        D[0, 0] = self._origin + u * self._e_u + v * self._e_v
-        if order >= 1:
-            D[1, 0] = self._e_u
-            D[0, 1] = self._e_v
-        return D
 
     @property
     def _reference_speeds(self):

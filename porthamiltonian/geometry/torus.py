@@ -8,14 +8,13 @@ import numpy as np
 
 from .._validate import as_finite_float
 from ..errors import ParameterError
-from ._separable import TRIG, derivative_tables
+from ._separable import TRIG, SeparableSurface
 from .domain import ParameterDomain
-from .surface import Surface
 
 __all__ = ["Torus"]
 
 
-class Torus(Surface):
+class Torus(SeparableSurface):
     """Ring torus with major radius `R` (centre circle in the x-y plane) and tube radius `r`.
 
     Parameters
@@ -60,8 +59,8 @@ class Torus(Surface):
         C[0, 2, 0] = C[1, 2, 1] = R          # R cos u, R sin u
         C[0, 0, 0] = C[1, 0, 1] = r          # r cos u cos v, r sin u cos v
         C[2, 1, 2] = r                       # r sin v
-        self._tables = derivative_tables(C, TRIG, TRIG)
         self._domains = (ParameterDomain((-math.pi, -math.pi), (math.pi, math.pi), (True, True)),)
+        self._init_separable([C], TRIG, TRIG)
 
     @property
     def R(self) -> float:
@@ -75,12 +74,6 @@ class Torus(Surface):
 
     def __repr__(self) -> str:
         return f"Torus(R={self._R!r}, r={self._r!r})"
-
-    def _derivatives(self, u, v, order, chart):
-        cu, su, cv, sv = math.cos(u), math.sin(u), math.cos(v), math.sin(v)
-        phi_psi = np.array((cu * cv, cu * sv, cu, su * cv, su * sv, su, cv, sv, 1.0))
-        n = order + 1
-        return (self._tables[order] @ phi_psi).reshape(n, n, 3)
 
     def _bounding_box(self):
         e = self._R + self._r

@@ -1,0 +1,260 @@
+"""Compiled evaluation of the built-in surfaces: derivatives, domains and chart maps.
+
+A surface is packed once (``Surface._kernel_spec``) into an int array ``I`` and a float array
+``F``; every kernel here takes ``(F, I, ...)`` and branches on the integer codes, so one
+compiled function serves every built-in kind.
+
+Layout::
+
+    I = (kind, n_charts, atlas, basis_u, basis_v)
+    F = (chart_switch_margin,
+         per chart c, 12 floats at 1 + 12 c:
+             lower_u, lower_v, upper_u, upper_v, periodic_u, periodic_v,
+             singular_u (2, NaN-padded), singular_v (2, NaN-padded), ref_speed_u, ref_speed_v,
+         per chart c, 27 floats at 1 + 12 n_charts + 27 c:
+             C[a, b, k] (row-major 3x3x3): f_k(u, v) = sum_ab C[a, b, k] phi_a(u) psi_b(v))
+
+Kinds:
+
+- ``SEPARABLE``: ``f = phi(u)^T C psi(v)`` per component, with bases closed under
+  differentiation, ``TRIG = (cos x, sin x, 1)`` or ``LINEAR = (x, 1, 0)``. Planes (linear x
+  linear), ellipsoids and spheres, tori (trig x trig) and cylinders (trig x linear) are all
+  of this form, so all their partial derivatives are ``d^i phi(u)^T C d^j psi(v)``.
+
+Atlases: ``ATLAS_SINGLE`` (one chart) and ``ATLAS_LATLONG`` (the two latitude-longitude charts
+of `porthamiltonian.geometry.Ellipsoid`: chart 1 permutes the unit-sphere coordinates
+cyclically, so chart maps go through the unit-sphere point and ``atan2``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+SEPARABLE = 0
+
+TRIG = 0
+LINEAR = 1
+
+ATLAS_SINGLE = 0
+ATLAS_LATLONG = 1
+
+#: floats per chart in the domain block, and per chart in the coefficient block
+DOMAIN_SIZE = 12
+COEF_SIZE = 27
+
+
+def pack_separable(C_per_chart, basis_u, basis_v, domains, ref_speeds, margin, atlas):
+    """Pack a separable surface (called once per surface, at construction; not a kernel).
+
+    Parameters
+    ----------
+    C_per_chart : sequence of ndarray, shape (n_phi, n_psi, 3), n_phi, n_psi <= 3
+        Coefficients of each chart (padded with zeros to 3x3x3).
+    basis_u, basis_v : int
+        `TRIG` or `LINEAR`.
+    domains : sequence of ParameterDomain
+    ref_speeds : ndarray, shape (n_charts, 2)
+        ``max |f_u|``, ``max |f_v|`` per chart (the regularity scale).
+    margin : float
+        ``chart_switch_margin`` [rad].
+    atlas : int
+        `ATLAS_SINGLE` or `ATLAS_LATLONG`.
+
+    Returns
+    -------
+    (F, I) : ndarray float64, ndarray int64
+    """
+    n = len(domains)
+    F = np.zeros(1 + DOMAIN_SIZE * n + COEF_SIZE * n)
+    F[0] = margin
+    for c, dom in enumerate(domains):
+        block = F[1 + DOMAIN_SIZE * c : 1 + DOMAIN_SIZE * (c + 1)]
+        block[0:2] = dom.lower
+        block[2:4] = dom.upper
+        block[4:6] = dom.periodic
+        block[6:10] = np.nan
+        block[6 : 6 + len(dom.singular_u)] = dom.singular_u
+        block[8 : 8 + len(dom.singular_v)] = dom.singular_v
+        block[10:12] = ref_speeds[c]
+        C = np.zeros((3, 3, 3))
+        Cc = np.asarray(C_per_chart[c], dtype=float)
+        C[: Cc.shape[0], : Cc.shape[1]] = Cc
+        start = 1 + DOMAIN_SIZE * n + COEF_SIZE * c
+        F[start : start + COEF_SIZE] = C.ravel()
+    I = np.array((SEPARABLE, n, atlas, basis_u, basis_v), dtype=np.int64)
+    return F, I
+
+
+@njit(cache=True)
+def _basis(code, x, order, out):
+    """``out[i] = d^i/dx^i`` of the basis (3 entries) for i <= order."""
+    if code == TRIG:
+        c, s = math.cos(x), math.sin(x)
+        # the derivatives of (cos, sin) cycle with period 4
+        for i in range(order + 1):
+            r = i % 4
+            if r == 0:
+                out[i, 0], out[i, 1] = c, s
+            elif r == 1:
+                out[i, 0], out[i, 1] = -s, c
+            elif r == 2:
+                out[i, 0], out[i, 1] = -c, -s
+            else:
+                out[i, 0], out[i, 1] = s, -c
+            out[i, 2] = 1.0 if i == 0 else 0.0
+    else:
+        for i in range(order + 1):
+            out[i, 0] = x if i == 0 else (1.0 if i == 1 else 0.0)
+            out[i, 1] = 1.0 if i == 0 else 0.0
+            out[i, 2] = 0.0
+
+
+@njit(cache=True)
+def derivatives(F, I, u, v, order, chart):
+    """Derivative array ``D[i, j] = d^(i+j) f / du^i dv^j`` of a packed surface.
+
+    Parameters
+    ----------
+    F, I : ndarray
+        Packed surface (module docstring).
+    u, v : float
+        Parameters in `chart` (no domain check).
+    order : int
+        Highest total order.
+    chart : int
+
+    Returns
+    -------
+    D : ndarray, shape (order+1, order+1, 3) [m, m/param, ...]
+        Zero for ``i + j > order``.
+    """
+    n = order + 1
+    D = np.zeros((n, n, 3))
+    bu = np.empty((n, 3))
+    bv = np.empty((n, 3))
+    _basis(I[3], u, order, bu)
+    _basis(I[4], v, order, bv)
+    off = 1 + DOMAIN_SIZE * I[1] + COEF_SIZE * chart
+    for i in range(n):
+        for j in range(n - i):
+            for a in range(3):
+                pa = bu[i, a]
+                if pa == 0.0:
+                    continue
+                for b in range(3):
+                    w = pa * bv[j, b]
+                    if w == 0.0:
+                        continue
+                    base = off + 9 * a + 3 * b
+                    D[i, j, 0] += w * F[base]
+                    D[i, j, 1] += w * F[base + 1]
+                    D[i, j, 2] += w * F[base + 2]
+    return D
+
+
+@njit(cache=True)
+def _dom(F, chart, k):
+    return F[1 + DOMAIN_SIZE * chart + k]
+
+
+@njit(cache=True)
+def wrap(F, chart, u, v):
+    """Map the periodic parameters of `chart` into ``[lower, upper)`` (values inside are
+    returned bit for bit), as `ParameterDomain.wrap`."""
+    out_u, out_v = u, v
+    for k in range(2):
+        if _dom(F, chart, 4 + k) == 0.0:
+            continue
+        lo, hi = _dom(F, chart, k), _dom(F, chart, 2 + k)
+        x = out_u if k == 0 else out_v
+        if not (lo <= x < hi):
+            y = lo + (x - lo) % (hi - lo)
+            x = lo if y >= hi else y
+        if k == 0:
+            out_u = x
+        else:
+            out_v = x
+    return out_u, out_v
+
+
+@njit(cache=True)
+def distance_to_singular(F, chart, u, v):
+    """Parameter-space distance of ``(u, v)`` to the singular set of `chart` (inf if none),
+    periodic directions modulo the period, as `ParameterDomain.distance_to_singular`."""
+    d = np.inf
+    for k in range(2):
+        x = u if k == 0 else v
+        periodic = _dom(F, chart, 4 + k) != 0.0
+        per = _dom(F, chart, 2 + k) - _dom(F, chart, k)
+        for m in range(2):
+            s = _dom(F, chart, 6 + 2 * k + m)
+            if math.isnan(s):
+                continue
+            gap = abs(x - s)
+            if periodic:
+                gap = gap % per
+                gap = min(gap, per - gap)
+            d = min(d, gap)
+    return d
+
+
+@njit(cache=True)
+def place(F, chart, u, v):
+    """Wrap periodic and clamp bounded parameters into the domain of `chart`.
+
+    Returns ``(u, v, clamped)``.
+    """
+    u, v = wrap(F, chart, u, v)
+    cu = min(max(u, _dom(F, chart, 0)), _dom(F, chart, 2))
+    cv = min(max(v, _dom(F, chart, 1)), _dom(F, chart, 3))
+    return cu, cv, (cu != u or cv != v)
+
+
+@njit(cache=True)
+def chart_map(F, I, u, v, src, dst):
+    """Parameters in chart `dst` of the point ``(u, v)`` of chart `src` (no domain check)."""
+    if src == dst or I[2] == ATLAS_SINGLE:
+        return u, v
+    # ATLAS_LATLONG: through the unit-sphere point in axis-scaled coordinates
+    cv = math.cos(v)
+    s0, s1, s2 = cv * math.cos(u), cv * math.sin(u), math.sin(v)
+    if src == 1:
+        s0, s1, s2 = s2, s0, s1
+    if dst == 1:
+        s0, s1, s2 = s1, s2, s0
+    uu = math.atan2(s1, s0)
+    vv = math.atan2(s2, math.hypot(s0, s1))
+    return wrap(F, dst, uu, vv)
+
+
+@njit(cache=True)
+def best_chart(F, I, u, v, chart):
+    """``(chart', u', v')``: the current chart while ``(u, v)`` is at least the chart switch
+    margin from its singular set, else the chart farthest from it (`Surface.best_chart`)."""
+    if I[1] == 1:
+        return chart, u, v
+    dist = distance_to_singular(F, chart, u, v)
+    if dist >= F[0]:
+        return chart, u, v
+    best_d, best_c, best_u, best_v = dist, chart, u, v
+    for other in range(I[1]):
+        if other != chart:
+            uo, vo = chart_map(F, I, u, v, chart, other)
+            do = distance_to_singular(F, other, uo, vo)
+            if do > best_d:
+                best_d, best_c, best_u, best_v = do, other, uo, vo
+    return best_c, best_u, best_v
+
+
+@njit(cache=True)
+def regular(F, D, chart, tol):
+    """``|f_u x f_v| >= tol * ref_speed_u * ref_speed_v`` (the regularity test of
+    `Surface._regularity` against `REGULARITY_TOL`)."""
+    a, b = D[1, 0], D[0, 1]
+    m0 = a[1] * b[2] - a[2] * b[1]
+    m1 = a[2] * b[0] - a[0] * b[2]
+    m2 = a[0] * b[1] - a[1] * b[0]
+    return math.sqrt(m0 * m0 + m1 * m1 + m2 * m2) >= tol * _dom(F, chart, 10) * _dom(F, chart, 11)
