@@ -1,0 +1,256 @@
+"""Compiled quaternion, SO(3) and SE(3) kernels on flat float64 arrays.
+
+Conventions of `porthamiltonian.lie` (MATH.md sec. 1): twists ``(omega, v)``, wrenches
+``(tau, f)``, scalar-first Hamilton quaternions ``(w, x, y, z)``, pose vectors
+``(qw, qx, qy, qz, px, py, pz)`` standing for ``H = [[R(q/|q|), p], [0, 1]]``, and
+``H_AB`` mapping B coordinates to A.
+
+Every function is ``@njit(cache=True)``, takes and returns float64 arrays, and validates
+nothing: the public functions of `porthamiltonian.lie` validate their arguments and call these
+same kernels. The arithmetic is written term by term in the order of the numpy formulas it
+replaced, so results agree to the last bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def cross3(a, b):
+    """Return the cross product of two 3-vectors.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (3,)
+
+    Returns
+    -------
+    ndarray, shape (3,)
+        ``a x b``.
+
+    Notes
+    -----
+    a x b = (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0).
+    """
+    out = np.empty(3)
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+    return out
+
+
+@njit(cache=True)
+def quat_to_rotation_into(q, R):
+    """Write the rotation matrix of ``q / |q|`` into `R`.
+
+    Parameters
+    ----------
+    q : ndarray, shape (4,)
+        Nonzero quaternion ``(w, x, y, z)``, not necessarily unit.
+    R : ndarray, shape (3, 3) or a (3, 3) view (e.g. ``H[:3, :3]``)
+        Output buffer, overwritten.
+
+    Notes
+    -----
+    With s = 2/|q|^2:
+    R = [[1 - s(y^2 + z^2), s(xy - wz),       s(xz + wy)],
+         [s(xy + wz),       1 - s(x^2 + z^2), s(yz - wx)],
+         [s(xz - wy),       s(yz + wx),       1 - s(x^2 + y^2)]],
+    an exact rotation for any nonzero q (integrator drift in |q| never reaches R).
+    """
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    s = 2.0 / (w * w + x * x + y * y + z * z)
+    xx, yy, zz = s * x * x, s * y * y, s * z * z
+    xy, xz, yz = s * x * y, s * x * z, s * y * z
+    wx, wy, wz = s * w * x, s * w * y, s * w * z
+    R[0, 0] = 1.0 - yy - zz
+    R[0, 1] = xy - wz
+    R[0, 2] = xz + wy
+    R[1, 0] = xy + wz
+    R[1, 1] = 1.0 - xx - zz
+    R[1, 2] = yz - wx
+    R[2, 0] = xz - wy
+    R[2, 1] = yz + wx
+    R[2, 2] = 1.0 - xx - yy
+
+
+@njit(cache=True)
+def quat_to_rotation(q):
+    """Return the rotation matrix of a quaternion, normalized on the fly.
+
+    Parameters
+    ----------
+    q : ndarray, shape (4,)
+        Nonzero quaternion ``(w, x, y, z)``, not necessarily unit.
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+        Rotation matrix of ``q / |q|`` (see `quat_to_rotation_into`); a zero `q` gives
+        non-finite values.
+    """
+    R = np.empty((3, 3))
+    quat_to_rotation_into(q, R)
+    return R
+
+
+@njit(cache=True)
+def pose_to_matrix(x):
+    """Return the rigid motion of a pose vector (the quaternion is normalized first).
+
+    Parameters
+    ----------
+    x : ndarray, shape (7,)
+        Pose ``(qw, qx, qy, qz, px, py, pz)`` of B in W; q nonzero, not necessarily unit.
+
+    Returns
+    -------
+    ndarray, shape (4, 4)
+        ``H_WB = [[R(q/|q|), p], [0, 1]]``.
+    """
+    H = np.zeros((4, 4))
+    quat_to_rotation_into(x[:4], H[:3, :3])
+    H[0, 3] = x[4]
+    H[1, 3] = x[5]
+    H[2, 3] = x[6]
+    H[3, 3] = 1.0
+    return H
+
+
+@njit(cache=True)
+def se3_inverse(H):
+    """Return the inverse of a rigid motion in closed form.
+
+    Parameters
+    ----------
+    H : ndarray, shape (4, 4)
+        ``H_AB = [[R, p], [0, 1]]``.
+
+    Returns
+    -------
+    ndarray, shape (4, 4)
+        ``H_BA = [[R^T, -R^T p], [0, 1]]``.
+    """
+    out = np.zeros((4, 4))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = H[j, i]
+        out[i, 3] = -(H[0, i] * H[0, 3] + H[1, i] * H[1, 3] + H[2, i] * H[2, 3])
+    out[3, 3] = 1.0
+    return out
+
+
+@njit(cache=True)
+def adjoint(H):
+    """Return the adjoint matrix of a rigid motion, which maps twists from B to A.
+
+    Parameters
+    ----------
+    H : ndarray, shape (4, 4)
+        ``H_AB = [[R, p], [0, 1]]``.
+
+    Returns
+    -------
+    ndarray, shape (6, 6)
+        ``Ad(H_AB) = [[R, 0], [hat(p) R, R]]``, with ``T_A = Ad(H_AB) T_B`` for twists
+        ``(omega, v)``.
+
+    Notes
+    -----
+    Column j of hat(p) R is p x (column j of R).
+    """
+    px, py, pz = H[0, 3], H[1, 3], H[2, 3]
+    out = np.zeros((6, 6))
+    for j in range(3):
+        r0, r1, r2 = H[0, j], H[1, j], H[2, j]
+        out[0, j] = r0
+        out[1, j] = r1
+        out[2, j] = r2
+        out[3, 3 + j] = r0
+        out[4, 3 + j] = r1
+        out[5, 3 + j] = r2
+        out[3, j] = py * r2 - pz * r1
+        out[4, j] = pz * r0 - px * r2
+        out[5, j] = px * r1 - py * r0
+    return out
+
+
+@njit(cache=True)
+def quat_rate_matrix(q):
+    """Return the 4x3 matrix G(q) with ``dq/dt = G(q) omega_body``.
+
+    Parameters
+    ----------
+    q : ndarray, shape (4,)
+        Orientation ``q_WB`` ``(w, x, y, z)``.
+
+    Returns
+    -------
+    ndarray, shape (4, 3)
+        ``G(q) = 0.5 [[-x, -y, -z], [w, -z, y], [z, w, -x], [-y, x, w]]``.
+    """
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    G = np.empty((4, 3))
+    G[0, 0], G[0, 1], G[0, 2] = 0.5 * -x, 0.5 * -y, 0.5 * -z
+    G[1, 0], G[1, 1], G[1, 2] = 0.5 * w, 0.5 * -z, 0.5 * y
+    G[2, 0], G[2, 1], G[2, 2] = 0.5 * z, 0.5 * w, 0.5 * -x
+    G[3, 0], G[3, 1], G[3, 2] = 0.5 * -y, 0.5 * x, 0.5 * w
+    return G
+
+
+@njit(cache=True)
+def pose_rate_into(x, T, out):
+    """Write the time derivative of a pose vector for a body twist into `out`.
+
+    Parameters
+    ----------
+    x : ndarray, shape (7,)
+        Pose ``(qw, qx, qy, qz, px, py, pz)`` of B in W; q nonzero, not necessarily unit.
+    T : ndarray, shape (6,)
+        Body twist ``T_WB_B = (omega, v)`` [rad/s, m/s].
+    out : ndarray, shape (7,)
+        Output buffer, overwritten with ``dx/dt = (0.5 q ⊗ (0, omega), R(q/|q|) v)``.
+
+    Notes
+    -----
+    From dH/dt = H hat(T): dR/dt = R hat(omega), dp/dt = R v. dq/dt uses q as given, so |q|
+    is a first integral; R is normalized, so dp/dt is the velocity of the rotation that
+    `pose_to_matrix` reports.
+    """
+    w, x1, y1, z1 = x[0], x[1], x[2], x[3]
+    a, b, c = T[0], T[1], T[2]
+    vx, vy, vz = T[3], T[4], T[5]
+    s = 2.0 / (w * w + x1 * x1 + y1 * y1 + z1 * z1)
+    xx, yy, zz = s * x1 * x1, s * y1 * y1, s * z1 * z1
+    xy, xz, yz = s * x1 * y1, s * x1 * z1, s * y1 * z1
+    wx, wy, wz = s * w * x1, s * w * y1, s * w * z1
+    out[0] = -0.5 * (x1 * a + y1 * b + z1 * c)
+    out[1] = 0.5 * (w * a + y1 * c - z1 * b)
+    out[2] = 0.5 * (w * b + z1 * a - x1 * c)
+    out[3] = 0.5 * (w * c + x1 * b - y1 * a)
+    out[4] = (1.0 - yy - zz) * vx + (xy - wz) * vy + (xz + wy) * vz
+    out[5] = (xy + wz) * vx + (1.0 - xx - zz) * vy + (yz - wx) * vz
+    out[6] = (xz - wy) * vx + (yz + wx) * vy + (1.0 - xx - yy) * vz
+
+
+@njit(cache=True)
+def pose_rate(x, T):
+    """Return the time derivative of a pose vector for a body twist.
+
+    Parameters
+    ----------
+    x : ndarray, shape (7,)
+        Pose ``(qw, qx, qy, qz, px, py, pz)``; q nonzero, not necessarily unit.
+    T : ndarray, shape (6,)
+        Body twist ``T_WB_B = (omega, v)`` [rad/s, m/s].
+
+    Returns
+    -------
+    ndarray, shape (7,)
+        ``dx/dt = (0.5 q ⊗ (0, omega), R(q/|q|) v)`` (see `pose_rate_into`).
+    """
+    out = np.empty(7)
+    pose_rate_into(x, T, out)
+    return out
