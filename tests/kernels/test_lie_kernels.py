@@ -1,0 +1,139 @@
+"""Tests of porthamiltonian.kernels.lie against independent references.
+
+References: scipy's Rotation (rotation matrices), numpy's cross product and matrix inverse,
+the defining identities hat(Ad(H) T) = H hat(T) inv(H) and dq/dt = 0.5 q ⊗ (0, omega) with a
+Hamilton product written out here, and central differences of the pose along
+H(t) = H0 expm(t hat(T)).
+"""
+
+import numpy as np
+import pytest
+import scipy.linalg
+from numpy.testing import assert_allclose
+from scipy.spatial.transform import Rotation
+
+from porthamiltonian.kernels import lie
+
+# Agreement to rounding: O(1) entries after a few dozen flops, 20 ulps of 1.
+ROUND = 20 * np.finfo(float).eps
+# Central differences with h = 1e-6: truncation h^2 |x'''|/6 ~ 1e-12, rounding eps |x|/h with
+# |x| up to ~5 ~ 1e-9; 1e-8 leaves a margin of 10.
+FD_STEP = 1e-6
+FD_ATOL = 1e-8
+
+SEEDS = range(8)
+
+
+def hat3(w):
+    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+
+
+def hat4(T):
+    X = np.zeros((4, 4))
+    X[:3, :3] = hat3(T[:3])
+    X[:3, 3] = T[3:]
+    return X
+
+
+def hamilton(p, q):
+    pw, pv = p[0], p[1:]
+    qw, qv = q[0], q[1:]
+    return np.concatenate([[pw * qw - pv @ qv], pw * qv + qw * pv + np.cross(pv, qv)])
+
+
+def random_quaternion(rng):
+    """A nonzero, non-unit quaternion (the kernels normalize where they must)."""
+    return rng.normal(size=4) * rng.uniform(0.5, 2.0)
+
+
+def random_pose(rng):
+    return np.concatenate([random_quaternion(rng), rng.normal(size=3)])
+
+
+def random_motion(rng):
+    H = np.eye(4)
+    H[:3, :3] = Rotation.random(random_state=rng).as_matrix()
+    H[:3, 3] = rng.normal(size=3)
+    return H
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_cross3_is_the_cross_product(seed):
+    rng = np.random.default_rng(seed)
+    a, b = rng.normal(size=3), rng.normal(size=3)
+    assert_allclose(lie.cross3(a, b), np.cross(a, b), rtol=0, atol=ROUND)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_quat_to_rotation_normalizes_and_matches_scipy(seed):
+    rng = np.random.default_rng(seed)
+    q = random_quaternion(rng)
+    R = lie.quat_to_rotation(q)
+    assert_allclose(R, Rotation.from_quat(q, scalar_first=True).as_matrix(), rtol=0, atol=ROUND)
+    assert_allclose(R.T @ R, np.eye(3), rtol=0, atol=ROUND)
+
+
+def test_quat_to_rotation_into_writes_a_strided_view():
+    q = np.array([0.0, 0.0, 0.0, 2.0])  # half turn about z, |q| = 2
+    H = np.full((4, 4), 7.0)
+    lie.quat_to_rotation_into(q, H[:3, :3])
+    assert_allclose(H[:3, :3], np.diag([-1.0, -1.0, 1.0]), rtol=0, atol=0)
+    assert_allclose(H[3], 7.0, rtol=0, atol=0)
+    assert_allclose(H[:, 3], 7.0, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pose_to_matrix_is_rotation_and_translation(seed):
+    rng = np.random.default_rng(seed)
+    x = random_pose(rng)
+    H = lie.pose_to_matrix(x)
+    expected = np.eye(4)
+    expected[:3, :3] = Rotation.from_quat(x[:4], scalar_first=True).as_matrix()
+    expected[:3, 3] = x[4:]
+    assert_allclose(H, expected, rtol=0, atol=ROUND)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_se3_inverse_is_the_matrix_inverse(seed):
+    H = random_motion(np.random.default_rng(seed))
+    assert_allclose(lie.se3_inverse(H), np.linalg.inv(H), rtol=0, atol=4 * ROUND)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_adjoint_conjugates_twists(seed):
+    rng = np.random.default_rng(seed)
+    H = random_motion(rng)
+    T = rng.normal(size=6)
+    assert_allclose(hat4(lie.adjoint(H) @ T), H @ hat4(T) @ np.linalg.inv(H),
+                    rtol=0, atol=10 * ROUND)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_quat_rate_matrix_is_half_the_product_with_omega(seed):
+    rng = np.random.default_rng(seed)
+    q, omega = random_quaternion(rng), rng.normal(size=3)
+    assert_allclose(lie.quat_rate_matrix(q) @ omega, 0.5 * hamilton(q, np.r_[0.0, omega]),
+                    rtol=0, atol=4 * ROUND)
+
+
+def pose_along_twist(x0, T, t):
+    """Pose at t of H(t) = H0 expm(t hat(T)), with the quaternion q0 ⊗ exp(t omega / 2)."""
+    omega = T[:3]
+    theta = np.linalg.norm(omega)
+    q_step = np.r_[np.cos(0.5 * t * theta), np.sin(0.5 * t * theta) * omega / theta]
+    H0 = np.eye(4)
+    H0[:3, :3] = Rotation.from_quat(x0[:4], scalar_first=True).as_matrix()
+    H0[:3, 3] = x0[4:]
+    H = H0 @ scipy.linalg.expm(t * hat4(T))
+    return np.concatenate([hamilton(x0[:4], q_step), H[:3, 3]])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pose_rate_is_the_derivative_along_the_twist(seed):
+    rng = np.random.default_rng(seed)
+    x, T = random_pose(rng), rng.normal(size=6)
+    fd = (pose_along_twist(x, T, FD_STEP) - pose_along_twist(x, T, -FD_STEP)) / (2 * FD_STEP)
+    assert_allclose(lie.pose_rate(x, T), fd, rtol=0, atol=FD_ATOL)
+    out = np.empty(7)
+    lie.pose_rate_into(x, T, out)
+    assert_allclose(out, lie.pose_rate(x, T), rtol=0, atol=0)
