@@ -4,9 +4,14 @@ A contact's elements (spring, damper, friction; or a sliding-plane constraint) a
 generalized contact points of the two surfaces at the current configuration. `ContactPair`
 computes them once per evaluation: a warm-started Newton refinement from the tracked
 parameters (carried in the state only as warm starts), then the contact frame on the
-average tangent plane and the twist maps. The result is cached by the exact bytes of its
-inputs (compared as exact float lists), so every kernel of the same evaluation gets the
-same object without recomputing, and the kernels stay pure functions of their arguments.
+average tangent plane and the twist maps, in one compiled call
+(`porthamiltonian.kernels.contact.pair_state`). The result is cached by the exact bytes of
+its inputs, so every kernel of the same evaluation gets the same object without
+recomputing, and the kernels stay pure functions of their arguments.
+
+Both surfaces need a compiled evaluator (every built-in kind: plane, sphere, ellipsoid,
+torus, cylinder, Bezier, B-spline/NURBS); a `SymbolicSurface` is refused with the advice to
+fit a B-spline surface to it.
 
 Frames: surface S1 is posed in body a by H_aS1, S2 in body b by H_bS2. "1" and "2" below are
 the surface frames; H_12 is the pose of S2 in S1, T_12 the twist of S2 relative to S1 in
@@ -20,10 +25,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from porthamiltonian.contact.kinematics import contact_kinematics, kinematics_from_derivatives
+from porthamiltonian.contact.kinematics import MAX_CONDITION, ContactKinematics, singular_kinematics_error
 from porthamiltonian.errors import GeometryError, ModelError, ParameterError
 from porthamiltonian.geometry import Surface, closest_points
-from porthamiltonian.geometry.closest import refine
+from porthamiltonian.geometry.closest import DEFAULT_TOL, ClosestPoints, _pair_scale
+from porthamiltonian.geometry.surface import REGULARITY_TOL
+from porthamiltonian.kernels import contact as _kcontact
+from porthamiltonian.kernels import lie as _klie
 from porthamiltonian.lie import quaternion, se3
 
 from .rigid_body import Ground, RigidBody, _rate_map, pose_gradient
@@ -105,6 +113,11 @@ class ContactPair:
         for key, s in (("surface_a", surface_a), ("surface_b", surface_b)):
             if not isinstance(s, Surface):
                 raise ParameterError(f"`{key}` must be a Surface, got {s!r}")
+            if not hasattr(s, "_kernel_spec"):
+                raise ModelError(
+                    f"`{key}` = {s!r} has no compiled evaluator, which contacts need on their hot path; "
+                    "use a built-in surface (plane, sphere, ellipsoid, torus, cylinder, Bezier, "
+                    "B-spline/NURBS), e.g. a BSplineSurface fitted to samples of it")
         alpha = float(alpha)
         if not 0.0 <= alpha <= 1.0:
             raise ParameterError(f"`alpha` must lie in [0, 1], got {alpha!r}")
@@ -116,6 +129,11 @@ class ContactPair:
         self.H_S2b = se3.inverse(self.H_bS2)
         self.alpha = alpha
         self._moving = (isinstance(body_a, RigidBody), isinstance(body_b, RigidBody))
+        # constants of the compiled calls
+        (self._F1, self._I1), (self._F2, self._I2) = surface_a._kernel_spec, surface_b._kernel_spec
+        self._scale = _pair_scale(surface_a, surface_b)
+        self._Ad_S1a = se3.Ad(self.H_S1a)
+        self._Ad_bS2 = se3.Ad(self.H_bS2)
         self._cache_key = None
         self._cache = None
 
@@ -138,41 +156,45 @@ class ContactPair:
         """(H_Wa, H_Wb) from the pose references (the first refs of an element)."""
         k = 0
         if self._moving[0]:
-            Ha = quaternion.pose_to_matrix(refs[0])
+            Ha = _klie.pose_to_matrix(refs[0])
             k = 1
         else:
             Ha = self.body_a.H_WG
-        Hb = quaternion.pose_to_matrix(refs[k]) if self._moving[1] else self.body_b.H_WG
+        Hb = _klie.pose_to_matrix(refs[k]) if self._moving[1] else self.body_b.H_WG
         return Ha, Hb
 
     def H_12(self, refs):
         Ha, Hb = self.body_poses(refs)
-        return self.H_S1a @ se3.inverse(Ha) @ Hb @ self.H_bS2
+        return _kcontact.relative_pose(self.H_S1a, self.H_bS2, Ha, Hb)
 
     # ---- the cached evaluation
     def state(self, params, charts, refs):
         """The `ContactState` for tracked parameters (warm start) and body poses."""
-        key = [params.tolist(), charts.tolist()] + [r.tolist() for r in refs[: self.n_pose_refs]]
+        n = self.n_pose_refs
+        key = (params.tobytes(), charts.tobytes()) + tuple(r.tobytes() for r in refs[:n])
         if key == self._cache_key:
             return self._cache
         H12 = self.H_12(refs)
         ch = (int(round(charts[0])), int(round(charts[1])))
-        cp, D = self._solve(H12, *self._sane_start(params, ch))
-        # contact frame (seed 003 sec. 5): origin on the average tangent plane, z = n1,
-        # x along f1_u (as `porthamiltonian.contact.contact_frame`)
-        n1 = cp.n1
-        fu = np.asarray(D[0][1][0])
-        ex = fu - (fu @ n1) * n1
-        ex /= np.sqrt(ex @ ex)
-        H_1C = np.eye(4)
-        H_1C[:3, 0], H_1C[:3, 1], H_1C[:3, 2] = ex, np.cross(n1, ex), n1
-        H_1C[:3, 3] = cp.p1 + self.alpha * cp.distance * n1
-        H_C1 = se3.inverse(H_1C)
-        G_a = se3.Ad(H_C1 @ self.H_S1a)
-        G_b = se3.Ad(H_C1 @ H12 @ self.H_S2b)
-        st = ContactState(cp, H12, H_1C, G_a, G_b, -cp.distance, D)
+        x0 = np.asarray(params, dtype=float)
+        if not _kcontact.start_is_sane(self._F1, self._F2, x0, ch[0], ch[1]):
+            x0, ch = self.farthest_charts(x0, ch)
+        st = self._solve(H12, x0, ch)
         self._cache_key, self._cache = key, st
         return st
+
+    def _pair_state(self, H12, x0, ch):
+        """The compiled refinement and contact frame; None if it did not reach a regular
+        contact pair."""
+        (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = _kcontact.pair_state(
+            self._F1, self._I1, self._F2, self._I2, H12, np.asarray(x0, dtype=float), int(ch[0]), int(ch[1]),
+            self._scale, DEFAULT_TOL, 50, self.alpha, self.H_S1a, self.H_bS2, REGULARITY_TOL)
+        if not ok:
+            return None
+        cp = ClosestPoints(x=x, charts=(c1, c2), p1=D1[0, 0], n1=n1, p2=D2[0, 0], n2=n2, distance=distance,
+                           gap_residual=gap, normal_residual=ang, iterations=it, curvature_margin=margin,
+                           searched_globally=False)
+        return ContactState(cp, H12, H_1C, G_a, G_b, -distance, (D1, D2))
 
     def _solve(self, H12, x0, ch0):
         """Exact contact points from the warm start, with fallbacks.
@@ -183,102 +205,58 @@ class ContactPair:
         reaches a regular pair (curvature margin > 0) gives the same answer: try the tracked
         parameters, then the last solution computed, then a global search.
         """
-        starts = [(x0, ch0)]
-        if self._cache is not None:
-            starts.append((self._cache.cp.x, self._cache.cp.charts))
-        last = None
-        R, d = H12[:3, :3].tolist(), H12[:3, 3].tolist()
-        for xs, cs in starts:
-            try:
-                cp, D1, D2 = refine(self.S1, self.S2, R, d, xs, cs)
-            except GeometryError as exc:
-                last = exc
-                continue
-            if cp.curvature_margin > 0.0:
-                return cp, (D1, D2)
+        st = self._pair_state(H12, x0, ch0)
+        if st is None and self._cache is not None:
+            st = self._pair_state(H12, self._cache.cp.x, self._cache.cp.charts)
+        if st is not None:
+            return st
         try:
             cp = closest_points(self.S1, self.S2, H12)
-            cp, D1, D2 = refine(self.S1, self.S2, R, d, cp.x, cp.charts)
-            return cp, (D1, D2)
         except GeometryError as exc:
             raise GeometryError(
                 f"contact between {self.body_a.name!r} and {self.body_b.name!r}: the contact point was lost "
-                f"({last or exc})"
+                f"({exc})"
             ) from None
-
-    def _sane_start(self, params, charts):
-        """A Newton warm start inside the domains: a solver stage may carry the tracked
-        parameters past a chart's singular set; the same surface points are then taken in
-        the chart farthest from its singular set."""
-        ok = True
-        for k, S in enumerate((self.S1, self.S2)):
-            dom = S.domain(charts[k])
-            u, v = dom.wrap(params[2 * k], params[2 * k + 1])
-            inside = all(dom.periodic[i] or dom.lower[i] <= (u, v)[i] <= dom.upper[i] for i in range(2))
-            if not inside or dom.distance_to_singular(u, v) < 0.1:
-                ok = False
-        if ok:
-            return params, charts
-        x, ch = self.farthest_charts(params, charts)
-        return x, ch
+        st = self._pair_state(H12, cp.x, cp.charts)
+        if st is None:
+            raise GeometryError(
+                f"contact between {self.body_a.name!r} and {self.body_b.name!r}: the contact point was lost "
+                f"(the global search found {cp.x.tolist()} in charts {cp.charts}, which does not refine to a "
+                f"regular contact pair: curvature margin {cp.curvature_margin:.3g} 1/m)"
+            )
+        return st
 
     def relative_twist_12(self, T_a, T_b, H12):
         """Twist of S2 relative to S1 in frame 1 from the body twists."""
-        return se3.Ad(H12) @ (se3.Ad(self.H_S2b) @ T_b) - se3.Ad(self.H_S1a) @ T_a
+        return _kcontact.relative_twist(H12, self._Ad_bS2, self._Ad_S1a, np.asarray(T_a, dtype=float),
+                                        np.asarray(T_b, dtype=float))
+
+    def _check_condition(self, st, s_max, s_min):
+        if not s_min > s_max / MAX_CONDITION:
+            raise singular_kinematics_error(self.S1, self.S2, st.cp.x, st.cp.distance, s_max, s_min)
 
     def parameter_rates(self, st, params, charts, T_a, T_b, relax=1.0):
         """d(params)/dt: the contact kinematics in the tracked charts, plus a relaxation of the
-        tracked parameters toward the exact ones at rate `relax` [1/s]."""
-        ch = (int(round(charts[0])), int(round(charts[1])))
-        x = self.in_charts(st, ch)
+        tracked parameters toward the exact ones at rate `relax` [1/s]
+        (`porthamiltonian.kernels.contact.parameter_rates`)."""
         T12 = self.relative_twist_12(T_a, T_b, st.H_12)
-        regular = all(
-            S.domain(ch[k]).distance_to_singular(x[2 * k], x[2 * k + 1]) > 0.1 for k, S in enumerate((self.S1, self.S2))
-        )
-        if regular:
-            if tuple(st.cp.charts) == ch:  # the usual case: reuse the derivatives of the solution
-                R, d = st.H_12[:3, :3].tolist(), st.H_12[:3, 3].tolist()
-                rate = kinematics_from_derivatives(self.S1, self.S2, x, st.D[0], st.D[1], R, d, T12.tolist()).x_rate
-            else:
-                rate = contact_kinematics(self.S1, self.S2, x, st.H_12, T12, charts=ch).x_rate
-        else:
-            # only in a solver stage that overshot toward a pole: rates in the exact point's
-            # (regular) charts, carried to the tracked charts by the chart map's Jacobian
-            xe, che = np.array(st.cp.x, dtype=float), tuple(st.cp.charts)
-            re = contact_kinematics(self.S1, self.S2, xe, st.H_12, T12, charts=che).x_rate
-            rate = np.zeros(4)
-            for k, S in enumerate((self.S1, self.S2)):
-                rate[2 * k : 2 * k + 2] = self._chart_jacobian(S, xe[2 * k : 2 * k + 2], che[k], ch[k]) @ re[2 * k : 2 * k + 2]
-        diff = x - params
-        for k, S in enumerate((self.S1, self.S1, self.S2, self.S2)):
-            dom = S.domain(ch[k // 2])
-            if dom.periodic[k % 2]:
-                per = float(dom.upper[k % 2] - dom.lower[k % 2])
-                diff[k] = (diff[k] + per / 2) % per - per / 2
-        return rate + relax * diff
+        c1, c2 = st.cp.charts
+        rate, s_max, s_min = _kcontact.parameter_rates(
+            self._F1, self._I1, self._F2, self._I2, st.cp.x, c1, c2, st.D[0], st.D[1], st.H_12, T12,
+            np.asarray(params, dtype=float), int(round(charts[0])), int(round(charts[1])), float(relax))
+        self._check_condition(st, s_max, s_min)
+        return rate
 
     def frame_rates(self, st, T12):
         """`FrameRates` at the contact state for the relative twist T12 (frame 1), from the
         derivatives already evaluated at the contact points (no surface evaluation)."""
-        from porthamiltonian.geometry.gauss import normal_derivatives
-
-        R, d = st.H_12[:3, :3].tolist(), st.H_12[:3, 3].tolist()
+        R, d = st.H_12[:3, :3], st.H_12[:3, 3]
         D1, D2 = st.D
-        kin = kinematics_from_derivatives(self.S1, self.S2, st.cp.x, D1, D2, R, d, list(T12))
-        du1, dv1 = kin.x_rate[0], kin.x_rate[1]
-        D1a = np.asarray(D1)
-        N = normal_derivatives(D1a, 1)
-        dn1 = N[1, 0] * du1 + N[0, 1] * dv1
-        ex, n1 = st.H_1C[:3, 0], st.H_1C[:3, 2]
-        # e_x = t / |t| with t = f_u - (f_u . n) n (the contact frame's x axis)
-        fu = D1a[1, 0]
-        dfu = D1a[2, 0] * du1 + D1a[1, 1] * dv1
-        fn = fu @ n1
-        tv = fu - fn * n1
-        dt = dfu - (dfu @ n1 + fu @ dn1) * n1 - fn * dn1
-        dex = (dt - (ex @ dt) * ex) / np.sqrt(tv @ tv)
-        dey = np.cross(dn1, ex) + np.cross(n1, dex)
-        return FrameRates(kin, dn1, dex, dey)
+        T12 = np.asarray(T12, dtype=float)
+        distance, rate, dp1, dp2, x_rate, s_max, s_min = _kcontact.kinematics(D1, D2, R, d, T12)
+        self._check_condition(st, s_max, s_min)
+        _, _, _, dn1, dex, dey = _kcontact.frame_rates(D1, D2, R, d, T12, st.H_1C)
+        return FrameRates(ContactKinematics(distance, rate, dp1, dp2, x_rate, s_max / s_min), dn1, dex, dey)
 
     def in_charts(self, st, charts):
         """The exact contact parameters expressed in `charts`."""
@@ -287,19 +265,6 @@ class ContactPair:
             if st.cp.charts[k] != charts[k]:
                 x[2 * k], x[2 * k + 1] = _map(S, x[2 * k], x[2 * k + 1], st.cp.charts[k], charts[k])
         return x
-
-    @staticmethod
-    def _chart_jacobian(S, uv, src, dst, h=1e-7):
-        if src == dst:
-            return np.eye(2)
-        J = np.zeros((2, 2))
-        for i in range(2):
-            d = np.zeros(2)
-            d[i] = h
-            up = np.array(_map(S, *(uv + d), src, dst))
-            um = np.array(_map(S, *(uv - d), src, dst))
-            J[:, i] = (up - um) / (2 * h)
-        return J
 
     def initial(self, refs):
         """Parameters and charts of the global closest points at the given poses, in the

@@ -7,18 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import GeometryError, ParameterError
-from ..geometry.gauss import _cross, _dot, _weingarten
-from ._local import (
-    check_pose,
-    check_vector,
-    pair_derivatives,
-    rotate,
-    rotate_t,
-    singular_values2,
-    solve2,
-    sym_congruence,
-    tangent_basis,
-)
+from ..kernels import contact as _kcontact
+from ._local import check_pose, check_vector, pair_derivatives
 
 __all__ = ["MAX_CONDITION", "ContactKinematics", "contact_kinematics", "kinematics_from_derivatives", "rechart"]
 
@@ -137,55 +127,31 @@ def contact_kinematics(S1, S2, x, H_12, T_12, *, charts=(0, 0),
     return kinematics_from_derivatives(S1, S2, x, D1, D2, R, d, T, max_condition)
 
 
+def singular_kinematics_error(S1, S2, x, distance, s_max, s_min, max_condition=MAX_CONDITION) -> GeometryError:
+    """The error raised when the contact matrix is too ill-conditioned (conforming contact)."""
+    cond = s_max / s_min if s_min > 0.0 else np.inf
+    return GeometryError(
+        f"singular contact kinematics between {S1!r} and {S2!r} at x = "
+        f"{np.asarray(x, dtype=float).tolist()}: the "
+        f"contact matrix L1 + R L2 R^T (I + Delta L1) has condition number {cond:.3g} "
+        f"> {max_condition:g} at Delta = {distance:.6g} m (conforming contact or "
+        f"Delta <= Delta_min: the contact points are not isolated)")
+
+
 def kinematics_from_derivatives(S1, S2, x, D1, D2, R, d, T, max_condition=MAX_CONDITION) -> ContactKinematics:
     """`contact_kinematics` from order-2 derivative arrays already evaluated (no checks).
 
-    The hot path of simulations: `D1`, `D2` (nested lists) are those of the contact points
-    (e.g. from `porthamiltonian.geometry.closest.refine`), `R`, `d` the pose H_12 as lists,
-    `T` the twist as a sequence of 6 floats; `x` only enters error messages.
+    `D1`, `D2` (arrays or nested lists, shape (3, 3, 3)) are those of the contact points
+    (e.g. from `porthamiltonian.geometry.closest.refine`), `R`, `d` the pose H_12, `T` the
+    twist as a sequence of 6 floats; `x` only enters error messages. The computation is
+    `porthamiltonian.kernels.contact.kinematics`.
     """
-    w, v = T[:3], T[3:]
-    n1, f1u, f1v, _, (a00, a01, a11) = _weingarten(D1)
-    _, f2u, f2v, _, (b00, b01, b11) = _weingarten(D2)
-    p1, p2 = D1[0][0], D2[0][0]
-    Rp2 = rotate(R, p2)
-    c2 = (Rp2[0] + d[0], Rp2[1] + d[1], Rp2[2] + d[2])
-    distance = _dot(n1, (c2[0] - p1[0], c2[1] - p1[1], c2[2] - p1[2]))
-    e1, e2 = tangent_basis(n1, f1u)
-    P = ((_dot(f1u, e1), 0.0), (_dot(f1v, e1), _dot(f1v, e2)))
-    Rf2u, Rf2v = rotate(R, f2u), rotate(R, f2v)
-    G = ((_dot(Rf2u, e1), _dot(Rf2u, e2)), (_dot(Rf2v, e1), _dot(Rf2v, e2)))
-    K1 = sym_congruence(a00, a01, a11, P)          # E^T L1 E
-    K2 = sym_congruence(b00, b01, b11, G)          # E^T R L2 R^T E
-    wc = _cross(w, c2)
-    s = (wc[0] + v[0], wc[1] + v[1], wc[2] + v[2])
-    rate = _dot(n1, s)
-    wn = _cross(w, n1)
-    Es = (_dot(e1, s), _dot(e2, s))
-    A = ((1.0 + distance * K1[0][0], distance * K1[0][1]),
-         (distance * K1[1][0], 1.0 + distance * K1[1][1]))
-    M = [[K1[i][j] + K2[i][0] * A[0][j] + K2[i][1] * A[1][j] for j in range(2)] for i in range(2)]
-    s_max, s_min = singular_values2(M)
+    distance, rate, dp1, dp2, x_rate, s_max, s_min = _kcontact.kinematics(
+        np.asarray(D1, dtype=float), np.asarray(D2, dtype=float), np.asarray(R, dtype=float),
+        np.asarray(d, dtype=float), np.asarray(T, dtype=float))
     if not s_min > s_max / max_condition:
-        cond = s_max / s_min if s_min > 0.0 else np.inf
-        raise GeometryError(
-            f"singular contact kinematics between {S1!r} and {S2!r} at x = "
-            f"{np.asarray(x, dtype=float).tolist()}: the "
-            f"contact matrix L1 + R L2 R^T (I + Delta L1) has condition number {cond:.3g} "
-            f"> {max_condition:g} at Delta = {distance:.6g} m (conforming contact or "
-            f"Delta <= Delta_min: the contact points are not isolated)")
-    rhs = (_dot(e1, wn) + K2[0][0] * Es[0] + K2[0][1] * Es[1],
-           _dot(e2, wn) + K2[1][0] * Es[0] + K2[1][1] * Es[1])
-    y1 = solve2(M, rhs)
-    y2 = (A[0][0] * y1[0] + A[0][1] * y1[1] - Es[0], A[1][0] * y1[0] + A[1][1] * y1[1] - Es[1])
-    dp1 = tuple(e1[k] * y1[0] + e2[k] * y1[1] for k in range(3))
-    dp2 = rotate_t(R, tuple(e1[k] * y2[0] + e2[k] * y2[1] for k in range(3)))
-    I1 = ((_dot(f1u, f1u), _dot(f1u, f1v)), (_dot(f1u, f1v), _dot(f1v, f1v)))
-    I2 = ((_dot(f2u, f2u), _dot(f2u, f2v)), (_dot(f2u, f2v), _dot(f2v, f2v)))
-    a1 = solve2(I1, (P[0][0] * y1[0] + P[0][1] * y1[1], P[1][0] * y1[0] + P[1][1] * y1[1]))
-    a2 = solve2(I2, (G[0][0] * y2[0] + G[0][1] * y2[1], G[1][0] * y2[0] + G[1][1] * y2[1]))
-    return ContactKinematics(distance, rate, np.array(dp1), np.array(dp2),
-                             np.array(a1 + a2), s_max / s_min)
+        raise singular_kinematics_error(S1, S2, x, distance, s_max, s_min, max_condition)
+    return ContactKinematics(distance, rate, dp1, dp2, x_rate, s_max / s_min)
 
 
 def rechart(S1, S2, x, charts):

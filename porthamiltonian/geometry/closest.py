@@ -44,6 +44,7 @@ import numpy as np
 
 from .._validate import as_array, as_finite_float
 from ..errors import GeometryError, ParameterError
+from ..kernels import closest as _kclosest
 from . import gauss
 from .gauss import _cross, _dot
 from .plane import Plane
@@ -391,12 +392,35 @@ def _place(S, u, v, chart):
 
 
 class _Outcome(NamedTuple):
+    """One run of the generic Newton loop (surfaces without a compiled evaluator)."""
+
     x: list
     charts: tuple
     state: _State | None
     iterations: int
     converged: bool
     clamped: bool
+
+
+class _Local(NamedTuple):
+    """A local refinement, whichever loop ran it: the iterate, its derivatives (order 2,
+    ndarray or nested lists; None where a surface is singular) and what `_finish` reports."""
+
+    x: list
+    charts: tuple
+    iterations: int
+    converged: bool
+    clamped: bool
+    D1: object
+    D2: object
+    gap: float
+    ang: float
+    n1: tuple
+    n2: tuple
+    distance: float
+    S1: tuple              # tangent curvatures (s00, s01, s11) of S1 [1/m]
+    K2: tuple              # and of S2 rotated into frame 1
+    valid: bool            # converged at regular points with antiparallel normals
 
 
 def _solve4(J, r):
@@ -534,18 +558,59 @@ def _is_optimum(S1, K2, distance: float, convex: bool) -> bool:
     return bool(np.linalg.eigvalsh(0.5 * (S + S.T))[0] > 0.0)
 
 
-def _finish(S1, S2, R, outcome: _Outcome, searched_globally: bool) -> ClosestPoints:
-    st = outcome.state
+def _generic_local(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Local:
+    out = _newton(S1, S2, R, d, x, charts, scale, tol, max_iter)
+    st = out.state
+    if st is None:
+        nan = math.nan
+        return _Local(out.x, out.charts, out.iterations, False, out.clamped, None, None, nan, nan,
+                      (nan,) * 3, (nan,) * 3, nan, (nan,) * 3, (nan,) * 3, False)
     n1 = gauss._normal_floats(st.D1[1][0], st.D1[0][1])[0]
-    p1 = st.D1[0][0]
-    distance = _dot(n1, st.e)
     n2 = gauss._normal_floats(st.D2[1][0], st.D2[0][1])[0]
     gap, ang = _errors(st)
+    S1c, K2 = _tangent_curvatures(st, R)
+    valid = (out.converged and _regular(S1, st.D1, out.charts[0]) and _regular(S2, st.D2, out.charts[1])
+             and _dot(_cross(st.D1[1][0], st.D1[0][1]), st.Rn2) < 0.0)
+    return _Local(out.x, out.charts, out.iterations, out.converged, out.clamped, st.D1, st.D2, gap, ang,
+                  n1, n2, _dot(n1, st.e), S1c, K2, valid)
+
+
+def _compiled_local(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Local:
+    (F1, I1), (F2, I2) = S1._kernel_spec, S2._kernel_spec
+    R = np.asarray(R, dtype=float)
+    (x, c1, c2, it, converged, clamped, ok, D1, D2, r, w, Rn2, e) = _kclosest.newton(
+        F1, I1, F2, I2, R, np.asarray(d, dtype=float), np.asarray(x, dtype=float),
+        int(charts[0]), int(charts[1]), float(scale), float(tol), int(max_iter))
+    if not ok:
+        nan = math.nan
+        return _Local(x.tolist(), (c1, c2), it, False, clamped, None, None, nan, nan, (nan,) * 3,
+                      (nan,) * 3, nan, (nan,) * 3, (nan,) * 3, False)
+    gap, ang = _kclosest.errors(r, w)
+    n1, n2, distance, _, valid = _kclosest.finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, REGULARITY_TOL)
+    S1c, K2 = _kclosest.tangent_curvatures(D1, D2, R)
+    return _Local(x.tolist(), (c1, c2), it, converged, clamped, D1, D2, gap, ang, n1, n2, distance,
+                  S1c, K2, converged and valid)
+
+
+def _local(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Local:
+    """Newton refinement from ``x`` in `charts` (already moved to the best charts).
+
+    Surfaces with a compiled evaluator (``_kernel_spec``: the built-in separable kinds) run
+    the compiled loop of `porthamiltonian.kernels.closest`; others (B-spline, Bezier and
+    symbolic surfaces) the generic loop `_newton`, which evaluates them through their Python
+    ``_derivatives``.
+    """
+    if hasattr(S1, "_kernel_spec") and hasattr(S2, "_kernel_spec"):
+        return _compiled_local(S1, S2, R, d, x, charts, scale, tol, max_iter)
+    return _generic_local(S1, S2, R, d, x, charts, scale, tol, max_iter)
+
+
+def _finish(local: _Local, searched_globally: bool) -> ClosestPoints:
     return ClosestPoints(
-        x=np.array(outcome.x), charts=tuple(outcome.charts), p1=np.array(p1), n1=np.array(n1),
-        p2=np.array(st.D2[0][0]), n2=np.array(n2), distance=float(distance),
-        gap_residual=gap, normal_residual=ang, iterations=outcome.iterations,
-        curvature_margin=_margin(*_tangent_curvatures(st, R), distance),
+        x=np.array(local.x), charts=tuple(int(c) for c in local.charts), p1=np.array(local.D1[0][0]),
+        n1=np.array(local.n1), p2=np.array(local.D2[0][0]), n2=np.array(local.n2),
+        distance=float(local.distance), gap_residual=float(local.gap), normal_residual=float(local.ang),
+        iterations=int(local.iterations), curvature_margin=_margin(local.S1, local.K2, local.distance),
         searched_globally=searched_globally)
 
 
@@ -556,27 +621,16 @@ def _regular(S, D, chart) -> bool:
     return math.sqrt(_dot(m, m)) >= REGULARITY_TOL * su * sv
 
 
-def _valid(outcome: _Outcome, S1, S2) -> bool:
-    """Converged, at regular points of both surfaces, with antiparallel normals."""
-    if not outcome.converged:
-        return False
-    st = outcome.state
-    if not (_regular(S1, st.D1, outcome.charts[0]) and _regular(S2, st.D2, outcome.charts[1])):
-        return False
-    return _dot(_cross(st.D1[1][0], st.D1[0][1]), st.Rn2) < 0.0
-
-
-def _describe(S1, S2, outcome: _Outcome) -> str:
-    x = ", ".join(f"{float(t):.6g}" for t in outcome.x)
-    if outcome.state is None:
+def _describe(S1, S2, local: _Local) -> str:
+    x = ", ".join(f"{float(t):.6g}" for t in local.x)
+    if local.D1 is None:
         res = "S2 is singular at the iterate"
     else:
-        gap, ang = _errors(outcome.state)
-        res = f"tangential gap {gap:.3g} m, normal misalignment {ang:.3g}"
+        res = f"tangential gap {local.gap:.3g} m, normal misalignment {local.ang:.3g}"
     where = " (stuck on the boundary of a patch: edge contact is not supported)" \
-        if outcome.clamped else ""
-    return (f"S1 = {S1!r}, S2 = {S2!r}: after {outcome.iterations} iterations {res}; iterate "
-            f"(u1, v1, u2, v2) = ({x}) in charts {tuple(outcome.charts)}{where}")
+        if local.clamped else ""
+    return (f"S1 = {S1!r}, S2 = {S2!r}: after {local.iterations} iterations {res}; iterate "
+            f"(u1, v1, u2, v2) = ({x}) in charts {tuple(local.charts)}{where}")
 
 
 # ------------------------------------------------------------------- global search
@@ -686,11 +740,11 @@ def _global(S1, S2, R, d, scale, tol, max_iter) -> ClosestPoints:
         x = [float(uv1[0]), float(uv1[1]), float(uv2[0]), float(uv2[1])]
         ch1, x[0], x[1] = S1._best_chart(x[0], x[1], ch1)
         ch2, x[2], x[3] = S2._best_chart(x[2], x[3], ch2)
-        out = _newton(S1, S2, Rl, dl, x, (ch1, ch2), scale, tol, max_iter)
+        out = _local(S1, S2, Rl, dl, x, (ch1, ch2), scale, tol, max_iter)
         tried.append(out)
-        if _valid(out, S1, S2):
-            res = _finish(S1, S2, Rl, out, True)
-            if _is_optimum(*_tangent_curvatures(out.state, Rl), res.distance, convex):
+        if out.valid:
+            res = _finish(out, True)
+            if _is_optimum(out.S1, out.K2, res.distance, convex):
                 results.append(res)
     if not results:
         detail = "; ".join(_describe(S1, S2, out) for out in tried) or "no candidate pairs"
@@ -807,8 +861,9 @@ def refine(S1: Surface, S2: Surface, R, d, x0, charts, *, tol: float = DEFAULT_T
     -------
     (ClosestPoints, D1, D2)
         The result of `closest_points` with a warm start, and the order-2 derivative arrays
-        (nested lists) of both surfaces at the solution, in ``ClosestPoints.charts``, for
-        kinematics evaluated at the same point without re-evaluating the surfaces.
+        of both surfaces at the solution, in ``ClosestPoints.charts``, for kinematics
+        evaluated at the same point without re-evaluating the surfaces: ndarrays of shape
+        (3, 3, 3) for surfaces with a compiled evaluator, nested lists otherwise.
 
     Raises
     ------
@@ -820,14 +875,14 @@ def refine(S1: Surface, S2: Surface, R, d, x0, charts, *, tol: float = DEFAULT_T
     x = [float(v) for v in x0]
     c1, x[0], x[1] = S1._best_chart(x[0], x[1], charts[0])
     c2, x[2], x[3] = S2._best_chart(x[2], x[3], charts[1])
-    out = _newton(S1, S2, R, d, x, (c1, c2), _pair_scale(S1, S2), tol, int(max_iter))
+    out = _local(S1, S2, R, d, x, (c1, c2), _pair_scale(S1, S2), tol, int(max_iter))
     if not out.converged:
         raise GeometryError(f"closest_points did not converge from the warm start: "
                             f"{_describe(S1, S2, out)}")
-    if not _valid(out, S1, S2):
+    if not out.valid:
         raise GeometryError(f"closest_points converged to parallel normals (not a contact "
                             f"pair) or onto a singular point: {_describe(S1, S2, out)}")
-    return _finish(S1, S2, R, out, False), out.state.D1, out.state.D2
+    return _finish(out, False), out.D1, out.D2
 
 
 def closest_points_world(S1: Surface, S2: Surface, H_W1, H_W2, **kwargs) -> ClosestPoints:

@@ -1,0 +1,294 @@
+"""Compiled closest points of two packed surfaces: the warm-started Newton refinement.
+
+The four stationarity equations of the generalized contact points (MATH.md sec. 3, seed 003
+eqs. 6-7), for ``x = (u1, v1, u2, v2)`` in charts ``(c1, c2)`` and ``H_12 = (R, d)``::
+
+    f1_a . (R p2 + d - p1) = 0,   f1_a . (R n2) = 0      (a = u, v)
+
+are solved by Newton's method with the analytic Jacobian (second derivatives of both
+surfaces), a trust region in space (a step moves a point by at most ``STEP_FRACTION * scale``),
+Armijo backtracking on the scaled residual, wrapping/clamping into the domains and chart
+switches near singular sets. `porthamiltonian.geometry.closest` documents the method and
+validates arguments; this is its implementation for surfaces with a compiled evaluator.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from . import surfaces as _s
+
+ARMIJO = 1e-4
+MAX_HALVINGS = 30
+STEP_FRACTION = 0.25
+
+
+@njit(cache=True)
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True)
+def _cross(a, b):
+    out = np.empty(3)
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+    return out
+
+
+@njit(cache=True)
+def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
+    """Derivatives (order 2), residual ``r``, Jacobian ``J``, row weights ``w``, ``R n2`` and
+    the separation ``e = R p2 + d - p1`` at ``x``; ``ok`` False where a surface is singular."""
+    D1 = _s.derivatives(F1, I1, x[0], x[1], 2, c1)
+    D2 = _s.derivatives(F2, I2, x[2], x[3], 2, c2)
+    r = np.zeros(4)
+    J = np.zeros((4, 4))
+    w = np.zeros(2)
+    Rn2 = np.zeros(3)
+    e = np.zeros(3)
+    p1, f1u, f1v = D1[0, 0], D1[1, 0], D1[0, 1]
+    f1uu, f1uv, f1vv = D1[2, 0], D1[1, 1], D1[0, 2]
+    p2, f2u, f2v = D2[0, 0], D2[1, 0], D2[0, 1]
+    f2uu, f2uv, f2vv = D2[2, 0], D2[1, 1], D2[0, 2]
+    m = _cross(f2u, f2v)
+    s = math.sqrt(_dot(m, m))
+    l1u, l1v = math.sqrt(_dot(f1u, f1u)), math.sqrt(_dot(f1v, f1v))
+    if not (s > 0.0 and l1u > 0.0 and l1v > 0.0):
+        return D1, D2, r, J, w, Rn2, e, False
+    n2 = m / s
+    mu = _cross(f2uu, f2v) + _cross(f2u, f2uv)
+    mv = _cross(f2uv, f2v) + _cross(f2u, f2vv)
+    n2u = mu / s - (_dot(n2, mu) / s) * n2
+    n2v = mv / s - (_dot(n2, mv) / s) * n2
+    c2 = R @ p2 + d
+    Rf2u, Rf2v = R @ f2u, R @ f2v
+    Rn2 = R @ n2
+    Rn2u, Rn2v = R @ n2u, R @ n2v
+    e = c2 - p1
+    r[0], r[1], r[2], r[3] = _dot(f1u, e), _dot(f1v, e), _dot(f1u, Rn2), _dot(f1v, Rn2)
+    J[0, 0] = _dot(f1uu, e) - _dot(f1u, f1u)
+    J[0, 1] = _dot(f1uv, e) - _dot(f1u, f1v)
+    J[0, 2], J[0, 3] = _dot(f1u, Rf2u), _dot(f1u, Rf2v)
+    J[1, 0] = _dot(f1uv, e) - _dot(f1v, f1u)
+    J[1, 1] = _dot(f1vv, e) - _dot(f1v, f1v)
+    J[1, 2], J[1, 3] = _dot(f1v, Rf2u), _dot(f1v, Rf2v)
+    J[2, 0], J[2, 1] = _dot(f1uu, Rn2), _dot(f1uv, Rn2)
+    J[2, 2], J[2, 3] = _dot(f1u, Rn2u), _dot(f1u, Rn2v)
+    J[3, 0], J[3, 1] = _dot(f1uv, Rn2), _dot(f1vv, Rn2)
+    J[3, 2], J[3, 3] = _dot(f1v, Rn2u), _dot(f1v, Rn2v)
+    w[0], w[1] = 1.0 / l1u, 1.0 / l1v
+    return D1, D2, r, J, w, Rn2, e, True
+
+
+@njit(cache=True)
+def errors(r, w):
+    """Tangential gap [m] and normal misalignment [-] from the residual and row weights."""
+    return (max(abs(r[0] * w[0]), abs(r[1] * w[1])), max(abs(r[2] * w[0]), abs(r[3] * w[1])))
+
+
+@njit(cache=True)
+def _merit(r, scale, w):
+    return (((r[0] * w[0]) ** 2 + (r[1] * w[1]) ** 2) / (scale * scale)
+            + (r[2] * w[0]) ** 2 + (r[3] * w[1]) ** 2)
+
+
+@njit(cache=True)
+def _solve4(J, r):
+    """``J dx = -r`` by Gaussian elimination with partial pivoting; ``ok`` False if singular."""
+    A = np.empty((4, 5))
+    A[:, :4] = J
+    A[:, 4] = -r
+    dx = np.zeros(4)
+    for k in range(4):
+        p, big = k, abs(A[k, k])
+        for i in range(k + 1, 4):
+            if abs(A[i, k]) > big:
+                p, big = i, abs(A[i, k])
+        if big == 0.0:
+            return dx, False
+        if p != k:
+            for j in range(5):
+                A[k, j], A[p, j] = A[p, j], A[k, j]
+        inv = 1.0 / A[k, k]
+        for i in range(k + 1, 4):
+            f = A[i, k] * inv
+            for j in range(k + 1, 5):
+                A[i, j] -= f * A[k, j]
+    dx[3] = A[3, 4] / A[3, 3]
+    dx[2] = (A[2, 4] - A[2, 3] * dx[3]) / A[2, 2]
+    dx[1] = (A[1, 4] - A[1, 2] * dx[2] - A[1, 3] * dx[3]) / A[1, 1]
+    dx[0] = (A[0, 4] - A[0, 1] * dx[1] - A[0, 2] * dx[2] - A[0, 3] * dx[3]) / A[0, 0]
+    return dx, True
+
+
+@njit(cache=True)
+def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
+    """Newton refinement of the contact parameters from ``x0`` in charts ``(c1, c2)``.
+
+    Parameters
+    ----------
+    F1, I1, F2, I2 : ndarray
+        Packed surfaces (`porthamiltonian.kernels.surfaces`).
+    R : ndarray, shape (3, 3)
+    d : ndarray, shape (3,) [m]
+        Pose of surface 2's frame in surface 1's frame.
+    x0 : ndarray, shape (4,)
+        Start, inside the domains of the charts (not moved to the best charts here).
+    c1, c2 : int
+        Charts of the start.
+    scale : float [m]
+        Size of the smaller surface (trust region and gap tolerance).
+    tol : float
+        Convergence: tangential gap ``<= tol * scale`` and misalignment ``<= tol``.
+    max_iter : int
+
+    Returns
+    -------
+    x : ndarray, shape (4,)
+    c1, c2 : int
+        Final charts.
+    iterations : int
+    converged, clamped, ok : bool
+        ``ok`` False when the last iterate is singular on a surface (no state).
+    D1, D2 : ndarray, shape (3, 3, 3)
+        Order-2 derivatives at ``x``.
+    r : ndarray, shape (4,)
+    w : ndarray, shape (2,)
+        Residual and row weights at ``x`` (`errors`).
+    Rn2, e : ndarray, shape (3,)
+        ``R n2`` and the separation ``R p2 + d - p1`` at ``x``.
+    """
+    x = x0.copy()
+    clamped = False
+    D1, D2, r, J, w, Rn2, e, ok = _evaluate(F1, I1, F2, I2, R, d, x, c1, c2)
+    for it in range(max_iter + 1):
+        if not ok:
+            return x, c1, c2, it, False, clamped, False, D1, D2, r, w, Rn2, e
+        gap, ang = errors(r, w)
+        if gap <= tol * scale and ang <= tol:
+            return x, c1, c2, it, True, clamped, True, D1, D2, r, w, Rn2, e
+        if it == max_iter:
+            break
+        dx, solved = _solve4(J, r)
+        finite = solved
+        for k in range(4):
+            finite = finite and math.isfinite(dx[k])
+        if not finite:
+            dx = np.linalg.lstsq(J, -r)[0]
+        m1 = dx[0] * D1[1, 0] + dx[1] * D1[0, 1]
+        m2 = dx[2] * D2[1, 0] + dx[3] * D2[0, 1]
+        move = max(math.sqrt(_dot(m1, m1)), math.sqrt(_dot(m2, m2)))
+        lam = min(1.0, STEP_FRACTION * scale / move) if move > 0.0 else 1.0
+        phi0 = _merit(r, scale, w)
+        accepted = False
+        trial = np.empty(4)
+        for _ in range(MAX_HALVINGS):
+            u1, v1, cl1 = _s.place(F1, c1, x[0] + lam * dx[0], x[1] + lam * dx[1])
+            u2, v2, cl2 = _s.place(F2, c2, x[2] + lam * dx[2], x[3] + lam * dx[3])
+            trial[0], trial[1], trial[2], trial[3] = u1, v1, u2, v2
+            tD1, tD2, tr, tJ, tw, tRn2, te, tok = _evaluate(F1, I1, F2, I2, R, d, trial, c1, c2)
+            if tok and _merit(tr, scale, w) <= (1.0 - ARMIJO * lam) * phi0:
+                accepted = True
+                break
+            lam *= 0.5
+        if not accepted:
+            return x, c1, c2, it, False, clamped, True, D1, D2, r, w, Rn2, e
+        clamped = cl1 or cl2
+        x = trial.copy()
+        n1c, x[0], x[1] = _s.best_chart(F1, I1, x[0], x[1], c1)
+        n2c, x[2], x[3] = _s.best_chart(F2, I2, x[2], x[3], c2)
+        if n1c != c1 or n2c != c2:
+            c1, c2 = n1c, n2c
+            D1, D2, r, J, w, Rn2, e, ok = _evaluate(F1, I1, F2, I2, R, d, x, c1, c2)
+        else:
+            D1, D2, r, J, w, Rn2, e, ok = tD1, tD2, tr, tJ, tw, tRn2, te, tok
+    return x, c1, c2, max_iter, False, clamped, ok, D1, D2, r, w, Rn2, e
+
+
+@njit(cache=True)
+def weingarten(D):
+    """Unit normal and ``B = I^-1 II I^-1`` (so that ``L = F^T B F``) of a derivative array.
+
+    Returns
+    -------
+    n : ndarray, shape (3,)
+    b00, b01, b11 : float [1/m per param^2]
+    """
+    fu, fv = D[1, 0], D[0, 1]
+    m = _cross(fu, fv)
+    n = m / math.sqrt(_dot(m, m))
+    E, Fm, G = _dot(fu, fu), _dot(fu, fv), _dot(fv, fv)
+    e, f, g = -_dot(n, D[2, 0]), -_dot(n, D[1, 1]), -_dot(n, D[0, 2])
+    det = E * G - Fm * Fm
+    a00, a01 = (G * e - Fm * f) / det, (G * f - Fm * g) / det
+    a10, a11 = (E * f - Fm * e) / det, (E * g - Fm * f) / det
+    b00 = (a00 * G - a01 * Fm) / det
+    b01 = 0.5 * ((a01 * E - a00 * Fm) + (a10 * G - a11 * Fm)) / det
+    b11 = (a11 * E - a10 * Fm) / det
+    return n, b00, b01, b11
+
+
+@njit(cache=True)
+def _congruence(b00, b01, b11, x00, x01, x10, x11):
+    """``X^T B X`` for symmetric 2x2 B, as (s00, s01, s11)."""
+    y00, y01 = b00 * x00 + b01 * x10, b00 * x01 + b01 * x11
+    y10, y11 = b01 * x00 + b11 * x10, b01 * x01 + b11 * x11
+    return x00 * y00 + x10 * y10, x00 * y01 + x10 * y11, x01 * y01 + x11 * y11
+
+
+@njit(cache=True)
+def tangent_curvatures(D1, D2, R):
+    """``S1 = E^T L1 E`` and ``K2 = E^T R L2 R^T E`` as (s00, s01, s11) [1/m], in the
+    orthonormal basis ``E = (f1_u / |f1_u|, n1 x e1)`` of the tangent plane of surface 1."""
+    n1, a00, a01, a11 = weingarten(D1)
+    _, b00, b01, b11 = weingarten(D2)
+    f1u, f1v = D1[1, 0], D1[0, 1]
+    lu = math.sqrt(_dot(f1u, f1u))
+    e1 = f1u / lu
+    e2 = _cross(n1, e1)
+    Rf2u, Rf2v = R @ D2[1, 0], R @ D2[0, 1]
+    S1 = _congruence(a00, a01, a11, lu, 0.0, _dot(f1v, e1), _dot(f1v, e2))
+    K2 = _congruence(b00, b01, b11, _dot(Rf2u, e1), _dot(Rf2u, e2), _dot(Rf2v, e1), _dot(Rf2v, e2))
+    return S1, K2
+
+
+@njit(cache=True)
+def curvature_margin(S1, K2, distance):
+    """Smallest real part of the eigenvalues of ``M = S1 + K2 (I + Delta S1)`` [1/m]."""
+    s00, s01, s11 = S1
+    k00, k01, k11 = K2
+    a00, a01, a11 = 1.0 + distance * s00, distance * s01, 1.0 + distance * s11
+    m00 = s00 + k00 * a00 + k01 * a01
+    m01 = s01 + k00 * a01 + k01 * a11
+    m10 = s01 + k01 * a00 + k11 * a01
+    m11 = s11 + k01 * a01 + k11 * a11
+    half = 0.5 * (m00 + m11)
+    disc = 0.25 * (m00 - m11) ** 2 + m01 * m10
+    return half - math.sqrt(disc) if disc > 0.0 else half
+
+
+@njit(cache=True)
+def finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol):
+    """What a converged refinement reports: normals, signed distance, curvature margin, and
+    validity (regular points of both surfaces with antiparallel normals).
+
+    Returns
+    -------
+    n1, n2 : ndarray, shape (3,)
+    distance : float [m]
+    margin : float [1/m]
+    valid : bool
+    """
+    n1, _, _, _ = weingarten(D1)
+    n2, _, _, _ = weingarten(D2)
+    distance = _dot(n1, e)
+    S1, K2 = tangent_curvatures(D1, D2, R)
+    margin = curvature_margin(S1, K2, distance)
+    valid = (_s.regular(F1, D1, c1, reg_tol) and _s.regular(F2, D2, c2, reg_tol)
+             and _dot(_cross(D1[1, 0], D1[0, 1]), Rn2) < 0.0)
+    return n1, n2, distance, margin, valid

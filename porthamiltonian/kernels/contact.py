@@ -1,0 +1,337 @@
+"""Compiled Gauss-map contact kinematics, contact frame and its rates, and the per-evaluation
+contact geometry of a pair of bodies.
+
+Notation of MATH.md sec. 3 (seed 003): surfaces S1 (frame 1) and S2 (frame 2), ``H_12 =
+(R, d)``; derivative arrays ``D[i, j] = d^(i+j) f / du^i dv^j`` of order 2 at the contact
+parameters; relative twist ``T = (w, v)`` of S2 w.r.t. S1 in frame 1. The contact frame C
+has ``z = n1``, ``x`` along the part of ``f1_u`` tangent to S1, and its origin on the average
+tangent plane ``p1 + alpha Delta n1``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from . import closest as _kc
+from . import lie as _lie
+from . import surfaces as _s
+
+#: tracked parameters closer than this [rad] to a singular set are re-expressed before use
+SANE_MARGIN = 0.1
+#: step of the central differences of a chart map's Jacobian [rad]
+CHART_STEP = 1e-7
+
+
+@njit(cache=True)
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True)
+def normal_rates(D):
+    """Unit normal ``n`` and its partials ``n_u``, ``n_v`` from an order >= 2 derivative array.
+
+    ``n = m / |m|`` with ``m = f_u x f_v``; ``n_a = (m_a - (n . m_a) n) / |m|``.
+    """
+    m = _lie.cross3(D[1, 0], D[0, 1])
+    s = math.sqrt(_dot(m, m))
+    n = m / s
+    mu = _lie.cross3(D[2, 0], D[0, 1]) + _lie.cross3(D[1, 0], D[1, 1])
+    mv = _lie.cross3(D[1, 1], D[0, 1]) + _lie.cross3(D[1, 0], D[0, 2])
+    return n, (mu - _dot(n, mu) * n) / s, (mv - _dot(n, mv) * n) / s
+
+
+@njit(cache=True)
+def _solve2(m00, m01, m10, m11, b0, b1):
+    det = m00 * m11 - m01 * m10
+    return (m11 * b0 - m01 * b1) / det, (m00 * b1 - m10 * b0) / det
+
+
+@njit(cache=True)
+def kinematics(D1, D2, R, d, T):
+    """Generalized contact kinematics (MATH.md sec. 3, seed 003 eqs. 11-14).
+
+    Parameters
+    ----------
+    D1, D2 : ndarray, shape (3, 3, 3)
+        Order-2 derivatives of S1 and S2 at the contact parameters.
+    R : ndarray, shape (3, 3)
+    d : ndarray, shape (3,) [m]
+        ``H_12``.
+    T : ndarray, shape (6,)
+        Relative twist ``(w, v)`` of S2 w.r.t. S1 in frame 1 [rad/s, m/s].
+
+    Returns
+    -------
+    distance : float [m]
+    distance_rate : float [m/s]
+    p1_rate : ndarray, shape (3,) [m/s], frame 1
+    p2_rate : ndarray, shape (3,) [m/s], frame 2
+    x_rate : ndarray, shape (4,) [param/s]
+    s_max, s_min : float [1/m]
+        Singular values of the contact matrix ``M = K1 + K2 (I + Delta K1)`` (the caller
+        decides whether it is too ill-conditioned).
+
+    Notes
+    -----
+    In the orthonormal tangent basis ``E = (e1, e2)``, ``e1 = f1_u / |f1_u|``, ``e2 = n1 x e1``,
+    with ``K1 = E^T L1 E``, ``K2 = E^T R L2 R^T E``, ``s = w x c2 + v`` (velocity of the body-2
+    point at ``c2 = R p2 + d``)::
+
+        M y1 = E^T (w x n1) + K2 E^T s,      y2 = (I + Delta K1) y1 - E^T s
+        dp1/dt = E y1,   R dp2/dt = E y2,   dDelta/dt = n1 . s
+    """
+    w = T[:3]
+    v = T[3:]
+    n1, a00, a01, a11 = _kc.weingarten(D1)
+    _, b00, b01, b11 = _kc.weingarten(D2)
+    f1u, f1v = D1[1, 0], D1[0, 1]
+    f2u, f2v = D2[1, 0], D2[0, 1]
+    c2 = R @ D2[0, 0] + d
+    distance = _dot(n1, c2 - D1[0, 0])
+    lu = math.sqrt(_dot(f1u, f1u))
+    e1 = f1u / lu
+    e2 = _lie.cross3(n1, e1)
+    p00, p10, p11 = _dot(f1u, e1), _dot(f1v, e1), _dot(f1v, e2)
+    Rf2u, Rf2v = R @ f2u, R @ f2v
+    g00, g01, g10, g11 = _dot(Rf2u, e1), _dot(Rf2u, e2), _dot(Rf2v, e1), _dot(Rf2v, e2)
+    k1 = _kc._congruence(a00, a01, a11, p00, 0.0, p10, p11)
+    k2 = _kc._congruence(b00, b01, b11, g00, g01, g10, g11)
+    s = _lie.cross3(w, c2) + v
+    rate = _dot(n1, s)
+    wn = _lie.cross3(w, n1)
+    es0, es1 = _dot(e1, s), _dot(e2, s)
+    A00, A01 = 1.0 + distance * k1[0], distance * k1[1]
+    A10, A11 = distance * k1[1], 1.0 + distance * k1[2]
+    m00 = k1[0] + k2[0] * A00 + k2[1] * A10
+    m01 = k1[1] + k2[0] * A01 + k2[1] * A11
+    m10 = k1[1] + k2[1] * A00 + k2[2] * A10
+    m11 = k1[2] + k2[1] * A01 + k2[2] * A11
+    fro2 = m00 * m00 + m01 * m01 + m10 * m10 + m11 * m11
+    det = m00 * m11 - m01 * m10
+    root = math.sqrt(max(fro2 * fro2 - 4.0 * det * det, 0.0))
+    s_max = math.sqrt(0.5 * (fro2 + root))
+    s_min = abs(det) / s_max if s_max > 0.0 else 0.0
+    if not s_min > 0.0:    # conforming: no rates (the caller reports the condition number)
+        nan3 = np.full(3, np.nan)
+        return distance, rate, nan3, nan3, np.full(4, np.nan), s_max, s_min
+    y10, y11 = _solve2(m00, m01, m10, m11,
+                       _dot(e1, wn) + k2[0] * es0 + k2[1] * es1,
+                       _dot(e2, wn) + k2[1] * es0 + k2[2] * es1)
+    y20 = A00 * y10 + A01 * y11 - es0
+    y21 = A10 * y10 + A11 * y11 - es1
+    dp1 = e1 * y10 + e2 * y11
+    dp2 = R.T @ (e1 * y20 + e2 * y21)
+    x_rate = np.empty(4)
+    x_rate[0], x_rate[1] = _solve2(_dot(f1u, f1u), _dot(f1u, f1v), _dot(f1u, f1v), _dot(f1v, f1v),
+                                   p00 * y10, p10 * y10 + p11 * y11)
+    x_rate[2], x_rate[3] = _solve2(_dot(f2u, f2u), _dot(f2u, f2v), _dot(f2u, f2v), _dot(f2v, f2v),
+                                   g00 * y20 + g01 * y21, g10 * y20 + g11 * y21)
+    return distance, rate, dp1, dp2, x_rate, s_max, s_min
+
+
+@njit(cache=True)
+def frame(D1, n1, distance, alpha):
+    """Contact frame ``H_1C`` (4x4) in frame 1: ``z = n1``, ``x`` the tangential part of
+    ``f1_u`` normalized, origin ``p1 + alpha Delta n1``."""
+    fu = D1[1, 0]
+    ex = fu - _dot(fu, n1) * n1
+    ex = ex / math.sqrt(_dot(ex, ex))
+    ey = _lie.cross3(n1, ex)
+    H = np.zeros((4, 4))
+    for k in range(3):
+        H[k, 0], H[k, 1], H[k, 2] = ex[k], ey[k], n1[k]
+        H[k, 3] = D1[0, 0][k] + alpha * distance * n1[k]
+    H[3, 3] = 1.0
+    return H
+
+
+@njit(cache=True)
+def frame_rates(D1, D2, R, d, T, H_1C):
+    """Rates of the contact frame's axes as the contact point moves, in frame 1.
+
+    Returns
+    -------
+    x_rate : ndarray, shape (4,)
+    s_max, s_min : float
+        As `kinematics`.
+    dn1, dex, dey : ndarray, shape (3,) [1/s]
+        Rates of the normal and of the frame's x and y axes (``ex = t / |t|`` with ``t =
+        f1_u - (f1_u . n1) n1``).
+    """
+    _, _, _, _, x_rate, s_max, s_min = kinematics(D1, D2, R, d, T)
+    du, dv = x_rate[0], x_rate[1]
+    _, nu, nv = normal_rates(D1)
+    dn1 = nu * du + nv * dv
+    ex, n1 = H_1C[:3, 0].copy(), H_1C[:3, 2].copy()
+    fu = D1[1, 0]
+    dfu = D1[2, 0] * du + D1[1, 1] * dv
+    fn = _dot(fu, n1)
+    tv = fu - fn * n1
+    dt = dfu - (_dot(dfu, n1) + _dot(fu, dn1)) * n1 - fn * dn1
+    dex = (dt - _dot(ex, dt) * ex) / math.sqrt(_dot(tv, tv))
+    dey = _lie.cross3(dn1, ex) + _lie.cross3(n1, dex)
+    return x_rate, s_max, s_min, dn1, dex, dey
+
+
+@njit(cache=True)
+def relative_pose(H_S1a, H_bS2, Ha, Hb):
+    """``H_12 = H_S1a inv(H_Wa) H_Wb H_bS2``: pose of surface 2's frame in surface 1's."""
+    return H_S1a @ _lie.se3_inverse(Ha) @ Hb @ H_bS2
+
+
+@njit(cache=True)
+def relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b):
+    """Twist of S2 relative to S1 in frame 1 from the body twists (``Ad_S2b = Ad(H_bS2)``,
+    ``Ad_S1a = Ad(H_S1a)``)."""
+    return _lie.adjoint(H_12) @ (Ad_S2b @ T_b) - Ad_S1a @ T_a
+
+
+@njit(cache=True)
+def start_is_sane(F1, F2, x, c1, c2):
+    """True when the tracked parameters lie inside their domains and at least `SANE_MARGIN`
+    from the singular sets of their charts (else they are re-expressed first)."""
+    for k in range(2):
+        F = F1 if k == 0 else F2
+        c = c1 if k == 0 else c2
+        u, v = _s.wrap(F, c, x[2 * k], x[2 * k + 1])
+        for i in range(2):
+            y = u if i == 0 else v
+            if F[1 + _s.DOMAIN_SIZE * c + 4 + i] == 0.0:
+                lo, hi = F[1 + _s.DOMAIN_SIZE * c + i], F[1 + _s.DOMAIN_SIZE * c + 2 + i]
+                if not (lo <= y <= hi):
+                    return False
+        if _s.distance_to_singular(F, c, u, v) < SANE_MARGIN:
+            return False
+    return True
+
+
+@njit(cache=True)
+def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol):
+    """Exact contact points from a warm start, and the contact frame and twist maps.
+
+    Parameters
+    ----------
+    F1, I1, F2, I2 : ndarray
+        Packed surfaces.
+    H_12 : ndarray, shape (4, 4)
+    x0 : ndarray, shape (4,)
+        Warm start in charts ``(c1, c2)`` (moved to the best charts first).
+    scale, tol, max_iter :
+        As `porthamiltonian.kernels.closest.newton`.
+    alpha : float
+        Position of the contact frame between the surfaces (0 on S1, 1 on S2).
+    H_S1a, H_bS2 : ndarray, shape (4, 4)
+        Body a in surface 1's frame, surface 2 in body b's frame.
+    reg_tol : float
+        Regularity tolerance.
+
+    Returns
+    -------
+    ok : bool
+        Converged to a valid pair with a positive curvature margin.
+    x : ndarray, shape (4,), c1, c2 : int, iterations : int
+    D1, D2 : ndarray, shape (3, 3, 3)
+    n1, n2 : ndarray, shape (3,)
+    distance, margin, gap, ang : float
+    H_1C : ndarray, shape (4, 4)
+    G_a, G_b : ndarray, shape (6, 6)
+        ``T_C = G_b T_b - G_a T_a``; ``G_a = Ad(H_C1 H_S1a)``, ``G_b = Ad(H_C1 H_12 H_S2b)``.
+    """
+    R = H_12[:3, :3].copy()
+    d = H_12[:3, 3].copy()
+    x = x0.copy()
+    c1, x[0], x[1] = _s.best_chart(F1, I1, x[0], x[1], c1)
+    c2, x[2], x[3] = _s.best_chart(F2, I2, x[2], x[3], c2)
+    (x, c1, c2, it, converged, clamped, have, D1, D2, r, w, Rn2, e) = _kc.newton(
+        F1, I1, F2, I2, R, d, x, c1, c2, scale, tol, max_iter)
+    n1 = np.zeros(3)
+    n2 = np.zeros(3)
+    H_1C = np.eye(4)
+    G_a = np.zeros((6, 6))
+    G_b = np.zeros((6, 6))
+    if not (converged and have):
+        return False, x, c1, c2, it, D1, D2, n1, n2, np.nan, np.nan, np.nan, np.nan, H_1C, G_a, G_b
+    gap, ang = _kc.errors(r, w)
+    n1, n2, distance, margin, valid = _kc.finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol)
+    if not (valid and margin > 0.0):
+        return False, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b
+    H_1C = frame(D1, n1, distance, alpha)
+    H_C1 = _lie.se3_inverse(H_1C)
+    G_a = _lie.adjoint(H_C1 @ H_S1a)
+    G_b = _lie.adjoint(H_C1 @ H_12 @ _lie.se3_inverse(H_bS2))
+    return True, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b
+
+
+@njit(cache=True)
+def _chart_jacobian(F, I, u, v, src, dst):
+    """Central-difference Jacobian (2x2) of the chart map ``src -> dst`` at ``(u, v)``."""
+    J = np.eye(2)
+    if src == dst:
+        return J
+    for i in range(2):
+        du = CHART_STEP if i == 0 else 0.0
+        dv = CHART_STEP if i == 1 else 0.0
+        up, vp = _s.chart_map(F, I, u + du, v + dv, src, dst)
+        um, vm = _s.chart_map(F, I, u - du, v - dv, src, dst)
+        J[0, i] = (up - um) / (2.0 * CHART_STEP)
+        J[1, i] = (vp - vm) / (2.0 * CHART_STEP)
+    return J
+
+
+@njit(cache=True)
+def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params, c1, c2, relax):
+    """d(params)/dt of tracked contact parameters (charts ``(c1, c2)``).
+
+    The exact points (``x_exact`` in charts ``(ce1, ce2)``, derivatives ``D1``, ``D2``) are
+    expressed in the tracked charts. Where they are regular there (at least `SANE_MARGIN`
+    from the singular sets) the contact kinematics are evaluated in the tracked charts
+    (reusing ``D1``, ``D2`` when the charts agree, the usual case); otherwise (a solver stage
+    that overshot toward a pole) in the exact charts, carried over by the chart maps'
+    Jacobians. A relaxation toward the exact parameters at rate `relax` [1/s] is added
+    (periodic differences taken the short way).
+
+    Returns
+    -------
+    rate : ndarray, shape (4,)
+    s_max, s_min : float
+        Singular values of the contact matrix of the kinematics used (`kinematics`).
+    """
+    R = H_12[:3, :3].copy()
+    d = H_12[:3, 3].copy()
+    x = x_exact.copy()
+    if ce1 != c1:
+        x[0], x[1] = _s.chart_map(F1, I1, x_exact[0], x_exact[1], ce1, c1)
+    if ce2 != c2:
+        x[2], x[3] = _s.chart_map(F2, I2, x_exact[2], x_exact[3], ce2, c2)
+    regular = (_s.distance_to_singular(F1, c1, x[0], x[1]) > SANE_MARGIN
+               and _s.distance_to_singular(F2, c2, x[2], x[3]) > SANE_MARGIN)
+    if regular:
+        if ce1 == c1 and ce2 == c2:
+            _, _, _, _, rate, s_max, s_min = kinematics(D1, D2, R, d, T12)
+        else:
+            _, _, _, _, rate, s_max, s_min = kinematics(
+                _s.derivatives(F1, I1, x[0], x[1], 2, c1), _s.derivatives(F2, I2, x[2], x[3], 2, c2), R, d, T12)
+    else:
+        _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
+        rate = np.empty(4)
+        for k in range(2):
+            F = F1 if k == 0 else F2
+            I = I1 if k == 0 else I2
+            J = _chart_jacobian(F, I, x_exact[2 * k], x_exact[2 * k + 1], ce1 if k == 0 else ce2,
+                                c1 if k == 0 else c2)
+            rate[2 * k] = J[0, 0] * re[2 * k] + J[0, 1] * re[2 * k + 1]
+            rate[2 * k + 1] = J[1, 0] * re[2 * k] + J[1, 1] * re[2 * k + 1]
+    for k in range(4):
+        c = c1 if k < 2 else c2
+        F = F1 if k < 2 else F2
+        diff = x[k] - params[k]
+        i = k % 2
+        if F[1 + _s.DOMAIN_SIZE * c + 4 + i] != 0.0:
+            per = F[1 + _s.DOMAIN_SIZE * c + 2 + i] - F[1 + _s.DOMAIN_SIZE * c + i]
+            diff = (diff + per / 2) % per - per / 2
+        rate[k] += relax * diff
+    return rate, s_max, s_min
