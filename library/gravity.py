@@ -8,9 +8,10 @@ from porthamiltonian._validate import as_array
 from porthamiltonian.bondgraph.element import StorageElement, register_element
 from porthamiltonian.bondgraph.ports import Port
 from porthamiltonian.errors import ParameterError
-from porthamiltonian.lie import quaternion
+from porthamiltonian.kernels import bodies as _kernels
+from porthamiltonian.kernels.lie import pose_rate_map
 
-from .rigid_body import RigidBody, _cross, _rate_map, pose_gradient
+from .rigid_body import RigidBody
 
 __all__ = ["Gravity"]
 
@@ -51,8 +52,8 @@ class Gravity(StorageElement):
         self.g = as_array(g, f"{name}.g", (3,))
         self.frame_name = frame
         self.fr = body.frame(frame)
-        self._AdFB = body._Ad[frame]
-        self._AdBF_T = np.linalg.inv(self._AdFB).T  # wrench from the body frame to the port frame
+        self._AdBF = np.linalg.inv(body._Ad[frame])  # Ad(H_BF): port-frame twist to body frame
+        self._F = _kernels.pack_gravity(body.mass, self.g, body.com, body._Ad[frame], self._AdBF)
 
     def ports(self):
         return (Port("p", 6, "in", frame=self.fr.label),)
@@ -66,21 +67,12 @@ class Gravity(StorageElement):
     def state_refs(self):
         return self.fr.refs()
 
-    def _rot(self, pose):
-        return quaternion.to_matrix(pose[:4])
-
+    # ---- kernels (porthamiltonian.kernels.bodies on the packed parameters `_F`)
     def energy(self, x, refs):
-        pose = refs[0]
-        R = self._rot(pose)
-        p_com = R @ self.body.com + pose[4:]
-        return -self.body.mass * float(self.g @ p_com)
+        return _kernels.gravity_energy(self._F, refs[0])
 
     def outputs(self, t, x, refs):
-        R = self._rot(refs[0])
-        f_B = self.body.mass * (R.T @ self.g)
-        W_B = np.concatenate((_cross(self.body.com, f_B), f_B))  # gravity wrench on the body, body frame
-        # in the port frame F: W_F = Ad(H_FB)^-T W_B = Ad(H_BF)^T W_B
-        return (-(self._AdBF_T @ W_B),)
+        return (_kernels.gravity_effort(self._F, refs[0]),)
 
     def rates(self, t, x, refs, inputs):
         return np.zeros(0)
@@ -92,12 +84,10 @@ class Gravity(StorageElement):
         return np.zeros((6, 0))
 
     def gradient(self, x, refs):
-        # dV/dT_B = effort in the body frame = Ad(H_FB)^T e_F
-        return pose_gradient(refs[0], self._AdFB.T @ self.outputs(0.0, x, refs)[0])
+        return _kernels.gravity_gradient(self._F, refs[0])
 
     def structure(self, t, x, refs):
-        K = _rate_map(refs[0])
-        return np.zeros((7, 7)), K @ np.linalg.inv(self._AdFB)
+        return np.zeros((7, 7)), pose_rate_map(refs[0]) @ self._AdBF
 
     def parameters(self):
         return {"body": self.body, "g": self.g.tolist(), "frame": self.frame_name}

@@ -19,6 +19,8 @@ from porthamiltonian._validate import as_array, as_finite_float, as_spd
 from porthamiltonian.bondgraph.element import StorageElement, register_element
 from porthamiltonian.bondgraph.ports import Port, StateBlock, StateRef, check_name
 from porthamiltonian.errors import ModelError, ParameterError
+from porthamiltonian.kernels import bodies as _kernels
+from porthamiltonian.kernels.lie import cross3, pose_gradient, pose_rate_map
 from porthamiltonian.lie import quaternion, se3, so3
 
 __all__ = ["RigidBody", "Ground", "Frame", "spatial_inertia", "pose_vector", "pose_gradient"]
@@ -70,31 +72,10 @@ def _pose_of(value, name):
     raise ParameterError(f"`{name}` must be a 4x4 homogeneous matrix or a pose 7-vector, got shape {arr.shape}")
 
 
-def _cross(a, b):
-    """a x b for 3-vectors (np.cross is slow for single vectors)."""
-    return np.array((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]))
-
-
-def _rate_map(x):
-    """K(x), shape (7, 6): d(pose vector)/dt = K(x) T for the body twist T."""
-    K = np.zeros((7, 6))
-    q = x[:4] / np.linalg.norm(x[:4])
-    K[:4, :3] = quaternion.rate_matrix(q)
-    K[4:, 3:] = quaternion.to_matrix(q)
-    return K
-
-
-def pose_gradient(pose, dV_dT):
-    """Gradient of a pose-dependent energy with respect to the pose 7-vector.
-
-    Given the exact derivative of the energy along the body twist, dV/dT_B (6,), return
-    grad V (7,) in the embedding (quaternion, position) such that K(pose)^T grad V = dV/dT_B
-    and grad V is orthogonal to q (the energy does not depend on |q|). For a unit quaternion
-    the quaternion block of K is 1/2 q (x) (0, e_i), orthogonal columns of norm 1/2, so
-    grad_q V = 4 K_q dV/domega; grad_p V = R dV/dv.
-    """
-    q = pose[:4] / np.linalg.norm(pose[:4])
-    return np.concatenate((4.0 * quaternion.rate_matrix(q) @ dV_dT[:3], quaternion.to_matrix(q) @ dV_dT[3:]))
+# library.joints imports `_cross`, library.contact_geometry `_rate_map` and `pose_gradient`
+# (the compiled kernels of porthamiltonian.kernels.lie) from here.
+_cross = cross3
+_rate_map = pose_rate_map
 
 
 @dataclass(frozen=True)
@@ -215,6 +196,14 @@ class RigidBody(_FramedBody, StorageElement):
         self._init_frames(frames)
         self.M = spatial_inertia(self.mass, self.inertia, self.com)
         self.Minv = np.linalg.inv(self.M)
+        Ads = list(self._Ad.values())
+        self._F = _kernels.pack_rigid_body(self.Minv, Ads)
+        # constant: B = [0; Ad(H_FB)^T ...] and the output Jacobian [0, Ad(H_FB) M^-1; ...]
+        self._B = np.zeros((13, 6 * len(Ads)))
+        self._OJ = np.zeros((6 * len(Ads), 13))
+        for k, Ad in enumerate(Ads):
+            self._B[7:, 6 * k : 6 * k + 6] = Ad.T
+            self._OJ[6 * k : 6 * k + 6, 7:] = Ad @ self.Minv
         self.pose0 = quaternion.matrix_to_pose(np.eye(4)) if pose is None else _pose_of(pose, f"{name}.pose")
         self.twist0 = np.zeros(6) if twist is None else as_array(twist, f"{name}.twist", (6,))
 
@@ -224,52 +213,29 @@ class RigidBody(_FramedBody, StorageElement):
             StateBlock("P", 6, "energy", default=self.M @ self.twist0),
         )
 
-    # ---- kernels
+    # ---- kernels (porthamiltonian.kernels.bodies on the packed parameters `_F`)
     def energy(self, x, refs=()):
-        P = x[7:]
-        return 0.5 * float(P @ self.Minv @ P)
+        return _kernels.body_energy(self._F, x)
 
     def outputs(self, t, x, refs):
-        T = self.Minv @ x[7:]
-        return tuple(self._Ad[f] @ T for f in self.frames)
+        T = _kernels.body_outputs(self._F, x)
+        return tuple(T[6 * k : 6 * k + 6] for k in range(len(self.frames)))
 
     def rates(self, t, x, refs, inputs):
-        P = x[7:]
-        T = self.Minv @ P
-        w, v = T[:3], T[3:]
-        L, p = P[:3], P[3:]
-        dP = np.concatenate((_cross(L, w) + _cross(p, v), _cross(p, w)))
-        for Ad, W in zip(self._Ad.values(), inputs):
-            dP += Ad.T @ W
-        return np.concatenate((quaternion.pose_rate(x[:7], T), dP))
+        W = inputs[0] if len(inputs) == 1 else np.concatenate(inputs)
+        return _kernels.body_rates(self._F, x, W)
 
     def input_matrix(self, t, x, refs):
-        B = np.zeros((13, 6 * len(self.frames)))
-        for k, Ad in enumerate(self._Ad.values()):
-            B[7:, 6 * k : 6 * k + 6] = Ad.T
-        return B
+        return self._B.copy()
 
     def output_jacobian(self, t, x, refs):
-        out = np.zeros((6 * len(self.frames), 13))
-        for k, Ad in enumerate(self._Ad.values()):
-            out[6 * k : 6 * k + 6, 7:] = Ad @ self.Minv
-        return out
+        return self._OJ.copy()
 
     def gradient(self, x, refs=()):
-        return np.concatenate((np.zeros(7), self.Minv @ x[7:]))
+        return _kernels.body_gradient(self._F, x)
 
     def structure(self, t, x, refs):
-        P = x[7:]
-        K = _rate_map(x[:7])
-        G = np.zeros((6, 6))
-        G[:3, :3] = so3.hat(P[:3])
-        G[:3, 3:] = so3.hat(P[3:])
-        G[3:, :3] = so3.hat(P[3:])
-        J = np.zeros((13, 13))
-        J[:7, 7:] = K
-        J[7:, :7] = -K.T
-        J[7:, 7:] = G
-        return J, self.input_matrix(t, x, refs)
+        return _kernels.body_structure(x), self._B.copy()
 
     def displace(self, x, dx):
         """Pose moved by exp(M^-1 dP) (body twist for unit time); momentum unchanged."""

@@ -18,9 +18,11 @@ from porthamiltonian._validate import as_array, as_finite_float, as_symmetric_ps
 from porthamiltonian.bondgraph.element import ResistorElement, StorageElement, fd_jacobian, register_element
 from porthamiltonian.bondgraph.ports import EFFORT_OUT, Port
 from porthamiltonian.errors import ModelError, ParameterError
-from porthamiltonian.lie import quaternion, se3
+from porthamiltonian.kernels import bodies as _kernels
+from porthamiltonian.kernels.lie import adjoint, pose_gradient, pose_rate_map, se3_inverse
+from porthamiltonian.lie import se3
 
-from .rigid_body import Frame, _rate_map, pose_gradient
+from .rigid_body import Frame
 
 __all__ = ["SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "stiffness_matrix"]
 
@@ -74,7 +76,7 @@ class _TwoFrames:
         for k, fr in enumerate((self.fa, self.fb)):
             if fr.moving:
                 pose = refs[0] if k == 0 else refs[self._na]
-                blocks.append(_rate_map(pose) @ se3.Ad(fr.H_BF))  # T_B = Ad(H_BF) T_F
+                blocks.append(pose_rate_map(pose) @ se3.Ad(fr.H_BF))  # T_B = Ad(H_BF) T_F
                 cols.append(k)
         B = np.zeros((7 * len(blocks), 12))
         for i, (blk, k) in enumerate(zip(blocks, cols)):
@@ -163,7 +165,7 @@ class SpatialSpring(_PoseSpring):
 
     def _xi(self, refs):
         Ha, Hb = self._poses(refs)
-        Hab = se3.inverse(Ha) @ Hb
+        Hab = se3_inverse(Ha) @ Hb
         return se3.log(self._rest_inv @ Hab), Hab
 
     def energy(self, x, refs):
@@ -178,7 +180,7 @@ class SpatialSpring(_PoseSpring):
 
     def outputs(self, t, x, refs):
         W, Hab = self.wrench(refs)
-        Ad_ba = se3.Ad(se3.inverse(Hab))
+        Ad_ba = adjoint(se3_inverse(Hab))
         return (-(Ad_ba.T @ W), W)
 
     def parameters(self):
@@ -214,7 +216,7 @@ class SpatialDamper(_TwoFrames, ResistorElement):
 
     def _Ad_ba(self, refs):
         Ha, Hb = self._poses(refs)
-        return se3.Ad(se3.inverse(Hb) @ Ha)
+        return adjoint(se3_inverse(Hb) @ Ha)
 
     def law(self, k, t, inputs, refs):
         Ad = self._Ad_ba(refs)
@@ -233,24 +235,30 @@ class SpatialDamper(_TwoFrames, ResistorElement):
 class _PointPair(_TwoFrames):
     """Geometry of the line between a point fixed in frame a and one fixed in frame b."""
 
-    def _init_points(self, name, point_a, point_b):
+    def _init_points(self, name, point_a, point_b, coefficient):
+        """Attachment points and the packed parameters `_F` (kernels.bodies.pack_point_pair)."""
         self.ra = np.zeros(3) if point_a is None else as_array(point_a, f"{name}.point_a", (3,))
         self.rb = np.zeros(3) if point_b is None else as_array(point_b, f"{name}.point_b", (3,))
+        # a frame on the ground is packed with its world pose and read at the identity pose
+        Ha = self.fa.H_BF if self.fa.moving else self.fa.pose()
+        Hb = self.fb.H_BF if self.fb.moving else self.fb.pose()
+        self._F = _kernels.pack_point_pair(Ha, Hb, self.ra, self.rb, coefficient)
 
-    def _line(self, refs):
-        """(length, unit direction in world, g): g . (T_a, T_b) = d(length)/dt."""
-        Ha, Hb = self._poses(refs)
-        pa = Ha[:3, :3] @ self.ra + Ha[:3, 3]
-        pb = Hb[:3, :3] @ self.rb + Hb[:3, 3]
-        d = pb - pa
-        L = float(np.sqrt(d @ d))
+    def _pose_args(self, refs):
+        """The two body poses the kernels read (`IDENTITY_POSE` for a frame on the ground)."""
+        xa = refs[0] if self._na else _kernels.IDENTITY_POSE
+        xb = refs[self._na] if self.fb.moving else _kernels.IDENTITY_POSE
+        return xa, xb
+
+    def _check_length(self, L):
         if L < 1e-12:
             raise ModelError(f"{self.label}: the two points coincide (length {L:.3g} m): the line direction is undefined")
-        u = d / L
-        ua = Ha[:3, :3].T @ u
-        ub = Hb[:3, :3].T @ u
-        g = np.concatenate((-np.cross(self.ra, ua), -ua, np.cross(self.rb, ub), ub))
-        return L, u, g
+
+    def _line(self, refs):
+        """(length, g): g . (T_a, T_b) = d(length)/dt."""
+        L, g = _kernels.point_line(self._F, *self._pose_args(refs))
+        self._check_length(L)
+        return L, g
 
     def length(self, refs):
         """Current distance between the two points [m]."""
@@ -279,9 +287,9 @@ class PointSpring(_PointPair, _PoseSpring):
     def __init__(self, name, a, b, *, stiffness, rest_length=0.0, point_a=None, point_b=None):
         StorageElement.__init__(self, name)
         self._init_frames(name, a, b)
-        self._init_points(name, point_a, point_b)
         self.k = as_finite_float(stiffness, f"{name}.stiffness", nonnegative=True)
         self.L0 = as_finite_float(rest_length, f"{name}.rest_length", nonnegative=True)
+        self._init_points(name, point_a, point_b, self.k)
 
     def port_types(self):
         return ("C", "C")
@@ -291,8 +299,8 @@ class PointSpring(_PointPair, _PoseSpring):
         return 0.5 * self.k * (L - self.L0) ** 2
 
     def outputs(self, t, x, refs):
-        L, _, g = self._line(refs)
-        e = self.k * (L - self.L0) * g
+        L, e = _kernels.point_spring_efforts(self._F, *self._pose_args(refs), self.L0)
+        self._check_length(L)
         return (e[:6], e[6:])
 
     def parameters(self):
@@ -314,20 +322,19 @@ class PointDamper(_PointPair, ResistorElement):
     def __init__(self, name, a, b, *, damping, point_a=None, point_b=None):
         ResistorElement.__init__(self, name)
         self._init_frames(name, a, b)
-        self._init_points(name, point_a, point_b)
         self.c = as_finite_float(damping, f"{name}.damping", nonnegative=True)
+        self._init_points(name, point_a, point_b, self.c)
 
     def causalities(self):
         return ((EFFORT_OUT, EFFORT_OUT),)
 
     def law(self, k, t, inputs, refs):
-        g = self._line(refs)[2]
-        Ldot = g @ np.concatenate(inputs)
-        e = self.c * Ldot * g
+        L, e = _kernels.point_damper_efforts(self._F, *self._pose_args(refs), inputs[0], inputs[1])
+        self._check_length(L)
         return (e[:6], e[6:])
 
     def law_jacobian(self, k, t, inputs, refs):
-        g = self._line(refs)[2]
+        g = self._line(refs)[1]
         return self.c * np.outer(g, g)
 
     def parameters(self):

@@ -254,3 +254,63 @@ def pose_rate(x, T):
     out = np.empty(7)
     pose_rate_into(x, T, out)
     return out
+
+
+@njit(cache=True)
+def pose_rate_map(x):
+    """Return K(x), the map from a body twist to the rate of the pose vector.
+
+    Parameters
+    ----------
+    x : ndarray, shape (7,)
+        Pose ``(qw, qx, qy, qz, px, py, pz)``; q nonzero, not necessarily unit.
+
+    Returns
+    -------
+    ndarray, shape (7, 6)
+        ``K = [[G(q/|q|), 0], [0, R(q)]]`` with `quat_rate_matrix` G and `quat_to_rotation` R,
+        so that ``dx/dt = K T`` for a unit quaternion.
+
+    Notes
+    -----
+    The quaternion is normalized first: K is the structure matrix of the pose on the
+    constraint |q| = 1, whatever the drift of the stored q.
+    """
+    n = np.sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2] + x[3] * x[3])
+    q = x[:4] / n
+    K = np.zeros((7, 6))
+    K[:4, :3] = quat_rate_matrix(q)
+    quat_to_rotation_into(q, K[4:, 3:])
+    return K
+
+
+@njit(cache=True)
+def pose_gradient(x, dV_dT):
+    """Return the gradient of a pose-dependent energy with respect to the pose vector.
+
+    Parameters
+    ----------
+    x : ndarray, shape (7,)
+        Pose ``(qw, qx, qy, qz, px, py, pz)``; q nonzero, not necessarily unit.
+    dV_dT : ndarray, shape (6,)
+        Exact derivative of the energy along the body twist, ``dV/dT_B`` [N m, N].
+
+    Returns
+    -------
+    ndarray, shape (7,)
+        ``grad V = (4 G(q) dV/domega, R(q) dV/dv)`` with q normalized: the gradient in the
+        embedding such that ``K(x)^T grad V = dV/dT_B`` and ``grad V . q = 0`` (the energy
+        does not depend on |q|).
+
+    Notes
+    -----
+    For a unit quaternion the columns of G(q) = 1/2 q ⊗ (0, e_i) are orthogonal with norm
+    1/2 and orthogonal to q, so G^T (4 G a) = a.
+    """
+    K = pose_rate_map(x)
+    out = np.empty(7)
+    for i in range(4):
+        out[i] = 4.0 * (K[i, 0] * dV_dT[0] + K[i, 1] * dV_dT[1] + K[i, 2] * dV_dT[2])
+    for i in range(3):
+        out[4 + i] = K[4 + i, 3] * dV_dT[3] + K[4 + i, 4] * dV_dT[4] + K[4 + i, 5] * dV_dT[5]
+    return out

@@ -4,8 +4,10 @@ Quaternions are scalar-first, ``q = (w, x, y, z)``, multiplied with the Hamilton
 (``i j = k``); ``q`` and ``-q`` are the same rotation. A pose vector is
 ``x = (qw, qx, qy, qz, px, py, pz)``, shape (7,), standing for ``H = [[R(q), p], [0, 1]]``.
 
-Kernels are hot-path functions: one element at a time, no validation. `as_pose` is the
-validating entry point for user input.
+Functions work on one element at a time. `to_matrix`, `rate_matrix`, `pose_to_matrix` and
+`pose_rate` check the shapes of their arguments and call the compiled kernels of
+`porthamiltonian.kernels.lie` (the hot path calls those kernels directly); the others do not
+validate. `as_pose` is the validating entry point for user input.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 
 from .._validate import as_array
 from ..errors import ParameterError
+from ..kernels import lie as _kernels
 
 __all__ = [
     "multiply",
@@ -38,15 +41,16 @@ __all__ = [
 _THETA_TINY = 1e-4
 
 
-def _matrix_entries(w, x, y, z):
-    """Return the 9 row-major entries of the rotation matrix of (w, x, y, z) / |q|."""
-    s = 2.0 / (w * w + x * x + y * y + z * z)
-    xx, yy, zz = s * x * x, s * y * y, s * z * z
-    xy, xz, yz = s * x * y, s * x * z, s * y * z
-    wx, wy, wz = s * w * x, s * w * y, s * w * z
-    return (1.0 - yy - zz, xy - wz, xz + wy,
-            xy + wz, 1.0 - xx - zz, yz - wx,
-            xz - wy, yz + wx, 1.0 - xx - yy)
+def _kernel_arg(a, shape, name):
+    """Return `a` as a C-contiguous float64 array (the kernels' argument type) of `shape`.
+
+    Raises ParameterError naming `name` if the shape differs: the compiled kernels do not
+    check bounds.
+    """
+    arr = np.ascontiguousarray(a, dtype=np.float64)
+    if arr.shape != shape:
+        raise ParameterError(f"`{name}` must have shape {shape}, got {arr.shape}")
+    return arr
 
 
 def _rate_entries(w, x, y, z, a, b, c):
@@ -224,11 +228,12 @@ def to_matrix(q):
 
     Raises
     ------
-    Nothing on purpose: hot-path kernel; a zero `q` gives non-finite values.
+    ParameterError
+        If `q` does not have shape (4,). A zero `q` gives non-finite values.
 
     Notes
     -----
-    With s = 2/|q|^2:
+    Computed by `porthamiltonian.kernels.lie.quat_to_rotation`. With s = 2/|q|^2:
     R = [[1 - s(y^2 + z^2), s(xy - wz),       s(xz + wy)],
          [s(xy + wz),       1 - s(x^2 + z^2), s(yz - wx)],
          [s(xz - wy),       s(yz + wx),       1 - s(x^2 + y^2)]],
@@ -242,7 +247,7 @@ def to_matrix(q):
            [ 0., -1.,  0.],
            [ 0.,  0.,  1.]])
     """
-    return np.array(_matrix_entries(*np.asarray(q).tolist())).reshape(3, 3)
+    return _kernels.quat_to_rotation(_kernel_arg(q, (4,), "q"))
 
 
 def from_rotvec(phi):
@@ -369,11 +374,12 @@ def rate_matrix(q):
 
     Raises
     ------
-    Nothing on purpose: hot-path kernel, the input is not validated.
+    ParameterError
+        If `q` does not have shape (4,).
 
     Notes
     -----
-    Matrix form of `rate`; for unit q, G^T G = I/4 and G^T q = 0, so
+    Computed by `porthamiltonian.kernels.lie.quat_rate_matrix`. Matrix form of `rate`; for unit q, G^T G = I/4 and G^T q = 0, so
     omega_body = 4 G(q)^T dq/dt.
 
     Examples
@@ -383,13 +389,7 @@ def rate_matrix(q):
     >>> bool(np.allclose(4.0 * rate_matrix(q).T @ rate_matrix(q), np.eye(3), rtol=0, atol=1e-15))
     True
     """
-    w, x, y, z = np.asarray(q).tolist()
-    return 0.5 * np.array([
-        [-x, -y, -z],
-        [w, -z, y],
-        [z, w, -x],
-        [-y, x, w],
-    ])
+    return _kernels.quat_rate_matrix(_kernel_arg(q, (4,), "q"))
 
 
 def pose_to_matrix(x):
@@ -407,11 +407,13 @@ def pose_to_matrix(x):
 
     Raises
     ------
-    Nothing on purpose: hot-path kernel; a zero quaternion gives non-finite values.
+    ParameterError
+        If `x` does not have shape (7,). A zero quaternion gives non-finite values.
 
     Notes
     -----
-    R from `to_matrix`, which divides by |q|^2.
+    Computed by `porthamiltonian.kernels.lie.pose_to_matrix`; R as in `to_matrix`, which
+    divides by |q|^2.
 
     Examples
     --------
@@ -422,14 +424,7 @@ def pose_to_matrix(x):
            [0., 0., 1., 3.],
            [0., 0., 0., 1.]])
     """
-    w, qx, qy, qz, px, py, pz = np.asarray(x).tolist()
-    r = _matrix_entries(w, qx, qy, qz)
-    return np.array((
-        r[0], r[1], r[2], px,
-        r[3], r[4], r[5], py,
-        r[6], r[7], r[8], pz,
-        0.0, 0.0, 0.0, 1.0,
-    )).reshape(4, 4)
+    return _kernels.pose_to_matrix(_kernel_arg(x, (7,), "x"))
 
 
 def matrix_to_pose(H):
@@ -482,11 +477,12 @@ def pose_rate(x, T_body):
 
     Raises
     ------
-    Nothing on purpose: hot-path kernel, the inputs are not validated.
+    ParameterError
+        If `x` does not have shape (7,) or `T_body` shape (6,).
 
     Notes
     -----
-    From dH/dt = H hat(T): dR/dt = R hat(omega) (quaternion: `rate`) and dp/dt = R v.
+    Computed by `porthamiltonian.kernels.lie.pose_rate`. From dH/dt = H hat(T): dR/dt = R hat(omega) (quaternion: `rate`) and dp/dt = R v.
     dq/dt uses q as given (keeping |q| constant); R(q) is normalized, so dp/dt is the
     velocity of the rotation that `pose_to_matrix` reports.
 
@@ -497,14 +493,7 @@ def pose_rate(x, T_body):
     >>> pose_rate(x, np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0])) + 0.0  # moves along -x in W
     array([ 0.,  0.,  0.,  0., -1.,  0.,  0.])
     """
-    q = np.asarray(x).tolist()[:4]
-    a, b, c, vx, vy, vz = np.asarray(T_body).tolist()
-    r = _matrix_entries(*q)
-    return np.array(_rate_entries(*q, a, b, c) + (
-        r[0] * vx + r[1] * vy + r[2] * vz,
-        r[3] * vx + r[4] * vy + r[5] * vz,
-        r[6] * vx + r[7] * vy + r[8] * vz,
-    ))
+    return _kernels.pose_rate(_kernel_arg(x, (7,), "x"), _kernel_arg(T_body, (6,), "T_body"))
 
 
 def as_pose(x, name, *, tol=1e-6):

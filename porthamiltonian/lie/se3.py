@@ -13,8 +13,10 @@ Conventions (MATH.md sec. 1):
       H(t) = H0 exp(hat(xi(t)))  ->  body twist     T_B = J_r(xi) dxi/dt
       H(t) = exp(hat(xi(t))) H0  ->  spatial twist  T_S = J_l(xi) dxi/dt
 
-Kernels are hot-path functions: one element at a time, no validation. `as_se3` is the
-validating entry point for user input.
+Functions work on one element at a time. `inverse` and `Ad` check the shape of their
+argument and call the compiled kernels of `porthamiltonian.kernels.lie` (the hot path calls
+those kernels directly); the others do not validate. `as_se3` is the validating entry point
+for user input.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ import numpy as np
 
 from .._validate import as_array
 from ..errors import ParameterError
+from ..kernels import lie as _kernels
 from . import so3
+from .quaternion import _kernel_arg
 from .so3 import _coeff_c, _coeff_d, _combine_entries, _horner, _sinc_cosc
 
 __all__ = [
@@ -301,11 +305,12 @@ def inverse(H):
 
     Raises
     ------
-    Nothing on purpose: hot-path kernel, the input is not validated.
+    ParameterError
+        If `H` does not have shape (4, 4).
 
     Notes
     -----
-    inv([[R, p], [0, 1]]) = [[R^T, -R^T p], [0, 1]]; no general matrix inversion.
+    Computed by `porthamiltonian.kernels.lie.se3_inverse`. inv([[R, p], [0, 1]]) = [[R^T, -R^T p], [0, 1]]; no general matrix inversion.
 
     Examples
     --------
@@ -314,13 +319,7 @@ def inverse(H):
     >>> bool(np.allclose(inverse(H) @ H, np.eye(4), rtol=0, atol=1e-15))
     True
     """
-    (r00, r01, r02, px), (r10, r11, r12, py), (r20, r21, r22, pz) = np.asarray(H).tolist()[:3]
-    return np.array((
-        r00, r10, r20, -(r00 * px + r10 * py + r20 * pz),
-        r01, r11, r21, -(r01 * px + r11 * py + r21 * pz),
-        r02, r12, r22, -(r02 * px + r12 * py + r22 * pz),
-        0.0, 0.0, 0.0, 1.0,
-    )).reshape(4, 4)
+    return _kernels.se3_inverse(_kernel_arg(H, (4, 4), "H"))
 
 
 def make(R, p):
@@ -407,11 +406,12 @@ def Ad(H):
 
     Raises
     ------
-    Nothing on purpose: hot-path kernel, the input is not validated.
+    ParameterError
+        If `H` does not have shape (4, 4).
 
     Notes
     -----
-    Ad(H) = [[R, 0], [hat(p) R, R]]; hat(Ad(H) T) = H hat(T) inv(H).
+    Computed by `porthamiltonian.kernels.lie.adjoint`. Ad(H) = [[R, 0], [hat(p) R, R]]; hat(Ad(H) T) = H hat(T) inv(H).
 
     Examples
     --------
@@ -420,8 +420,7 @@ def Ad(H):
     >>> Ad(H) @ np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])  # spin about z, seen from A
     array([ 0.,  0.,  1.,  0., -1.,  0.])
     """
-    R, M = _rotation_and_moment(H)
-    return _block(R, _ZERO, M)
+    return _kernels.adjoint(_kernel_arg(H, (4, 4), "H"))
 
 
 def Ad_inv(H):
