@@ -8,11 +8,20 @@ H(t) = H0 expm(t hat(T)).
 
 import numpy as np
 import pytest
-import scipy.linalg
 from numpy.testing import assert_allclose
 from scipy.spatial.transform import Rotation
 
 from porthamiltonian.kernels import lie
+
+from .reference import (
+    hamilton,
+    hat4,
+    pose_along_twist,
+    pose_matrix,
+    random_motion,
+    random_pose,
+    random_quaternion,
+)
 
 # Agreement to rounding: O(1) entries after a few dozen flops, 20 ulps of 1.
 ROUND = 20 * np.finfo(float).eps
@@ -22,39 +31,6 @@ FD_STEP = 1e-6
 FD_ATOL = 1e-8
 
 SEEDS = range(8)
-
-
-def hat3(w):
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
-
-
-def hat4(T):
-    X = np.zeros((4, 4))
-    X[:3, :3] = hat3(T[:3])
-    X[:3, 3] = T[3:]
-    return X
-
-
-def hamilton(p, q):
-    pw, pv = p[0], p[1:]
-    qw, qv = q[0], q[1:]
-    return np.concatenate([[pw * qw - pv @ qv], pw * qv + qw * pv + np.cross(pv, qv)])
-
-
-def random_quaternion(rng):
-    """A nonzero, non-unit quaternion (the kernels normalize where they must)."""
-    return rng.normal(size=4) * rng.uniform(0.5, 2.0)
-
-
-def random_pose(rng):
-    return np.concatenate([random_quaternion(rng), rng.normal(size=3)])
-
-
-def random_motion(rng):
-    H = np.eye(4)
-    H[:3, :3] = Rotation.random(random_state=rng).as_matrix()
-    H[:3, 3] = rng.normal(size=3)
-    return H
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -116,18 +92,6 @@ def test_quat_rate_matrix_is_half_the_product_with_omega(seed):
                     rtol=0, atol=4 * ROUND)
 
 
-def pose_along_twist(x0, T, t):
-    """Pose at t of H(t) = H0 expm(t hat(T)), with the quaternion q0 ⊗ exp(t omega / 2)."""
-    omega = T[:3]
-    theta = np.linalg.norm(omega)
-    q_step = np.r_[np.cos(0.5 * t * theta), np.sin(0.5 * t * theta) * omega / theta]
-    H0 = np.eye(4)
-    H0[:3, :3] = Rotation.from_quat(x0[:4], scalar_first=True).as_matrix()
-    H0[:3, 3] = x0[4:]
-    H = H0 @ scipy.linalg.expm(t * hat4(T))
-    return np.concatenate([hamilton(x0[:4], q_step), H[:3, 3]])
-
-
 @pytest.mark.parametrize("seed", SEEDS)
 def test_pose_rate_is_the_derivative_along_the_twist(seed):
     rng = np.random.default_rng(seed)
@@ -137,3 +101,33 @@ def test_pose_rate_is_the_derivative_along_the_twist(seed):
     out = np.empty(7)
     lie.pose_rate_into(x, T, out)
     assert_allclose(out, lie.pose_rate(x, T), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pose_rate_map_is_the_pose_rate_at_the_normalized_quaternion(seed):
+    rng = np.random.default_rng(seed)
+    x, T = random_pose(rng), rng.normal(size=6)
+    unit = np.r_[x[:4] / np.linalg.norm(x[:4]), x[4:]]
+    assert_allclose(lie.pose_rate_map(x) @ T, lie.pose_rate(unit, T), rtol=0, atol=10 * ROUND)
+
+
+def potential(x, a, b, c):
+    """A pose energy with rotational and translational parts: a . (R c) + b . p."""
+    H = pose_matrix(x)
+    return a @ (H[:3, :3] @ c) + b @ H[:3, 3]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pose_gradient_pulls_back_to_the_twist_derivative_and_is_orthogonal_to_q(seed):
+    rng = np.random.default_rng(seed)
+    x, T = random_pose(rng), rng.normal(size=6)
+    x[:4] /= np.linalg.norm(x[:4])
+    a, b, c = rng.normal(size=(3, 3))
+    # dV/dT_B in closed form: V(H exp(hat(T) t)) = a . R (c + t omega x c) + b . (p + t R v)
+    R = pose_matrix(x)[:3, :3]
+    dV_dT = np.r_[np.cross(c, R.T @ a), R.T @ b]
+    grad = lie.pose_gradient(x, dV_dT)
+    assert_allclose(lie.pose_rate_map(x).T @ grad, dV_dT, rtol=0, atol=20 * ROUND)
+    assert_allclose(grad[:4] @ x[:4], 0.0, rtol=0, atol=20 * ROUND)
+    V = [potential(pose_along_twist(x, T, s * FD_STEP), a, b, c) for s in (1, -1)]
+    assert_allclose(grad @ lie.pose_rate(x, T), (V[0] - V[1]) / (2 * FD_STEP), rtol=0, atol=FD_ATOL)
