@@ -1,6 +1,6 @@
 """B-spline basis functions and their derivatives (Piegl & Tiller, The NURBS Book, A2.1, A2.3).
 
-Construction-time helpers: they build the local power form used by `_piecewise`.
+Construction-time helpers: they build the local power form evaluated by `porthamiltonian.kernels.surfaces`.
 """
 
 from __future__ import annotations

@@ -8,9 +8,8 @@ import numpy as np
 
 from .._validate import as_array
 from ..errors import ParameterError
-from ._piecewise import MASKS, make_axis, tensor_derivatives
+from ._compiled import CompiledSurface
 from .domain import ParameterDomain
-from .surface import Surface
 
 __all__ = ["BezierPatch"]
 
@@ -31,7 +30,7 @@ def _bezier_taylor(p: int) -> np.ndarray:
     return T
 
 
-class BezierPatch(Surface):
+class BezierPatch(CompiledSurface):
     """Polynomial Bezier patch ``f(u, v) = sum_ab P_ab B_{a,p}(u) B_{b,q}(v)`` on [0, 1]^2.
 
     Parameters
@@ -49,7 +48,7 @@ class BezierPatch(Surface):
     Derivatives by Bernstein differences (Piegl & Tiller, The NURBS Book, sec. 1.3):
     ``d^(k+l) f / du^k dv^l = p!/(p-k)! q!/(q-l)! sum_ab Delta^(k,l) P_ab B_{a,p-k}(u)
     B_{b,q-l}(v)``, evaluated once at the centre of the patch to give the Taylor form used for evaluation
-    (`_piecewise`). Material side: the normal ``f_u x f_v`` points out of the material.
+    (`porthamiltonian.kernels.surfaces`, kind PIECEWISE). Material side: the normal ``f_u x f_v`` points out of the material.
     The bounding box is the hull of the control net (convex hull property).
 
     Examples
@@ -67,12 +66,10 @@ class BezierPatch(Surface):
                                  f"each direction), got shape {P.shape}")
         p, q = P.shape[0] - 1, P.shape[1] - 1
         coeffs = np.einsum("ca,db,abk->cdk", _bezier_taylor(p), _bezier_taylor(q), P)
-        self._coeffs = np.ascontiguousarray(coeffs.reshape(1, 1, p + 1, (q + 1) * 3))
-        self._axis_u = make_axis(np.array((0.0, 1.0)), p, False)
-        self._axis_v = make_axis(np.array((0.0, 1.0)), q, False)
         self._P = P
         self._P.flags.writeable = False
         self._domains = (ParameterDomain((0.0, 0.0), (1.0, 1.0)),)
+        self._init_piecewise((0.0, 1.0), (0.0, 1.0), p, q, coeffs.reshape(1, 1, p + 1, (q + 1) * 3), 3)
 
     @property
     def control_points(self) -> np.ndarray:
@@ -86,10 +83,6 @@ class BezierPatch(Surface):
 
     def __repr__(self) -> str:
         return f"BezierPatch(degrees={self.degrees})"
-
-    def _derivatives(self, u, v, order, chart):
-        D = tensor_derivatives(self._axis_u, self._axis_v, self._coeffs, u, v, order)
-        return D * MASKS[order]
 
     def _bounding_box(self):
         flat = self._P.reshape(-1, 3)

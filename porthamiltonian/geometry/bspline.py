@@ -9,9 +9,8 @@ import numpy as np
 from .._validate import as_array
 from ..errors import GeometryError, ParameterError
 from ._bspline_basis import basis_derivatives, find_span
-from ._piecewise import MASKS, make_axis, rational_quotient, tensor_derivatives
+from ._compiled import CompiledSurface
 from .domain import ParameterDomain
-from .surface import Surface
 
 __all__ = ["BSplineSurface"]
 
@@ -87,7 +86,7 @@ def _chord_parameters(points: np.ndarray, axis: int, closed: bool) -> np.ndarray
     return params
 
 
-class BSplineSurface(Surface):
+class BSplineSurface(CompiledSurface):
     """Tensor-product B-spline surface, rational (NURBS) when `weights` are given.
 
     Parameters
@@ -123,7 +122,7 @@ class BSplineSurface(Surface):
     -----
     ``f(u, v) = sum_ij N_ip(u) N_jq(v) w_ij P_ij / sum_ij N_ip(u) N_jq(v) w_ij``.
     Basis derivatives by Piegl & Tiller, The NURBS Book, A2.3, evaluated once per span to
-    build a local Taylor form (`_piecewise`); rational derivatives by the Leibniz rule on
+    build a local Taylor form (`porthamiltonian.kernels.surfaces`, kind PIECEWISE); rational derivatives by the Leibniz rule on
     ``f = A / w`` (equivalent to A4.4). Interior knots may have multiplicity at most the
     degree (the surface stays continuous); derivatives are one-sided (right-continuous)
     on knot lines. The bounding box is the hull of the control net (conservative).
@@ -168,7 +167,6 @@ class BSplineSurface(Surface):
             for b, iv in enumerate(spans_v):
                 block = np.einsum("db,cbk->cdk", Tv[b], rows[:, iv - q:iv + 1])
                 coeffs[a, b] = block.reshape(p + 1, (q + 1) * dim)
-        self._coeffs = coeffs
         self._rational = W is not None
         self._degrees = (p, q)
         self._knots = (tu, tv)
@@ -177,14 +175,12 @@ class BSplineSurface(Surface):
             arr.flags.writeable = False
         self._domains = (ParameterDomain((edges_u[0], edges_v[0]), (edges_u[-1], edges_v[-1]),
                                          (bool(periodic_u), bool(periodic_v))),)
-        # closure is checked with non-wrapping axes, then the periodic axes are installed
-        self._axis_u = make_axis(edges_u, p, False)
-        self._axis_v = make_axis(edges_v, q, False)
+        # closure is checked without wrapping, then the periodic directions wrap
+        self._init_piecewise(edges_u, edges_v, p, q, coeffs, dim)
         for k, (flag, deg) in enumerate(((periodic_u, p), (periodic_v, q))):
             if flag:
                 self._check_closes(k, deg)
-        self._axis_u = make_axis(edges_u, p, bool(periodic_u))
-        self._axis_v = make_axis(edges_v, q, bool(periodic_v))
+        self._init_piecewise(edges_u, edges_v, p, q, coeffs, dim, wrap=(bool(periodic_u), bool(periodic_v)))
         self.is_closed = bool(closed)
         self.is_convex = False
         if convex:
@@ -194,12 +190,11 @@ class BSplineSurface(Surface):
     def _check_closes(self, k: int, degree: int) -> None:
         """Derivatives up to ``min(degree - 1, 3)`` must agree on the two ends of direction k."""
         name = "uv"[k]
-        axes = (self._axis_u, self._axis_v)
-        lo, hi = axes[k].lower, axes[k].upper
-        other = axes[1 - k]
+        dom = self._domains[0]
+        lo, hi = float(dom.lower[k]), float(dom.upper[k])
         order = min(degree - 1, 3)
         scale = float(np.ptp(self._P.reshape(-1, 3), axis=0).max()) or 1.0
-        for s in np.linspace(other.lower, other.upper, 7):
+        for s in np.linspace(dom.lower[1 - k], dom.upper[1 - k], 7):
             pair = [(x, s) if k == 0 else (s, x) for x in (lo, hi)]
             D0, D1 = (self._derivatives(x, y, order, 0) for x, y in pair)
             for o in range(order + 1):
@@ -307,12 +302,6 @@ class BSplineSurface(Surface):
         kind = "NURBS" if self._rational else "polynomial"
         return (f"BSplineSurface(degrees={self._degrees}, control net {self._P.shape[:2]}, {kind}, "
                 f"periodic={self._domains[0].periodic})")
-
-    def _derivatives(self, u, v, order, chart):
-        H = tensor_derivatives(self._axis_u, self._axis_v, self._coeffs, u, v, order)
-        if self._rational:
-            return rational_quotient(H, order)
-        return H * MASKS[order]
 
     def _bounding_box(self):
         flat = self._P.reshape(-1, 3)

@@ -558,19 +558,24 @@ def _is_optimum(S1, K2, distance: float, convex: bool) -> bool:
     return bool(np.linalg.eigvalsh(0.5 * (S + S.T))[0] > 0.0)
 
 
+def _failed(x, charts, iterations, clamped, D1=None, D2=None, gap=math.nan, ang=math.nan) -> _Local:
+    nan3 = (math.nan,) * 3
+    return _Local(list(x), tuple(charts), iterations, False, clamped, D1, D2, gap, ang, nan3, nan3, math.nan,
+                  nan3, nan3, False)
+
+
 def _generic_local(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Local:
     out = _newton(S1, S2, R, d, x, charts, scale, tol, max_iter)
     st = out.state
     if st is None:
-        nan = math.nan
-        return _Local(out.x, out.charts, out.iterations, False, out.clamped, None, None, nan, nan,
-                      (nan,) * 3, (nan,) * 3, nan, (nan,) * 3, (nan,) * 3, False)
+        return _failed(out.x, out.charts, out.iterations, out.clamped)
+    gap, ang = _errors(st)
+    if not (_regular(S1, st.D1, out.charts[0]) and _regular(S2, st.D2, out.charts[1])):
+        return _failed(out.x, out.charts, out.iterations, out.clamped, st.D1, st.D2, gap, ang)
     n1 = gauss._normal_floats(st.D1[1][0], st.D1[0][1])[0]
     n2 = gauss._normal_floats(st.D2[1][0], st.D2[0][1])[0]
-    gap, ang = _errors(st)
     S1c, K2 = _tangent_curvatures(st, R)
-    valid = (out.converged and _regular(S1, st.D1, out.charts[0]) and _regular(S2, st.D2, out.charts[1])
-             and _dot(_cross(st.D1[1][0], st.D1[0][1]), st.Rn2) < 0.0)
+    valid = out.converged and _dot(_cross(st.D1[1][0], st.D1[0][1]), st.Rn2) < 0.0
     return _Local(out.x, out.charts, out.iterations, out.converged, out.clamped, st.D1, st.D2, gap, ang,
                   n1, n2, _dot(n1, st.e), S1c, K2, valid)
 
@@ -582,12 +587,10 @@ def _compiled_local(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Local:
         F1, I1, F2, I2, R, np.asarray(d, dtype=float), np.asarray(x, dtype=float),
         int(charts[0]), int(charts[1]), float(scale), float(tol), int(max_iter))
     if not ok:
-        nan = math.nan
-        return _Local(x.tolist(), (c1, c2), it, False, clamped, None, None, nan, nan, (nan,) * 3,
-                      (nan,) * 3, nan, (nan,) * 3, (nan,) * 3, False)
+        return _failed(x.tolist(), (c1, c2), it, clamped)
     gap, ang = _kclosest.errors(r, w)
     n1, n2, distance, _, valid = _kclosest.finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, REGULARITY_TOL)
-    S1c, K2 = _kclosest.tangent_curvatures(D1, D2, R)
+    S1c, K2 = _kclosest.tangent_curvatures(D1, D2, R) if valid else ((math.nan,) * 3, (math.nan,) * 3)
     return _Local(x.tolist(), (c1, c2), it, converged, clamped, D1, D2, gap, ang, n1, n2, distance,
                   S1c, K2, converged and valid)
 
@@ -595,10 +598,10 @@ def _compiled_local(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Local:
 def _local(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Local:
     """Newton refinement from ``x`` in `charts` (already moved to the best charts).
 
-    Surfaces with a compiled evaluator (``_kernel_spec``: the built-in separable kinds) run
-    the compiled loop of `porthamiltonian.kernels.closest`; others (B-spline, Bezier and
-    symbolic surfaces) the generic loop `_newton`, which evaluates them through their Python
-    ``_derivatives``.
+    Surfaces with a compiled evaluator (``_kernel_spec``: every built-in kind) run the
+    compiled loop of `porthamiltonian.kernels.closest`; others (`SymbolicSurface` and user
+    subclasses of `Surface`) the generic loop `_newton`, which evaluates them through their
+    Python ``_derivatives``.
     """
     if hasattr(S1, "_kernel_spec") and hasattr(S2, "_kernel_spec"):
         return _compiled_local(S1, S2, R, d, x, charts, scale, tol, max_iter)

@@ -7,13 +7,13 @@ import math
 import numpy as np
 
 from .._validate import as_finite_float
-from ._separable import LINEAR, TRIG, SeparableSurface
+from ._compiled import LINEAR, TRIG, CompiledSurface
 from .domain import ParameterDomain
 
 __all__ = ["Cylinder"]
 
 
-class Cylinder(SeparableSurface):
+class Cylinder(CompiledSurface):
     """Open circular tube of radius `radius` about the z axis, ``|z| <= half_length``.
 
     Parameters

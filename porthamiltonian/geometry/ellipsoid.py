@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validate import as_array, as_finite_float
 from ..kernels.surfaces import ATLAS_LATLONG
-from ._separable import TRIG, SeparableSurface
+from ._compiled import TRIG, CompiledSurface
 from .domain import ParameterDomain
 from .surface import SupportPoint
 
@@ -22,7 +22,7 @@ def _latlong_domain() -> ParameterDomain:
                            singular_v=(-_HALF_PI, _HALF_PI))
 
 
-class Ellipsoid(SeparableSurface):
+class Ellipsoid(CompiledSurface):
     """Ellipsoid ``(x/a)^2 + (y/b)^2 + (z/c)^2 = 1`` about `center`, outward normal.
 
     Parameters

@@ -9,12 +9,12 @@ import numpy as np
 from .._validate import as_array, as_rotation
 from ..errors import ParameterError
 from .domain import ParameterDomain
-from ._separable import LINEAR, SeparableSurface
+from ._compiled import LINEAR, CompiledSurface
 
 __all__ = ["Plane"]
 
 
-class Plane(SeparableSurface):
+class Plane(CompiledSurface):
     """Plane through `point` with unit normal `normal` pointing out of the material.
 
     Parameters

@@ -8,13 +8,13 @@ import numpy as np
 
 from .._validate import as_finite_float
 from ..errors import ParameterError
-from ._separable import TRIG, SeparableSurface
+from ._compiled import TRIG, CompiledSurface
 from .domain import ParameterDomain
 
 __all__ = ["Torus"]
 
 
-class Torus(SeparableSurface):
+class Torus(CompiledSurface):
     """Ring torus with major radius `R` (centre circle in the x-y plane) and tube radius `r`.
 
     Parameters

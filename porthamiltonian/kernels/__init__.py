@@ -11,3 +11,36 @@ kinds by integer kind code and packed parameters), `closest` (closed forms, boun
 warm-started Newton refinement), `contact` (Gauss-map contact kinematics, contact frame and
 its rates), `bodies` (rigid-body rates, gravity, springs and dampers).
 """
+
+import hashlib
+from pathlib import Path
+
+
+def _drop_stale_cache() -> None:
+    """Delete numba's on-disk cache of these kernels when any kernel source changed.
+
+    numba invalidates a cached function only when the file defining it changes, not when a
+    kernel it calls from another file does (a caller compiled against an old `surfaces.py`
+    would keep running the old evaluation). A stamp of all kernel sources, kept beside the
+    cache, makes any change drop every cached kernel at once. An unwritable package folder
+    is left alone (numba then caches in its user-wide folder, keyed the same way).
+    """
+    here = Path(__file__).parent
+    digest = hashlib.sha256()
+    for src in sorted(here.glob("*.py")):
+        digest.update(src.name.encode())
+        digest.update(src.read_bytes())
+    cache = here / "__pycache__"
+    stamp = cache / "kernels.stamp"
+    try:
+        if stamp.is_file() and stamp.read_text() == digest.hexdigest():
+            return
+        for entry in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+            entry.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest())
+    except OSError:
+        pass
+
+
+_drop_stale_cache()

@@ -275,7 +275,8 @@ def curvature_margin(S1, K2, distance):
 @njit(cache=True)
 def finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol):
     """What a converged refinement reports: normals, signed distance, curvature margin, and
-    validity (regular points of both surfaces with antiparallel normals).
+    validity (regular points of both surfaces with antiparallel normals; the rest is NaN at
+    a singular point).
 
     Returns
     -------
@@ -284,11 +285,12 @@ def finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol):
     margin : float [1/m]
     valid : bool
     """
+    if not (_s.regular(F1, D1, c1, reg_tol) and _s.regular(F2, D2, c2, reg_tol)):
+        nan3 = np.full(3, np.nan)
+        return nan3, nan3, np.nan, np.nan, False
     n1, _, _, _ = weingarten(D1)
     n2, _, _, _ = weingarten(D2)
     distance = _dot(n1, e)
     S1, K2 = tangent_curvatures(D1, D2, R)
     margin = curvature_margin(S1, K2, distance)
-    valid = (_s.regular(F1, D1, c1, reg_tol) and _s.regular(F2, D2, c2, reg_tol)
-             and _dot(_cross(D1[1, 0], D1[0, 1]), Rn2) < 0.0)
-    return n1, n2, distance, margin, valid
+    return n1, n2, distance, margin, _dot(_cross(D1[1, 0], D1[0, 1]), Rn2) < 0.0

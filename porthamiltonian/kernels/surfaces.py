@@ -16,6 +16,17 @@ Layout::
 
 Kinds:
 
+- ``PIECEWISE``: tensor-product piecewise polynomials in local Taylor form on every span
+  pair (Bezier patches, B-spline and NURBS surfaces, `porthamiltonian.geometry.bspline`)::
+
+      F(u, v) = sum_{c, d} A[su, sv, c, d] t_u^c t_v^d,   t = (x - mid_s) / h_s
+
+  ``I = (PIECEWISE, 1, ATLAS_SINGLE, p, q, n_spans_u, n_spans_v, dim, wrap_u, wrap_v)`` and,
+  after the domain block, ``F`` holds the span edges in u (n_spans_u + 1), in v, then
+  ``A`` (n_spans_u, n_spans_v, p+1, (q+1) dim) flattened. ``dim`` is 3, or 4 for rational
+  surfaces in homogeneous coordinates ``(w x, w y, w z, w)`` (derivatives of the quotient by
+  the Leibniz rule on ``x r`` with ``r = 1/w``). Parameters past the ends fall in the end
+  spans (polynomial extrapolation); ``wrap_u``, ``wrap_v`` wrap periodic directions first.
 - ``SEPARABLE``: ``f = phi(u)^T C psi(v)`` per component, with bases closed under
   differentiation, ``TRIG = (cos x, sin x, 1)`` or ``LINEAR = (x, 1, 0)``. Planes (linear x
   linear), ellipsoids and spheres, tori (trig x trig) and cylinders (trig x linear) are all
@@ -34,6 +45,7 @@ import numpy as np
 from numba import njit
 
 SEPARABLE = 0
+PIECEWISE = 1
 
 TRIG = 0
 LINEAR = 1
@@ -88,6 +100,144 @@ def pack_separable(C_per_chart, basis_u, basis_v, domains, ref_speeds, margin, a
     return F, I
 
 
+def pack_piecewise(edges_u, edges_v, p, q, coeffs, dim, domain, ref_speeds, margin, wrap_u, wrap_v):
+    """Pack a piecewise-polynomial surface (called at construction; not a kernel).
+
+    Parameters
+    ----------
+    edges_u, edges_v : ndarray
+        Distinct increasing span edges.
+    p, q : int
+        Degrees.
+    coeffs : ndarray, shape (n_spans_u, n_spans_v, p+1, (q+1) dim)
+        Taylor coefficients about the span midpoints in ``t = (x - mid) / h``.
+    dim : int
+        3, or 4 for homogeneous (rational) coordinates.
+    domain : ParameterDomain
+    ref_speeds : ndarray, shape (1, 2)
+    margin : float
+    wrap_u, wrap_v : bool
+        Wrap the parameter into the span range before evaluating.
+
+    Returns
+    -------
+    (F, I) : ndarray float64, ndarray int64
+    """
+    F0, _ = pack_separable([np.zeros((3, 3, 3))], TRIG, TRIG, [domain], ref_speeds, margin, ATLAS_SINGLE)
+    F = np.concatenate((F0[: 1 + DOMAIN_SIZE], np.asarray(edges_u, dtype=float),
+                        np.asarray(edges_v, dtype=float), np.ascontiguousarray(coeffs, dtype=float).ravel()))
+    I = np.array((PIECEWISE, 1, ATLAS_SINGLE, p, q, len(edges_u) - 1, len(edges_v) - 1, dim,
+                  int(bool(wrap_u)), int(bool(wrap_v))), dtype=np.int64)
+    return F, I
+
+
+@njit(cache=True)
+def _span(F, start, n_spans, x, wrap):
+    """Span index of ``x`` among the edges ``F[start : start + n_spans + 1]``, the wrapped
+    ``x``, and the local coordinate's midpoint and inverse length."""
+    lo, hi = F[start], F[start + n_spans]
+    if wrap and not (lo <= x < hi):
+        x = lo + (x - lo) % (hi - lo)
+    s = 0
+    # the interior breaks are F[start + 1 : start + n_spans]; x past the ends stays in the end span
+    while s < n_spans - 1 and F[start + s + 1] <= x:
+        s += 1
+    a, b = F[start + s], F[start + s + 1]
+    return s, x, 0.5 * (a + b), 1.0 / (b - a)
+
+
+@njit(cache=True)
+def _monomials(t, hinv, degree, order):
+    """``M[i, c] = d^i/dx^i t^c`` with ``t = (x - mid) hinv``, shape (order+1, degree+1)."""
+    M = np.zeros((order + 1, degree + 1))
+    for c in range(degree + 1):
+        for i in range(min(c, order) + 1):
+            # c! / (c - i)! hinv^i t^(c - i)
+            coef = 1.0
+            for k in range(i):
+                coef *= (c - k) * hinv
+            M[i, c] = coef * t ** (c - i)
+    return M
+
+
+@njit(cache=True)
+def _reciprocal(w, order):
+    """Partials ``r[i, j]`` of ``1/w`` up to total order 3 (Faa di Bruno with ``g = 1/w``)."""
+    r = np.zeros((order + 1, order + 1))
+    r0 = 1.0 / w[0, 0]
+    r[0, 0] = r0
+    if order == 0:
+        return r
+    g1 = -r0 * r0
+    w10, w01 = w[1, 0], w[0, 1]
+    r[1, 0], r[0, 1] = g1 * w10, g1 * w01
+    if order == 1:
+        return r
+    g2 = 2.0 * r0 * r0 * r0
+    w20, w11, w02 = w[2, 0], w[1, 1], w[0, 2]
+    r[2, 0] = g2 * w10 * w10 + g1 * w20
+    r[1, 1] = g2 * w10 * w01 + g1 * w11
+    r[0, 2] = g2 * w01 * w01 + g1 * w02
+    if order == 2:
+        return r
+    g3 = -6.0 * r0 * r0 * r0 * r0
+    w30, w21, w12, w03 = w[3, 0], w[2, 1], w[1, 2], w[0, 3]
+    r[3, 0] = g3 * w10 ** 3 + 3.0 * g2 * w10 * w20 + g1 * w30
+    r[2, 1] = g3 * w10 * w10 * w01 + g2 * (w20 * w01 + 2.0 * w10 * w11) + g1 * w21
+    r[1, 2] = g3 * w10 * w01 * w01 + g2 * (w02 * w10 + 2.0 * w01 * w11) + g1 * w12
+    r[0, 3] = g3 * w01 ** 3 + 3.0 * g2 * w01 * w02 + g1 * w03
+    return r
+
+
+@njit(cache=True)
+def _binomial(n, k):
+    out = 1.0
+    for i in range(k):
+        out = out * (n - i) / (i + 1)
+    return out
+
+
+@njit(cache=True)
+def _piecewise(F, I, u, v, order):
+    p, q, nsu, nsv, dim = I[3], I[4], I[5], I[6], I[7]
+    eu = 1 + DOMAIN_SIZE
+    ev = eu + nsu + 1
+    ec = ev + nsv + 1
+    su, u, mu, hu = _span(F, eu, nsu, u, I[8] != 0)
+    sv, v, mv, hv = _span(F, ev, nsv, v, I[9] != 0)
+    Mu = _monomials((u - mu) * hu, hu, p, order)
+    Mv = _monomials((v - mv) * hv, hv, q, order)
+    n = order + 1
+    H = np.zeros((n, n, dim))
+    row = (q + 1) * dim
+    base = ec + (su * nsv + sv) * (p + 1) * row
+    for i in range(n):
+        for j in range(n - i):
+            for c in range(p + 1):
+                a = Mu[i, c]
+                if a == 0.0:
+                    continue
+                for dd in range(q + 1):
+                    w = a * Mv[j, dd]
+                    if w == 0.0:
+                        continue
+                    off = base + c * row + dd * dim
+                    for k in range(dim):
+                        H[i, j, k] += w * F[off + k]
+    if dim == 3:
+        return H
+    r = _reciprocal(H[:, :, 3], order)
+    D = np.zeros((n, n, 3))
+    for k in range(n):
+        for l in range(n - k):
+            for i in range(k + 1):
+                for j in range(l + 1):
+                    c = _binomial(k, i) * _binomial(l, j) * r[i, j]
+                    for m in range(3):
+                        D[k, l, m] += c * H[k - i, l - j, m]
+    return D
+
+
 @njit(cache=True)
 def _basis(code, x, order, out):
     """``out[i] = d^i/dx^i`` of the basis (3 entries) for i <= order."""
@@ -131,6 +281,8 @@ def derivatives(F, I, u, v, order, chart):
     D : ndarray, shape (order+1, order+1, 3) [m, m/param, ...]
         Zero for ``i + j > order``.
     """
+    if I[0] == PIECEWISE:
+        return _piecewise(F, I, u, v, order)
     n = order + 1
     D = np.zeros((n, n, 3))
     bu = np.empty((n, 3))
