@@ -219,6 +219,8 @@ class RigidBody(_FramedBody, StorageElement):
 
     def outputs(self, t, x, refs):
         T = _kernels.body_outputs(self._F, x)
+        if len(self.frames) == 1:
+            return (T,)
         return tuple(T[6 * k : 6 * k + 6] for k in range(len(self.frames)))
 
     def rates(self, t, x, refs, inputs):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from porthamiltonian._validate import as_array, as_finite_float, as_symmetric_psd
-from porthamiltonian.bondgraph.element import ResistorElement, StorageElement, fd_jacobian, register_element
+from porthamiltonian.bondgraph.element import ResistorElement, StorageElement, register_element
 from porthamiltonian.bondgraph.ports import EFFORT_OUT, Port
 from porthamiltonian.errors import ModelError, ParameterError
 from porthamiltonian.kernels import bodies as _kernels
