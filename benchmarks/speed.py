@@ -1,0 +1,387 @@
+"""Benchmark: speed of every registered model variant and of the kernels (not a test).
+
+    python benchmarks/speed.py [--t-end 0.2] [--cap 60] [--methods RK45 DOP853 Radau BDF LSODA]
+                               [--models two-ellipsoids ...] [--out benchmarks/results/speed.md]
+
+Three tables, printed and written to `--out` (markdown) with the numbers as JSON alongside:
+
+1. Variants: every registered model in every variant the registry tests build (each model
+   with a contact parameter with both contact kinds, compliant and sliding_plane, plus the
+   other variants listed in `VARIANTS`), at its own solver settings (or with each method of
+   `--methods`, same tolerances), for `--t-end` simulated seconds. Columns: simulated time
+   reached, wall time of the integration [s], wall per simulated second, rhs evaluations,
+   µs per rhs over the whole run (solver overhead included) and measured alone (`system.rhs`
+   on ~100 states of the trajectory), events, ledger relative residual.
+2. Kernels: µs per rhs and compile time of a 50- and a 500-mass linear chain (I, C, R on
+   junctions), one rigid body in free flight, and the cost of the two-ellipsoids contacts
+   (the model's rhs minus that of the same two bodies with gravity and no contact, at the
+   same states).
+3. First run: a fresh interpreter that imports, builds, compiles and simulates two-ellipsoids
+   for a short time, timed end to end, once with an empty numba cache (`NUMBA_CACHE_DIR`
+   pointed at a new directory, so the JIT cost is included without deleting the shared
+   `__pycache__`) and once again with that cache filled.
+
+Every measurement runs in its own subprocess: a variant still running after `--cap` wall
+seconds is stopped and reported as "> cap" with the simulated time it had reached (read
+from `simulate`'s progress output, which in a pipe prints one line per 10 %). Each variant
+first runs a short warm-up integration, so the timed run measures the steady state, not
+the JIT; the warm-up and setup time is reported separately.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+#: extra variants besides the contact kinds (as in tests/models/test_registry.py)
+EXTRA_VARIANTS = {
+    "four-bar-clearance": [dict(model="massless_link")],
+    "cam-follower": [dict(cam="eccentric", contact=c) for c in ("compliant", "sliding_plane")],
+    "rocking-ellipsoid": [dict(friction="rolling", contact=c) for c in ("compliant", "sliding_plane")],
+}
+
+#: states at which the rhs is timed alone
+N_STATES = 100
+
+
+def variants(names=None):
+    """(model name, parameters) of every registered variant, optionally of the named models only."""
+    from porthamiltonian.models import MODELS
+
+    out = []
+    for name, spec in sorted(MODELS.items()):
+        if names and name not in names:
+            continue
+        choices = [dict(contact=c) for c in ("compliant", "sliding_plane")] if "contact" in spec.parameters else [{}]
+        out += [(name, params) for params in choices + EXTRA_VARIANTS.get(name, [])]
+    return out
+
+
+# --------------------------------------------------------------------------- workers
+def _time_rhs(system, ts, xs, repeats=5):
+    """µs per `system.rhs` call over the given states: the best of `repeats` passes (the least
+    disturbed by other processes on a shared machine)."""
+    for t, x in zip(ts, xs):  # once untimed: any kernel not yet compiled compiles here
+        system.rhs(t, x)
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for t, x in zip(ts, xs):
+            system.rhs(t, x)
+        best = min(best, (time.perf_counter() - t0) / len(xs))
+    return best * 1e6
+
+
+def _sample(traj, n=N_STATES):
+    idx = np.unique(np.linspace(0, traj.t.size - 1, min(n, traj.t.size)).astype(int))
+    return traj.t[idx], traj.x[idx]
+
+
+def job_variant(name, params, method, t_end):
+    """Build, compile, warm up and time one model variant (see module docstring)."""
+    import porthamiltonian as ph
+    from porthamiltonian.models import build_model
+
+    t_setup = time.perf_counter()
+    model = build_model(name, **params)
+    system = ph.compile(model.graph, baumgarte=model.baumgarte)
+    x0 = system.initial_state(model.initial)
+    solver = dict(model.solver)
+    if method:
+        solver["method"] = method
+    # warm-up: compiles (or loads from the cache) the kernels the first instants use
+    ph.simulate(system, (0.0, min(1e-3, t_end / 20)), x0, throw=False, **solver)
+    setup = time.perf_counter() - t_setup
+    t0 = time.perf_counter()
+    traj = ph.simulate(system, (0.0, t_end), x0, throw=False, progress=True, **solver)
+    wall = time.perf_counter() - t0
+    ts, xs = _sample(traj)
+    reached = float(traj.t[-1])
+    return dict(
+        t_reached=reached, wall=wall, nfev=traj.nfev, setup=setup, method=traj.method,
+        rtol=solver.get("rtol"), atol=solver.get("atol"),
+        us_per_rhs_run=wall / max(traj.nfev, 1) * 1e6, us_per_rhs=_time_rhs(system, ts, xs),
+        events=len(traj.events), residual=traj.power_budget().relative_residual,
+        status=traj.status, message="" if traj.success else traj.message[:160],
+    )
+
+
+def chain_graph(n):
+    """A chain of n unit masses, neighbours joined by a spring (100 N/m) and a damper
+    (0.1 N s/m) in parallel, the first mass pushed by a constant force.
+
+        F -> 1:v0 -> 0:s0 -> 1:v1 -> 0:s1 -> ... -> 1:v(n-1)      each 1:vi -> I:mi
+                       |              |
+                     1:d0 -> C:k0, R:b0 (relative velocity v0 - v1)
+    """
+    import porthamiltonian as ph
+
+    bg = ph.BondGraph(f"chain{n}")
+    bg.add(ph.Se("F", 1.0))
+    for i in range(n):
+        bg.add(ph.Junction1(f"v{i}"), ph.I(f"m{i}", mass=1.0))
+        bg.connect(f"v{i}", f"m{i}")
+    bg.connect("F", "v0")
+    for i in range(n - 1):
+        bg.add(ph.Junction0(f"s{i}"), ph.Junction1(f"d{i}"), ph.C(f"k{i}", stiffness=100.0), ph.R(f"b{i}", 0.1))
+        bg.connect(f"v{i}", f"s{i}")
+        bg.connect(f"s{i}", f"v{i + 1}")
+        bg.connect(f"s{i}", f"d{i}")
+        bg.connect(f"d{i}", f"k{i}")
+        bg.connect(f"d{i}", f"b{i}")
+    return bg
+
+
+def job_chain(n):
+    """Build and compile time and µs per rhs of the n-mass chain at seeded random states."""
+    import porthamiltonian as ph
+
+    t0 = time.perf_counter()
+    bg = chain_graph(n)
+    build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    system = ph.compile(bg)
+    compile_time = time.perf_counter() - t0
+    rng = np.random.default_rng(0)
+    xs = rng.normal(size=(N_STATES, system.layout.size))
+    return dict(build=build, compile=compile_time, us_per_rhs=_time_rhs(system, np.zeros(N_STATES), xs),
+                n_state=system.layout.size)
+
+
+def job_free_body():
+    """µs per rhs of one rigid body in free flight (no gravity), at states along its motion."""
+    import porthamiltonian as ph
+    from porthamiltonian.library import RigidBody
+
+    bg = ph.BondGraph("free_body")
+    bg.add(RigidBody("body", 1.0, [0.1, 0.2, 0.25], twist=[1.0, 2.0, 3.0, 0.1, 0.0, 0.0]))
+    t0 = time.perf_counter()
+    system = ph.compile(bg)
+    compile_time = time.perf_counter() - t0
+    traj = ph.simulate(system, (0.0, 1.0), system.initial_state(), rtol=1e-9, atol=1e-11)
+    ts, xs = _sample(traj)
+    return dict(compile=compile_time, us_per_rhs=_time_rhs(system, ts, xs), n_state=system.layout.size)
+
+
+def job_contact(t_end):
+    """Cost of the three two-ellipsoids contacts: the model's rhs minus the rhs of the same two
+    bodies with gravity and no contact, at the same body states (from a run of the model)."""
+    import porthamiltonian as ph
+    from porthamiltonian.library import Gravity, RigidBody
+    from porthamiltonian.models import build_model
+    from porthamiltonian.models.two_ellipsoids import ellipsoid_inertia
+
+    model = build_model("two-ellipsoids")
+    system = ph.compile(model.graph, baumgarte=model.baumgarte)
+    traj = ph.simulate(system, (0.0, t_end), system.initial_state(model.initial), throw=False, **model.solver)
+    ts, xs = _sample(traj)
+    bg = ph.BondGraph("two_bodies")
+    I = ellipsoid_inertia(1.0, (0.25, 0.15, 0.1))
+    lower, upper = RigidBody("lower", 1.0, I), RigidBody("upper", 1.0, I)
+    bg.add(lower, upper, Gravity("g_lower", lower), Gravity("g_upper", upper))
+    bg.connect(lower.frame().port, "g_lower")
+    bg.connect(upper.frame().port, "g_upper")
+    bodies = ph.compile(bg)
+    ys = np.zeros((len(xs), bodies.layout.size))
+    for block in bodies.layout.blocks:  # the bodies' own blocks, same names in the model
+        ys[:, block.start:block.stop] = xs[:, system.layout[block.key]]
+    full, free = _time_rhs(system, ts, xs), _time_rhs(bodies, ts, ys)
+    return dict(us_per_rhs_model=full, us_per_rhs_bodies=free, us_per_rhs=full - free, t_reached=float(traj.t[-1]))
+
+
+FIRST_RUN = """
+import time
+t0 = time.perf_counter()
+import porthamiltonian as ph
+from porthamiltonian.models import build_model
+t1 = time.perf_counter()
+model = build_model("two-ellipsoids")
+system = ph.compile(model.graph, baumgarte=model.baumgarte)
+t2 = time.perf_counter()
+traj = ph.simulate(system, (0.0, {t_end!r}), system.initial_state(model.initial), **model.solver)
+t3 = time.perf_counter()
+print({{"import": t1 - t0, "build_compile": t2 - t1, "simulate": t3 - t2, "nfev": traj.nfev}})
+"""
+
+
+def first_run(t_end, cap):
+    """End-to-end wall of a fresh interpreter (cold numba cache, then warm), with its phases."""
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for label in ("cold cache", "warm cache"):
+            t0 = time.perf_counter()
+            try:
+                p = subprocess.run([sys.executable, "-c", FIRST_RUN.format(t_end=t_end)], env=env, capture_output=True,
+                                   text=True, timeout=cap)
+            except subprocess.TimeoutExpired:
+                out[label] = dict(wall=None, error=f"> {cap:g} s")
+                continue
+            wall = time.perf_counter() - t0
+            if p.returncode:
+                out[label] = dict(wall=wall, error=p.stderr.strip().splitlines()[-1][:160])
+                continue
+            out[label] = dict(wall=wall, **eval(p.stdout.strip().splitlines()[-1]))  # a dict of floats we printed
+    return out
+
+
+JOBS = {"variant": job_variant, "chain": job_chain, "free_body": job_free_body, "contact": job_contact}
+
+
+def run_job(kind, args, cap):
+    """Run one job in a subprocess with a wall cap; its result dict, or a "> cap" record with
+    the simulated time reached (from the progress lines on its stderr)."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--job", json.dumps([kind, args])]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=cap)
+    except subprocess.TimeoutExpired as exc:
+        err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        reached = [float(v) for v in re.findall(r"t = ([-+0-9.eE]+) /", err)]
+        return dict(capped=True, t_reached=max(reached) if reached else 0.0)
+    if p.returncode:
+        lines = p.stderr.strip().splitlines()
+        return dict(error=lines[-1][:200] if lines else f"exit code {p.returncode}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+# --------------------------------------------------------------------------- tables
+def _f(v, fmt):
+    return "-" if v is None else format(v, fmt)
+
+
+def variant_rows(results, cap):
+    head = ["model", "variant", "method", "t reached [s]", "wall [s]", "wall / sim s", "rhs evals", "µs/rhs run",
+            "µs/rhs alone", "events", "ledger rel. residual", "note"]
+    rows = []
+    for r in results:
+        variant = ", ".join(f"{k}={v}" for k, v in r["params"].items()) or "default"
+        if r.get("capped"):
+            rows.append([r["model"], variant, r["method"], f"≥ {r['t_reached']:.3g}", f"> {cap:g}", "-", "-", "-", "-", "-",
+                         "-", "stopped at the cap"])
+            continue
+        if "error" in r:
+            rows.append([r["model"], variant, r["method"], "-", "-", "-", "-", "-", "-", "-", "-", r["error"]])
+            continue
+        rows.append([
+            r["model"], variant, r["method"], f"{r['t_reached']:.3g}", f"{r['wall']:.2f}",
+            _f(r["wall"] / r["t_reached"] if r["t_reached"] > 0 else None, ".3g"), str(r["nfev"]),
+            f"{r['us_per_rhs_run']:.0f}", f"{r['us_per_rhs']:.1f}", str(r["events"]), f"{r['residual']:.2e}",
+            r["message"] or "",
+        ])
+    return head, rows
+
+
+def markdown(head, rows):
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(str(c).replace("|", "/") for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _git_commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "?"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--t-end", type=float, default=0.2, help="simulated time of every variant [s]")
+    ap.add_argument("--cap", type=float, default=60.0, help="wall-time cap per variant [s]")
+    ap.add_argument("--methods", nargs="+", default=None,
+                    help="solve_ivp methods to run each variant with (default: each model's own)")
+    ap.add_argument("--models", nargs="+", default=None, help="only these registered models")
+    ap.add_argument("--no-kernels", action="store_true", help="skip the kernel and first-run tables")
+    ap.add_argument("--out", type=Path, default=HERE / "results" / "speed.md")
+    ap.add_argument("--note", default="", help="a line for the header of the result file")
+    ap.add_argument("--job", help=argparse.SUPPRESS)  # internal: run one job, print its JSON
+    args = ap.parse_args(argv)
+    if args.job:
+        kind, job_args = json.loads(args.job)
+        print(json.dumps(JOBS[kind](*job_args)))
+        return
+
+    started = time.perf_counter()
+    results = []
+    print(f"{'model':<20}{'variant':<34}{'method':<8}{'t [s]':>8}{'wall [s]':>9}{'rhs':>8}{'µs/rhs':>8}{'residual':>10}",
+          flush=True)
+    for name, params in variants(args.models):
+        for method in args.methods or [None]:
+            r = run_job("variant", [name, params, method, args.t_end], args.cap)
+            r.update(model=name, params=params, method=r.get("method", method or "default"))
+            results.append(r)
+            variant = ", ".join(f"{k}={v}" for k, v in params.items()) or "default"
+            if "nfev" in r:
+                print(f"{name:<20}{variant:<34}{r['method']:<8}{r['t_reached']:>8.3g}{r['wall']:>9.2f}{r['nfev']:>8d}"
+                      f"{r['us_per_rhs']:>8.0f}{r['residual']:>10.2e} {r['message'][:60]}", flush=True)
+            else:
+                outcome = r.get("error") or f"> cap at t = {r['t_reached']:.3g}"
+                print(f"{name:<20}{variant:<34}{r['method']:<8} {outcome}", flush=True)
+
+    kernels, first = {}, {}
+    if not args.no_kernels:
+        for label, kind, job_args in (("chain of 50 masses", "chain", [50]), ("chain of 500 masses", "chain", [500]),
+                                      ("rigid body in free flight", "free_body", []),
+                                      ("two-ellipsoids: the 3 contacts", "contact", [args.t_end])):
+            kernels[label] = run_job(kind, job_args, args.cap)
+            print(label, kernels[label], flush=True)
+        first = first_run(0.05, 10 * args.cap)
+        print("first run", first, flush=True)
+
+    head, rows = variant_rows(results, args.cap)
+    parts = [
+        "# Speed: every model variant and kernel (benchmarks/speed.py)",
+        "",
+        f"{datetime.date.today().isoformat()}, commit {_git_commit()}, {platform.python_version()} on "
+        f"{platform.machine()}, {os.cpu_count()} cores. Arguments: t_end = {args.t_end:g} s, cap = {args.cap:g} s"
+        + (f", methods {' '.join(args.methods)}" if args.methods else ", each model's own solver settings") + ".",
+        "",
+        "The machine is shared with other engineers running tests: wall times are noisy (compare µs/rhs "
+        "alone, the best of 5 passes, and rhs evaluations, which are exact). Total benchmark wall: "
+        f"{time.perf_counter() - started:.0f} s." + (f" {args.note}" if args.note else ""),
+        "",
+        "## Model variants",
+        "",
+        markdown(head, rows),
+    ]
+    if kernels:
+        krows = []
+        for label, r in kernels.items():
+            if "us_per_rhs" not in r:
+                krows.append([label, "-", "-", "-", r.get("error") or "> cap"])
+                continue
+            extra = ""
+            if "us_per_rhs_model" in r:
+                extra = f"model {r['us_per_rhs_model']:.1f} µs - two bodies with gravity {r['us_per_rhs_bodies']:.1f} µs"
+            krows.append([label, f"{r['us_per_rhs']:.1f}", str(r.get("n_state", "-")), _f(r.get("compile"), ".3f"), extra])
+        parts += ["", "## Kernels", "", markdown(["case", "µs/rhs", "states", "compile [s]", "note"], krows)]
+        frows = [[label, _f(r.get("wall"), ".2f"), _f(r.get("import"), ".2f"), _f(r.get("build_compile"), ".2f"),
+                  _f(r.get("simulate"), ".2f"), r.get("error", "")] for label, r in first.items()]
+        parts += ["", "## First run: fresh interpreter, import + build + compile + 0.05 s of two-ellipsoids", "",
+                  markdown(["numba cache", "wall [s]", "import [s]", "build+compile [s]", "simulate [s]", "note"], frows)]
+    text = "\n".join(parts) + "\n"
+    print()
+    print(text)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    args.out.with_suffix(".json").write_text(json.dumps(
+        dict(args={k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "job"},
+             commit=_git_commit(), variants=results, kernels=kernels, first_run=first), indent=1))
+    print(f"written {args.out} and {args.out.with_suffix('.json')}")
+
+
+if __name__ == "__main__":
+    main()
