@@ -249,8 +249,9 @@ def run_job(kind, args, cap):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=cap)
     except subprocess.TimeoutExpired as exc:
         err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        # no progress line: stopped before the timed run (build, compile, JIT warm-up)
         reached = [float(v) for v in re.findall(r"t = ([-+0-9.eE]+) /", err)]
-        return dict(capped=True, t_reached=max(reached) if reached else 0.0)
+        return dict(capped=True, t_reached=max(reached) if reached else None)
     if p.returncode:
         lines = p.stderr.strip().splitlines()
         return dict(error=lines[-1][:200] if lines else f"exit code {p.returncode}")
@@ -269,8 +270,11 @@ def variant_rows(results, cap):
     for r in results:
         variant = ", ".join(f"{k}={v}" for k, v in r["params"].items()) or "default"
         if r.get("capped"):
-            rows.append([r["model"], variant, r["method"], f"≥ {r['t_reached']:.3g}", f"> {cap:g}", "-", "-", "-", "-", "-",
-                         "-", "stopped at the cap"])
+            if r["t_reached"] is None:
+                reached, note = "-", "stopped at the cap before the timed run (build, compile, JIT warm-up)"
+            else:
+                reached, note = f"≥ {r['t_reached']:.3g}", "stopped at the cap"
+            rows.append([r["model"], variant, r["method"], reached, f"> {cap:g}", "-", "-", "-", "-", "-", "-", note])
             continue
         if "error" in r:
             rows.append([r["model"], variant, r["method"], "-", "-", "-", "-", "-", "-", "-", "-", r["error"]])
@@ -332,7 +336,7 @@ def main(argv=None):
                 print(f"{name:<20}{variant:<38}{r['method']:<8}{r['t_reached']:>8.3g}{r['wall']:>9.2f}{r['nfev']:>8d}"
                       f"{r['us_per_rhs']:>8.0f}{r['residual']:>10.2e} {r['message'][:60]}", flush=True)
             else:
-                outcome = r.get("error") or f"> cap at t = {r['t_reached']:.3g}"
+                outcome = r.get("error") or f"> cap at t = {r['t_reached']}"
                 print(f"{name:<20}{variant:<38}{r['method']:<8} {outcome}", flush=True)
 
     kernels, first = {}, {}
