@@ -163,12 +163,26 @@ def _integral_role(ptype):
 
 
 class _Scap:
+    # Junctions keep counts of their assigned ports and of those with the special role, so
+    # that their rule costs O(1) while ports are being assigned: a junction with many bonds
+    # (a ground shared by every body) must not make the assignment quadratic.
     def __init__(self, flat: FlatGraph):
         self.f = flat
         self.roles: dict = {}
         self.cause: dict = {}
         self.trail: list = []
         self.ports_of = {n: [p.name for p in e.ports()] for n, e in flat.elements.items()}
+        self.special = {
+            n: (FLOW_OUT if e.kind == "0" else EFFORT_OUT) for n, e in flat.elements.items() if e.category == "junction"
+        }
+        self.n_set = dict.fromkeys(self.special, 0)
+        self.n_special = dict.fromkeys(self.special, 0)
+
+    def _count(self, node, role, delta):
+        if node in self.special:
+            self.n_set[node] += delta
+            if role == self.special[node]:
+                self.n_special[node] += delta
 
     # -- primitive: set one role and propagate
     def assign(self, node, port, role, cause):
@@ -183,13 +197,17 @@ class _Scap:
             self.roles[(n, p)] = r
             self.cause[(n, p)] = c
             self.trail.append((n, p))
+            self._count(n, r, 1)
             bi = self.f.bond_at.get((n, p))
             if bi is not None:
                 b = self.f.bonds[bi]
                 other = b.head if (n, p) == b.tail else b.tail
                 work.append((other[0], other[1], _OPP[r], (n, p)))
-            for q, rq in self.rule(n):
-                work.append((n, q, rq, (n, p)))
+            if c is None or c[0] != n:
+                # a role the node's own rule set implies nothing new there (the rule already
+                # gave every port it determines); re-running it would cost O(ports) each time
+                for q, rq in self.rule(n):
+                    work.append((n, q, rq, (n, p)))
 
     @staticmethod
     def _var(role):
@@ -199,25 +217,27 @@ class _Scap:
         """Roles implied at `node` by its causal rule; raises _Conflict."""
         obj = self.f.elements[node]
         ports = self.ports_of[node]
-        cur = [self.roles.get((node, p)) for p in ports]
         cat = obj.category
         if cat == "junction":
             # 0: exactly one port where the junction computes the flow; 1: the effort
-            special = FLOW_OUT if obj.kind == "0" else EFFORT_OUT
+            special = self.special[node]
             other = _OPP[special]
-            n_special = sum(r == special for r in cur)
-            free = [p for p, r in zip(ports, cur) if r is None]
+            n_special = self.n_special[node]
+            n_free = len(ports) - self.n_set[node]
             if n_special > 1:
                 what = "effort" if obj.kind == "0" else "flow"
                 raise _Conflict(node, ports[0], special, f"{obj.label} receives its common {what} from two bonds")
+            if n_free == 0:
+                if n_special == 0 and ports:
+                    what = "effort" if obj.kind == "0" else "flow"
+                    raise _Conflict(node, ports[0], other, f"no bond imposes the common {what} of {obj.label}")
+                return []
             if n_special == 1:
-                return [(p, other) for p in free]
-            if len(free) == 1:
-                return [(free[0], special)]
-            if not free and ports:
-                what = "effort" if obj.kind == "0" else "flow"
-                raise _Conflict(node, ports[0], other, f"no bond imposes the common {what} of {obj.label}")
+                return [(p, other) for p in ports if (node, p) not in self.roles]
+            if n_free == 1:
+                return [(p, special) for p in ports if (node, p) not in self.roles]
             return []
+        cur = [self.roles.get((node, p)) for p in ports]
         pats = _patterns(obj)
         if pats is not None:
             ok = [pt for pt in pats if all(r is None or r == pr for r, pr in zip(cur, pt))]
@@ -241,7 +261,7 @@ class _Scap:
                 self.assign(node, port, role, None)
         except _Conflict as c:
             for key in self.trail[mark:]:
-                del self.roles[key]
+                self._count(key[0], self.roles.pop(key), -1)
                 del self.cause[key]
             del self.trail[mark:]
             return c

@@ -83,7 +83,7 @@ def flatten(bg: BondGraph) -> FlatGraph:
             raw_bonds.append((prefix + b.name, endpoint(g, prefix, b.tail), endpoint(g, prefix, b.head), b.dim))
 
     def endpoint(g: BondGraph, prefix, ref):
-        obj = g.elements[ref.node]
+        obj = g.graph.nodes[ref.node]["obj"]  # not `g.elements`, which builds a dict per call
         if isinstance(obj, BondGraph):
             inner = obj.exposed_target(ref.port)
             return endpoint(obj, prefix + ref.node + "/", inner)

@@ -11,6 +11,11 @@ the attributes "tail_port", "head_port" and "dim".
 
 A bond graph with exposed ports can be added to another as a component; `swap` replaces
 a component by another one with the same ports.
+
+Building is linear in graph size: besides the networkx graph, a BondGraph keeps indexes of
+its bonds by name and by port and of its exposed ports, so that `connect` checks a port or a
+bond name without scanning the graph. Edit a graph through its methods; `graph` is for
+reading (a bond added to it directly is not indexed).
 """
 
 from __future__ import annotations
@@ -71,6 +76,9 @@ class BondGraph:
         self.name = check_name(name, "bond graph name")
         self.graph = nx.MultiDiGraph(name=name)
         self._exposed: dict[str, tuple[PortRef, Port]] = {}
+        self._exposed_at: dict[PortRef, str] = {}  # exposed port name by internal port
+        self._bond_ends: dict[str, tuple[str, str]] = {}  # bond name -> (tail node, head node)
+        self._port_bonds: dict[PortRef, list[str]] = {}  # bond names at each port
         self._frozen_by = None
         self._bond_counter = 0
 
@@ -102,6 +110,27 @@ class BondGraph:
             g.name = check_name(name, "bond graph name")
             g.graph.graph["name"] = g.name
         return g
+
+    def __deepcopy__(self, memo):
+        # networkx's own deep copy walks its adjacency dicts generically and costs more than
+        # the elements; rebuilding the graph in node and edge order keeps `bonds` ordered
+        # (the indexes hold only immutable names, PortRefs and Ports: their containers are
+        # copied, not their items)
+        new = BondGraph.__new__(BondGraph)
+        memo[id(self)] = new
+        indexes = ("graph", "_exposed", "_exposed_at", "_bond_ends", "_port_bonds")
+        for key, value in self.__dict__.items():
+            if key not in indexes:
+                setattr(new, key, _copy.deepcopy(value, memo))
+        new._exposed = dict(self._exposed)
+        new._exposed_at = dict(self._exposed_at)
+        new._bond_ends = dict(self._bond_ends)
+        new._port_bonds = {ref: list(names) for ref, names in self._port_bonds.items()}
+        g = nx.MultiDiGraph(**_copy.deepcopy(self.graph.graph, memo))
+        g.add_nodes_from((n, _copy.deepcopy(d, memo)) for n, d in self.graph.nodes(data=True))
+        g.add_edges_from((u, v, k, dict(d)) for u, v, k, d in self.graph.edges(keys=True, data=True))
+        new.graph = g
+        return new
 
     def _unfreeze(self):
         self._frozen_by = None
@@ -201,26 +230,25 @@ class BondGraph:
         if name in self._exposed:
             raise BondError(f"component {self.name!r} already exposes a port {name!r}")
         ref, port = self._resolve(target, new_junction_port=True)
-        if any(r == ref for r, _ in self._exposed.values()):
+        if self._is_exposed(ref):
             raise BondError(f"port {ref} of {self.name!r} is already exposed")
         if self._bonds_at(ref) and not port.multi:
             raise BondError(f"port {ref} is already bonded inside {self.name!r}; it cannot also be exposed")
-        self._exposed[name] = (ref, Port(name, port.dim, port.orientation, port.frame, port.multi))
+        self._set_exposed(name, ref, Port(name, port.dim, port.orientation, port.frame, port.multi))
         return name
+
+    def _set_exposed(self, name, ref, port):
+        """Record exposed port `name` behind internal port `ref` (also used by `load`)."""
+        self._exposed[name] = (ref, port)
+        self._exposed_at[ref] = name
 
     def exposed_target(self, name):
         """The internal (node, port) behind exposed port `name`."""
         return self._exposed[name][0]
 
     def _bonds_at(self, ref):
-        out = []
-        for u, v, k, d in self.graph.edges(ref.node, keys=True, data=True):
-            if d["tail_port"] == ref.port:
-                out.append(k)
-        for u, v, k, d in self.graph.in_edges(ref.node, keys=True, data=True):
-            if d["head_port"] == ref.port:
-                out.append(k)
-        return out
+        """Names of the bonds at port `ref` (a list, possibly empty)."""
+        return list(self._port_bonds.get(ref, ()))
 
     def _resolve(self, target, new_junction_port=False, frame=None):
         """Resolve a port designation to (PortRef, Port)."""
@@ -242,25 +270,26 @@ class BondGraph:
         else:
             raise BondError(f"cannot interpret {target!r} as a port; use an element, a name, or (element, port)")
         obj = self.graph.nodes[node]["obj"]
-        ports = obj.ports()
         if port_name is None:
             if isinstance(obj, _Junction):
                 if not new_junction_port:
                     raise BondError(f"junction {node!r}: name the port")
                 port_name = obj.new_port(frame)
-            elif len(ports) == 1:
-                port_name = ports[0].name
             else:
-                raise BondError(
-                    f"{obj.label} has several ports {[p.name for p in ports]}: say which one, e.g. ({node!r}, {ports[0].name!r})"
-                )
-        for p in obj.ports():
-            if p.name == port_name:
-                return PortRef(node, port_name), p
-        raise BondError(
-            f"{obj.label} has no port {port_name!r}; its ports are {[p.name for p in ports]}"
-            + _suggest(port_name, [p.name for p in ports])
-        )
+                ports = obj.ports()
+                if len(ports) != 1:
+                    raise BondError(
+                        f"{obj.label} has several ports {[p.name for p in ports]}: say which one, e.g. ({node!r}, {ports[0].name!r})"
+                    )
+                port_name = ports[0].name
+        try:
+            # `port` is a lookup, not a scan, for junctions (which may have many ports)
+            return PortRef(node, port_name), obj.port(port_name)
+        except ModelError:
+            names = [p.name for p in obj.ports()]
+            raise BondError(
+                f"{obj.label} has no port {port_name!r}; its ports are {names}" + _suggest(port_name, names)
+            ) from None
 
     # ----------------------------------------------------------------- bonds
     def connect(self, tail, head, *, name=None):
@@ -301,14 +330,21 @@ class BondGraph:
             name = f"b{self._bond_counter}"
         else:
             check_name(name, "bond name")
-        if any(k == name for _, _, k in self.graph.edges(keys=True)):
+        if name in self._bond_ends:
             raise BondError(f"bond graph {self.name!r} already has a bond called {name!r}")
         self._bond_counter += 1
-        self.graph.add_edge(tref.node, href.node, key=name, tail_port=tref.port, head_port=href.port, dim=tport.dim)
+        self._add_bond(name, tref, href, tport.dim)
         return name
 
+    def _add_bond(self, name, tref, href, dim):
+        """Add the edge of bond `name` and index it (also used by `load`)."""
+        self.graph.add_edge(tref.node, href.node, key=name, tail_port=tref.port, head_port=href.port, dim=dim)
+        self._bond_ends[name] = (tref.node, href.node)
+        self._port_bonds.setdefault(tref, []).append(name)
+        self._port_bonds.setdefault(href, []).append(name)
+
     def _is_exposed(self, ref):
-        return any(r == ref for r, _ in self._exposed.values())
+        return ref in self._exposed_at
 
     def _peek(self, target):
         """Resolve without creating junction ports: (ref, port) or (None, None) for a new junction port."""
@@ -357,21 +393,27 @@ class BondGraph:
         for u, v, k in list(self.graph.in_edges(name, keys=True)) + list(self.graph.out_edges(name, keys=True)):
             self.disconnect(k)
         self._exposed = {n: (r, p) for n, (r, p) in self._exposed.items() if r.node != name}
+        self._exposed_at = {r: n for n, (r, _) in self._exposed.items()}
         self.graph.remove_node(name)
         return obj
 
     def disconnect(self, bond):
         """Remove the bond called `bond`."""
         self._check_mutable("disconnect")
-        for u, v, k, d in list(self.graph.edges(keys=True, data=True)):
-            if k == bond:
-                self.graph.remove_edge(u, v, key=k)
-                for node, port in ((u, d["tail_port"]), (v, d["head_port"])):
-                    obj = self.graph.nodes[node]["obj"]
-                    if isinstance(obj, _Junction):
-                        obj.remove_port(port)
-                return
-        raise BondError(f"bond graph {self.name!r} has no bond {bond!r}")
+        if bond not in self._bond_ends:
+            raise BondError(f"bond graph {self.name!r} has no bond {bond!r}")
+        u, v = self._bond_ends.pop(bond)
+        d = self.graph.edges[u, v, bond]
+        self.graph.remove_edge(u, v, key=bond)
+        for node, port in ((u, d["tail_port"]), (v, d["head_port"])):
+            ref = PortRef(node, port)
+            at = self._port_bonds[ref]
+            at.remove(bond)
+            if not at:
+                del self._port_bonds[ref]
+            obj = self.graph.nodes[node]["obj"]
+            if isinstance(obj, _Junction):
+                obj.remove_port(port)
 
     # ----------------------------------------------------------------- swap
     def swap(self, name, replacement):
@@ -392,12 +434,8 @@ class BondGraph:
             raise ModelError(f"`replacement` must be an element or a bond graph, got {replacement!r}")
         old_ports = {p.name: p for p in old.ports()}
         new_ports = {p.name: p for p in replacement.ports()}
-        used = set()
-        for u, v, k, d in self.graph.edges(keys=True, data=True):
-            if u == name:
-                used.add(d["tail_port"])
-            if v == name:
-                used.add(d["head_port"])
+        used = {d["tail_port"] for _, _, d in self.graph.out_edges(name, data=True)}
+        used |= {d["head_port"] for _, _, d in self.graph.in_edges(name, data=True)}
         problems = []
         for pn in sorted(used | set(old_ports)):
             if pn not in new_ports:

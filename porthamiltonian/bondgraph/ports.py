@@ -71,6 +71,14 @@ class Port:
                 f"port {self.name!r}: `orientation` must be 'in' or 'out', got {self.orientation!r}"
             )
 
+    # immutable (frozen, every field immutable): copies share it, which keeps deep copies of
+    # large graphs (junctions with many ports) cheap
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
 
 @dataclass(frozen=True)
 class StateBlock:

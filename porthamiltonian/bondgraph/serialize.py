@@ -21,8 +21,8 @@ import numpy as np
 
 from ..errors import SerializationError
 from .element import ELEMENT_TYPES, Element
-from .graph import BondGraph
-from .ports import StateRef
+from .graph import BondGraph, PortRef
+from .ports import Port, StateRef
 
 __all__ = ["save", "load", "to_json", "from_json"]
 
@@ -198,16 +198,13 @@ def from_json(data):
             if nd["type"] == "BondGraph":
                 finish(objs[nd["id"]], nd["graph"], prefix + nd["id"] + "/")
         for ln in gd["links"]:
-            g.graph.add_edge(
-                ln["source"], ln["target"], key=ln["key"], tail_port=ln["tail_port"], head_port=ln["head_port"], dim=ln["dim"]
-            )
+            g._add_bond(ln["key"], PortRef(ln["source"], ln["tail_port"]), PortRef(ln["target"], ln["head_port"]), ln["dim"])
         for ex in gd["graph"].get("exposed", []):
             obj = g.graph.nodes[ex["node"]]["obj"]
             port = obj.port(ex["port"])
-            from .ports import Port
-            from .graph import PortRef
-
-            g._exposed[ex["name"]] = (PortRef(ex["node"], ex["port"]), Port(ex["name"], port.dim, port.orientation, port.frame, port.multi))
+            g._set_exposed(
+                ex["name"], PortRef(ex["node"], ex["port"]), Port(ex["name"], port.dim, port.orientation, port.frame, port.multi)
+            )
         g._bond_counter = gd["graph"].get("bond_counter", len(gd["links"]))
 
     finish(root, data["graph"], "")

@@ -38,17 +38,23 @@ class _Gen:
         self.ns = {"np": np, "_solve": _solve, "IntegrationError": IntegrationError}
         self.lines = []
         self.ind = 1
-        self.paths = list(plan.report.flat.elements)
+        # element path -> position (the suffix of its names in the generated code)
+        self._index = {path: i for i, path in enumerate(plan.report.flat.elements)}
+        self._storage = {st["path"]: st for st in plan.storages}
         self.tan = {}  # var name -> has tangent sens (bool)
         self._rows_s = []
 
     # -- helpers
+    def index(self, path):
+        """Position of an element (names its kernels and variables in the generated code)."""
+        return self._index[path]
+
     def emit(self, line):
         self.lines.append("    " * self.ind + line)
 
     def k(self, path, attr):
         """Namespace name of a kernel (bound method) of an element."""
-        i = self.paths.index(path)
+        i = self.index(path)
         name = f"K{i}_{attr}"
         if name not in self.ns:
             self.ns[name] = getattr(self.p.report.flat.elements[path], attr)
@@ -69,7 +75,7 @@ class _Gen:
         return f"x[{sl.start}:{sl.stop}]"
 
     def r(self, path):
-        return f"r{self.paths.index(path)}" if self.p.refs[path] else "()"
+        return f"r{self.index(path)}" if self.p.refs[path] else "()"
 
     @staticmethod
     def sgn(s, expr):
@@ -151,7 +157,7 @@ class _Gen:
             (v, _), = s.outputs
             (lam, _), = s.inputs
             cols = s.data["cols"]
-            J = f"D{self.paths.index(el)}"
+            J = f"D{self.index(el)}"
             self.emit(f"{tgt[v.name]} = {J}[:, {cols.start}:{cols.stop}].T @ {lam.name}")
             self.emit(f"{tgt[v.name]}_s = {J}[:, {cols.start}:{cols.stop}].T @ {lam.name}_s")
         else:  # pragma: no cover - plan and generator are built together
@@ -159,7 +165,7 @@ class _Gen:
 
     def modulus(self, el):
         obj = self.p.report.flat.elements[el]
-        i = self.paths.index(el)
+        i = self.index(el)
         if obj.modulated:
             return f"M{i}"
         self.const(f"M{i}", obj.m)
@@ -169,7 +175,7 @@ class _Gen:
 
     def tf_apply(self, el, mode, m, vec):
         obj = self.p.report.flat.elements[el]
-        i = self.paths.index(el)
+        i = self.index(el)
         if mode == "m":
             return f"{m} @ {vec}"
         if mode == "mT":
@@ -187,8 +193,8 @@ class _Gen:
             self.emit(f"{v.name}_t = {self.sgn(sg, call)}")
             self.tan[v.name] = False
         elif s.kind == "storage_out":
-            st = next(d for d in self.p.storages if d["path"] == el)
-            i = self.paths.index(el)
+            st = self._storage[el]
+            i = self.index(el)
             obj = st["obj"]
             has_x = obj.n_states > 0
             parts = []
@@ -212,7 +218,7 @@ class _Gen:
             (v, _), = s.outputs
             (w, _), = s.inputs
             obj = self.p.report.flat.elements[el]
-            i = self.paths.index(el)
+            i = self.index(el)
             m = self.modulus(el)
             mode, sg = s.data["mode"], s.data["sign"]
             term = self.tf_apply(el, mode, m, w.name + "_t")
@@ -274,7 +280,7 @@ class _Gen:
         return path in self._rate_sens
 
     def ensure_modrate(self, el):
-        i = self.paths.index(el)
+        i = self.index(el)
         if f"Md{i}" in self._modrates:
             return
         self._modrates.add(f"Md{i}")
@@ -290,17 +296,17 @@ class _Gen:
         # references
         for path, sls in p.refs.items():
             if sls:
-                self.emit(f"r{self.paths.index(path)} = ({', '.join(f'x[{s.start}:{s.stop}]' for s in sls)},)")
+                self.emit(f"r{self.index(path)} = ({', '.join(f'x[{s.start}:{s.stop}]' for s in sls)},)")
         # modulated two-port moduli
         for path, obj in els.items():
             if obj.category == "twoport" and obj.modulated:
-                self.emit(f"M{self.paths.index(path)} = {self.k(path, 'modulus')}(t, {self.r(path)})")
+                self.emit(f"M{self.index(path)} = {self.k(path, 'modulus')}(t, {self.r(path)})")
         # pre pass
         for s in p.pre_steps:
             self.step_value(s, with_sens=False)
         # constraint kernels that depend on the state only
         for c in p.constraints:
-            i = self.paths.index(c["path"])
+            i = self.index(c["path"])
             self.emit(f"J{i}, b{i}, g{i} = {self.k(c['path'], 'terms')}(t, {self.xe(c['path'])}, {self.r(c['path'])})")
             flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
             self.emit(f"F{i} = np.concatenate(({flows},))")
@@ -355,17 +361,17 @@ class _Gen:
         self.storage_rates()
         # tangents of what the constraints read
         for path in p.refs:
-            i = self.paths.index(path)
+            i = self.index(path)
             if p.refs[path]:
                 parts = []
                 for owner, osl in p.ref_owners[path]:
-                    parts.append(f"xd{self.paths.index(owner)}[{osl.start}:{osl.stop}]")
+                    parts.append(f"xd{self.index(owner)}[{osl.start}:{osl.stop}]")
                 self.emit(f"rr{i} = ({', '.join(parts)},)")
         for s in p.tangent_steps:
             self.step_tangent(s)
         rows_v, rows_s = [], []
         for c in p.constraints:
-            i = self.paths.index(c["path"])
+            i = self.index(c["path"])
             obj = c["obj"]
             ft = ", ".join(self.sgn(sg, fv.name + "_t") for fv, sg, _, _ in c["ports"])
             flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
@@ -415,7 +421,7 @@ class _Gen:
             obj = st["obj"]
             if obj.n_states == 0:
                 continue
-            i = self.paths.index(path)
+            i = self.index(path)
             ins, sens, any_s = [], [], False
             for pi, d in zip(st["ports"], st["dims"]):
                 if pi is None:
@@ -439,7 +445,7 @@ class _Gen:
         for c in p.constraints:
             obj = c["obj"]
             if obj.n_states:
-                i = self.paths.index(c["path"])
+                i = self.index(c["path"])
                 flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
                 self.emit(f"xd{i} = {self.k(c['path'], 'rates')}(t, {self.xe(c['path'])}, {self.r(c['path'])}, ({flows},))")
 
@@ -456,13 +462,13 @@ class _Gen:
         for st in p.storages:
             if st["obj"].n_states == 0:
                 continue
-            i = self.paths.index(st["path"])
+            i = self.index(st["path"])
             sl = st["slice"]
             expr = f"xd{i} + xd{i}_s @ du" if st["path"] in self._rate_sens else f"xd{i}"
             self.emit(f"xdot[{sl.start}:{sl.stop}] = {expr}")
         for c in p.constraints:
             if c["obj"].n_states:
-                i = self.paths.index(c["path"])
+                i = self.index(c["path"])
                 sl = c["slice"]
                 self.emit(f"xdot[{sl.start}:{sl.stop}] = xd{i}")
         # ledger quadratures
@@ -476,7 +482,7 @@ class _Gen:
                 f"xdot[{led[(sinfo['path'], 'supplied')]}] = {-sinfo['omega']!r} * ({self.final(sinfo['e'])} @ {self.final(sinfo['f'])})"
             )
         for c in p.constraints:
-            i = self.paths.index(c["path"])
+            i = self.index(c["path"])
             sl = c["lam"].unknown
             self.emit(f"lamF{i} = uf[{sl.start}:{sl.stop}]")
             self.emit(f"xdot[{led[(c['path'], 'stabilization')]}] = lamF{i} @ c{i}")
@@ -495,8 +501,8 @@ class _Gen:
                 continue
             items.append(f"{v.name!r}: {self.final(v)}")
         self.emit(f"V = {{{', '.join(items)}}}")
-        cs = ", ".join(f"{c['path']!r}: c{self.paths.index(c['path'])}" for c in p.constraints)
-        gs = ", ".join(f"{c['path']!r}: g{self.paths.index(c['path'])}" for c in p.constraints)
+        cs = ", ".join(f"{c['path']!r}: c{self.index(c['path'])}" for c in p.constraints)
+        gs = ", ".join(f"{c['path']!r}: g{self.index(c['path'])}" for c in p.constraints)
         ccs = ", ".join(f"{j}: cc{j}" for j in range(len(p.cuts)))
         if p.n_u and self._rows_s:
             # d(rows)/du and d(xdot)/du: the matrices of impulses and projections
@@ -505,7 +511,7 @@ class _Gen:
             for st in p.storages:
                 if st["path"] in self._rate_sens:
                     sl = st["slice"]
-                    self.emit(f"Gx[{sl.start}:{sl.stop}] = xd{self.paths.index(st['path'])}_s")
+                    self.emit(f"Gx[{sl.start}:{sl.stop}] = xd{self.index(st['path'])}_s")
         else:
             self.emit("A = None")
             self.emit("Gx = None")

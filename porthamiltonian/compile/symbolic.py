@@ -113,6 +113,7 @@ def symbolic_equations(system, parameters="symbols"):
             H += obj.hamiltonian.expr
             y = sp.diff(obj.hamiltonian.expr, q)
         st["_sym_y"] = y
+    storage_of = {st["path"]: st for st in plan.storages}
     for s in plan.pre_steps + plan.u_steps:
         el = s.element
         obj = els[el]
@@ -129,7 +130,7 @@ def symbolic_equations(system, parameters="symbols"):
                 raise ModelError(f"{obj.label}: a Python-callable signal has no symbolic form; use sympy in t")
             out[v.name] = _sgn(sg) * val
         elif s.kind == "storage_out":
-            st = next(d for d in plan.storages if d["path"] == el)
+            st = storage_of[el]
             (v, sg), = s.outputs
             out[v.name] = _sgn(sg) * st["_sym_y"]
         elif s.kind == "resistor":
