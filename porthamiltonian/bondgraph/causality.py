@@ -86,6 +86,8 @@ class CausalityReport:
         element path -> index of the chosen causal pattern (resistors and two-ports).
     cuts : list of Cut
     loops : list of AlgebraicLoop
+    equations : networkx.DiGraph or None
+        The `equation_graph` under these roles (kept: the compiler reads it again).
     """
 
     flat: FlatGraph
@@ -94,6 +96,7 @@ class CausalityReport:
     cuts: list = field(default_factory=list)
     loops: list = field(default_factory=list)
     decisions: list = field(default_factory=list)
+    equations: object = field(default=None, repr=False, compare=False)
 
     def effort_end(self, i):
         """For bond i: "tail" or "head", the end whose role is to compute the effort.
@@ -401,7 +404,8 @@ def assign_causality(bg_or_flat) -> CausalityReport:
             cur = tuple(s.roles.get((node, p)) for p in s.ports_of[node])
             patterns[node] = pats.index(cur)
     report = CausalityReport(flat, dict(s.roles), patterns, cuts, decisions=decisions)
-    report.loops = _find_loops(report)
+    report.equations = equation_graph(report)
+    report.loops = _find_loops(report, report.equations)
     return report
 
 
@@ -482,17 +486,15 @@ def equation_graph(report: CausalityReport):
     return g
 
 
-def _find_loops(report):
-    g = equation_graph(report)
+def _find_loops(report, g):
     f = report.flat
     loops = []
-    work = g.copy()
     for comp in nx.strongly_connected_components(g):
         if len(comp) == 1:
             v = next(iter(comp))
             if not g.has_edge(v, v):
                 continue
-        sub = work.subgraph(comp).copy()
+        sub = g.subgraph(comp).copy()
         tears = []
         # tear resistor outputs first (classic resistive loops), then anything, until acyclic
         while not nx.is_directed_acyclic_graph(sub):

@@ -322,6 +322,16 @@ class StorageElement(Element):
     def input_matrix(self, t, x, refs):
         """d(dx/dt)/d(inputs), shape (n_x, sum of port dims): rates are affine in inputs."""
 
+    def linear_matrices(self):
+        """Constant matrices (A, B, C) if the storage is linear, else None (the default).
+
+        A linear storage reads no other state and obeys, at all times,
+        ``dx/dt = A x + B inputs`` and ``outputs = C x`` (shapes (n_x, n_x),
+        (n_x, sum of port dims), (sum of port dims, n_x)). `compile` then assembles it with
+        the rest of the graph's linear part into matrices instead of calling its kernels.
+        """
+        return None
+
     def output_jacobian(self, t, x, refs):
         """d(outputs)/dx, shape (sum of port dims, n_x). Default: finite differences."""
         return fd_jacobian(lambda z: np.concatenate(self.outputs(t, z, refs)), x)
@@ -383,6 +393,12 @@ class ResistorElement(Element):
     def law(self, k, t, inputs, refs):
         """Outputs (tuple per port) of pattern k given the inputs (tuple per port)."""
 
+    def linear_matrix(self, k):
+        """Constant matrix M with outputs = M inputs in pattern k (ports concatenated, shape
+        (sum dims, sum dims)) if the law is linear, reads no state and does not depend on
+        time; else None (the default). `compile` assembles such resistors into matrices."""
+        return None
+
     def law_jacobian(self, k, t, inputs, refs):
         """d(outputs)/d(inputs) of pattern k, shape (sum dims, sum dims). Default: FD."""
         dims = [p.dim for p in self.ports()]
@@ -420,6 +436,11 @@ class TwoPortElement(Element):
     def modulated(self) -> bool:
         """True if the modulus depends on time or state."""
         return False
+
+    def linear_matrix(self):
+        """The constant modulus, shape (n2, n1), or None if it is modulated. `compile`
+        assembles two-ports with a constant modulus into matrices."""
+        return None if self.modulated else np.asarray(self.modulus(0.0, ()), dtype=float)
 
     def invertible(self) -> bool:
         """Whether the reverse causality (needs the inverse modulus) is allowed."""

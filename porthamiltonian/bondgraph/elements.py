@@ -179,6 +179,11 @@ class _Storage1(StorageElement):
     def output_jacobian(self, t, x, refs):
         return self.Q if self.Q is not None else self.hamiltonian.hessian(x)
 
+    def linear_matrices(self):
+        if self.Q is None:
+            return None
+        return np.zeros((self.dim, self.dim)), np.eye(self.dim), self.Q
+
     def gradient(self, x, refs=()):
         return self.outputs(0.0, x, refs)[0]
 
@@ -359,6 +364,11 @@ class R(ResistorElement):
         if self.resistance is not None:
             return (self.resistance @ v,) if k == 0 else (self.conductance @ v,)
         return (self._law(v),)
+
+    def linear_matrix(self, k):
+        if self.resistance is None:
+            return None
+        return self.resistance if k == 0 else self.conductance
 
     def law_jacobian(self, k, t, inputs, refs):
         if self.resistance is not None:

@@ -41,6 +41,8 @@ class FlatGraph:
 
     def __post_init__(self):
         self.path_of = {id(e): n for n, e in self.elements.items()}
+        # (path, port name) -> Port: one `ports()` call per element (C, I, R build theirs)
+        self.port_of = {(n, p.name): p for n, e in self.elements.items() for p in e.ports()}
         self.bond_at = {}
         for i, b in enumerate(self.bonds):
             for end in (b.tail, b.head):
@@ -137,7 +139,7 @@ def flatten(bg: BondGraph) -> FlatGraph:
 
 
 def _sigma(flat, end, bond):
-    orient = flat.elements[end[0]].port(end[1]).orientation
+    orient = flat.port_of[end].orientation
     return 1.0 if (orient == "in") == (bond.head == end) else -1.0
 
 

@@ -2,7 +2,9 @@
 
 The generated function is straight-line code: no graph walking, no dictionaries, no object
 building besides small numpy arrays; element kernels are called as bound methods placed in
-its namespace. `PHSystem.source` shows it, which makes the compiled model inspectable.
+its namespace. The linear part of the graph is evaluated by a few matrix-vector products
+assembled at compile time (`porthamiltonian.compile.linear`), each under a comment saying
+what it computes. `PHSystem.source` shows it, which makes the compiled model inspectable.
 
 Signature of the generated function::
 
@@ -19,6 +21,7 @@ import numpy as np
 
 from ..bondgraph.element import ConstraintElement
 from ..errors import IntegrationError
+from .linear import assemble
 from .plan import Plan
 
 __all__ = ["generate"]
@@ -41,6 +44,7 @@ class _Gen:
         # element path -> position (the suffix of its names in the generated code)
         self._index = {path: i for i, path in enumerate(plan.report.flat.elements)}
         self._storage = {st["path"]: st for st in plan.storages}
+        self.lin = assemble(plan)
         self.tan = {}  # var name -> has tangent sens (bool)
         self._rows_s = []
 
@@ -301,9 +305,7 @@ class _Gen:
         for path, obj in els.items():
             if obj.category == "twoport" and obj.modulated:
                 self.emit(f"M{self.index(path)} = {self.k(path, 'modulus')}(t, {self.r(path)})")
-        # pre pass
-        for s in p.pre_steps:
-            self.step_value(s, with_sens=False)
+        self.pre_pass()
         # constraint kernels that depend on the state only
         for c in p.constraints:
             i = self.index(c["path"])
@@ -346,6 +348,68 @@ class _Gen:
         self.finish()
         src = "def rhs(t, x, u_in=None, full=False, associated=False):\n" + "\n".join(self.lines) + "\n"
         return src, self.ns
+
+    def pre_pass(self):
+        """Steps that do not depend on the unknowns: per step, or by assembled blocks."""
+        p, lin = self.p, self.lin
+        if lin is None:
+            for s in p.pre_steps:
+                self.step_value(s, with_sens=False)
+            return
+        # stage k's steps, then the block of stage k + 1 (see `linear`)
+        for k in range(-1, len(lin.blocks)):
+            for s in p.pre_steps:
+                if id(s) not in lin.assembled and lin.stage[id(s)] == k:
+                    self.step_value(s, with_sens=False)
+            if k + 1 < len(lin.blocks) and lin.blocks[k + 1] is not None:
+                self.emit_block(lin.blocks[k + 1])
+        tail = lin.tail
+        if tail is None:
+            return
+        y = self.emit_block(tail)
+        nr, npr = lin.n_rates, lin.n_pairs
+        if nr:
+            self.emit(f"xdot[{self.where('LINR_X', lin.rate_index)}] = {y}[0:{nr}]")
+        if npr:
+            prod = f"{y}[{nr}:{nr + npr}] * {y}[{nr + npr}:{nr + 2 * npr}]"
+            if lin.ledger_starts is not None:
+                prod = f"np.add.reduceat({prod}, {self.const('LINR_starts', lin.ledger_starts)})"
+            self.emit(f"xdot[{self.where('LINR_ledger', lin.ledger_index)}] = {prod}")
+        # rates other code reads (the tangents of constraints, elements referencing the state)
+        read = {s.element for s in p.tangent_steps if s.kind == "storage_out"}
+        read |= {owner for owners in p.ref_owners.values() for owner, _ in owners}
+        for path in sorted(read & lin.storages, key=self.index):
+            sl = self._storage[path]["slice"]
+            self.emit(f"xd{self.index(path)} = xdot[{sl.start}:{sl.stop}]")
+
+    def where(self, name, index):
+        """Subscript of x for a slice, or the name of a constant index array."""
+        if isinstance(index, slice):
+            return f"{index.start}:{index.stop}"
+        return self.const(name, index)
+
+    def emit_block(self, blk, bind=True):
+        """Emit one assembled product; returns the name of its result.
+
+        With `bind`, its outputs are bound to their variable names; else the caller slices
+        the result (every local name costs on every call of the function, which allocates
+        and clears them all: the full evaluation's thousands of names would triple the cost
+        of a 500-mass chain's right-hand side).
+        """
+        y = "_" + blk.name.lower()
+        self.emit(f"# {blk.what}: a product of matrices assembled at compile time")
+        terms = []
+        if blk.A is not None:
+            terms.append(f"{self.const(blk.name + '_A', blk.A)} @ x[{blk.x_cols.start}:{blk.x_cols.stop}]")
+        if blk.B is not None:
+            names = [v.name for v in blk.ext]
+            w = names[0] if len(names) == 1 else f"np.concatenate(({', '.join(names)},))"
+            terms.append(f"{self.const(blk.name + '_B', blk.B)} @ {w}")
+        self.emit(f"{y} = {' + '.join(terms) if terms else f'np.zeros({blk.rows})'}")
+        if bind:
+            for v, a in blk.outputs:
+                self.emit(f"{v.name} = {y}[{a}:{a + v.dim}]")
+        return y
 
     def unknown_pass(self):
         p = self.p
@@ -416,10 +480,11 @@ class _Gen:
 
     def storage_rates(self):
         p = self.p
+        done = self.lin.storages if self.lin is not None else ()
         for st in p.storages:
             path = st["path"]
             obj = st["obj"]
-            if obj.n_states == 0:
+            if obj.n_states == 0 or path in done:
                 continue
             i = self.index(path)
             ins, sens, any_s = [], [], False
@@ -459,8 +524,10 @@ class _Gen:
         p = self.p
         L = p.layout
         n_u = p.n_u
+        lin = self.lin
+        done = lin.storages if lin is not None else ()
         for st in p.storages:
-            if st["obj"].n_states == 0:
+            if st["obj"].n_states == 0 or st["path"] in done:
                 continue
             i = self.index(st["path"])
             sl = st["slice"]
@@ -474,10 +541,15 @@ class _Gen:
         # ledger quadratures
         NP = L.n_physical
         led = {(e.element, e.kind): NP + e.index for e in L.ledger}
+        paired = lin.ledger_paths if lin is not None else ()  # written by the assembled block
         for rinfo in p.resistors:
+            if rinfo["path"] in paired:
+                continue
             terms = " + ".join(f"{om!r} * ({self.final(ev)} @ {self.final(fv)})" for ev, fv, om in rinfo["ports"])
             self.emit(f"xdot[{led[(rinfo['path'], 'dissipated')]}] = {terms}")
         for sinfo in p.sources:
+            if sinfo["path"] in paired:
+                continue
             self.emit(
                 f"xdot[{led[(sinfo['path'], 'supplied')]}] = {-sinfo['omega']!r} * ({self.final(sinfo['e'])} @ {self.final(sinfo['f'])})"
             )
@@ -495,11 +567,15 @@ class _Gen:
         self.emit("if not full:")
         self.emit("    return xdot")
         # full evaluation: every bond variable's final value, multipliers, residuals
+        sliced = {}
+        if lin is not None and lin.full is not None:
+            y = self.emit_block(lin.full, bind=False)
+            sliced = {v.key: f"{y}[{a}:{a + v.dim}]" for v, a in lin.full.outputs}
         items = []
         for v in p.vars.values():
             if v.key[0] == "lam":
                 continue
-            items.append(f"{v.name!r}: {self.final(v)}")
+            items.append(f"{v.name!r}: {sliced.get(v.key) or self.final(v)}")
         self.emit(f"V = {{{', '.join(items)}}}")
         cs = ", ".join(f"{c['path']!r}: c{self.index(c['path'])}" for c in p.constraints)
         gs = ", ".join(f"{c['path']!r}: g{self.index(c['path'])}" for c in p.constraints)

@@ -100,7 +100,7 @@ def _sigma(flat, node, port, bond_index):
     """Element-convention sign of the bond flow at (node, port)."""
     b = flat.bonds[bond_index]
     at_head = b.head == (node, port)
-    orient = flat.elements[node].port(port).orientation
+    orient = flat.port_of[(node, port)].orientation
     return 1.0 if (orient == "in") == at_head else -1.0
 
 
@@ -175,7 +175,7 @@ def build_plan(report: CausalityReport, *, baumgarte=(1.0, 1.0)) -> Plan:
         ref_owners[path] = tuple(owners)
 
     # ---- variables
-    g = equation_graph(report)
+    g = report.equations if report.equations is not None else equation_graph(report)
     position = {path: i for i, path in enumerate(els)}
     vars_: dict = {}
     for key in g.nodes:
@@ -211,7 +211,7 @@ def build_plan(report: CausalityReport, *, baumgarte=(1.0, 1.0)) -> Plan:
             tears.append(v)
 
     # DAG: tear variables lose their in-edges; their producers write a candidate
-    dag = g.copy()
+    dag = g.copy() if tears else g  # (g is the report's: not modified)
     for v in tears:
         dag.remove_edges_from(list(g.in_edges(v.key)))
         dag.add_node(("cand", v.key))
@@ -279,7 +279,7 @@ def build_plan(report: CausalityReport, *, baumgarte=(1.0, 1.0)) -> Plan:
                     vo, so, vi, si = bvar("f", path, p), sig, bvar("e", path, p), 1.0
                 outs.append((vo, so))
                 pinfo.append((vi, si, vo, so, pt))
-            dims = [obj.port(p).dim for p in ports]
+            dims = [flat.port_of[(path, p)].dim for p in ports]
             st = step("storage_out", path, outs, [], port_index=[k for k, pi in enumerate(pinfo) if pi is not None])
             storages.append(dict(path=path, slice=layout.element_slice(path), ports=pinfo, dims=dims, step=st, obj=obj))
         elif cat == "resistor":
@@ -294,7 +294,7 @@ def build_plan(report: CausalityReport, *, baumgarte=(1.0, 1.0)) -> Plan:
                     ins.append((bvar("e", path, p), 1.0))
                     outs.append((bvar("f", path, p), sig))
                 pinfo.append((bvar("e", path, p), bvar("f", path, p), _omega(flat, path, p, i)))
-            step("resistor", path, outs, ins, pattern=report.patterns[path], dims=[obj.port(p).dim for p in ports])
+            step("resistor", path, outs, ins, pattern=report.patterns[path], dims=[flat.port_of[(path, p)].dim for p in ports])
             resistors.append(dict(path=path, ports=pinfo))
         elif cat == "twoport":
             (p1, i1), (p2, i2) = conn
@@ -337,7 +337,7 @@ def build_plan(report: CausalityReport, *, baumgarte=(1.0, 1.0)) -> Plan:
             pinfo = []
             col = 0
             for p, i in conn:
-                dim = obj.port(p).dim
+                dim = flat.port_of[(path, p)].dim
                 sig = _sigma(flat, path, p, i)
                 ev = bvar("e", path, p)
                 step("cforce", path, [(ev, 1.0)], [(lam, 1.0)], cols=slice(col, col + dim))
