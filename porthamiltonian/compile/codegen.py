@@ -357,10 +357,13 @@ class _Gen:
                 self.step_value(s, with_sens=False)
             return
         # stage k's steps, then the block of stage k + 1 (see `linear`)
+        by_stage = {}
+        for s in p.pre_steps:
+            if id(s) not in lin.assembled:
+                by_stage.setdefault(lin.stage[id(s)], []).append(s)
         for k in range(-1, len(lin.blocks)):
-            for s in p.pre_steps:
-                if id(s) not in lin.assembled and lin.stage[id(s)] == k:
-                    self.step_value(s, with_sens=False)
+            for s in by_stage.get(k, ()):
+                self.step_value(s, with_sens=False)
             if k + 1 < len(lin.blocks) and lin.blocks[k + 1] is not None:
                 self.emit_block(lin.blocks[k + 1])
         tail = lin.tail

@@ -44,7 +44,7 @@ Matrices are dense when small and scipy CSR when large and sparse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sps
@@ -101,7 +101,8 @@ class Assembly:
     stage : dict
         id of every non-assembled pre-step -> its stage.
     blocks : list of Block
-        Block k holds the named assembled variables of stage k.
+        Block k holds the named assembled variables of stage k (None if other code reads
+        none of them).
     tail : Block or None
         Rates of the assembled storages (rows [0, n_rates)) and ledger efforts (scaled by
         the ledger sign) and flows (rows [n_rates, n_rates + n_pairs) and the next n_pairs).
@@ -133,7 +134,6 @@ class Assembly:
     storages: set
     ledger_paths: set
     full: Block | None
-    named: set = field(default_factory=set)
 
 
 # ---------------------------------------------------------------- linear maps
@@ -455,5 +455,5 @@ def assemble(plan):
         assembled=assembled, stage=nst, blocks=blocks, tail=tail, rate_index=_index(rate_pos), n_rates=n_rates,
         n_pairs=len(e_rows), ledger_index=_index(led_pos),
         ledger_starts=None if scalar else np.array(starts, dtype=np.intp), storages=done,
-        ledger_paths=paired, full=full, named=need,
+        ledger_paths=paired, full=full,
     )
