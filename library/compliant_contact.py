@@ -183,26 +183,11 @@ class ContactSpring(StorageElement):
         W, f_s = self._wrench(x, st)
         return (-(st.G_a.T @ W), st.G_b.T @ W, f_s)
 
-    def _s_rate(self, st, s, T_a, T_b, slip):
-        """d(phi, s_x, s_y)/dt: spin and sliding of the relative twist, minus the slip, and the
-        rotation of the frame axes about the normal as the contact point moves over surface a
-        (so that the deformation does not turn with the parametrization)."""
-        T_C = st.G_b @ T_b - st.G_a @ T_a
-        T12 = self.pair.relative_twist_12(T_a, T_b, st.H_12)
-        fr = self.pair.frame_rates(st, T12)
-        spin = st.H_1C[:3, 1] @ fr.dex  # rotation rate of the frame about n (relative to surface a)
-        out = T_C[2:5] + slip
-        out[1] += spin * s[2]
-        out[2] -= spin * s[1]
-        return out
-
     def rates(self, t, x, refs, inputs):
         st = self._state(x, refs)
         T_a, T_b, slip = inputs
         out = np.zeros(10)
-        out[_X] = self.pair.parameter_rates(st, x[_X], x[_CH], T_a, T_b, self.relax)
-        if x[_ACT] > 0.5:
-            out[_S] = self._s_rate(st, x[_S], T_a, T_b, slip)
+        out[_X], out[_S] = self.pair.spring_rates(st, x[_X], x[_CH], T_a, T_b, slip, x[_S], x[_ACT] > 0.5, self.relax)
         return out
 
     def input_matrix(self, t, x, refs):
@@ -212,10 +197,8 @@ class ContactSpring(StorageElement):
         for k in range(15):
             e = np.zeros(15)
             e[k] = 1.0
-            if k < 12:
-                B[_X, k] = self.pair.parameter_rates(st, x[_X], x[_CH], e[:6], e[6:12], 0.0)
-            if x[_ACT] > 0.5:
-                B[_S, k] = self._s_rate(st, x[_S], e[:6], e[6:12], e[12:])
+            B[_X, k], B[_S, k] = self.pair.spring_rates(st, x[_X], x[_CH], e[:6], e[6:12], e[12:], x[_S],
+                                                        x[_ACT] > 0.5, 0.0)
         return B
 
     def output_jacobian(self, t, x, refs):

@@ -9,9 +9,10 @@ average tangent plane and the twist maps, in one compiled call
 its inputs, so every kernel of the same evaluation gets the same object without
 recomputing, and the kernels stay pure functions of their arguments.
 
-Both surfaces need a compiled evaluator (every built-in kind: plane, sphere, ellipsoid,
-torus, cylinder, Bezier, B-spline/NURBS); a `SymbolicSurface` is refused with the advice to
-fit a B-spline surface to it.
+With a surface evaluated in Python (a `SymbolicSurface`, a user subclass of `Surface`) the
+refinement runs in the generic Newton loop of `porthamiltonian.geometry.closest` and only
+the rest is compiled: such a contact is several times slower, and its surface must have a
+single chart.
 
 Frames: surface S1 is posed in body a by H_aS1, S2 in body b by H_bS2. "1" and "2" below are
 the surface frames; H_12 is the pose of S2 in S1, T_12 the twist of S2 relative to S1 in
@@ -28,7 +29,7 @@ import numpy as np
 from porthamiltonian.contact.kinematics import MAX_CONDITION, ContactKinematics, singular_kinematics_error
 from porthamiltonian.errors import GeometryError, ModelError, ParameterError
 from porthamiltonian.geometry import Surface, closest_points
-from porthamiltonian.geometry.closest import DEFAULT_TOL, ClosestPoints, _pair_scale
+from porthamiltonian.geometry.closest import DEFAULT_TOL, ClosestPoints, _pair_scale, refine
 from porthamiltonian.geometry.surface import REGULARITY_TOL
 from porthamiltonian.kernels import contact as _kcontact
 from porthamiltonian.kernels import lie as _klie
@@ -37,6 +38,9 @@ from porthamiltonian.lie import quaternion, se3
 from .rigid_body import Ground, RigidBody, _rate_map, pose_gradient
 
 __all__ = ["ContactPair", "ContactState", "FrameRates"]
+
+_EMPTY = np.zeros(0)   # the pose argument of a fixed body
+_MAX_ITER = 50         # Newton iterations of the warm-started refinement
 
 
 def _map(S, u, v, src, dst):
@@ -113,11 +117,10 @@ class ContactPair:
         for key, s in (("surface_a", surface_a), ("surface_b", surface_b)):
             if not isinstance(s, Surface):
                 raise ParameterError(f"`{key}` must be a Surface, got {s!r}")
-            if not hasattr(s, "_kernel_spec"):
+            if not s._is_compiled and s.n_charts != 1:
                 raise ModelError(
-                    f"`{key}` = {s!r} has no compiled evaluator, which contacts need on their hot path; "
-                    "use a built-in surface (plane, sphere, ellipsoid, torus, cylinder, Bezier, "
-                    "B-spline/NURBS), e.g. a BSplineSurface fitted to samples of it")
+                    f"`{key}` = {s!r} is evaluated in Python and has {s.n_charts} charts; contacts need "
+                    "such a surface to have a single chart (or use a built-in surface kind)")
         alpha = float(alpha)
         if not 0.0 <= alpha <= 1.0:
             raise ParameterError(f"`alpha` must lie in [0, 1], got {alpha!r}")
@@ -132,8 +135,11 @@ class ContactPair:
         # constants of the compiled calls
         (self._F1, self._I1), (self._F2, self._I2) = surface_a._kernel_spec, surface_b._kernel_spec
         self._scale = _pair_scale(surface_a, surface_b)
+        self._compiled = surface_a._is_compiled and surface_b._is_compiled
+        self._H_Wa = np.eye(4) if self._moving[0] else body_a.H_WG
+        self._H_Wb = np.eye(4) if self._moving[1] else body_b.H_WG
         self._Ad_S1a = se3.Ad(self.H_S1a)
-        self._Ad_bS2 = se3.Ad(self.H_bS2)
+        self._Ad_S2b = se3.Ad(self.H_S2b)
         self._cache_key = None
         self._cache = None
 
@@ -174,38 +180,66 @@ class ContactPair:
         key = (params.tobytes(), charts.tobytes()) + tuple(r.tobytes() for r in refs[:n])
         if key == self._cache_key:
             return self._cache
-        H12 = self.H_12(refs)
         ch = (int(round(charts[0])), int(round(charts[1])))
-        x0 = np.asarray(params, dtype=float)
-        if not _kcontact.start_is_sane(self._F1, self._F2, x0, ch[0], ch[1]):
-            x0, ch = self.farthest_charts(x0, ch)
-        st = self._solve(H12, x0, ch)
+        params = np.asarray(params, dtype=float)
+        if self._compiled:  # one compiled call in the usual case
+            pa = refs[0] if self._moving[0] else _EMPTY
+            pb = refs[int(self._moving[0])] if self._moving[1] else _EMPTY
+            res = _kcontact.evaluate(self._F1, self._I1, self._F2, self._I2, pa, pb, self._H_Wa, self._H_Wb,
+                                     params, ch[0], ch[1], self._scale, DEFAULT_TOL, _MAX_ITER, self.alpha,
+                                     self.H_S1a, self.H_bS2, REGULARITY_TOL)
+            if res[0] == _kcontact.OK:
+                st = self._as_state(res[1:])
+            else:
+                st = self._solve(res[1], res[0] == _kcontact.NEEDS_RECHART, params, ch)
+        else:
+            H12 = self.H_12(refs)
+            rechart = not _kcontact.start_is_sane(self._F1, self._F2, params, ch[0], ch[1])
+            st = None if rechart else self._pair_state(H12, params, ch)
+            if st is None:
+                st = self._solve(H12, rechart, params, ch)
         self._cache_key, self._cache = key, st
         return st
 
-    def _pair_state(self, H12, x0, ch):
-        """The compiled refinement and contact frame; None if it did not reach a regular
-        contact pair."""
-        (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = _kcontact.pair_state(
-            self._F1, self._I1, self._F2, self._I2, H12, np.asarray(x0, dtype=float), int(ch[0]), int(ch[1]),
-            self._scale, DEFAULT_TOL, 50, self.alpha, self.H_S1a, self.H_bS2, REGULARITY_TOL)
-        if not ok:
-            return None
+    def _as_state(self, res):
+        (H12, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = res
         cp = ClosestPoints(x=x, charts=(c1, c2), p1=D1[0, 0], n1=n1, p2=D2[0, 0], n2=n2, distance=distance,
                            gap_residual=gap, normal_residual=ang, iterations=it, curvature_margin=margin,
                            searched_globally=False)
         return ContactState(cp, H12, H_1C, G_a, G_b, -distance, (D1, D2))
 
-    def _solve(self, H12, x0, ch0):
-        """Exact contact points from the warm start, with fallbacks.
+    def _pair_state(self, H12, x0, ch):
+        """The refinement and contact frame from a start; None if it did not reach a regular
+        contact pair."""
+        if self._compiled:
+            res = _kcontact.pair_state(self._F1, self._I1, self._F2, self._I2, H12, np.asarray(x0, dtype=float),
+                                       int(ch[0]), int(ch[1]), self._scale, DEFAULT_TOL, _MAX_ITER, self.alpha,
+                                       self.H_S1a, self.H_bS2, REGULARITY_TOL)
+            return self._as_state((H12,) + res[1:]) if res[0] else None
+        try:
+            cp, D1, D2 = refine(self.S1, self.S2, H12[:3, :3], H12[:3, 3], x0, ch, max_iter=_MAX_ITER)
+        except GeometryError:
+            return None
+        if not cp.curvature_margin > 0.0:
+            return None
+        D1, D2 = np.asarray(D1, dtype=float), np.asarray(D2, dtype=float)
+        H_1C, G_a, G_b = _kcontact.frame_and_maps(D1, cp.n1, cp.distance, self.alpha, H12, self.H_S1a, self.H_bS2)
+        return ContactState(cp, H12, H_1C, G_a, G_b, -cp.distance, (D1, D2))
+
+    def _solve(self, H12, rechart, params, ch):
+        """Exact contact points when the tracked parameters did not give them directly.
 
         A solver stage (a large explicit step while a body tumbles in the air) can carry the
-        tracked parameters far from the contact; Newton may then fail or land on another
-        stationary pair. The contact pair of convex bodies is unique, so any start that
-        reaches a regular pair (curvature margin > 0) gives the same answer: try the tracked
-        parameters, then the last solution computed, then a global search.
+        tracked parameters far from the contact, past a chart's singular set, or Newton may
+        land on another stationary pair. The contact pair of convex bodies is unique, so any
+        start that reaches a regular pair (curvature margin > 0) gives the same answer: try
+        the tracked parameters re-expressed in the charts farthest from their singular sets,
+        then the last solution computed, then a global search.
         """
-        st = self._pair_state(H12, x0, ch0)
+        st = None
+        if rechart:
+            x0, ch0 = self.farthest_charts(params, ch)
+            st = self._pair_state(H12, x0, ch0)
         if st is None and self._cache is not None:
             st = self._pair_state(H12, self._cache.cp.x, self._cache.cp.charts)
         if st is not None:
@@ -228,7 +262,7 @@ class ContactPair:
 
     def relative_twist_12(self, T_a, T_b, H12):
         """Twist of S2 relative to S1 in frame 1 from the body twists."""
-        return _kcontact.relative_twist(H12, self._Ad_bS2, self._Ad_S1a, np.asarray(T_a, dtype=float),
+        return _kcontact.relative_twist(H12, self._Ad_S2b, self._Ad_S1a, np.asarray(T_a, dtype=float),
                                         np.asarray(T_b, dtype=float))
 
     def _check_condition(self, st, s_max, s_min):
@@ -247,10 +281,23 @@ class ContactPair:
         self._check_condition(st, s_max, s_min)
         return rate
 
+    def spring_rates(self, st, params, charts, T_a, T_b, slip, s, active, relax=1.0):
+        """Rates of a compliant spring's tracked parameters and deformation ``(phi, s_x, s_y)``
+        (`porthamiltonian.kernels.contact.spring_rates`); the deformation rate is zero unless
+        `active`."""
+        c1, c2 = st.cp.charts
+        x_rate, s_rate, s_max, s_min = _kcontact.spring_rates(
+            self._F1, self._I1, self._F2, self._I2, st.cp.x, c1, c2, st.D[0], st.D[1], st.H_12, st.H_1C, st.G_a,
+            st.G_b, self._Ad_S2b, self._Ad_S1a, np.asarray(T_a, dtype=float), np.asarray(T_b, dtype=float),
+            np.asarray(slip, dtype=float), np.asarray(params, dtype=float), int(round(charts[0])),
+            int(round(charts[1])), float(relax), np.asarray(s, dtype=float), bool(active))
+        self._check_condition(st, s_max, s_min)
+        return x_rate, s_rate
+
     def frame_rates(self, st, T12):
         """`FrameRates` at the contact state for the relative twist T12 (frame 1), from the
         derivatives already evaluated at the contact points (no surface evaluation)."""
-        R, d = st.H_12[:3, :3], st.H_12[:3, 3]
+        R, d = st.H_12[:3, :3].copy(), st.H_12[:3, 3].copy()
         D1, D2 = st.D
         T12 = np.asarray(T12, dtype=float)
         distance, rate, dp1, dp2, x_rate, s_max, s_min = _kcontact.kinematics(D1, D2, R, d, T12)

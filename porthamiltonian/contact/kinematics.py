@@ -147,8 +147,8 @@ def kinematics_from_derivatives(S1, S2, x, D1, D2, R, d, T, max_condition=MAX_CO
     `porthamiltonian.kernels.contact.kinematics`.
     """
     distance, rate, dp1, dp2, x_rate, s_max, s_min = _kcontact.kinematics(
-        np.asarray(D1, dtype=float), np.asarray(D2, dtype=float), np.asarray(R, dtype=float),
-        np.asarray(d, dtype=float), np.asarray(T, dtype=float))
+        np.ascontiguousarray(D1, dtype=float), np.ascontiguousarray(D2, dtype=float),
+        np.ascontiguousarray(R, dtype=float), np.ascontiguousarray(d, dtype=float), np.asarray(T, dtype=float))
     if not s_min > s_max / max_condition:
         raise singular_kinematics_error(S1, S2, x, distance, s_max, s_min, max_condition)
     return ContactKinematics(distance, rate, dp1, dp2, x_rate, s_max / s_min)

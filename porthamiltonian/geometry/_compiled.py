@@ -30,6 +30,8 @@ class CompiledSurface(Surface):
     """Base of the built-in surfaces: subclasses set ``_domains``, then call
     `_init_separable` or `_init_piecewise`."""
 
+    _is_compiled = True
+
     def _init_separable(self, C_per_chart, basis_u: int, basis_v: int, atlas: int = _k.ATLAS_SINGLE):
         n = len(self._domains)
         # the regularity scale is filled in by `_kernel_spec` (it needs the evaluation itself)

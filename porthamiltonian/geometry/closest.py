@@ -603,7 +603,7 @@ def _local(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Local:
     subclasses of `Surface`) the generic loop `_newton`, which evaluates them through their
     Python ``_derivatives``.
     """
-    if hasattr(S1, "_kernel_spec") and hasattr(S2, "_kernel_spec"):
+    if S1._is_compiled and S2._is_compiled:
         return _compiled_local(S1, S2, R, d, x, charts, scale, tol, max_iter)
     return _generic_local(S1, S2, R, d, x, charts, scale, tol, max_iter)
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._validate import as_array, as_finite_float
 from ..errors import GeometryError, ParameterError
+from ..kernels import surfaces as _ksurfaces
 from . import gauss
 from .domain import ParameterDomain
 from .gauss import PrincipalCurvatures
@@ -108,6 +109,9 @@ class Surface(abc.ABC):
 
     is_convex: bool = False
     is_closed: bool = False
+    #: evaluated by `porthamiltonian.kernels.surfaces` (the built-in kinds); others are
+    #: evaluated through their Python ``_derivatives``
+    _is_compiled: bool = False
     chart_switch_margin: float = math.pi / 6
     _domains: tuple[ParameterDomain, ...]
 
@@ -165,6 +169,12 @@ class Surface(abc.ABC):
                 out[chart, 0] = max(out[chart, 0], math.sqrt(D[1, 0] @ D[1, 0]))
                 out[chart, 1] = max(out[chart, 1], math.sqrt(D[0, 1] @ D[0, 1]))
         return out
+
+    @cached_property
+    def _kernel_spec(self):
+        """``(F, I)`` of `porthamiltonian.kernels.surfaces`: here the domains only (kind
+        ``CALLBACK``); compiled surfaces pack their evaluation too."""
+        return _ksurfaces.pack_domains(self._domains, self._reference_speeds, self.chart_switch_margin)
 
     def _regularity(self, D: np.ndarray, chart: int) -> float:
         su, sv = self._reference_speeds[chart]

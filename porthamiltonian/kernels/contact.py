@@ -185,7 +185,7 @@ def relative_pose(H_S1a, H_bS2, Ha, Hb):
 
 @njit(cache=True)
 def relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b):
-    """Twist of S2 relative to S1 in frame 1 from the body twists (``Ad_S2b = Ad(H_bS2)``,
+    """Twist of S2 relative to S1 in frame 1 from the body twists (``Ad_S2b = Ad(H_S2b)``,
     ``Ad_S1a = Ad(H_S1a)``)."""
     return _lie.adjoint(H_12) @ (Ad_S2b @ T_b) - Ad_S1a @ T_a
 
@@ -259,11 +259,17 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
     n1, n2, distance, margin, valid = _kc.finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol)
     if not (valid and margin > 0.0):
         return False, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b
+    H_1C, G_a, G_b = frame_and_maps(D1, n1, distance, alpha, H_12, H_S1a, H_bS2)
+    return True, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b
+
+
+@njit(cache=True)
+def frame_and_maps(D1, n1, distance, alpha, H_12, H_S1a, H_bS2):
+    """Contact frame ``H_1C`` (`frame`) and the twist maps ``G_a = Ad(H_C1 H_S1a)``,
+    ``G_b = Ad(H_C1 H_12 H_S2b)`` (``T_C = G_b T_b - G_a T_a``)."""
     H_1C = frame(D1, n1, distance, alpha)
     H_C1 = _lie.se3_inverse(H_1C)
-    G_a = _lie.adjoint(H_C1 @ H_S1a)
-    G_b = _lie.adjoint(H_C1 @ H_12 @ _lie.se3_inverse(H_bS2))
-    return True, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b
+    return H_1C, _lie.adjoint(H_C1 @ H_S1a), _lie.adjoint(H_C1 @ H_12 @ _lie.se3_inverse(H_bS2))
 
 
 @njit(cache=True)
@@ -289,7 +295,7 @@ def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params
     The exact points (``x_exact`` in charts ``(ce1, ce2)``, derivatives ``D1``, ``D2``) are
     expressed in the tracked charts. Where they are regular there (at least `SANE_MARGIN`
     from the singular sets) the contact kinematics are evaluated in the tracked charts
-    (reusing ``D1``, ``D2`` when the charts agree, the usual case); otherwise (a solver stage
+    (reusing ``D1`` or ``D2`` where the charts agree, the usual case); otherwise (a solver stage
     that overshot toward a pole) in the exact charts, carried over by the chart maps'
     Jacobians. A relaxation toward the exact parameters at rate `relax` [1/s] is added
     (periodic differences taken the short way).
@@ -310,11 +316,10 @@ def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params
     regular = (_s.distance_to_singular(F1, c1, x[0], x[1]) > SANE_MARGIN
                and _s.distance_to_singular(F2, c2, x[2], x[3]) > SANE_MARGIN)
     if regular:
-        if ce1 == c1 and ce2 == c2:
-            _, _, _, _, rate, s_max, s_min = kinematics(D1, D2, R, d, T12)
-        else:
-            _, _, _, _, rate, s_max, s_min = kinematics(
-                _s.derivatives(F1, I1, x[0], x[1], 2, c1), _s.derivatives(F2, I2, x[2], x[3], 2, c2), R, d, T12)
+        # a surface evaluated in Python (kind CALLBACK) has one chart: its D is always reused
+        D1t = D1 if ce1 == c1 else _s.derivatives(F1, I1, x[0], x[1], 2, c1)
+        D2t = D2 if ce2 == c2 else _s.derivatives(F2, I2, x[2], x[3], 2, c2)
+        _, _, _, _, rate, s_max, s_min = kinematics(D1t, D2t, R, d, T12)
     else:
         _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
         rate = np.empty(4)
@@ -335,3 +340,75 @@ def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params
             diff = (diff + per / 2) % per - per / 2
         rate[k] += relax * diff
     return rate, s_max, s_min
+
+
+#: `evaluate` outcomes
+OK = 0
+FAILED = 1          # no regular contact pair from this start (the caller tries other starts)
+NEEDS_RECHART = 2   # the warm start lies outside its domain or near a singular set
+
+
+@njit(cache=True)
+def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a,
+             H_bS2, reg_tol):
+    """`pair_state` from the bodies' poses: the hot path of a contact's evaluation.
+
+    Parameters
+    ----------
+    pose_a, pose_b : ndarray, shape (7,) or (0,)
+        Pose vectors of moving bodies; empty for a fixed body, whose ``H_Wa`` / ``H_Wb``
+        (4x4) is used instead.
+    x0, c1, c2, ... :
+        As `pair_state`.
+
+    Returns
+    -------
+    status : int
+        `OK`, `FAILED` or `NEEDS_RECHART` (then nothing was solved).
+    H_12 : ndarray, shape (4, 4)
+    and the outputs of `pair_state` after its ``ok`` flag.
+    """
+    Ha = _lie.pose_to_matrix(pose_a) if pose_a.shape[0] == 7 else H_Wa
+    Hb = _lie.pose_to_matrix(pose_b) if pose_b.shape[0] == 7 else H_Wb
+    H_12 = relative_pose(H_S1a, H_bS2, Ha, Hb)
+    if not start_is_sane(F1, F2, x0, c1, c2):
+        z3 = np.zeros((3, 3, 3))
+        z6 = np.zeros((6, 6))
+        return (NEEDS_RECHART, H_12, x0, c1, c2, 0, z3, z3, np.zeros(3), np.zeros(3), np.nan, np.nan, np.nan,
+                np.nan, np.eye(4), z6, z6)
+    (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = pair_state(
+        F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol)
+    return (OK if ok else FAILED, H_12, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a,
+            G_b)
+
+
+@njit(cache=True)
+def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b, Ad_S2b, Ad_S1a, T_a, T_b,
+                 slip, params, c1, c2, relax, s, active):
+    """Rates of a compliant contact spring's own state (`library.compliant_contact`).
+
+    Returns
+    -------
+    x_rate : ndarray, shape (4,)
+        Tracked parameters (`parameter_rates`).
+    s_rate : ndarray, shape (3,)
+        Deformation ``(phi, s_x, s_y)``: spin and sliding of the relative twist in the
+        contact frame, plus the slip, plus the rotation of the frame axes about the normal
+        as the contact point moves over surface 1 (zero when not `active`).
+    s_max, s_min : float
+        Singular values of the contact matrix (the caller checks the conditioning).
+    """
+    T12 = relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b)
+    x_rate, s_max, s_min = parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params, c1,
+                                           c2, relax)
+    s_rate = np.zeros(3)
+    if active:
+        R = H_12[:3, :3].copy()
+        d = H_12[:3, 3].copy()
+        _, _, _, _, dex, _ = frame_rates(D1, D2, R, d, T12, H_1C)
+        spin = H_1C[0, 1] * dex[0] + H_1C[1, 1] * dex[1] + H_1C[2, 1] * dex[2]
+        T_C = G_b @ T_b - G_a @ T_a
+        s_rate[0] = T_C[2] + slip[0]
+        s_rate[1] = T_C[3] + slip[1] + spin * s[2]
+        s_rate[2] = T_C[4] + slip[2] - spin * s[1]
+    return x_rate, s_rate, s_max, s_min

@@ -32,6 +32,10 @@ Kinds:
   linear), ellipsoids and spheres, tori (trig x trig) and cylinders (trig x linear) are all
   of this form, so all their partial derivatives are ``d^i phi(u)^T C d^j psi(v)``.
 
+- ``CALLBACK``: a surface without a compiled evaluator (`SymbolicSurface`, user subclasses
+  of `Surface`): only its domains are packed, for the kernels that work on derivative arrays
+  evaluated in Python (`derivatives` must not be called on it).
+
 Atlases: ``ATLAS_SINGLE`` (one chart) and ``ATLAS_LATLONG`` (the two latitude-longitude charts
 of `porthamiltonian.geometry.Ellipsoid`: chart 1 permutes the unit-sphere coordinates
 cyclically, so chart maps go through the unit-sphere point and ``atan2``).
@@ -46,6 +50,7 @@ from numba import njit
 
 SEPARABLE = 0
 PIECEWISE = 1
+CALLBACK = -1      # evaluated in Python (symbolic and user surfaces): only the domain is packed
 
 TRIG = 0
 LINEAR = 1
@@ -98,6 +103,13 @@ def pack_separable(C_per_chart, basis_u, basis_v, domains, ref_speeds, margin, a
         F[start : start + COEF_SIZE] = C.ravel()
     I = np.array((SEPARABLE, n, atlas, basis_u, basis_v), dtype=np.int64)
     return F, I
+
+
+def pack_domains(domains, ref_speeds, margin):
+    """Pack only the domains of a surface evaluated in Python (kind `CALLBACK`)."""
+    F, _ = pack_separable([np.zeros((3, 3, 3))] * len(domains), TRIG, TRIG, domains, ref_speeds, margin,
+                          ATLAS_SINGLE)
+    return F, np.array((CALLBACK, len(domains), ATLAS_SINGLE, TRIG, TRIG), dtype=np.int64)
 
 
 def pack_piecewise(edges_u, edges_v, p, q, coeffs, dim, domain, ref_speeds, margin, wrap_u, wrap_v):
