@@ -465,7 +465,7 @@ def _newton(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Outcome:
             break
         dx = _solve4(st.J, st.r)
         if dx is None or not all(map(math.isfinite, dx)):
-            dx = np.linalg.lstsq(np.array(st.J), -np.array(st.r), rcond=None)[0].tolist()
+            dx = _kclosest._damped_step(np.array(st.J), np.array(st.r)).tolist()
         # keep each point's move below a fraction of the scale (a trust region in space)
         D1, D2 = st.D1, st.D2
         m1 = gauss._lin2(dx[0], D1[1][0], dx[1], D1[0][1])

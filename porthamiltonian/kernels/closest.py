@@ -127,6 +127,19 @@ def _solve4(J, r):
 
 
 @njit(cache=True)
+def _damped_step(J, r):
+    """Step of a singular Jacobian: ``(J^T J + mu I) dx = -J^T r`` with ``mu`` 1e-12 of the
+    largest diagonal entry, which tends to the minimum-norm least-squares step as mu -> 0
+    (a LAPACK least-squares call here would add seconds to the first compile)."""
+    A = J.T @ J
+    mu = 1e-12 * max(A[0, 0], A[1, 1], A[2, 2], A[3, 3], 1e-300)
+    for k in range(4):
+        A[k, k] += mu
+    dx, _ = _solve4(A, J.T @ r)
+    return dx
+
+
+@njit(cache=True)
 def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     """Newton refinement of the contact parameters from ``x0`` in charts ``(c1, c2)``.
 
@@ -179,7 +192,7 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
         for k in range(4):
             finite = finite and math.isfinite(dx[k])
         if not finite:
-            dx = np.linalg.lstsq(J, -r)[0]
+            dx = _damped_step(J, r)
         m1 = dx[0] * D1[1, 0] + dx[1] * D1[0, 1]
         m2 = dx[2] * D2[1, 0] + dx[3] * D2[0, 1]
         move = max(math.sqrt(_dot(m1, m1)), math.sqrt(_dot(m2, m2)))
