@@ -22,22 +22,21 @@ frame 1 (the contact library's convention).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
-from porthamiltonian.contact.kinematics import MAX_CONDITION, ContactKinematics, singular_kinematics_error
+from porthamiltonian.contact.kinematics import MAX_CONDITION, singular_kinematics_error
 from porthamiltonian.errors import GeometryError, ModelError, ParameterError
 from porthamiltonian.geometry import Surface, closest_points
 from porthamiltonian.geometry.closest import DEFAULT_TOL, ClosestPoints, _pair_scale, refine
 from porthamiltonian.geometry.surface import REGULARITY_TOL
 from porthamiltonian.kernels import contact as _kcontact
 from porthamiltonian.kernels import lie as _klie
-from porthamiltonian.lie import quaternion, se3
+from porthamiltonian.lie import se3
 
 from .rigid_body import Ground, RigidBody, _rate_map, pose_gradient
 
-__all__ = ["ContactPair", "ContactState", "FrameRates"]
+__all__ = ["ContactPair", "ContactState"]
 
 _EMPTY = np.zeros(0)   # the pose argument of a fixed body
 _MAX_ITER = 50         # Newton iterations of the warm-started refinement
@@ -75,20 +74,6 @@ class ContactState:
     G_b: np.ndarray
     delta: float
     D: tuple = None  # order-2 derivative arrays of both surfaces at the contact points
-
-
-class FrameRates(NamedTuple):
-    """Rates of the contact geometry for a relative twist, in surface frame 1.
-
-    kin : ContactKinematics (parameter rates, dp1/dt, dp2/dt, dDelta/dt)
-    dn1, dex, dey : ndarray (3,)
-        Rates of the normal and of the contact frame's tangent axes as the contact point moves.
-    """
-
-    kin: object
-    dn1: np.ndarray
-    dex: np.ndarray
-    dey: np.ndarray
 
 
 class ContactPair:
@@ -294,16 +279,14 @@ class ContactPair:
         self._check_condition(st, s_max, s_min)
         return x_rate, s_rate
 
-    def frame_rates(self, st, T12):
-        """`FrameRates` at the contact state for the relative twist T12 (frame 1), from the
-        derivatives already evaluated at the contact points (no surface evaluation)."""
-        R, d = st.H_12[:3, :3].copy(), st.H_12[:3, 3].copy()
-        D1, D2 = st.D
-        T12 = np.asarray(T12, dtype=float)
-        distance, rate, dp1, dp2, x_rate, s_max, s_min = _kcontact.kinematics(D1, D2, R, d, T12)
+    def sliding_plane_bias(self, st, T_a, T_b, rows):
+        """Acceleration bias of sliding-plane constraint rows (contact-frame axes 3: x, 4: y,
+        5: normal), `porthamiltonian.kernels.contact.sliding_plane_bias`."""
+        bias, s_max, s_min = _kcontact.sliding_plane_bias(
+            st.D[0], st.D[1], st.H_12, st.H_1C, self._Ad_S2b, self._Ad_S1a, np.asarray(T_a, dtype=float),
+            np.asarray(T_b, dtype=float), self.alpha, rows)
         self._check_condition(st, s_max, s_min)
-        _, _, _, dn1, dex, dey = _kcontact.frame_rates(D1, D2, R, d, T12, st.H_1C)
-        return FrameRates(ContactKinematics(distance, rate, dp1, dp2, x_rate, s_max / s_min), dn1, dex, dey)
+        return bias
 
     def in_charts(self, st, charts):
         """The exact contact parameters expressed in `charts`."""

@@ -49,7 +49,6 @@ from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import Port, StateBlock
 from porthamiltonian.errors import GeometryError, ParameterError, SerializationError
-from porthamiltonian.lie import se3
 
 from .contact_geometry import ContactPair
 
@@ -57,10 +56,6 @@ __all__ = ["SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES"]
 
 FRICTION_MODES = ("frictionless", "coulomb", "rolling")
 _X, _CH, _ACT = slice(0, 4), slice(4, 6), 6
-
-
-def _cross(a, b):
-    return np.array((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]))
 
 
 @register_element
@@ -96,6 +91,7 @@ class SlidingPlaneConstraint(ConstraintElement):
         self.relax = as_finite_float(relax, "relax", nonnegative=True)
         self.rest_speed = as_finite_float(rest_speed, "rest_speed", nonnegative=True)
         self._rows = (5, 3, 4) if friction == "rolling" else (5,)
+        self._row_array = np.array(self._rows, dtype=np.int64)
 
     # ---- declaration
     @property
@@ -161,34 +157,9 @@ class SlidingPlaneConstraint(ConstraintElement):
     def active(self, x):
         return np.full(len(self._rows), 1.0 if x[_ACT] > 0.5 else 0.0)
 
-    def _kinematics(self, st, flows):
-        """Frame-1 quantities for the bias: (n1, e_x, e_y, O, s_O, w, v, dw_b, dv_b, dn1, dex, dey, dO)."""
-        pair = self.pair
-        T_a, T_b = flows
-        T_S1 = se3.Ad(pair.H_S1a) @ T_a
-        T12 = pair.relative_twist_12(T_a, T_b, st.H_12)
-        w, v = T12[:3], T12[3:]
-        w1, v1 = T_S1[:3], T_S1[3:]
-        H = st.H_1C
-        ex, ey, n1, O = H[:3, 0], H[:3, 1], H[:3, 2], H[:3, 3]
-        kin, dn1, dex, dey = pair.frame_rates(st, T12)
-        Delta = -st.delta
-        dDelta = kin.distance_rate
-        dO = kin.p1_rate + pair.alpha * (dDelta * n1 + Delta * dn1)
-        s_O = _cross(w, O) + v
-        dw_b = -_cross(w1, w)
-        dv_b = -(_cross(w1, v) + _cross(v1, w))
-        return n1, ex, ey, O, s_O, w, dw_b, dv_b, dn1, dex, dey, dO
-
     def acceleration_bias(self, t, x, refs, flows):
         st = self._state(x, refs)
-        n1, ex, ey, O, s_O, w, dw_b, dv_b, dn1, dex, dey, dO = self._kinematics(st, flows)
-        common = _cross(dw_b, O) + _cross(w, dO) + dv_b
-        out = []
-        for k in self._rows:
-            r, dr = {5: (n1, dn1), 3: (ex, dex), 4: (ey, dey)}[k]
-            out.append(-(dr @ s_O + r @ common))  # rows are -(T_C)_k
-        return np.array(out)
+        return self.pair.sliding_plane_bias(st, flows[0], flows[1], self._row_array)
 
     def effort_map(self, t, x, refs, flows):
         if self.friction != "coulomb":

@@ -163,7 +163,14 @@ def frame_rates(D1, D2, R, d, T, H_1C):
         f1_u - (f1_u . n1) n1``).
     """
     _, _, _, _, x_rate, s_max, s_min = kinematics(D1, D2, R, d, T)
-    du, dv = x_rate[0], x_rate[1]
+    dn1, dex, dey = axes_rates(D1, x_rate[0], x_rate[1], H_1C)
+    return x_rate, s_max, s_min, dn1, dex, dey
+
+
+@njit(cache=True)
+def axes_rates(D1, du, dv, H_1C):
+    """Rates ``(dn1, dex, dey)`` of the contact frame's axes when the contact point moves on
+    surface 1 at parameter rates ``(du, dv)`` (`frame_rates`)."""
     _, nu, nv = normal_rates(D1)
     dn1 = nu * du + nv * dv
     ex, n1 = H_1C[:3, 0].copy(), H_1C[:3, 2].copy()
@@ -174,7 +181,7 @@ def frame_rates(D1, D2, R, d, T, H_1C):
     dt = dfu - (_dot(dfu, n1) + _dot(fu, dn1)) * n1 - fn * dn1
     dex = (dt - _dot(ex, dt) * ex) / math.sqrt(_dot(tv, tv))
     dey = _lie.cross3(dn1, ex) + _lie.cross3(n1, dex)
-    return x_rate, s_max, s_min, dn1, dex, dey
+    return dn1, dex, dey
 
 
 @njit(cache=True)
@@ -412,3 +419,50 @@ def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b
         s_rate[1] = T_C[3] + slip[1] + spin * s[2]
         s_rate[2] = T_C[4] + slip[2] - spin * s[1]
     return x_rate, s_rate, s_max, s_min
+
+
+@njit(cache=True)
+def sliding_plane_bias(D1, D2, H_12, H_1C, Ad_S2b, Ad_S1a, T_a, T_b, alpha, rows):
+    """Acceleration bias of the sliding-plane constraint rows (Tasora & Righettini, seed 001).
+
+    Row ``k`` of the constraint is ``-(T_C)_k = -(r_k . s_O)`` for the contact-frame axis
+    ``r_k`` (k = 3: x, 4: y, 5: the normal) and the velocity ``s_O = w x O + v`` of the body-2
+    point at the frame origin ``O`` (relative twist ``(w, v)`` in frame 1). Its derivative
+    without the accelerations is::
+
+        bias_k = -(dr_k . s_O + r_k . (dw_b x O + w x dO + dv_b))
+
+    with ``dO = dp1 + alpha (dDelta n1 + Delta dn1)`` (the origin moves with the contact
+    point), the axis rates of `axes_rates`, and ``dw_b = -(w1 x w)``, ``dv_b = -(w1 x v +
+    v1 x w)`` from the rotation of frame 1 (twist ``(w1, v1)`` of surface 1).
+
+    Returns
+    -------
+    bias : ndarray, shape (len(rows),)
+    s_max, s_min : float
+        Singular values of the contact matrix (`kinematics`).
+    """
+    R = H_12[:3, :3].copy()
+    d = H_12[:3, 3].copy()
+    T_S1 = Ad_S1a @ T_a
+    T12 = relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b)
+    w, v = T12[:3], T12[3:]
+    w1, v1 = T_S1[:3], T_S1[3:]
+    distance, rate, dp1, _, x_rate, s_max, s_min = kinematics(D1, D2, R, d, T12)
+    bias = np.zeros(rows.shape[0])
+    if not s_min > 0.0:
+        return bias, s_max, s_min
+    dn1, dex, dey = axes_rates(D1, x_rate[0], x_rate[1], H_1C)
+    n1 = H_1C[:3, 2].copy()
+    O = H_1C[:3, 3].copy()
+    dO = dp1 + alpha * (rate * n1 + distance * dn1)
+    s_O = _lie.cross3(w, O) + v
+    dw_b = -_lie.cross3(w1, w)
+    dv_b = -(_lie.cross3(w1, v) + _lie.cross3(v1, w))
+    common = _lie.cross3(dw_b, O) + _lie.cross3(w, dO) + dv_b
+    for i in range(rows.shape[0]):
+        k = rows[i]
+        dr = dn1 if k == 5 else (dex if k == 3 else dey)
+        r = H_1C[:3, k - 3].copy()
+        bias[i] = -(_dot(dr, s_O) + _dot(r, common))
+    return bias, s_max, s_min
