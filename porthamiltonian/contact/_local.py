@@ -12,8 +12,7 @@ from ..geometry import Surface
 from ..geometry.closest import check_pose
 from ..geometry.gauss import _cross, _dot
 
-__all__ = ["check_pose", "check_vector", "frame_from", "pair_derivatives", "rotate", "rotate_t",
-           "singular_values2", "solve2", "surface_derivatives", "sym_congruence",
+__all__ = ["check_pose", "check_vector", "frame_from", "pair_derivatives", "rotate", "surface_derivatives",
            "tangent_basis"]
 
 
@@ -78,13 +77,6 @@ def rotate(R, a):
             R[2][0] * a[0] + R[2][1] * a[1] + R[2][2] * a[2])
 
 
-def rotate_t(R, a):
-    """``R^T a`` for nested-list R (3x3) and a 3-sequence."""
-    return (R[0][0] * a[0] + R[1][0] * a[1] + R[2][0] * a[2],
-            R[0][1] * a[0] + R[1][1] * a[1] + R[2][1] * a[2],
-            R[0][2] * a[0] + R[1][2] * a[1] + R[2][2] * a[2])
-
-
 def tangent_basis(n, fu):
     """Orthonormal tangent basis ``e1 = f_u / |f_u|``, ``e2 = n x e1`` (Kry & Pai eq. 5)."""
     lu = math.sqrt(_dot(fu, fu))
@@ -99,30 +91,3 @@ def frame_from(point, fu, n) -> np.ndarray:
     H = np.eye(4)
     H[:3, 0], H[:3, 1], H[:3, 2], H[:3, 3] = e1, e2, n, point
     return H
-
-
-def sym_congruence(b00, b01, b11, X):
-    """``X^T B X`` for symmetric 2x2 ``B`` (entries b00, b01, b11) and 2x2 ``X`` (nested),
-    as nested ``((s00, s01), (s01, s11))``."""
-    (x00, x01), (x10, x11) = X
-    y00, y01 = b00 * x00 + b01 * x10, b00 * x01 + b01 * x11
-    y10, y11 = b01 * x00 + b11 * x10, b01 * x01 + b11 * x11
-    s01 = x00 * y01 + x10 * y11
-    return ((x00 * y00 + x10 * y10, s01), (s01, x01 * y01 + x11 * y11))
-
-
-def singular_values2(M):
-    """Singular values ``(s_max, s_min)`` of a 2x2 matrix (nested)."""
-    (a, b), (c, d) = M
-    fro2 = a * a + b * b + c * c + d * d
-    det = a * d - b * c
-    root = math.sqrt(max(fro2 * fro2 - 4.0 * det * det, 0.0))
-    s_max = math.sqrt(0.5 * (fro2 + root))
-    return s_max, (abs(det) / s_max if s_max > 0.0 else 0.0)
-
-
-def solve2(M, b):
-    """Solve the 2x2 system ``M y = b`` (nested lists; the caller checks conditioning)."""
-    (a, bb), (c, d) = M
-    det = a * d - bb * c
-    return ((d * b[0] - bb * b[1]) / det, (a * b[1] - c * b[0]) / det)

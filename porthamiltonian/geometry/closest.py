@@ -496,44 +496,6 @@ def _newton(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Outcome:
     return _Outcome(x, charts, st, max_iter, False, clamped)
 
 
-def _sym_congruence(b00, b01, b11, X):
-    """``X^T B X`` for symmetric 2x2 B and 2x2 X (nested), as (s00, s01, s11)."""
-    (x00, x01), (x10, x11) = X
-    # B X, then X^T (B X)
-    y00, y01 = b00 * x00 + b01 * x10, b00 * x01 + b01 * x11
-    y10, y11 = b01 * x00 + b11 * x10, b01 * x01 + b11 * x11
-    return (x00 * y00 + x10 * y10, x00 * y01 + x10 * y11, x01 * y01 + x11 * y11)
-
-
-def _tangent_curvatures(st: _State, R):
-    """``S1 = E^T L1 E`` and ``K2 = E^T R L2 R^T E`` (symmetric 2x2 as (s00, s01, s11),
-    [1/m]) in the orthonormal basis ``E = (f1_u / |f1_u|, n1 x e1)`` of the tangent plane of S1."""
-    n1, f1u, f1v, _, (a00, a01, a11) = gauss._weingarten(st.D1)
-    _, f2u, f2v, _, (b00, b01, b11) = gauss._weingarten(st.D2)
-    lu = math.sqrt(_dot(f1u, f1u))
-    e1 = (f1u[0] / lu, f1u[1] / lu, f1u[2] / lu)
-    e2 = _cross(n1, e1)
-    # S1 = P^T B1 P with P = F1^T E; K2 = G^T B2 G with G = (R F2)^T E
-    P = ((lu, 0.0), (_dot(f1v, e1), _dot(f1v, e2)))
-    Rf2u, Rf2v = _rotate(R, f2u), _rotate(R, f2v)
-    G = ((_dot(Rf2u, e1), _dot(Rf2u, e2)), (_dot(Rf2v, e1), _dot(Rf2v, e2)))
-    return _sym_congruence(a00, a01, a11, P), _sym_congruence(b00, b01, b11, G)
-
-
-def _margin(S1, K2, distance: float) -> float:
-    """Smallest real part of the eigenvalues of ``M = S1 + K2 (I + Delta S1)`` [1/m]."""
-    s00, s01, s11 = S1
-    k00, k01, k11 = K2
-    a00, a01, a11 = 1.0 + distance * s00, distance * s01, 1.0 + distance * s11
-    m00 = s00 + k00 * a00 + k01 * a01
-    m01 = s01 + k00 * a01 + k01 * a11
-    m10 = s01 + k01 * a00 + k11 * a01
-    m11 = s11 + k01 * a01 + k11 * a11
-    half = 0.5 * (m00 + m11)
-    disc = 0.25 * (m00 - m11) ** 2 + m01 * m10
-    return half - math.sqrt(disc) if disc > 0.0 else half
-
-
 def _is_optimum(S1, K2, distance: float, convex: bool) -> bool:
     """Second-order condition of the selection rule at a stationary pair.
 
@@ -574,7 +536,7 @@ def _generic_local(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Local:
         return _failed(out.x, out.charts, out.iterations, out.clamped, st.D1, st.D2, gap, ang)
     n1 = gauss._normal_floats(st.D1[1][0], st.D1[0][1])[0]
     n2 = gauss._normal_floats(st.D2[1][0], st.D2[0][1])[0]
-    S1c, K2 = _tangent_curvatures(st, R)
+    S1c, K2 = _kclosest.tangent_curvatures(np.array(st.D1), np.array(st.D2), np.array(R, dtype=float))
     valid = out.converged and _dot(_cross(st.D1[1][0], st.D1[0][1]), st.Rn2) < 0.0
     return _Local(out.x, out.charts, out.iterations, out.converged, out.clamped, st.D1, st.D2, gap, ang,
                   n1, n2, _dot(n1, st.e), S1c, K2, valid)
@@ -613,7 +575,7 @@ def _finish(local: _Local, searched_globally: bool) -> ClosestPoints:
         x=np.array(local.x), charts=tuple(int(c) for c in local.charts), p1=np.array(local.D1[0][0]),
         n1=np.array(local.n1), p2=np.array(local.D2[0][0]), n2=np.array(local.n2),
         distance=float(local.distance), gap_residual=float(local.gap), normal_residual=float(local.ang),
-        iterations=int(local.iterations), curvature_margin=_margin(local.S1, local.K2, local.distance),
+        iterations=int(local.iterations), curvature_margin=_kclosest.curvature_margin(local.S1, local.K2, local.distance),
         searched_globally=searched_globally)
 
 
