@@ -19,25 +19,12 @@ import math
 import numpy as np
 from numba import njit
 
+from . import lie as _lie
 from . import surfaces as _s
 
 ARMIJO = 1e-4
 MAX_HALVINGS = 30
 STEP_FRACTION = 0.25
-
-
-@njit(cache=True)
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(cache=True)
-def _cross(a, b):
-    out = np.empty(3)
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-    return out
 
 
 @njit(cache=True)
@@ -55,32 +42,32 @@ def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
     f1uu, f1uv, f1vv = D1[2, 0], D1[1, 1], D1[0, 2]
     p2, f2u, f2v = D2[0, 0], D2[1, 0], D2[0, 1]
     f2uu, f2uv, f2vv = D2[2, 0], D2[1, 1], D2[0, 2]
-    m = _cross(f2u, f2v)
-    s = math.sqrt(_dot(m, m))
-    l1u, l1v = math.sqrt(_dot(f1u, f1u)), math.sqrt(_dot(f1v, f1v))
+    m = _lie.cross3(f2u, f2v)
+    s = math.sqrt(_lie.dot3(m, m))
+    l1u, l1v = math.sqrt(_lie.dot3(f1u, f1u)), math.sqrt(_lie.dot3(f1v, f1v))
     if not (s > 0.0 and l1u > 0.0 and l1v > 0.0):
         return D1, D2, r, J, w, Rn2, e, False
     n2 = m / s
-    mu = _cross(f2uu, f2v) + _cross(f2u, f2uv)
-    mv = _cross(f2uv, f2v) + _cross(f2u, f2vv)
-    n2u = mu / s - (_dot(n2, mu) / s) * n2
-    n2v = mv / s - (_dot(n2, mv) / s) * n2
+    mu = _lie.cross3(f2uu, f2v) + _lie.cross3(f2u, f2uv)
+    mv = _lie.cross3(f2uv, f2v) + _lie.cross3(f2u, f2vv)
+    n2u = mu / s - (_lie.dot3(n2, mu) / s) * n2
+    n2v = mv / s - (_lie.dot3(n2, mv) / s) * n2
     c2 = R @ p2 + d
     Rf2u, Rf2v = R @ f2u, R @ f2v
     Rn2 = R @ n2
     Rn2u, Rn2v = R @ n2u, R @ n2v
     e = c2 - p1
-    r[0], r[1], r[2], r[3] = _dot(f1u, e), _dot(f1v, e), _dot(f1u, Rn2), _dot(f1v, Rn2)
-    J[0, 0] = _dot(f1uu, e) - _dot(f1u, f1u)
-    J[0, 1] = _dot(f1uv, e) - _dot(f1u, f1v)
-    J[0, 2], J[0, 3] = _dot(f1u, Rf2u), _dot(f1u, Rf2v)
-    J[1, 0] = _dot(f1uv, e) - _dot(f1v, f1u)
-    J[1, 1] = _dot(f1vv, e) - _dot(f1v, f1v)
-    J[1, 2], J[1, 3] = _dot(f1v, Rf2u), _dot(f1v, Rf2v)
-    J[2, 0], J[2, 1] = _dot(f1uu, Rn2), _dot(f1uv, Rn2)
-    J[2, 2], J[2, 3] = _dot(f1u, Rn2u), _dot(f1u, Rn2v)
-    J[3, 0], J[3, 1] = _dot(f1uv, Rn2), _dot(f1vv, Rn2)
-    J[3, 2], J[3, 3] = _dot(f1v, Rn2u), _dot(f1v, Rn2v)
+    r[0], r[1], r[2], r[3] = _lie.dot3(f1u, e), _lie.dot3(f1v, e), _lie.dot3(f1u, Rn2), _lie.dot3(f1v, Rn2)
+    J[0, 0] = _lie.dot3(f1uu, e) - _lie.dot3(f1u, f1u)
+    J[0, 1] = _lie.dot3(f1uv, e) - _lie.dot3(f1u, f1v)
+    J[0, 2], J[0, 3] = _lie.dot3(f1u, Rf2u), _lie.dot3(f1u, Rf2v)
+    J[1, 0] = _lie.dot3(f1uv, e) - _lie.dot3(f1v, f1u)
+    J[1, 1] = _lie.dot3(f1vv, e) - _lie.dot3(f1v, f1v)
+    J[1, 2], J[1, 3] = _lie.dot3(f1v, Rf2u), _lie.dot3(f1v, Rf2v)
+    J[2, 0], J[2, 1] = _lie.dot3(f1uu, Rn2), _lie.dot3(f1uv, Rn2)
+    J[2, 2], J[2, 3] = _lie.dot3(f1u, Rn2u), _lie.dot3(f1u, Rn2v)
+    J[3, 0], J[3, 1] = _lie.dot3(f1uv, Rn2), _lie.dot3(f1vv, Rn2)
+    J[3, 2], J[3, 3] = _lie.dot3(f1v, Rn2u), _lie.dot3(f1v, Rn2v)
     w[0], w[1] = 1.0 / l1u, 1.0 / l1v
     return D1, D2, r, J, w, Rn2, e, True
 
@@ -195,7 +182,7 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
             dx = _damped_step(J, r)
         m1 = dx[0] * D1[1, 0] + dx[1] * D1[0, 1]
         m2 = dx[2] * D2[1, 0] + dx[3] * D2[0, 1]
-        move = max(math.sqrt(_dot(m1, m1)), math.sqrt(_dot(m2, m2)))
+        move = max(math.sqrt(_lie.dot3(m1, m1)), math.sqrt(_lie.dot3(m2, m2)))
         lam = min(1.0, STEP_FRACTION * scale / move) if move > 0.0 else 1.0
         phi0 = _merit(r, scale, w)
         accepted = False
@@ -233,10 +220,10 @@ def weingarten(D):
     b00, b01, b11 : float [1/m per param^2]
     """
     fu, fv = D[1, 0], D[0, 1]
-    m = _cross(fu, fv)
-    n = m / math.sqrt(_dot(m, m))
-    E, Fm, G = _dot(fu, fu), _dot(fu, fv), _dot(fv, fv)
-    e, f, g = -_dot(n, D[2, 0]), -_dot(n, D[1, 1]), -_dot(n, D[0, 2])
+    m = _lie.cross3(fu, fv)
+    n = m / math.sqrt(_lie.dot3(m, m))
+    E, Fm, G = _lie.dot3(fu, fu), _lie.dot3(fu, fv), _lie.dot3(fv, fv)
+    e, f, g = -_lie.dot3(n, D[2, 0]), -_lie.dot3(n, D[1, 1]), -_lie.dot3(n, D[0, 2])
     det = E * G - Fm * Fm
     a00, a01 = (G * e - Fm * f) / det, (G * f - Fm * g) / det
     a10, a11 = (E * f - Fm * e) / det, (E * g - Fm * f) / det
@@ -261,12 +248,12 @@ def tangent_curvatures(D1, D2, R):
     n1, a00, a01, a11 = weingarten(D1)
     _, b00, b01, b11 = weingarten(D2)
     f1u, f1v = D1[1, 0], D1[0, 1]
-    lu = math.sqrt(_dot(f1u, f1u))
+    lu = math.sqrt(_lie.dot3(f1u, f1u))
     e1 = f1u / lu
-    e2 = _cross(n1, e1)
+    e2 = _lie.cross3(n1, e1)
     Rf2u, Rf2v = R @ D2[1, 0], R @ D2[0, 1]
-    S1 = _congruence(a00, a01, a11, lu, 0.0, _dot(f1v, e1), _dot(f1v, e2))
-    K2 = _congruence(b00, b01, b11, _dot(Rf2u, e1), _dot(Rf2u, e2), _dot(Rf2v, e1), _dot(Rf2v, e2))
+    S1 = _congruence(a00, a01, a11, lu, 0.0, _lie.dot3(f1v, e1), _lie.dot3(f1v, e2))
+    K2 = _congruence(b00, b01, b11, _lie.dot3(Rf2u, e1), _lie.dot3(Rf2u, e2), _lie.dot3(Rf2v, e1), _lie.dot3(Rf2v, e2))
     return S1, K2
 
 
@@ -303,7 +290,7 @@ def finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol):
         return nan3, nan3, np.nan, np.nan, False
     n1, _, _, _ = weingarten(D1)
     n2, _, _, _ = weingarten(D2)
-    distance = _dot(n1, e)
+    distance = _lie.dot3(n1, e)
     S1, K2 = tangent_curvatures(D1, D2, R)
     margin = curvature_margin(S1, K2, distance)
-    return n1, n2, distance, margin, _dot(_cross(D1[1, 0], D1[0, 1]), Rn2) < 0.0
+    return n1, n2, distance, margin, _lie.dot3(_lie.cross3(D1[1, 0], D1[0, 1]), Rn2) < 0.0

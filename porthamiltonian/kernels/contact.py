@@ -26,22 +26,17 @@ CHART_STEP = 1e-7
 
 
 @njit(cache=True)
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(cache=True)
 def normal_rates(D):
     """Unit normal ``n`` and its partials ``n_u``, ``n_v`` from an order >= 2 derivative array.
 
     ``n = m / |m|`` with ``m = f_u x f_v``; ``n_a = (m_a - (n . m_a) n) / |m|``.
     """
     m = _lie.cross3(D[1, 0], D[0, 1])
-    s = math.sqrt(_dot(m, m))
+    s = math.sqrt(_lie.dot3(m, m))
     n = m / s
     mu = _lie.cross3(D[2, 0], D[0, 1]) + _lie.cross3(D[1, 0], D[1, 1])
     mv = _lie.cross3(D[1, 1], D[0, 1]) + _lie.cross3(D[1, 0], D[0, 2])
-    return n, (mu - _dot(n, mu) * n) / s, (mv - _dot(n, mv) * n) / s
+    return n, (mu - _lie.dot3(n, mu) * n) / s, (mv - _lie.dot3(n, mv) * n) / s
 
 
 @njit(cache=True)
@@ -91,19 +86,19 @@ def kinematics(D1, D2, R, d, T):
     f1u, f1v = D1[1, 0], D1[0, 1]
     f2u, f2v = D2[1, 0], D2[0, 1]
     c2 = R @ D2[0, 0] + d
-    distance = _dot(n1, c2 - D1[0, 0])
-    lu = math.sqrt(_dot(f1u, f1u))
+    distance = _lie.dot3(n1, c2 - D1[0, 0])
+    lu = math.sqrt(_lie.dot3(f1u, f1u))
     e1 = f1u / lu
     e2 = _lie.cross3(n1, e1)
-    p00, p10, p11 = _dot(f1u, e1), _dot(f1v, e1), _dot(f1v, e2)
+    p00, p10, p11 = _lie.dot3(f1u, e1), _lie.dot3(f1v, e1), _lie.dot3(f1v, e2)
     Rf2u, Rf2v = R @ f2u, R @ f2v
-    g00, g01, g10, g11 = _dot(Rf2u, e1), _dot(Rf2u, e2), _dot(Rf2v, e1), _dot(Rf2v, e2)
+    g00, g01, g10, g11 = _lie.dot3(Rf2u, e1), _lie.dot3(Rf2u, e2), _lie.dot3(Rf2v, e1), _lie.dot3(Rf2v, e2)
     k1 = _kc._congruence(a00, a01, a11, p00, 0.0, p10, p11)
     k2 = _kc._congruence(b00, b01, b11, g00, g01, g10, g11)
     s = _lie.cross3(w, c2) + v
-    rate = _dot(n1, s)
+    rate = _lie.dot3(n1, s)
     wn = _lie.cross3(w, n1)
-    es0, es1 = _dot(e1, s), _dot(e2, s)
+    es0, es1 = _lie.dot3(e1, s), _lie.dot3(e2, s)
     A00, A01 = 1.0 + distance * k1[0], distance * k1[1]
     A10, A11 = distance * k1[1], 1.0 + distance * k1[2]
     m00 = k1[0] + k2[0] * A00 + k2[1] * A10
@@ -119,16 +114,16 @@ def kinematics(D1, D2, R, d, T):
         nan3 = np.full(3, np.nan)
         return distance, rate, nan3, nan3, np.full(4, np.nan), s_max, s_min
     y10, y11 = _solve2(m00, m01, m10, m11,
-                       _dot(e1, wn) + k2[0] * es0 + k2[1] * es1,
-                       _dot(e2, wn) + k2[1] * es0 + k2[2] * es1)
+                       _lie.dot3(e1, wn) + k2[0] * es0 + k2[1] * es1,
+                       _lie.dot3(e2, wn) + k2[1] * es0 + k2[2] * es1)
     y20 = A00 * y10 + A01 * y11 - es0
     y21 = A10 * y10 + A11 * y11 - es1
     dp1 = e1 * y10 + e2 * y11
     dp2 = R.T @ (e1 * y20 + e2 * y21)
     x_rate = np.empty(4)
-    x_rate[0], x_rate[1] = _solve2(_dot(f1u, f1u), _dot(f1u, f1v), _dot(f1u, f1v), _dot(f1v, f1v),
+    x_rate[0], x_rate[1] = _solve2(_lie.dot3(f1u, f1u), _lie.dot3(f1u, f1v), _lie.dot3(f1u, f1v), _lie.dot3(f1v, f1v),
                                    p00 * y10, p10 * y10 + p11 * y11)
-    x_rate[2], x_rate[3] = _solve2(_dot(f2u, f2u), _dot(f2u, f2v), _dot(f2u, f2v), _dot(f2v, f2v),
+    x_rate[2], x_rate[3] = _solve2(_lie.dot3(f2u, f2u), _lie.dot3(f2u, f2v), _lie.dot3(f2u, f2v), _lie.dot3(f2v, f2v),
                                    g00 * y20 + g01 * y21, g10 * y20 + g11 * y21)
     return distance, rate, dp1, dp2, x_rate, s_max, s_min
 
@@ -138,8 +133,8 @@ def frame(D1, n1, distance, alpha):
     """Contact frame ``H_1C`` (4x4) in frame 1: ``z = n1``, ``x`` the tangential part of
     ``f1_u`` normalized, origin ``p1 + alpha Delta n1``."""
     fu = D1[1, 0]
-    ex = fu - _dot(fu, n1) * n1
-    ex = ex / math.sqrt(_dot(ex, ex))
+    ex = fu - _lie.dot3(fu, n1) * n1
+    ex = ex / math.sqrt(_lie.dot3(ex, ex))
     ey = _lie.cross3(n1, ex)
     H = np.zeros((4, 4))
     for k in range(3):
@@ -176,10 +171,10 @@ def axes_rates(D1, du, dv, H_1C):
     ex, n1 = H_1C[:3, 0].copy(), H_1C[:3, 2].copy()
     fu = D1[1, 0]
     dfu = D1[2, 0] * du + D1[1, 1] * dv
-    fn = _dot(fu, n1)
+    fn = _lie.dot3(fu, n1)
     tv = fu - fn * n1
-    dt = dfu - (_dot(dfu, n1) + _dot(fu, dn1)) * n1 - fn * dn1
-    dex = (dt - _dot(ex, dt) * ex) / math.sqrt(_dot(tv, tv))
+    dt = dfu - (_lie.dot3(dfu, n1) + _lie.dot3(fu, dn1)) * n1 - fn * dn1
+    dex = (dt - _lie.dot3(ex, dt) * ex) / math.sqrt(_lie.dot3(tv, tv))
     dey = _lie.cross3(dn1, ex) + _lie.cross3(n1, dex)
     return dn1, dex, dey
 
@@ -464,5 +459,5 @@ def sliding_plane_bias(D1, D2, H_12, H_1C, Ad_S2b, Ad_S1a, T_a, T_b, alpha, rows
         k = rows[i]
         dr = dn1 if k == 5 else (dex if k == 3 else dey)
         r = H_1C[:3, k - 3].copy()
-        bias[i] = -(_dot(dr, s_O) + _dot(r, common))
+        bias[i] = -(_lie.dot3(dr, s_O) + _lie.dot3(r, common))
     return bias, s_max, s_min

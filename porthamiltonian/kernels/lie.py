@@ -42,6 +42,12 @@ def cross3(a, b):
 
 
 @njit(cache=True)
+def dot3(a, b):
+    """Return the dot product ``a . b`` of two 3-vectors (no call into BLAS)."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True)
 def quat_to_rotation_into(q, R):
     """Write the rotation matrix of ``q / |q|`` into `R`.
 
