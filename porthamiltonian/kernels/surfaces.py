@@ -274,7 +274,9 @@ def _basis(code, x, order, out):
             out[i, 2] = 0.0
 
 
-@njit(cache=True)
+# one explicit signature: the calls from other kernels pass a literal order (2), which would
+# otherwise compile a second specialization (seconds of first-run JIT)
+@njit("float64[:, :, ::1](float64[::1], int64[::1], float64, float64, int64, int64)", cache=True)
 def derivatives(F, I, u, v, order, chart):
     """Derivative array ``D[i, j] = d^(i+j) f / du^i dv^j`` of a packed surface.
 
@@ -320,19 +322,14 @@ def derivatives(F, I, u, v, order, chart):
 
 
 @njit(cache=True)
-def _dom(F, chart, k):
-    return F[1 + DOMAIN_SIZE * chart + k]
-
-
-@njit(cache=True)
 def wrap(F, chart, u, v):
     """Map the periodic parameters of `chart` into ``[lower, upper)`` (values inside are
     returned bit for bit), as `ParameterDomain.wrap`."""
     out_u, out_v = u, v
     for k in range(2):
-        if _dom(F, chart, 4 + k) == 0.0:
+        if F[1 + DOMAIN_SIZE * chart + 4 + k] == 0.0:
             continue
-        lo, hi = _dom(F, chart, k), _dom(F, chart, 2 + k)
+        lo, hi = F[1 + DOMAIN_SIZE * chart + k], F[1 + DOMAIN_SIZE * chart + 2 + k]
         x = out_u if k == 0 else out_v
         if not (lo <= x < hi):
             y = lo + (x - lo) % (hi - lo)
@@ -351,10 +348,10 @@ def distance_to_singular(F, chart, u, v):
     d = np.inf
     for k in range(2):
         x = u if k == 0 else v
-        periodic = _dom(F, chart, 4 + k) != 0.0
-        per = _dom(F, chart, 2 + k) - _dom(F, chart, k)
+        periodic = F[1 + DOMAIN_SIZE * chart + 4 + k] != 0.0
+        per = F[1 + DOMAIN_SIZE * chart + 2 + k] - F[1 + DOMAIN_SIZE * chart + k]
         for m in range(2):
-            s = _dom(F, chart, 6 + 2 * k + m)
+            s = F[1 + DOMAIN_SIZE * chart + 6 + 2 * k + m]
             if math.isnan(s):
                 continue
             gap = abs(x - s)
@@ -372,8 +369,8 @@ def place(F, chart, u, v):
     Returns ``(u, v, clamped)``.
     """
     u, v = wrap(F, chart, u, v)
-    cu = min(max(u, _dom(F, chart, 0)), _dom(F, chart, 2))
-    cv = min(max(v, _dom(F, chart, 1)), _dom(F, chart, 3))
+    cu = min(max(u, F[1 + DOMAIN_SIZE * chart + 0]), F[1 + DOMAIN_SIZE * chart + 2])
+    cv = min(max(v, F[1 + DOMAIN_SIZE * chart + 1]), F[1 + DOMAIN_SIZE * chart + 3])
     return cu, cv, (cu != u or cv != v)
 
 
@@ -421,4 +418,4 @@ def regular(F, D, chart, tol):
     m0 = a[1] * b[2] - a[2] * b[1]
     m1 = a[2] * b[0] - a[0] * b[2]
     m2 = a[0] * b[1] - a[1] * b[0]
-    return math.sqrt(m0 * m0 + m1 * m1 + m2 * m2) >= tol * _dom(F, chart, 10) * _dom(F, chart, 11)
+    return math.sqrt(m0 * m0 + m1 * m1 + m2 * m2) >= tol * F[1 + DOMAIN_SIZE * chart + 10] * F[1 + DOMAIN_SIZE * chart + 11]
