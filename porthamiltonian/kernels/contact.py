@@ -310,6 +310,16 @@ def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params
     """
     R = H_12[:3, :3].copy()
     d = H_12[:3, 3].copy()
+    _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
+    return _tracked_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max, s_min, params,
+                          c1, c2, relax)
+
+
+@njit(cache=True)
+def _tracked_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max, s_min, params, c1, c2,
+                   relax):
+    """`parameter_rates` given the kinematics of the exact points in their own charts
+    (parameter rates ``re`` and the contact matrix's singular values)."""
     x = x_exact.copy()
     if ce1 != c1:
         x[0], x[1] = _s.chart_map(F1, I1, x_exact[0], x_exact[1], ce1, c1)
@@ -317,13 +327,14 @@ def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params
         x[2], x[3] = _s.chart_map(F2, I2, x_exact[2], x_exact[3], ce2, c2)
     regular = (_s.distance_to_singular(F1, c1, x[0], x[1]) > SANE_MARGIN
                and _s.distance_to_singular(F2, c2, x[2], x[3]) > SANE_MARGIN)
-    if regular:
+    if regular and ce1 == c1 and ce2 == c2:
+        rate = re.copy()
+    elif regular:
         # a surface evaluated in Python (kind CALLBACK) has one chart: its D is always reused
         D1t = D1 if ce1 == c1 else _s.derivatives(F1, I1, x[0], x[1], 2, c1)
         D2t = D2 if ce2 == c2 else _s.derivatives(F2, I2, x[2], x[3], 2, c2)
         _, _, _, _, rate, s_max, s_min = kinematics(D1t, D2t, R, d, T12)
     else:
-        _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
         rate = np.empty(4)
         for k in range(2):
             F = F1 if k == 0 else F2
@@ -401,13 +412,15 @@ def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b
         Singular values of the contact matrix (the caller checks the conditioning).
     """
     T12 = relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b)
-    x_rate, s_max, s_min = parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params, c1,
-                                           c2, relax)
+    R = H_12[:3, :3].copy()
+    d = H_12[:3, 3].copy()
+    # the exact points' kinematics serve both the tracked rates and the frame's spin
+    _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
+    x_rate, s_max, s_min = _tracked_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max,
+                                          s_min, params, c1, c2, relax)
     s_rate = np.zeros(3)
     if active:
-        R = H_12[:3, :3].copy()
-        d = H_12[:3, 3].copy()
-        _, _, _, _, dex, _ = frame_rates(D1, D2, R, d, T12, H_1C)
+        _, dex, _ = axes_rates(D1, re[0], re[1], H_1C)
         spin = H_1C[0, 1] * dex[0] + H_1C[1, 1] * dex[1] + H_1C[2, 1] * dex[2]
         T_C = G_b @ T_b - G_a @ T_a
         s_rate[0] = T_C[2] + slip[0]
