@@ -24,6 +24,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..kernels import closest as _kclosest
+
 __all__ = [
     "PrincipalCurvatures",
     "unit_normal",
@@ -67,20 +69,15 @@ def _normal_floats(fu, fv):
     return (m[0] / s, m[1] / s, m[2] / s), m, s
 
 
-def _weingarten(Dl):
-    """Unit normal, tangents and ``B = I^-1 II I^-1`` (so that ``L = F^T B F``) from the
-    nested-list derivative array."""
-    fu, fv = Dl[1][0], Dl[0][1]
-    n, _, _ = _normal_floats(fu, fv)
-    E, F, G = _dot(fu, fu), _dot(fu, fv), _dot(fv, fv)
-    e, f, g = -_dot(n, Dl[2][0]), -_dot(n, Dl[1][1]), -_dot(n, Dl[0][2])
-    det = E * G - F * F
-    # A = I^-1 II, then B = A I^-1 (symmetric)
-    a00, a01 = (G * e - F * f) / det, (G * f - F * g) / det
-    a10, a11 = (E * f - F * e) / det, (E * g - F * f) / det
-    b00 = (a00 * G - a01 * F) / det
-    b01 = 0.5 * ((a01 * E - a00 * F) + (a10 * G - a11 * F)) / det
-    b11 = (a11 * E - a10 * F) / det
+def _weingarten(D):
+    """Unit normal, tangents, second fundamental form ``(e, f, g)`` and ``B = I^-1 II I^-1``
+    (so that ``L = F^T B F``) of a derivative array of order >= 2, as floats; ``B`` and the
+    normal come from `porthamiltonian.kernels.closest.weingarten`."""
+    D = np.ascontiguousarray(D, dtype=float)
+    n, b00, b01, b11 = _kclosest.weingarten(D)
+    n = n.tolist()
+    fu, fv = D[1, 0].tolist(), D[0, 1].tolist()
+    e, f, g = -_dot(n, D[2, 0]), -_dot(n, D[1, 1]), -_dot(n, D[0, 2])
     return n, fu, fv, (e, f, g), (b00, b01, b11)
 
 
@@ -198,7 +195,7 @@ def second_fundamental_form(D: np.ndarray) -> np.ndarray:
     II : ndarray, shape (2, 2)
         Symmetric [m/param^2]; a sphere of radius r has ``II = I / r``.
     """
-    _, _, _, (e, f, g), _ = _weingarten(D.tolist())
+    _, _, _, (e, f, g), _ = _weingarten(D)
     return np.array(((e, f), (f, g)))
 
 
@@ -223,7 +220,7 @@ def shape_operator(D: np.ndarray) -> np.ndarray:
 
     which needs only second derivatives of f and is symmetric (to round-off).
     """
-    _, fu, fv, _, (b00, b01, b11) = _weingarten(D.tolist())
+    _, fu, fv, _, (b00, b01, b11) = _weingarten(D)
     # L = F^T B F = sum_ab B_ab f_a f_b^T, row k = p_k f_u^T + q_k f_v^T
     p = [b00 * fu[k] + b01 * fv[k] for k in range(3)]
     q = [b01 * fu[k] + b11 * fv[k] for k in range(3)]
@@ -248,7 +245,7 @@ def principal_curvatures(D: np.ndarray) -> PrincipalCurvatures:
     symmetric 2x2 ``S = [e_a . L e_b]``; its eigenvectors are at angle
     ``theta = atan2(2 S12, S11 - S22) / 2`` from ``e1`` (``theta = 0`` at an umbilic).
     """
-    n, fu, fv, _, (b00, b01, b11) = _weingarten(D.tolist())
+    n, fu, fv, _, (b00, b01, b11) = _weingarten(D)
     lu = math.sqrt(_dot(fu, fu))
     e1 = (fu[0] / lu, fu[1] / lu, fu[2] / lu)
     e2 = _cross(n, e1)
