@@ -40,6 +40,7 @@ __all__ = ["ContactPair", "ContactState"]
 
 _EMPTY = np.zeros(0)   # the pose argument of a fixed body
 _MAX_ITER = 50         # Newton iterations of the warm-started refinement
+_CHART_TIE = 1e-9      # [rad] distances to the singular sets closer than this are a tie
 
 
 def _map(S, u, v, src, dst):
@@ -346,7 +347,8 @@ class ContactPair:
 
     def farthest_charts(self, params, charts):
         """The parameters re-expressed, for each surface, in the chart whose singular set is
-        farthest (no hysteresis: used when the tracker reached the switch margin)."""
+        farthest (no hysteresis: used when the tracker reached the switch margin; a tie to
+        within `_CHART_TIE` keeps the given chart, so round-off does not pick it)."""
         x = np.array(params, dtype=float)
         out = []
         for k, S in enumerate((self.S1, self.S2)):
@@ -357,7 +359,7 @@ class ContactPair:
                 if other != c:
                     u, v = _map(S, x[2 * k], x[2 * k + 1], c, other)
                     d = S.domain(other).distance_to_singular(u, v)
-                    if d > best[0]:
+                    if d > best[0] + _CHART_TIE:
                         best = (d, other, u, v)
             out.append(best[1])
             x[2 * k], x[2 * k + 1] = best[2], best[3]

@@ -32,11 +32,12 @@ class CompiledSurface(Surface):
 
     _is_compiled = True
 
-    def _init_separable(self, C_per_chart, basis_u: int, basis_v: int, atlas: int = _k.ATLAS_SINGLE):
+    def _init_separable(self, C_per_chart, basis_u: int, basis_v: int, atlas: int = _k.ATLAS_SINGLE,
+                        shape: int = _k.SHAPE_GENERAL):
         n = len(self._domains)
         # the regularity scale is filled in by `_kernel_spec` (it needs the evaluation itself)
         self._F, self._I = _k.pack_separable(C_per_chart, basis_u, basis_v, self._domains,
-                                             np.zeros((n, 2)), self.chart_switch_margin, atlas)
+                                             np.zeros((n, 2)), self.chart_switch_margin, atlas, shape)
 
     def _init_piecewise(self, edges_u, edges_v, p: int, q: int, coeffs, dim: int, *, wrap=(False, False)):
         self._F, self._I = _k.pack_piecewise(edges_u, edges_v, p, q, coeffs, dim, self._domains[0],

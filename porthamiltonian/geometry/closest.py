@@ -687,7 +687,28 @@ def _starts_general(S1, S2, R, d):
     return [(P1[k], int(C1[k]), P2[k], int(C2[k]), X2[k]) for k in order]
 
 
+def _closed_form(S1, S2, R, d, scale, tol, max_iter):
+    """The pair from `porthamiltonian.kernels.closest.closed_form` (confirmed by the Newton
+    refinement, zero iterations), or None where no closed form applies."""
+    if not (S1._is_compiled and S2._is_compiled):
+        return None
+    found, x = _kclosest.closed_form(*S1._kernel_spec, *S2._kernel_spec, R, d, 0, 0)
+    if not found:
+        return None
+    x = x.tolist()
+    c1, x[0], x[1] = S1._best_chart(x[0], x[1], 0)
+    c2, x[2], x[3] = S2._best_chart(x[2], x[3], 0)
+    out = _local(S1, S2, R.tolist(), d.tolist(), x, (c1, c2), scale, tol, max_iter)
+    return _finish(out, True) if out.valid else None
+
+
 def _global(S1, S2, R, d, scale, tol, max_iter) -> ClosestPoints:
+    res = _closed_form(S1, S2, R, d, scale, tol, max_iter)
+    return res if res is not None else _search(S1, S2, R, d, scale, tol, max_iter)
+
+
+def _search(S1, S2, R, d, scale, tol, max_iter) -> ClosestPoints:
+    """The global search from sampled starts (`closest_points`, Notes)."""
     convex = S1.is_convex and S1.is_closed and S2.is_convex and S2.is_closed
     for name, S in (("S1", S1), ("S2", S2)):
         if not (_cache(S).bounded or isinstance(S, Plane)):
@@ -786,7 +807,9 @@ def closest_points(S1: Surface, S2: Surface, H_12, *, x0=None, charts=(0, 0),
       surface with the nearest sample of the other (or its projection onto a plane).
 
     The two rules agree whenever the penetration is shallow compared with the radii of
-    curvature (one local optimum nearby); they differ only for deep interpenetration.
+    curvature (one local optimum nearby); they differ only for deep interpenetration. A plane
+    with an ellipsoid or sphere (either order) and two spheres have the pair in closed form
+    (`porthamiltonian.kernels.closest.closed_form`): no search runs for them.
 
     Examples
     --------

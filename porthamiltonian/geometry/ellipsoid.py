@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .._validate import as_array, as_finite_float
-from ..kernels.surfaces import ATLAS_LATLONG
+from ..kernels.surfaces import ATLAS_LATLONG, SHAPE_ELLIPSOID
 from ._compiled import TRIG, CompiledSurface
 from .domain import ParameterDomain
 from .surface import SupportPoint
@@ -70,7 +70,8 @@ class Ellipsoid(CompiledSurface):
         self._center = as_array(center, "center", (3,))
         self._center.flags.writeable = False
         self._domains = (_latlong_domain(), _latlong_domain())
-        self._init_separable([self._coefficients(chart) for chart in range(2)], TRIG, TRIG, ATLAS_LATLONG)
+        self._init_separable([self._coefficients(chart) for chart in range(2)], TRIG, TRIG, ATLAS_LATLONG,
+                             SHAPE_ELLIPSOID)
 
     def _coefficients(self, chart: int) -> np.ndarray:
         """``C[a, b]`` of ``f = sum_ab C[a, b] phi_a(u) phi_b(v)``, ``phi = (cos, sin, 1)``."""

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._validate import as_array, as_rotation
 from ..errors import ParameterError
+from ..kernels.surfaces import SHAPE_PLANE
 from .domain import ParameterDomain
 from ._compiled import LINEAR, CompiledSurface
 
@@ -91,7 +92,7 @@ class Plane(CompiledSurface):
         # f = u e_u + v e_v + origin: phi = (u, 1), psi = (v, 1)
         C = np.zeros((2, 2, 3))
         C[0, 1], C[1, 0], C[1, 1] = e_u, e_v, p
-        self._init_separable([C], LINEAR, LINEAR)
+        self._init_separable([C], LINEAR, LINEAR, shape=SHAPE_PLANE)
 
     @classmethod
     def from_pose(cls, H_BP, *, extent=None) -> "Plane":

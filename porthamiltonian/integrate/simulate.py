@@ -94,9 +94,18 @@ def _wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     After an event, the restarted segment begins exactly on the zero of that event's function
     (or of others); solve_ivp would see a sign change 0 -> +-, and fire again. We replace the
     value at the start time by the sign the function takes an instant later (Euler predictor).
+    A grazing start (zero value, zero rate: a ball at rest exactly on the floor) counts as
+    lying on the side the event's direction crosses from, so that the function's first move
+    through zero in that direction fires it: the predictor cannot see the second-order motion,
+    and the start value's round-off sign would otherwise decide whether the contact is made.
     """
-    g0, sign, _ = _start_trend(fun, t_start, x_start, rhs)
-    start_value = g0 if abs(g0) > 1e-10 * max(1.0, abs(g0)) else np.copysign(1e-300, sign)
+    g0, sign, linear = _start_trend(fun, t_start, x_start, rhs)
+    if abs(g0) > 1e-10 * max(1.0, abs(g0)):
+        start_value = g0
+    elif not linear and direction != 0:
+        start_value = -np.copysign(1e-300, direction)
+    else:
+        start_value = np.copysign(1e-300, sign)
 
     def ev(t, x):
         return start_value if t == t_start else fun(t, x)

@@ -1,4 +1,5 @@
-"""Compiled closest points of two packed surfaces: the warm-started Newton refinement.
+"""Compiled closest points of two packed surfaces: closed forms and the warm-started Newton
+refinement.
 
 The four stationarity equations of the generalized contact points (MATH.md sec. 3, seed 003
 eqs. 6-7), for ``x = (u1, v1, u2, v2)`` in charts ``(c1, c2)`` and ``H_12 = (R, d)``::
@@ -10,6 +11,10 @@ surfaces), a trust region in space (a step moves a point by at most ``STEP_FRACT
 Armijo backtracking on the scaled residual, wrapping/clamping into the domains and chart
 switches near singular sets. `porthamiltonian.geometry.closest` documents the method and
 validates arguments; this is its implementation for surfaces with a compiled evaluator.
+
+Where the pair has a closed form (plane and ellipsoid or sphere, two spheres: `closed_form`)
+it gives the exact parameters directly; Newton then only confirms them (zero iterations),
+so such contacts never depend on a warm start.
 """
 
 from __future__ import annotations
@@ -294,3 +299,119 @@ def finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol):
     S1, K2 = tangent_curvatures(D1, D2, R)
     margin = curvature_margin(S1, K2, distance)
     return n1, n2, distance, margin, _lie.dot3(_lie.cross3(D1[1, 0], D1[0, 1]), Rn2) < 0.0
+
+
+# ------------------------------------------------------------------ closed forms
+
+@njit(cache=True)
+def _plane(F):
+    """Origin, ``e_u``, ``e_v`` and normal ``e_u x e_v`` of a packed `SHAPE_PLANE`."""
+    off = 1 + _s.DOMAIN_SIZE
+    e_u = F[off + 3 : off + 6].copy()
+    e_v = F[off + 9 : off + 12].copy()
+    p = F[off + 12 : off + 15].copy()
+    return p, e_u, e_v, _lie.cross3(e_u, e_v)
+
+
+@njit(cache=True)
+def _ellipsoid(F, I):
+    """Semi-axes and centre of a packed `SHAPE_ELLIPSOID` (chart 0's coefficients)."""
+    off = 1 + _s.DOMAIN_SIZE * I[1]
+    axes = np.array((F[off], F[off + 10], F[off + 23]))
+    return axes, F[off + 24 : off + 27].copy()
+
+
+@njit(cache=True)
+def _ellipsoid_point(F, I, axes, center, m, chart):
+    """The ellipsoid's point whose outward normal is ``-m`` (any length): its parameters in
+    `chart` and its position.
+
+    The outward normal at ``center + A s`` (``|s| = 1``, ``A = diag(axes)``) is along
+    ``A^-1 s``, so ``s = -A m / |A m|``; `chart` 1 reads ``s`` permuted as ``(s_1, s_2, s_0)``.
+    """
+    s = -axes * m
+    s = s / math.sqrt(_lie.dot3(s, s))
+    if chart == 0:
+        s0, s1, s2 = s[0], s[1], s[2]
+    else:
+        s0, s1, s2 = s[1], s[2], s[0]
+    u, v = _s.wrap(F, chart, math.atan2(s1, s0), math.atan2(s2, math.hypot(s0, s1)))
+    return u, v, center + axes * s
+
+
+@njit(cache=True)
+def _in_domain(F, chart, u, v):
+    for k in range(2):
+        y = u if k == 0 else v
+        b = 1 + _s.DOMAIN_SIZE * chart
+        if F[b + 4 + k] == 0.0 and not (F[b + k] <= y <= F[b + 2 + k]):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _plane_parameters(F, q):
+    """``(u, v)`` of the foot of the point ``q`` on a packed plane (orthonormal axes)."""
+    p, e_u, e_v, _ = _plane(F)
+    w = q - p
+    return _lie.dot3(w, e_u), _lie.dot3(w, e_v)
+
+
+@njit(cache=True)
+def closed_form(F1, I1, F2, I2, R, d, c1, c2):
+    """Exact contact parameters where a closed form exists: plane and ellipsoid (sphere) in
+    either order, two spheres.
+
+    The pair is the one `porthamiltonian.geometry.closest_points` selects (antiparallel
+    normals, the separating-axis solution): against a plane with normal ``n`` the ellipsoid's
+    point is the one with outward normal ``-n`` (its support point along ``-n``) and the
+    plane's is its foot; two spheres touch along the line of their centres. Apart or
+    penetrating alike, this is the unique stationary pair with antiparallel normals of a
+    strictly convex body and a plane (or of two spheres with distinct centres).
+
+    Parameters
+    ----------
+    F1, I1, F2, I2 : ndarray
+        Packed surfaces; only ``SEPARABLE`` ones with a ``shape`` code have a closed form.
+    R : ndarray, shape (3, 3)
+    d : ndarray, shape (3,) [m]
+        Pose of surface 2's frame in surface 1's frame.
+    c1, c2 : int
+        Charts to express the parameters in (the caller moves them to the best charts).
+
+    Returns
+    -------
+    found : bool
+        False when no closed form applies: other shapes, coincident sphere centres, or a
+        plane's foot point outside its extent (an edge contact: Newton clamps it).
+    x : ndarray, shape (4,)
+        ``(u1, v1, u2, v2)`` in ``(c1, c2)``.
+    """
+    x = np.zeros(4)
+    if I1[0] != _s.SEPARABLE or I2[0] != _s.SEPARABLE:
+        return False, x
+    s1, s2 = I1[5], I2[5]
+    if s1 == _s.SHAPE_PLANE and s2 == _s.SHAPE_ELLIPSOID:
+        _, _, _, n = _plane(F1)
+        axes, center = _ellipsoid(F2, I2)
+        x[2], x[3], p2 = _ellipsoid_point(F2, I2, axes, center, R.T @ n, c2)
+        x[0], x[1] = _plane_parameters(F1, R @ p2 + d)
+    elif s1 == _s.SHAPE_ELLIPSOID and s2 == _s.SHAPE_PLANE:
+        _, _, _, n = _plane(F2)
+        axes, center = _ellipsoid(F1, I1)
+        x[0], x[1], p1 = _ellipsoid_point(F1, I1, axes, center, R @ n, c1)
+        x[2], x[3] = _plane_parameters(F2, R.T @ (p1 - d))
+    elif s1 == _s.SHAPE_ELLIPSOID and s2 == _s.SHAPE_ELLIPSOID:
+        a1, o1 = _ellipsoid(F1, I1)
+        a2, o2 = _ellipsoid(F2, I2)
+        if not (a1[0] == a1[1] == a1[2] and a2[0] == a2[1] == a2[2]):
+            return False, x
+        k = R @ o2 + d - o1                       # centre to centre, frame 1
+        dist = math.sqrt(_lie.dot3(k, k))
+        if not dist > 1e-12 * (a1[0] + a2[0]):
+            return False, x
+        x[0], x[1], _ = _ellipsoid_point(F1, I1, a1, o1, -k, c1)
+        x[2], x[3], _ = _ellipsoid_point(F2, I2, a2, o2, R.T @ k, c2)
+    else:
+        return False, x
+    return _in_domain(F1, c1, x[0], x[1]) and _in_domain(F2, c2, x[2], x[3]), x

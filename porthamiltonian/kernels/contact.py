@@ -213,7 +213,8 @@ def start_is_sane(F1, F2, x, c1, c2):
 
 @njit(cache=True)
 def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol):
-    """Exact contact points from a warm start, and the contact frame and twist maps.
+    """Exact contact points from a warm start (or a closed form,
+    `porthamiltonian.kernels.closest.closed_form`), and the contact frame and twist maps.
 
     Parameters
     ----------
@@ -245,7 +246,9 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
     """
     R = H_12[:3, :3].copy()
     d = H_12[:3, 3].copy()
-    x = x0.copy()
+    found, x = _kc.closed_form(F1, I1, F2, I2, R, d, c1, c2)
+    if not found:
+        x = x0.copy()
     c1, x[0], x[1] = _s.best_chart(F1, I1, x[0], x[1], c1)
     c2, x[2], x[3] = _s.best_chart(F2, I2, x[2], x[3], c2)
     (x, c1, c2, it, converged, clamped, have, D1, D2, r, w, Rn2, e) = _kc.newton(
@@ -377,14 +380,16 @@ def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol,
     Returns
     -------
     status : int
-        `OK`, `FAILED` or `NEEDS_RECHART` (then nothing was solved).
+        `OK`, `FAILED` or `NEEDS_RECHART` (then nothing was solved: the warm start is not sane
+        and the pair has no closed form).
     H_12 : ndarray, shape (4, 4)
     and the outputs of `pair_state` after its ``ok`` flag.
     """
     Ha = _lie.pose_to_matrix(pose_a) if pose_a.shape[0] == 7 else H_Wa
     Hb = _lie.pose_to_matrix(pose_b) if pose_b.shape[0] == 7 else H_Wb
     H_12 = relative_pose(H_S1a, H_bS2, Ha, Hb)
-    if not start_is_sane(F1, F2, x0, c1, c2):
+    if not (start_is_sane(F1, F2, x0, c1, c2) or _kc.closed_form(F1, I1, F2, I2, H_12[:3, :3].copy(),
+                                                                   H_12[:3, 3].copy(), c1, c2)[0]):
         z3 = np.zeros((3, 3, 3))
         z6 = np.zeros((6, 6))
         return (NEEDS_RECHART, H_12, x0, c1, c2, 0, z3, z3, np.zeros(3), np.zeros(3), np.nan, np.nan, np.nan,

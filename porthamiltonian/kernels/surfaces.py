@@ -6,7 +6,7 @@ compiled function serves every built-in kind.
 
 Layout::
 
-    I = (kind, n_charts, atlas, basis_u, basis_v)
+    I = (kind, n_charts, atlas, basis_u, basis_v, shape)       (separable and callback kinds)
     F = (chart_switch_margin,
          per chart c, 12 floats at 1 + 12 c:
              lower_u, lower_v, upper_u, upper_v, periodic_u, periodic_v,
@@ -31,6 +31,11 @@ Kinds:
   differentiation, ``TRIG = (cos x, sin x, 1)`` or ``LINEAR = (x, 1, 0)``. Planes (linear x
   linear), ellipsoids and spheres, tori (trig x trig) and cylinders (trig x linear) are all
   of this form, so all their partial derivatives are ``d^i phi(u)^T C d^j psi(v)``.
+  ``shape`` names the ones with closed-form contact points
+  (`porthamiltonian.kernels.closest.closed_form`): `SHAPE_PLANE` (chart 0 holds
+  ``C[0, 1] = e_u``, ``C[1, 0] = e_v``, ``C[1, 1] = point``, orthonormal axes),
+  `SHAPE_ELLIPSOID` (``C[0, 0, 0] = a``, ``C[1, 0, 1] = b``, ``C[2, 1, 2] = c``,
+  ``C[2, 2] = center`` in chart 0, the lat-long atlas), else `SHAPE_GENERAL`.
 
 - ``CALLBACK``: a surface without a compiled evaluator (`SymbolicSurface`, user subclasses
   of `Surface`): only its domains are packed, for the kernels that work on derivative arrays
@@ -58,12 +63,16 @@ LINEAR = 1
 ATLAS_SINGLE = 0
 ATLAS_LATLONG = 1
 
+SHAPE_GENERAL = 0
+SHAPE_PLANE = 1
+SHAPE_ELLIPSOID = 2
+
 #: floats per chart in the domain block, and per chart in the coefficient block
 DOMAIN_SIZE = 12
 COEF_SIZE = 27
 
 
-def pack_separable(C_per_chart, basis_u, basis_v, domains, ref_speeds, margin, atlas):
+def pack_separable(C_per_chart, basis_u, basis_v, domains, ref_speeds, margin, atlas, shape=SHAPE_GENERAL):
     """Pack a separable surface (called once per surface, at construction; not a kernel).
 
     Parameters
@@ -79,6 +88,9 @@ def pack_separable(C_per_chart, basis_u, basis_v, domains, ref_speeds, margin, a
         ``chart_switch_margin`` [rad].
     atlas : int
         `ATLAS_SINGLE` or `ATLAS_LATLONG`.
+    shape : int
+        `SHAPE_PLANE`, `SHAPE_ELLIPSOID` (coefficients as in the module docstring) or
+        `SHAPE_GENERAL`.
 
     Returns
     -------
@@ -101,7 +113,7 @@ def pack_separable(C_per_chart, basis_u, basis_v, domains, ref_speeds, margin, a
         C[: Cc.shape[0], : Cc.shape[1]] = Cc
         start = 1 + DOMAIN_SIZE * n + COEF_SIZE * c
         F[start : start + COEF_SIZE] = C.ravel()
-    I = np.array((SEPARABLE, n, atlas, basis_u, basis_v), dtype=np.int64)
+    I = np.array((SEPARABLE, n, atlas, basis_u, basis_v, shape), dtype=np.int64)
     return F, I
 
 
@@ -109,7 +121,7 @@ def pack_domains(domains, ref_speeds, margin):
     """Pack only the domains of a surface evaluated in Python (kind `CALLBACK`)."""
     F, _ = pack_separable([np.zeros((3, 3, 3))] * len(domains), TRIG, TRIG, domains, ref_speeds, margin,
                           ATLAS_SINGLE)
-    return F, np.array((CALLBACK, len(domains), ATLAS_SINGLE, TRIG, TRIG), dtype=np.int64)
+    return F, np.array((CALLBACK, len(domains), ATLAS_SINGLE, TRIG, TRIG, SHAPE_GENERAL), dtype=np.int64)
 
 
 def pack_piecewise(edges_u, edges_v, p, q, coeffs, dim, domain, ref_speeds, margin, wrap_u, wrap_v):

@@ -73,10 +73,29 @@ def test_separating_start_flies_freely():
 
 
 def test_grazing_start_is_left_to_the_integration():
-    """At rest on the floor, detached: the gap leaves zero at zero rate (-g t^2 / 2), so
-    nothing fires at t = 0; the integration finds the (lossless) touchdown an instant later."""
+    """At rest on the floor, detached: the gap leaves zero at zero rate (-g t^2 / 2), so the
+    start rule does not fire it; the integration finds the (lossless) touchdown at once.
+
+    The gap at the start is zero up to round-off of either sign (the closed-form contact
+    points give -4e-34 m): a grazing start counts as lying above the floor, so the touchdown
+    is found whatever that sign, at the start or an instant later, and the ball stays put.
+    """
     system, x0 = ball_touching_the_floor(0.0)
     traj = ph.simulate(system, (0.0, T_END), x0, method="DOP853", rtol=1e-10, atol=1e-12)
     assert [e.name for e in traj.events] == ["c/constraint.impact"]
-    assert 0.0 < traj.events[0].t < 1e-12 and traj.events[0].lost < 1e-20
+    assert 0.0 <= traj.events[0].t < 1e-12 and traj.events[0].lost < 1e-20
     assert_allclose(height(system, traj), RADIUS, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("offset", [-1e-15, 1e-15])
+def test_grazing_start_touches_down_whatever_the_round_off_sign(offset):
+    """A ball at rest 1e-15 m into or above the floor (round-off of 'exactly touching'):
+    either way the contact is made (at once, or after the free fall of the offset) and the
+    ball stays on the floor; before the grazing rule, a negative round-off let it fall
+    through."""
+    system, x0 = ball_touching_the_floor(0.0)
+    x0[system.layout["ball.pose"].start + 6] += offset
+    traj = ph.simulate(system, (0.0, T_END), x0, method="DOP853", rtol=1e-10, atol=1e-12)
+    assert [e.name for e in traj.events] == ["c/constraint.impact"]
+    assert traj.events[0].t <= np.sqrt(2 * max(offset, 0.0) / G) * 1.01 + 1e-15
+    assert_allclose(height(system, traj), RADIUS + offset, rtol=0, atol=1e-12)

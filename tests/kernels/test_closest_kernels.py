@@ -88,3 +88,53 @@ def test_closed_forms(seed):
     H[2, 3] = 1.0
     cp = closest_points(Plane(), Ellipsoid(*a), H)
     assert_allclose(cp.distance, 1.0 - np.linalg.norm(a * H[:3, :3].T[:, 2]), rtol=0, atol=1e-12)
+
+
+CLOSED = {
+    "plane/ellipsoid": (Plane(), Ellipsoid(0.4, 0.2, 0.3)),
+    "ellipsoid/plane": (Ellipsoid(0.25, 0.5, 0.15, center=(0.1, -0.2, 0.05)),
+                        Plane(point=(0.3, 0.1, -0.2), normal=(0.2, -0.3, 1.0), u_axis=(0.0, 1.0, 0.0))),
+    "sphere/plane": (Sphere(0.3, center=(0.0, 0.1, 0.0)), Plane()),
+    "sphere/sphere": (Sphere(0.3), Sphere(0.2, center=(0.05, 0.0, -0.1))),
+}
+
+
+@pytest.mark.parametrize("name", list(CLOSED))
+def test_closed_form_kernel_equals_the_sampled_search(name):
+    """`kernels.closest.closed_form` against the sampled global search with Newton
+    (`geometry.closest._search`), apart and penetrating, in both charts of the atlases."""
+    from porthamiltonian.geometry.closest import _search
+    from porthamiltonian.kernels import closest as kc
+
+    S1, S2 = CLOSED[name]
+    rng = np.random.default_rng(11)
+    scale = _pair_scale(S1, S2)
+    for k in range(10):
+        H = random_pose(rng, 1.0)
+        # place S2 so that the pair is 0.2 apart or 0.02 deep, along the contact normal
+        cp = closest_points(S1, S2, H)
+        H[:3, 3] += ((0.2 if k % 2 else -0.02) - cp.distance) * cp.n1
+        ref = _search(S1, S2, H[:3, :3], H[:3, 3], scale, DEFAULT_TOL, 50)
+        for charts in ((c1, c2) for c1 in range(S1.n_charts) for c2 in range(S2.n_charts)):
+            found, x = kc.closed_form(*S1._kernel_spec, *S2._kernel_spec, H[:3, :3].copy(), H[:3, 3].copy(),
+                                      *charts)
+            assert found
+            assert_allclose(S1.point(x[0], x[1], chart=charts[0]), ref.p1, atol=1e-10)
+            assert_allclose(S2.point(x[2], x[3], chart=charts[1]), ref.p2, atol=1e-10)
+        cp = closest_points(S1, S2, H)      # the public search takes the closed form
+        assert cp.iterations == 0
+        assert_allclose(cp.distance, ref.distance, rtol=0, atol=1e-12)
+
+
+def test_closed_form_declines_what_it_does_not_cover():
+    from porthamiltonian.kernels import closest as kc
+
+    H = np.eye(4)
+    H[2, 3] = 1.0
+    R, d = H[:3, :3].copy(), H[:3, 3].copy()
+    for S1, S2 in ((Ellipsoid(0.3, 0.5, 0.7), Ellipsoid(0.4, 0.2, 0.3)),   # Newton
+                   (Sphere(0.2), Ellipsoid(0.4, 0.2, 0.3)),
+                   (Plane(), Torus(1.0, 0.25)),
+                   (Sphere(0.2), Sphere(0.3, center=(0.0, 0.0, -1.0))),      # coincident centres
+                   (Plane(extent=((1.0, 2.0), (-1.0, 1.0))), Sphere(0.3))):  # foot off the extent
+        assert not kc.closed_form(*S1._kernel_spec, *S2._kernel_spec, R, d, 0, 0)[0]

@@ -107,13 +107,18 @@ def test_evaluate_matches_the_lie_group_formulas():
 
 
 def test_evaluate_asks_for_a_rechart_near_a_pole():
-    S1, S2 = Plane(), Sphere(0.2)
-    (F1, I1), (F2, I2) = S1._kernel_spec, S2._kernel_spec
+    """A warm start 0.02 rad from the south pole of chart 0 is not used: the kernel asks for a
+    rechart, except for a pair with a closed form (plane/sphere), which needs no start."""
     pb = np.array((1.0, 0, 0, 0, 0, 0, 0.19))
-    x0 = np.array((0.0, 0.0, 0.0, -1.55))        # 0.02 rad from the south pole of chart 0
-    out = kc.evaluate(F1, I1, F2, I2, np.zeros(0), pb, np.eye(4), np.eye(4), x0, 0, 0, _pair_scale(S1, S2),
-                      DEFAULT_TOL, 50, 0.5, np.eye(4), np.eye(4), REGULARITY_TOL)
-    assert out[0] == kc.NEEDS_RECHART
+    x0 = np.array((0.0, 0.0, 0.0, -1.55))
+    for S1, status in ((Ellipsoid(2.0, 1.5, 0.1, center=(0.0, 0.0, -0.1)), kc.NEEDS_RECHART), (Plane(), kc.OK)):
+        S2 = Sphere(0.2)
+        (F1, I1), (F2, I2) = S1._kernel_spec, S2._kernel_spec
+        out = kc.evaluate(F1, I1, F2, I2, np.zeros(0), pb, np.eye(4), np.eye(4), x0, 0, 0, _pair_scale(S1, S2),
+                          DEFAULT_TOL, 50, 0.5, np.eye(4), np.eye(4), REGULARITY_TOL)
+        assert out[0] == status
+    assert out[5] == 0 and out[4] == 1               # no Newton iteration, the sphere in chart 1
+    assert_allclose(out[10], -0.01, atol=1e-15)      # distance: centre 0.19 above the plane
 
 
 def test_relative_twist_with_surfaces_posed_in_their_bodies():
