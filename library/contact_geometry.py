@@ -30,6 +30,7 @@ from porthamiltonian.errors import GeometryError, ModelError, ParameterError
 from porthamiltonian.geometry import Surface, closest_points
 from porthamiltonian.geometry.closest import DEFAULT_TOL, ClosestPoints, _pair_scale, refine
 from porthamiltonian.geometry.surface import REGULARITY_TOL
+from porthamiltonian.kernels import closest as _kclosest
 from porthamiltonian.kernels import contact as _kcontact
 from porthamiltonian.kernels import lie as _klie
 from porthamiltonian.lie import se3
@@ -41,6 +42,9 @@ __all__ = ["ContactPair", "ContactState"]
 _EMPTY = np.zeros(0)   # the pose argument of a fixed body
 _MAX_ITER = 50         # Newton iterations of the warm-started refinement
 _CHART_TIE = 1e-9      # [rad] distances to the singular sets closer than this are a tie
+#: `ContactPair.cull_distance` as a fraction of the pair's scale (the size of the smaller
+#: surface): closer than this the contact points are tracked exactly again
+CULL_FRACTION = 0.1
 
 
 def _map(S, u, v, src, dst):
@@ -66,6 +70,10 @@ class ContactState:
         the port efforts -G_a^T W_C and G_b^T W_C.
     delta : float
         Penetration -Delta [m] (positive when the surfaces overlap).
+    culled : bool
+        The bodies were found far apart by the bounding test (`ContactPair.state` with
+        ``cull=True``): then ``delta`` is minus a lower bound of Delta (< -`cull_distance`)
+        and nothing else but ``H_12`` was computed (the other fields are None).
     """
 
     cp: object
@@ -75,6 +83,7 @@ class ContactState:
     G_b: np.ndarray
     delta: float
     D: tuple = None  # order-2 derivative arrays of both surfaces at the contact points
+    culled: bool = False  # far apart: only H_12 and delta (minus a lower bound of Delta) are set
 
 
 class ContactPair:
@@ -90,9 +99,12 @@ class ContactPair:
     alpha : float
         Position of the average tangent plane between the two generalized contact points:
         0 on surface a, 1 on surface b, 0.5 midway (equal stiffnesses).
+    cull : bool
+        Allow the bounding test (`state` with ``cull=True``) where both surfaces have a
+        guaranteed bound (built-in kinds; not two planes).
     """
 
-    def __init__(self, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, alpha=0.5):
+    def __init__(self, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, alpha=0.5, cull=True):
         for key, b in (("body_a", body_a), ("body_b", body_b)):
             if not isinstance(b, (RigidBody, Ground)):
                 raise ParameterError(f"`{key}` must be a RigidBody or a Ground, got {b!r}")
@@ -126,8 +138,14 @@ class ContactPair:
         self._H_Wb = np.eye(4) if self._moving[1] else body_b.H_WG
         self._Ad_S1a = se3.Ad(self.H_S1a)
         self._Ad_S2b = se3.Ad(self.H_S2b)
+        self._B1, self._B2 = surface_a._bound_spec, surface_b._bound_spec
+        codes = {int(self._B1[0]), int(self._B2[0])}
+        self._cullable = cull and _kclosest.BOUND_NONE not in codes and codes != {_kclosest.BOUND_HALFSPACE}
+        #: the bounding test skips the contact points while the bounds are this far apart [m]
+        self.cull_distance = CULL_FRACTION * self._scale
         self._cache_key = None
         self._cache = None
+        self._last = None   # the last exact state (a fallback warm start)
 
     # ---- declaration helpers for the elements
     def refs(self):
@@ -160,17 +178,29 @@ class ContactPair:
         return _kcontact.relative_pose(self.H_S1a, self.H_bS2, Ha, Hb)
 
     # ---- the cached evaluation
-    def state(self, params, charts, refs):
-        """The `ContactState` for tracked parameters (warm start) and body poses."""
+    def state(self, params, charts, refs, cull=False):
+        """The `ContactState` for tracked parameters (warm start) and body poses.
+
+        With `cull`, a bounding test runs first (`porthamiltonian.kernels.contact.separation`):
+        while it proves the surfaces more than `cull_distance` apart, no contact points are
+        computed and the state is marked ``culled`` (the elements of a contact that is not
+        touching ask for this).
+        """
         n = self.n_pose_refs
-        key = (params.tobytes(), charts.tobytes()) + tuple(r.tobytes() for r in refs[:n])
+        key = (cull, params.tobytes(), charts.tobytes()) + tuple(r.tobytes() for r in refs[:n])
         if key == self._cache_key:
             return self._cache
+        pa = refs[0] if self._moving[0] else _EMPTY
+        pb = refs[int(self._moving[0])] if self._moving[1] else _EMPTY
+        if cull and self._cullable:
+            bound, H12 = _kcontact.separation(self._B1, self._B2, pa, pb, self._H_Wa, self._H_Wb, self.H_S1a,
+                                              self.H_bS2)
+            if bound > self.cull_distance:
+                self._cache_key, self._cache = key, ContactState(None, H12, None, None, None, -bound, None, True)
+                return self._cache
         ch = (int(round(charts[0])), int(round(charts[1])))
         params = np.asarray(params, dtype=float)
         if self._compiled:  # one compiled call in the usual case
-            pa = refs[0] if self._moving[0] else _EMPTY
-            pb = refs[int(self._moving[0])] if self._moving[1] else _EMPTY
             res = _kcontact.evaluate(self._F1, self._I1, self._F2, self._I2, pa, pb, self._H_Wa, self._H_Wb,
                                      params, ch[0], ch[1], self._scale, DEFAULT_TOL, _MAX_ITER, self.alpha,
                                      self.H_S1a, self.H_bS2, REGULARITY_TOL)
@@ -184,8 +214,15 @@ class ContactPair:
             st = None if rechart else self._pair_state(H12, params, ch)
             if st is None:
                 st = self._solve(H12, rechart, params, ch)
-        self._cache_key, self._cache = key, st
+        self._cache_key, self._cache, self._last = key, st, st
         return st
+
+    def separation(self, refs):
+        """A lower bound of the signed distance from the surfaces' bounds [m]
+        (`porthamiltonian.kernels.contact.separation`; -inf where no bound applies)."""
+        pa = refs[0] if self._moving[0] else _EMPTY
+        pb = refs[int(self._moving[0])] if self._moving[1] else _EMPTY
+        return _kcontact.separation(self._B1, self._B2, pa, pb, self._H_Wa, self._H_Wb, self.H_S1a, self.H_bS2)[0]
 
     def _as_state(self, res):
         (H12, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = res
@@ -226,8 +263,8 @@ class ContactPair:
         if rechart:
             x0, ch0 = self.farthest_charts(params, ch)
             st = self._pair_state(H12, x0, ch0)
-        if st is None and self._cache is not None:
-            st = self._pair_state(H12, self._cache.cp.x, self._cache.cp.charts)
+        if st is None and self._last is not None:
+            st = self._pair_state(H12, self._last.cp.x, self._last.cp.charts)
         if st is not None:
             return st
         try:

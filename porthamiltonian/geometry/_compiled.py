@@ -19,6 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..kernels import closest as _kclosest
 from ..kernels import surfaces as _k
 from .surface import Surface
 
@@ -59,3 +60,17 @@ class CompiledSurface(Surface):
         # left writeable: numba compiles read-only arrays as another type (a second compile),
         # and deep copies of models (compile) make them writeable anyway
         return F, self._I
+
+    @cached_property
+    def _bound_spec(self):
+        """Bound for the culling test (`porthamiltonian.kernels.closest.separation_bound`): the
+        sphere around the bounding box (exact for the analytic kinds, the control net's hull
+        for Bezier, B-spline and NURBS patches, so it contains the surface); none when the
+        surface is unbounded."""
+        box = self._bbox
+        B = np.zeros(7)
+        if np.all(np.isfinite(box)):
+            B[0] = _kclosest.BOUND_SPHERE
+            B[1:4] = 0.5 * (box[0] + box[1])
+            B[4] = 0.5 * float(np.linalg.norm(box[1] - box[0]))
+        return B

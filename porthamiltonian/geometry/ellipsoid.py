@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .._validate import as_array, as_finite_float
+from ..kernels.closest import BOUND_ELLIPSOID
 from ..kernels.surfaces import ATLAS_LATLONG, SHAPE_ELLIPSOID
 from ._compiled import TRIG, CompiledSurface
 from .domain import ParameterDomain
@@ -106,6 +107,11 @@ class Ellipsoid(CompiledSurface):
         u = math.atan2(s1, s0)
         v = math.atan2(s2, math.hypot(s0, s1))
         return self._domains[chart].wrap(u, v)
+
+    @property
+    def _bound_spec(self):
+        """The surface itself bounds it exactly (`CompiledSurface._bound_spec`)."""
+        return np.array((BOUND_ELLIPSOID, *self._center, *self._axes))
 
     def _bounding_box(self):
         r = np.array(self._axes)

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._validate import as_array, as_rotation
 from ..errors import ParameterError
+from ..kernels.closest import BOUND_HALFSPACE
 from ..kernels.surfaces import SHAPE_PLANE
 from .domain import ParameterDomain
 from ._compiled import LINEAR, CompiledSurface
@@ -137,6 +138,11 @@ class Plane(CompiledSurface):
     @property
     def _reference_speeds(self):
         return np.ones((1, 2))
+
+    @property
+    def _bound_spec(self):
+        """The half-space behind the plane (`CompiledSurface._bound_spec`)."""
+        return np.array((BOUND_HALFSPACE, *self._origin, *self._normal))
 
     def _bounding_box(self):
         dom = self._domains[0]

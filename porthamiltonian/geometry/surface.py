@@ -176,6 +176,13 @@ class Surface(abc.ABC):
         ``CALLBACK``); compiled surfaces pack their evaluation too."""
         return _ksurfaces.pack_domains(self._domains, self._reference_speeds, self.chart_switch_margin)
 
+    @cached_property
+    def _bound_spec(self) -> np.ndarray:
+        """The bound of `porthamiltonian.kernels.closest.separation_bound`, shape (7,): none
+        here (the sampled bounding box of a surface evaluated in Python is not guaranteed to
+        contain it, so its contacts are never culled); built-in surfaces override it."""
+        return np.zeros(7)
+
     def _regularity(self, D: np.ndarray, chart: int) -> float:
         su, sv = self._reference_speeds[chart]
         scale = su * sv

@@ -401,6 +401,29 @@ def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol,
 
 
 @njit(cache=True)
+def separation(B1, B2, pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2):
+    """The culling test from the bodies' poses: a lower bound of the signed distance
+    (`porthamiltonian.kernels.closest.separation_bound`) and ``H_12``.
+
+    Parameters
+    ----------
+    B1, B2 : ndarray, shape (7,)
+        Packed bounds of the two surfaces.
+    pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2 :
+        As `evaluate`.
+
+    Returns
+    -------
+    bound : float [m]
+    H_12 : ndarray, shape (4, 4)
+    """
+    Ha = _lie.pose_to_matrix(pose_a) if pose_a.shape[0] == 7 else H_Wa
+    Hb = _lie.pose_to_matrix(pose_b) if pose_b.shape[0] == 7 else H_Wb
+    H_12 = relative_pose(H_S1a, H_bS2, Ha, Hb)
+    return _kc.separation_bound(B1, B2, H_12[:3, :3].copy(), H_12[:3, 3].copy()), H_12
+
+
+@njit(cache=True)
 def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b, Ad_S2b, Ad_S1a, T_a, T_b,
                  slip, params, c1, c2, relax, s, active):
     """Rates of a compliant contact spring's own state (`library.compliant_contact`).

@@ -61,7 +61,9 @@ def test_discrete_entries_are_neither_perturbed_nor_differentiated():
 
 @pytest.mark.parametrize("name, t_end, n_events", [
     ("rocking-ellipsoid", 0.2, 0),  # scipy's own estimate moved the chart index to 2 at t = 0
-    ("two-ellipsoids", 0.3, 3),     # Radau failed at the lower ellipsoid's touch (0.226 s)
+    # Radau failed at the lower ellipsoid's touch (0.226 s); 3 touches, and 2 approach events
+    # where the culling test hands two contacts back to the exact contact points
+    ("two-ellipsoids", 0.3, 5),
 ])
 def test_radau_matches_an_explicit_solver_on_contact_models(name, t_end, n_events):
     system, x0 = model_system(name)

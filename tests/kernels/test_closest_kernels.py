@@ -138,3 +138,55 @@ def test_closed_form_declines_what_it_does_not_cover():
                    (Sphere(0.2), Sphere(0.3, center=(0.0, 0.0, -1.0))),      # coincident centres
                    (Plane(extent=((1.0, 2.0), (-1.0, 1.0))), Sphere(0.3))):  # foot off the extent
         assert not kc.closed_form(*S1._kernel_spec, *S2._kernel_spec, R, d, 0, 0)[0]
+
+
+BOUNDED = {
+    "ellipsoid/ellipsoid": (Ellipsoid(0.3, 0.5, 0.7), Ellipsoid(0.4, 0.2, 0.3, center=(0.1, 0.0, -0.1))),
+    "plane/ellipsoid": (Plane(), Ellipsoid(0.4, 0.2, 0.3)),
+    "ellipsoid/plane": CLOSED["ellipsoid/plane"],
+    "sphere/torus": PAIRS["sphere/torus"][:2],
+    "nurbs/sphere": PAIRS["nurbs/sphere"][:2],
+}
+
+
+@pytest.mark.parametrize("name", list(BOUNDED))
+def test_separation_bound_is_a_lower_bound_of_the_distance(name):
+    """The culling test never claims more separation than there is (exact distances from the
+    global search), and against a plane it is the exact distance of an ellipsoid."""
+    from porthamiltonian.kernels import closest as kc
+
+    S1, S2 = BOUNDED[name]
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(40):
+        H = random_pose(rng, rng.uniform(0.5, 3.0))
+        try:
+            cp = closest_points(S1, S2, H)
+        except Exception:  # a pose whose global search fails is not what this test is about
+            continue
+        if cp.distance <= 0.0:
+            continue
+        bound = kc.separation_bound(S1._bound_spec, S2._bound_spec, H[:3, :3].copy(), H[:3, 3].copy())
+        assert bound <= cp.distance + 1e-12
+        if "plane" in name:
+            assert_allclose(bound, cp.distance, rtol=0, atol=1e-12)
+        checked += 1
+    assert checked >= 10
+
+
+def test_no_bound_where_none_is_guaranteed():
+    from porthamiltonian.geometry import Cylinder, ParameterDomain, SymbolicSurface
+    from porthamiltonian.kernels import closest as kc
+
+    H = np.eye(4)
+    H[2, 3] = 5.0
+    R, d = H[:3, :3].copy(), H[:3, 3].copy()
+    assert kc.separation_bound(Plane()._bound_spec, Plane()._bound_spec, R, d) == -math.inf
+    import sympy as sp
+
+    u, v = sp.symbols("u v")
+    dom = ParameterDomain((-math.pi, -1.2), (math.pi, 1.2), (True, False))
+    sym = SymbolicSurface((sp.cos(u) * sp.cos(v), sp.sin(u) * sp.cos(v), sp.sin(v)), u, v, dom)
+    assert sym._bound_spec[0] == kc.BOUND_NONE
+    assert kc.separation_bound(sym._bound_spec, Sphere(0.1)._bound_spec, R, d) == -math.inf
+    assert Cylinder(0.1, 0.5)._bound_spec[0] == kc.BOUND_SPHERE
