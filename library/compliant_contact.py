@@ -67,7 +67,8 @@ from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef
 from porthamiltonian.contact.laws import NormalLaw
-from porthamiltonian.errors import GeometryError, ModelError, ParameterError, SerializationError
+from porthamiltonian.errors import GeometryError, ParameterError, SerializationError
+from porthamiltonian.kernels import contact as _kcontact
 
 from .contact_geometry import ContactPair
 
@@ -184,9 +185,7 @@ class ContactSpring(StorageElement):
         if x[_ACT] < 0.5:    # not touching: no wrench, no contact points needed
             return (np.zeros(6), np.zeros(6), np.zeros(3))
         st = self._state(x, refs)
-        f_s = self.p.K_t * x[_S]
-        W = np.array((0.0, 0.0, f_s[0], f_s[1], f_s[2], -self.p.law.elastic(st.delta)))
-        return (-(st.G_a.T @ W), st.G_b.T @ W, f_s)
+        return _kcontact.spring_outputs(st.G_a, st.G_b, self.p.K_t, x[_S], self.p.law.elastic(st.delta))
 
     def rates(self, t, x, refs, inputs):
         st = self._state(x, refs)
@@ -358,36 +357,23 @@ class ContactDamper(_SpringResistor):
     def causalities(self):
         return ((EFFORT_OUT, EFFORT_OUT),)
 
-    def _coeffs(self, refs, T_C):
-        """Wrench on the relative motion and its derivative w.r.t. T_C (diagonal)."""
-        x, ch, act = refs[0], refs[1], refs[2]
-        if act[0] < 0.5:
-            return np.zeros(6), np.zeros(6), None
-        st = self.pair.state(x, ch, refs[3:])
-        rate = -T_C[5]  # d delta / dt = -(normal approach velocity)
-        Fd = self.p.law.dissipative(st.delta, rate)
-        W = np.array((0.0, 0.0, self.p.c_spin * T_C[2], self.p.c_t * T_C[3], self.p.c_t * T_C[4], -Fd))
-        dW = np.array((0.0, 0.0, self.p.c_spin, self.p.c_t, self.p.c_t, self.p.law.dissipative_slope(st.delta, rate)))
-        return W, dW, st
+    def _efforts(self, inputs, refs):
+        """`porthamiltonian.kernels.contact.damper_efforts` at the contact's state."""
+        st = self.pair.state(refs[0], refs[1], refs[3:])
+        return st, _kcontact.damper_efforts(st.G_a, st.G_b, inputs[0], inputs[1], self.p.c_spin, self.p.c_t,
+                                            self.p.law.packed, st.delta)
 
     def law(self, k, t, inputs, refs):
-        x, ch, act = refs[0], refs[1], refs[2]
-        if act[0] < 0.5:
+        if refs[2][0] < 0.5:
             return (np.zeros(6), np.zeros(6))
-        st = self.pair.state(x, ch, refs[3:])
-        T_C = st.G_b @ inputs[1] - st.G_a @ inputs[0]
-        W, _, _ = self._coeffs(refs, T_C)
-        return (-(st.G_a.T @ W), st.G_b.T @ W)
+        _, (e_a, e_b, _) = self._efforts(inputs, refs)
+        return (e_a, e_b)
 
     def law_jacobian(self, k, t, inputs, refs):
-        x, ch, act = refs[0], refs[1], refs[2]
-        if act[0] < 0.5:
+        if refs[2][0] < 0.5:
             return np.zeros((12, 12))
-        st = self.pair.state(x, ch, refs[3:])
-        T_C = st.G_b @ inputs[1] - st.G_a @ inputs[0]
-        _, dW, _ = self._coeffs(refs, T_C)
-        G = np.hstack((-st.G_a, st.G_b))
-        return G.T @ (dW[:, None] * G)
+        st, (_, _, dW) = self._efforts(inputs, refs)
+        return _kcontact.damper_jacobian(st.G_a, st.G_b, dW)
 
 
 @register_element
@@ -413,16 +399,8 @@ class SlipFriction(_SpringResistor):
         return self.p.mu_spin * Fn, self.p.mu * Fn
 
     def law(self, k, t, inputs, refs):
-        f = inputs[0]
         lim_spin, lim_t = self._limits(refs)
-        out = np.zeros(3)
-        tau = abs(f[0])
-        if tau > lim_spin:
-            out[0] = (tau - lim_spin) / self.p.c_slip * np.sign(f[0])
-        ft = float(np.hypot(f[1], f[2]))
-        if ft > lim_t:
-            out[1:] = (ft - lim_t) / self.p.c_slip * f[1:] / ft
-        return (out,)
+        return (_kcontact.slip_rates(inputs[0], lim_spin, lim_t, self.p.c_slip),)
 
     def law_jacobian(self, k, t, inputs, refs):
         f = inputs[0]

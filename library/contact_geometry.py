@@ -21,7 +21,7 @@ frame 1 (the contact library's convention).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -53,8 +53,7 @@ def _map(S, u, v, src, dst):
     return (u, v) if src == dst else S._chart_map(u, v, src, dst)
 
 
-@dataclass(frozen=True, eq=False)
-class ContactState:
+class ContactState(NamedTuple):
     """The contact geometry at one configuration.
 
     Attributes
@@ -76,13 +75,13 @@ class ContactState:
         and nothing else but ``H_12`` was computed (the other fields are None).
     """
 
-    cp: object
+    cp: ClosestPoints
     H_12: np.ndarray
     H_1C: np.ndarray
     G_a: np.ndarray
     G_b: np.ndarray
     delta: float
-    D: tuple = None  # order-2 derivative arrays of both surfaces at the contact points
+    D: tuple | None = None  # order-2 derivative arrays of both surfaces at the contact points
     culled: bool = False  # far apart: only H_12 and delta (minus a lower bound of Delta) are set
 
 

@@ -1,4 +1,4 @@
-"""Contact laws: normal force laws (linear, Hertz, Hunt-Crossley) and the regularized slip law.
+"""Contact laws: normal force laws (linear, Hertz, Hunt-Crossley).
 
 Pure functions and small frozen dataclasses; no bodies, no bond graphs.
 
@@ -29,18 +29,22 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from .._validate import as_finite_float
 from ..errors import ParameterError
+from ..kernels.contact import LAW_HERTZ, LAW_HUNT_CROSSLEY, LAW_LINEAR
+from ..kernels.contact import normal_force as _normal_force
 
 __all__ = [
     "NormalLaw",
     "linear_law_from_response",
     "linear_response",
     "hertz_impact",
-    "slip_rate",
 ]
 
 _KINDS = ("linear", "hertz", "hunt_crossley")
+_CODES = {"linear": LAW_LINEAR, "hertz": LAW_HERTZ, "hunt_crossley": LAW_HUNT_CROSSLEY}
 
 
 @dataclass(frozen=True)
@@ -88,30 +92,28 @@ class NormalLaw:
         n = self.exponent
         return self.stiffness * delta ** (n + 1.0) / (n + 1.0)
 
+    @property
+    def packed(self):
+        """``(code, k, c, n, clip)``, shape (5,): the law for the compiled kernels
+        (`porthamiltonian.kernels.contact.normal_force`, which evaluates every law)."""
+        p = self.__dict__.get("_packed")
+        if p is None:
+            p = np.array((_CODES[self.kind], self.stiffness, self.damping, self.exponent, float(self.clip)))
+            object.__setattr__(self, "_packed", p)
+        return p
+
     def elastic(self, delta):
         """Elastic force F_e = dV/d delta [N] (zero for delta <= 0)."""
-        if delta <= 0.0:
-            return 0.0
-        return self.stiffness * delta**self.exponent
+        return _normal_force(self.packed, float(delta), 0.0)[0]
 
     def dissipative(self, delta, rate):
         """Dissipative force F_d(delta, d delta/dt) [N], with F_d * rate >= 0; at delta <= 0
         it only pushes (module docstring)."""
-        if self.kind == "hunt_crossley":
-            fd = self.stiffness * self.damping * max(delta, 0.0) ** self.exponent * rate
-        else:
-            fd = self.damping * rate
-        if self.clip or delta <= 0.0:
-            fd = max(fd, -self.elastic(delta))
-        return fd
+        return _normal_force(self.packed, float(delta), float(rate))[1]
 
     def dissipative_slope(self, delta, rate):
         """d F_d / d rate (the damper's incremental coefficient) [N s/m]."""
-        if (self.clip or delta <= 0.0) and self.dissipative(delta, rate) == -self.elastic(delta) and rate < 0:
-            return 0.0
-        if self.kind == "hunt_crossley":
-            return self.stiffness * self.damping * max(delta, 0.0) ** self.exponent
-        return self.damping
+        return _normal_force(self.packed, float(delta), float(rate))[2]
 
     def penetration_at_rest(self, weight):
         """Static penetration under a normal load `weight` [N]: F_e(delta) = weight."""
@@ -168,28 +170,3 @@ def hertz_impact(mass, stiffness, speed):
     dmax = (5.0 * m * v * v / (4.0 * k)) ** 0.4
     integral = math.sqrt(math.pi) * math.gamma(7.0 / 5.0) / math.gamma(9.0 / 10.0)
     return dmax, 2.0 * integral * dmax / v
-
-
-def slip_rate(force, limit, slip_damping):
-    """Regularized Coulomb slip: the slip rate of a friction element carrying `force`.
-
-    v_slip = max(|f| - limit, 0) / c_s * f / |f| (zero inside the friction cone). As
-    c_s -> 0 the anchor slips exactly at the limit (ideal Coulomb). Dissipation
-    f . v_slip >= 0.
-
-    Parameters
-    ----------
-    force : float
-        Magnitude |f| [N] (or [N m] for spin).
-    limit : float
-        mu f_n [N], >= 0.
-    slip_damping : float
-        c_s [N s/m], > 0.
-
-    Returns
-    -------
-    float
-        The slip rate magnitude along f.
-    """
-    excess = force - limit
-    return excess / slip_damping if excess > 0.0 else 0.0

@@ -502,3 +502,92 @@ def sliding_plane_bias(D1, D2, H_12, H_1C, Ad_S2b, Ad_S1a, T_a, T_b, alpha, rows
         r = H_1C[:3, k - 3].copy()
         bias[i] = -(_lie.dot3(dr, s_O) + _lie.dot3(r, common))
     return bias, s_max, s_min
+
+
+# ------------------------------------------------------------------ compliant contact laws
+
+LAW_LINEAR = 0
+LAW_HERTZ = 1
+LAW_HUNT_CROSSLEY = 2
+
+
+@njit(cache=True)
+def normal_force(law, delta, rate):
+    """Elastic and dissipative normal forces of a packed `porthamiltonian.contact.NormalLaw`.
+
+    Parameters
+    ----------
+    law : ndarray, shape (5,)
+        ``(code, k, c, n, clip)``: `LAW_*` code, stiffness, damping (c [N s/m], or a [s/m]
+        for Hunt-Crossley), exponent, 1.0 to clip the total force at zero.
+    delta : float [m]
+        Penetration.
+    rate : float [m/s]
+        d delta / dt.
+
+    Returns
+    -------
+    F_e, F_d : float [N]
+        ``F_e = k delta^n`` (0 for delta <= 0) and the dissipative force, ``c rate`` or
+        ``k a delta^n rate``, limited to ``>= -F_e`` when clipped or at delta <= 0.
+    slope : float [N s/m]
+        ``d F_d / d rate``.
+    """
+    k, c, n = law[1], law[2], law[3]
+    dp = delta if delta > 0.0 else 0.0
+    fe = k * dp**n if delta > 0.0 else 0.0
+    slope = k * c * dp**n if law[0] == LAW_HUNT_CROSSLEY else c
+    fd = slope * rate
+    if (law[4] != 0.0 or delta <= 0.0) and fd <= -fe and rate < 0.0:
+        return fe, -fe, 0.0
+    return fe, fd, slope
+
+
+@njit(cache=True)
+def spring_outputs(G_a, G_b, K_t, s, F_e):
+    """Port efforts of a compliant contact's spring: the wrench ``W_C = (0, 0, K_t s, -F_e)``
+    on the relative motion, as ``(-G_a^T W_C, G_b^T W_C)``, and the slip port's force
+    ``K_t s`` (`library.compliant_contact`)."""
+    W = np.zeros(6)
+    W[2:5] = K_t * s
+    W[5] = -F_e
+    return -(G_a.T @ W), G_b.T @ W, K_t * s
+
+
+@njit(cache=True)
+def damper_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, law, delta):
+    """Port efforts of a compliant contact's damper, ``W_C = -(0, 0, c_spin w_z, c_t v_x,
+    c_t v_y, F_d)`` with ``T_C = G_b T_b - G_a T_a`` and the penetration rate ``-T_C[5]``;
+    also the diagonal ``dW_C / dT_C`` (for `damper_jacobian`)."""
+    T_C = G_b @ T_b - G_a @ T_a
+    _, fd, slope = normal_force(law, delta, -T_C[5])
+    W = np.array((0.0, 0.0, c_spin * T_C[2], c_t * T_C[3], c_t * T_C[4], -fd))
+    dW = np.array((0.0, 0.0, c_spin, c_t, c_t, slope))
+    return -(G_a.T @ W), G_b.T @ W, dW
+
+
+@njit(cache=True)
+def damper_jacobian(G_a, G_b, dW):
+    """``d(e_a, e_b) / d(T_a, T_b)`` (12, 12) of `damper_efforts`: ``G^T diag(dW) G`` with
+    ``G = (-G_a, G_b)``."""
+    G = np.empty((6, 12))
+    G[:, :6] = -G_a
+    G[:, 6:] = G_b
+    return G.T @ (dW.reshape(6, 1) * G)
+
+
+@njit(cache=True)
+def slip_rates(f, lim_spin, lim_t, c_slip):
+    """Regularized Coulomb slip rates of the spring's anchor, ``(spin, x, y)``, for its force
+    ``f = (torque, f_x, f_y)``: zero inside the limits, else the excess over ``c_slip``
+    along the force. As ``c_slip -> 0`` the anchor slips exactly at the limit (ideal
+    Coulomb); the dissipation ``f . v_slip`` is >= 0."""
+    out = np.zeros(3)
+    tau = abs(f[0])
+    if tau > lim_spin:
+        out[0] = (tau - lim_spin) / c_slip * (1.0 if f[0] > 0.0 else -1.0)
+    ft = math.sqrt(f[1] * f[1] + f[2] * f[2])
+    if ft > lim_t:
+        out[1] = (ft - lim_t) / c_slip * f[1] / ft
+        out[2] = (ft - lim_t) / c_slip * f[2] / ft
+    return out
