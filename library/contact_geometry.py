@@ -157,6 +157,23 @@ class ContactPair:
             out.append(StateRef(self.body_b, "pose"))
         return tuple(out)
 
+    def momentum_refs(self):
+        """References to the moving bodies' momenta (for `contact_twist`)."""
+        from porthamiltonian.bondgraph.ports import StateRef
+
+        return tuple(StateRef(b, "P") for b, moving in zip((self.body_a, self.body_b), self._moving) if moving)
+
+    def contact_twist(self, st, momenta):
+        """``T_C = G_b T_b - G_a T_a`` [rad/s, m/s]: the twist of body b relative to body a in
+        the contact frame, from the moving bodies' momenta (`momentum_refs`)."""
+        T = [np.zeros(6), np.zeros(6)]
+        k = 0
+        for i, (b, moving) in enumerate(zip((self.body_a, self.body_b), self._moving)):
+            if moving:
+                T[i] = b.Minv @ momenta[k]
+                k += 1
+        return st.G_b @ T[1] - st.G_a @ T[0]
+
     @property
     def n_pose_refs(self):
         return sum(self._moving)

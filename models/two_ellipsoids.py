@@ -2,7 +2,11 @@
 
 Three contact components, one per pair (lower/floor, upper/floor, upper/lower), soft so that
 the motion is visible: the lower ellipsoid lands first, the upper one lands on it, they roll
-over each other and apart, and the upper one reaches the floor.
+over each other, the upper one reaches the floor and they roll apart (the seed's Fig. 5-6,
+instants (a)-(f)). The seed's tangential contact is a spring-damper without slip (slip is its
+"future work"), so the default friction coefficient is high (3: nothing slips); with
+Coulomb friction of everyday materials (mu = 0.6) the upper ellipsoid slides instead and
+comes to rest leaning on the lower one.
 """
 
 from __future__ import annotations
@@ -48,11 +52,14 @@ def contact_element(system, component):
     tilt=Parameter(0.25, "rad", "initial tilt of the upper ellipsoid about y"),
     stiffness=Parameter(4000.0, "N/m", "normal contact stiffness (soft: 2.5 mm static penetration for 1 kg)", rule="positive"),
     damping=Parameter(8.0, "N s/m", "normal contact damping (restitution about 0.82 for 1 kg)", rule="nonnegative"),
-    friction=Parameter(0.6, "-", "Coulomb friction coefficient", rule="nonnegative"),
+    friction=Parameter(3.0, "-", "Coulomb friction coefficient (high: the seed's contact has no slip)",
+                       rule="nonnegative"),
     contact=Parameter("compliant", "-", "contact model: compliant or sliding_plane (stiff, with impacts)"),
+    friction_law=Parameter("dahl", "-", "compliant contact's slip law: dahl (Coulomb's force while sliding) or "
+                           "viscous (the earlier regularization); unused by sliding_plane"),
 )
 def two_ellipsoids(*, mass=1.0, axes=(0.25, 0.15, 0.1), lower_height=0.35, upper_height=0.75, offset=0.12, tilt=0.25,
-                   stiffness=4000.0, damping=8.0, friction=0.6, contact="compliant"):
+                   stiffness=4000.0, damping=8.0, friction=3.0, contact="compliant", friction_law="dahl"):
     """Build the model (see module docstring). Body frames at the centres, principal axes."""
     axes = tuple(float(a) for a in axes)
     bg = ph.BondGraph("two_ellipsoids")
@@ -71,7 +78,7 @@ def two_ellipsoids(*, mass=1.0, axes=(0.25, 0.15, 0.1), lower_height=0.35, upper
     floor = Plane()
     bodies = {"lower": (lower, E), "upper": (upper, E), "ground": (G, floor)}
     if contact == "compliant":
-        law = dict(stiffness=stiffness, damping=damping, friction=friction)
+        law = dict(stiffness=stiffness, damping=damping, friction=friction, friction_law=friction_law)
     else:  # stiff: Newton impacts with the restitution the compliant law would give for 1 kg
         from porthamiltonian.contact.laws import NormalLaw, linear_response
 

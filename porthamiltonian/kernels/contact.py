@@ -555,39 +555,115 @@ def spring_outputs(G_a, G_b, K_t, s, F_e):
 
 
 @njit(cache=True)
-def damper_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, law, delta):
-    """Port efforts of a compliant contact's damper, ``W_C = -(0, 0, c_spin w_z, c_t v_x,
-    c_t v_y, F_d)`` with ``T_C = G_b T_b - G_a T_a`` and the penetration rate ``-T_C[5]``;
-    also the diagonal ``dW_C / dT_C`` (for `damper_jacobian`)."""
+def _capped(c, v, cap):
+    """A damper force ``c v`` limited in magnitude to ``cap`` >= 0, and ``dF/dv``.
+
+    ``v`` is 1 or 2 components (spin, or sliding); the derivative is ``c I`` below the cap
+    and ``cap / |v| (I - v v^T / |v|^2)`` on it (the force keeps the direction of ``v``).
+    """
+    n = v.shape[0]
+    speed = math.sqrt(_norm2(v))
+    F = c * v
+    dF = np.zeros((n, n))
+    if c * speed <= cap:
+        for i in range(n):
+            dF[i, i] = c
+        return F, dF
+    F = (cap / speed) * v
+    for i in range(n):
+        for j in range(n):
+            dF[i, j] = cap / speed * ((1.0 if i == j else 0.0) - v[i] * v[j] / (speed * speed))
+    return F, dF
+
+
+@njit(cache=True)
+def _norm2(v):
+    out = 0.0
+    for k in range(v.shape[0]):
+        out += v[k] * v[k]
+    return out
+
+
+@njit(cache=True)
+def damper_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, cap_spin, cap_t, law, delta):
+    """Port efforts of a compliant contact's damper, ``W_C = -(0, 0, F_spin, F_x, F_y, F_d)``
+    with ``T_C = G_b T_b - G_a T_a``: ``F_d`` the normal law's dissipative force at the
+    penetration rate ``-T_C[5]``, and the tangential dampers ``c_spin w_z`` and
+    ``c_t (v_x, v_y)`` each limited in magnitude to its cap (`_capped`; an infinite cap is
+    the plain damper). Also ``dW_C / dT_C`` (6, 6) for `damper_jacobian`.
+    """
     T_C = G_b @ T_b - G_a @ T_a
     _, fd, slope = normal_force(law, delta, -T_C[5])
-    W = np.array((0.0, 0.0, c_spin * T_C[2], c_t * T_C[3], c_t * T_C[4], -fd))
-    dW = np.array((0.0, 0.0, c_spin, c_t, c_t, slope))
+    F_spin, dF_spin = _capped(c_spin, T_C[2:3].copy(), cap_spin)
+    F_t, dF_t = _capped(c_t, T_C[3:5].copy(), cap_t)
+    W = np.array((0.0, 0.0, F_spin[0], F_t[0], F_t[1], -fd))
+    dW = np.zeros((6, 6))
+    dW[2, 2] = dF_spin[0, 0]
+    dW[3:5, 3:5] = dF_t
+    dW[5, 5] = slope
     return -(G_a.T @ W), G_b.T @ W, dW
 
 
 @njit(cache=True)
 def damper_jacobian(G_a, G_b, dW):
-    """``d(e_a, e_b) / d(T_a, T_b)`` (12, 12) of `damper_efforts`: ``G^T diag(dW) G`` with
+    """``d(e_a, e_b) / d(T_a, T_b)`` (12, 12) of `damper_efforts`: ``G^T dW G`` with
     ``G = (-G_a, G_b)``."""
     G = np.empty((6, 12))
     G[:, :6] = -G_a
     G[:, 6:] = G_b
-    return G.T @ (dW.reshape(6, 1) * G)
+    return G.T @ (dW @ G)
 
 
 @njit(cache=True)
-def slip_rates(f, lim_spin, lim_t, c_slip):
-    """Regularized Coulomb slip rates of the spring's anchor, ``(spin, x, y)``, for its force
-    ``f = (torque, f_x, f_y)``: zero inside the limits, else the excess over ``c_slip``
-    along the force. As ``c_slip -> 0`` the anchor slips exactly at the limit (ideal
-    Coulomb); the dissipation ``f . v_slip`` is >= 0."""
+def _slip_rate(force, limit, c_slip, speed):
+    """Magnitude of a slip rate along the force: the Dahl term ``speed min(force / limit, 1)``
+    plus the excess ``max(force - limit, 0) / c_slip`` (`slip_rates`)."""
+    if force == 0.0:
+        return 0.0
+    r = speed * (force / limit if force < limit else 1.0)
+    if force > limit:
+        r += (force - limit) / c_slip
+    return r
+
+
+@njit(cache=True)
+def slip_rates(f, lim_spin, lim_t, c_slip, spin_speed, slide_speed):
+    """Slip rates ``(spin, x, y)`` of the spring's anchor for its force ``f = (torque, f_x,
+    f_y)``, along the force.
+
+    Each is the sum of a Dahl term ``speed min(|f| / limit, 1)`` (the anchor slips in
+    proportion to the relative speed of the surfaces, so that in steady sliding the spring
+    holds exactly the friction limit; never faster than the surfaces slide; zero at rest)
+    and a regularized Coulomb excess ``max(|f| - limit, 0) / c_slip`` (which alone, with
+    zero speeds, is the viscous slip law, and which unloads the spring when the limit drops,
+    as it does to zero at a release). The dissipation ``f . v_slip`` is >= 0.
+    """
     out = np.zeros(3)
-    tau = abs(f[0])
-    if tau > lim_spin:
-        out[0] = (tau - lim_spin) / c_slip * (1.0 if f[0] > 0.0 else -1.0)
+    r = _slip_rate(abs(f[0]), lim_spin, c_slip, spin_speed)
+    out[0] = r if f[0] > 0.0 else -r
     ft = math.sqrt(f[1] * f[1] + f[2] * f[2])
-    if ft > lim_t:
-        out[1] = (ft - lim_t) / c_slip * f[1] / ft
-        out[2] = (ft - lim_t) / c_slip * f[2] / ft
+    if ft > 0.0:
+        r = _slip_rate(ft, lim_t, c_slip, slide_speed)
+        out[1] = r * f[1] / ft
+        out[2] = r * f[2] / ft
     return out
+
+
+@njit(cache=True)
+def slip_jacobian(f, lim_spin, lim_t, c_slip, spin_speed, slide_speed):
+    """``d v_slip / d f`` (3, 3) of `slip_rates`: for a rate ``r(|f|)`` along ``f``, the
+    tangential block is ``r' u u^T + (r / |f|) (I - u u^T)``, ``u = f / |f|``."""
+    J = np.zeros((3, 3))
+    tau = abs(f[0])
+    J[0, 0] = (spin_speed / lim_spin if tau < lim_spin else 0.0) + (1.0 / c_slip if tau > lim_spin else 0.0)
+    ft = math.sqrt(f[1] * f[1] + f[2] * f[2])
+    if ft == 0.0:
+        J[1, 1] = J[2, 2] = slide_speed / lim_t if lim_t > 0.0 else 0.0
+        return J
+    dr = (slide_speed / lim_t if ft < lim_t else 0.0) + (1.0 / c_slip if ft > lim_t else 0.0)
+    ratio = _slip_rate(ft, lim_t, c_slip, slide_speed) / ft
+    u = (f[1] / ft, f[2] / ft)
+    for i in range(2):
+        for j in range(2):
+            J[1 + i, 1 + j] = (dr - ratio) * u[i] * u[j] + (ratio if i == j else 0.0)
+    return J

@@ -74,8 +74,10 @@ T_SLIDE = (2.0 / 7.0) * 1.0 / (MU * G)  # duration of the sliding phase, rigid C
 
 
 def sliding(v0=V0, **law):
+    """The viscous slip law with these explicit parameters (the Dahl default is tested in
+    test_friction_defaults)."""
     system, x0 = ball_at_rest_contact(np.concatenate((np.zeros(3), v0)), friction=MU, tangential_stiffness=K_T,
-                                      slip_damping=C_SLIP, alpha=0.0, **law)
+                                      slip_damping=C_SLIP, alpha=0.0, friction_law="viscous", **law)
     return system, x0
 
 

@@ -82,7 +82,9 @@ def test_initial_distances(run):
 
 
 def test_seed_sequence_of_events(run):
-    """Lower lands, upper lands on it, they roll apart, the upper reaches the floor."""
+    """The seed's instants (b)-(f): lower lands, upper lands on it, the upper reaches the floor,
+    they roll apart (in that order: seed 003 sec. 6, "(e) The black ellipsoid touches the
+    ground. (f) Both ellipsoids roll away, creating a distance between them")."""
     _, _, summary, obs = run
     ev = summary["events"]
     lands = first(ev, "lower_floor/spring.touch")
@@ -93,7 +95,7 @@ def test_seed_sequence_of_events(run):
     pair = [e for e in ev if e["name"] in ("upper_lower/spring.touch", "upper_lower/spring.release")]
     apart = pair[-1]
     assert apart["name"] == "upper_lower/spring.release"
-    assert lands < on_lower < apart["t"] < on_floor < 5.0
+    assert lands < on_lower < on_floor < apart["t"] < 5.0
     # after the last release the two stay apart, and end well apart
     t, d = obs["t"], obs["Delta_upper/lower"]
     assert np.all(d[t > apart["t"]] > 0.0) and d[-1] > 0.02
