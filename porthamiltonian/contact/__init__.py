@@ -1,4 +1,6 @@
-"""Contact between posed surfaces: kinematics, frames, sliding-plane and contact coordinates.
+"""Contact between posed surfaces: kinematics, frames, sliding-plane and contact coordinates;
+normal laws (`laws`), Hertz theory from materials and curvatures (`hertz`), damping from a
+coefficient of restitution (`restitution`).
 
 Pure functions on arrays. Conventions everywhere: bodies 1 and 2 with surfaces ``S1``, ``S2``
 in their body frames; ``H_12 = (R, d)`` is the pose of body 2 in body 1; the relative twist
@@ -22,7 +24,9 @@ from .frames import (
     split_twist,
     twist_projections,
 )
+from .hertz import effective_modulus, hertz_sphere_impact, hertz_stiffness, relative_curvature
 from .kinematics import MAX_CONDITION, ContactKinematics, contact_kinematics, rechart
+from .restitution import hunt_crossley_damping, hunt_crossley_restitution
 from .sliding_plane import centripetal_accelerations, sliding_plane_rates
 
 __all__ = [
@@ -38,6 +42,12 @@ __all__ = [
     "contact_coordinates",
     "contact_frame",
     "contact_kinematics",
+    "effective_modulus",
+    "hertz_sphere_impact",
+    "hertz_stiffness",
+    "hunt_crossley_damping",
+    "hunt_crossley_restitution",
+    "relative_curvature",
     "contact_pose",
     "patch_frame",
     "rechart",
