@@ -24,6 +24,7 @@ from .gauss import (
     unit_normal,
 )
 from .plane import Plane
+from .spec import surface_from_spec, surface_to_spec
 from .sphere import Sphere
 from .surface import REGULARITY_TOL, Surface, SupportPoint, SurfaceFrame, SurfaceSample
 from .symbolic import SymbolicSurface
@@ -58,4 +59,6 @@ __all__ = [
     "second_fundamental_form",
     "shape_operator",
     "unit_normal",
+    "surface_from_spec",
+    "surface_to_spec",
 ]

@@ -62,6 +62,9 @@ class Plane(CompiledSurface):
     def __init__(self, point=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), *, u_axis=None, extent=None):
         p = as_array(point, "point", (3,))
         n = as_array(normal, "normal", (3,))
+        # the arguments as given (`porthamiltonian.geometry.spec` saves these, not the frame)
+        self._inputs = {"point": p.tolist(), "normal": n.tolist(),
+                        "u_axis": None if u_axis is None else as_array(u_axis, "u_axis", (3,)).tolist()}
         norm = float(np.linalg.norm(n))
         if not norm > 0.0:
             raise ParameterError(f"`normal` must be nonzero, got {n.tolist()}")
@@ -126,6 +129,17 @@ class Plane(CompiledSurface):
     def plane_normal(self) -> np.ndarray:
         """Unit normal (out of the material), shape (3,)."""
         return self._normal
+
+    @property
+    def u_axis(self) -> np.ndarray:
+        """Unit direction of increasing ``u`` (the projected `u_axis`), shape (3,) (read-only)."""
+        return self._e_u
+
+    @property
+    def inputs(self) -> dict:
+        """The constructor's `point`, `normal` and `u_axis` as given (lists; `u_axis` None
+        for the default), which rebuild this plane bit for bit."""
+        return dict(self._inputs)
 
     def __repr__(self) -> str:
         dom = self._domains[0]

@@ -120,6 +120,11 @@ class SymbolicSurface(Surface):
         """The expression ``f(u, v)``, shape (3, 1)."""
         return self._expr
 
+    @property
+    def symbols(self) -> tuple[sp.Symbol, sp.Symbol]:
+        """The parameter symbols ``(u, v)``."""
+        return self._symbols
+
     def __repr__(self) -> str:
         return f"SymbolicSurface({list(self._expr)}, {self._symbols[0]}, {self._symbols[1]})"
 
