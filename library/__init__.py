@@ -1,5 +1,7 @@
 """Reusable components: point masses, rigid bodies, springs, dampers, gravity, joints, contacts."""
 
+from porthamiltonian.contact.materials import ContactMaterial
+
 from .compliant_contact import CompliantContact, ContactDamper, ContactSpring, SlipFriction
 from .contact_geometry import ContactPair
 from .contacts import CONTACT_KINDS, contact
@@ -14,5 +16,5 @@ __all__ = [
     "PointMass", "DistanceConstraint", "RigidBody", "Ground", "Frame", "spatial_inertia", "Gravity",
     "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS", "DistanceJoint",
     "CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactPair",
-    "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "contact", "CONTACT_KINDS",
+    "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "contact", "CONTACT_KINDS", "ContactMaterial",
 ]

@@ -549,6 +549,10 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
     """
     if not isinstance(cull, bool):
         raise ParameterError(f"`cull` must be True or False, got {cull!r}")
+    if isinstance(friction, str):
+        raise ParameterError(
+            f"compliant contact {name!r}: `friction` is the Coulomb coefficient mu (a number), got {friction!r}; "
+            "friction modes are the sliding-plane contact's (or use material=ContactMaterial(friction=mu) for both)")
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha, cull=cull)
     law0 = NormalLaw(normal, stiffness=stiffness, damping=damping, exponent=exponent, clip=clip)
     frictionless = friction == 0

@@ -301,6 +301,10 @@ def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=No
         Impacts slower than this are plastic (e = 0): the contact settles instead of
         bouncing ever less in ever shorter intervals.
     """
+    if not isinstance(friction, str):
+        raise ParameterError(
+            f"sliding-plane contact {name!r}: `friction` is a mode ('frictionless', 'coulomb' or 'rolling'), got "
+            f"{friction!r}; the coefficient is `mu` (or use material=ContactMaterial(friction=mu) for both kinds)")
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha)
     con = SlidingPlaneConstraint(
         "constraint", pair, friction=friction, mu=mu, eps=eps, restitution=restitution, unilateral=unilateral,

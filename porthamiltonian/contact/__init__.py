@@ -26,6 +26,7 @@ from .frames import (
 )
 from .hertz import effective_modulus, hertz_sphere_impact, hertz_stiffness, relative_curvature
 from .kinematics import MAX_CONDITION, ContactKinematics, contact_kinematics, rechart
+from .materials import ContactMaterial
 from .restitution import hunt_crossley_damping, hunt_crossley_restitution
 from .sliding_plane import centripetal_accelerations, sliding_plane_rates
 
@@ -36,6 +37,7 @@ __all__ = [
     "ContactFrame",
     "ContactJacobian",
     "ContactKinematics",
+    "ContactMaterial",
     "TwistSplit",
     "centripetal_accelerations",
     "contact_coordinate_jacobian",

@@ -1,0 +1,87 @@
+"""What two touching surfaces do, independently of the contact model that simulates them.
+
+A `ContactMaterial` is one parameter set for every contact kind: `library.contact(kind, ...,
+material=...)` turns it into the parameters of the compliant contact (spring-damper with
+Dahl friction) or of the sliding-plane contact (constraint with Newton impacts), so that
+swapping the kind is one argument and both simulate the same materials.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .._validate import as_finite_float
+from ..errors import ParameterError
+from .laws import NormalLaw
+from .restitution import hunt_crossley_damping
+
+__all__ = ["ContactMaterial"]
+
+
+@dataclass(frozen=True)
+class ContactMaterial:
+    """Friction, restitution and normal compliance of a pair of surfaces.
+
+    Parameters
+    ----------
+    friction : float
+        Coulomb coefficient mu >= 0 (default 0.5); 0 is frictionless.
+    restitution : float
+        Newton's coefficient of restitution e in (0, 1] for a normal impact (default 0.5).
+        The sliding-plane contact applies it at impacts. The compliant contact turns it into
+        the damping of its normal law (`normal_law`): exact for the linear law (an unclipped
+        spring-damper impact of the two bodies' reduced mass returns at e), and for the
+        Hertz and Hunt-Crossley laws at `impact_speed` (their restitution depends on the
+        impact speed; the exact Hunt-Crossley map, `restitution.hunt_crossley_damping`).
+    normal : NormalLaw, optional
+        The compliant contact's elastic normal law (its kind, stiffness and exponent; its
+        damping must be 0: it comes from `restitution`). Default: linear, 1e4 N/m. The
+        sliding-plane contact is rigid and does not use it.
+    impact_speed : float [m/s]
+        Reference speed of the restitution of Hertz and Hunt-Crossley laws (default 1).
+    """
+
+    friction: float = 0.5
+    restitution: float = 0.5
+    normal: NormalLaw | None = None
+    impact_speed: float = 1.0
+
+    def __post_init__(self):
+        as_finite_float(self.friction, "friction", nonnegative=True)
+        e = as_finite_float(self.restitution, "restitution", positive=True)
+        if e > 1.0:
+            raise ParameterError(f"`restitution` must lie in (0, 1], got {e!r}")
+        as_finite_float(self.impact_speed, "impact_speed", positive=True)
+        if self.normal is not None:
+            if not isinstance(self.normal, NormalLaw):
+                raise ParameterError(f"`normal` must be a NormalLaw, got {self.normal!r}")
+            if self.normal.damping != 0.0:
+                raise ParameterError(
+                    f"`normal` must be elastic (damping 0, got {self.normal.damping!r}): a material's damping "
+                    "comes from its `restitution`")
+
+    def normal_law(self, mass):
+        """The compliant contact's normal law for two bodies of reduced `mass` [kg]: the
+        elastic law with the damping that gives `restitution`.
+
+        Linear: ``c = 2 zeta sqrt(k m)`` with ``zeta = -ln e / sqrt(pi^2 + ln^2 e)``
+        (`laws.linear_law_from_response`); Hertz and Hunt-Crossley: the Hunt-Crossley law
+        ``F = k delta^n (1 + d d(delta)/dt)`` with ``d`` from the exact map at `impact_speed`.
+        """
+        m = as_finite_float(mass, "mass", positive=True)
+        law = self.normal if self.normal is not None else NormalLaw("linear", stiffness=1e4)
+        e = float(self.restitution)
+        if law.kind == "linear":
+            le = math.log(e)
+            zeta = -le / math.sqrt(math.pi**2 + le * le)
+            return NormalLaw("linear", stiffness=law.stiffness, damping=2.0 * zeta * math.sqrt(law.stiffness * m),
+                             clip=law.clip)
+        d = hunt_crossley_damping(e, self.impact_speed) if e < 1.0 else 0.0
+        return NormalLaw("hunt_crossley", stiffness=law.stiffness, damping=d, exponent=law.exponent, clip=law.clip)
+
+    def sliding_plane_parameters(self):
+        """Parameters of `library.SlidingPlaneContact`: Coulomb friction (frictionless at mu =
+        0) and Newton's restitution; the normal law is not used (a rigid contact)."""
+        return {"friction": "coulomb" if self.friction > 0 else "frictionless", "mu": float(self.friction),
+                "restitution": float(self.restitution)}
