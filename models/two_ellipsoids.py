@@ -6,7 +6,9 @@ over each other, the upper one reaches the floor and they roll apart (the seed's
 instants (a)-(f)). The seed's tangential contact is a spring-damper without slip (slip is its
 "future work"), so the default friction coefficient is high (3: nothing slips); with
 Coulomb friction of everyday materials (mu = 0.6) the upper ellipsoid slides instead and
-comes to rest leaning on the lower one.
+comes to rest leaning on the lower one. The sliding-plane variant regularizes Coulomb
+friction over 1 mm/s, whose stiffness grows with mu: at mu = 3 it integrates about 7 times
+slower than at 0.6 (38 s against 5 s of wall for 2 s simulated, measured).
 """
 
 from __future__ import annotations
