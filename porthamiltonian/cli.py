@@ -62,6 +62,25 @@ def _observable_series(system, traj, model):
     return {k: np.array([f(system, t, x) for t, x in zip(traj.t, traj.x)]) for k, f in model.observables.items()}
 
 
+def _save_contact_forces(model_name, traj, out, events):
+    """contact_forces.npz (per contact: normal, tangential, spin, point, normal direction)
+    and a plot of the normal forces; nothing for a model without contacts. Returns the
+    figures written."""
+    from .diagnostics.contact_forces import contact_names
+    from .diagnostics.plots import plot_series, save_figure
+
+    names = contact_names(traj.system)
+    if not names:
+        return []
+    forces = {n: traj.contact_forces(n) for n in names}
+    arrays = {f"{n}.{field}": getattr(f, field) for n, f in forces.items()
+              for field in ("normal", "tangential", "spin", "point", "normal_direction")}
+    np.savez(out / "contact_forces.npz", t=traj.t, **arrays)
+    fig = plot_series(traj.t, {f"{n}: normal force [N]": f.normal for n, f in forces.items()},
+                      title=f"{model_name}: contact normal forces", events=events)
+    return [save_figure(fig, out / "contact_forces.png")]
+
+
 def cmd_run(args):
     from . import compile, simulate
     from .diagnostics.plots import plot_power_budget, plot_series, save_figure
@@ -111,6 +130,7 @@ def cmd_run(args):
         if names:
             fig = plot_series(traj.t, {n: series[n] for n in names}, title=f"{args.model}: {title}", events=events)
             figs.append(save_figure(fig, out / f"{title.replace(' ', '_')}.png"))
+    figs += _save_contact_forces(args.model, traj, out, events)
     print(f"saved trajectory (npz, csv), summary.json and {len(figs)} figure(s) in {out}/")
     if traj.status < 0:
         print(f"FAILED: {traj.message}", file=sys.stderr)

@@ -97,6 +97,20 @@ class Trajectory:
         keys = per[0].keys() if per else []
         return {k: np.array([p[k] for p in per]) for k in keys}
 
+    def contact_forces(self, name):
+        """Normal and tangential force, spin torque and contact point of contact component
+        `name` over time (`porthamiltonian.diagnostics.contact_forces`)."""
+        from ..diagnostics.contact_forces import contact_forces
+
+        return contact_forces(self, name)
+
+    def center_of_pressure(self, body, contacts=None):
+        """Centre of pressure of the contacts on `body` over time, and their total normal
+        force (`porthamiltonian.diagnostics.contact_forces.center_of_pressure`)."""
+        from ..diagnostics.contact_forces import center_of_pressure
+
+        return center_of_pressure(self, body, contacts)
+
     def power_budget(self):
         """The energy ledger of this trajectory (see `porthamiltonian.diagnostics.PowerBudget`)."""
         from ..diagnostics.ledger import PowerBudget

@@ -89,3 +89,23 @@ def test_friction_means_one_thing_per_kind_without_a_material():
 def test_material_checks_its_arguments(arguments, match):
     with pytest.raises(ph.ParameterError, match=match):
         ContactMaterial(**arguments)
+
+
+def test_swap_changes_the_kind_and_keeps_the_material():
+    """`BondGraph.swap` with a component of the other kind built from the same material: the
+    swapped scene rebounds at the material's restitution, like one built with that kind."""
+    material = ContactMaterial(friction=0.3, restitution=0.7)
+    H = np.eye(4)
+    H[2, 3] = R_BALL + GAP
+    ball = RigidBody("ball", M, [0.4 * M * R_BALL**2] * 3, pose=H, twist=(0, 0, 0, 0, 0, -V))
+    ground = Ground("ground")
+    bg = ph.BondGraph("drop")
+    bg.add(ball, ground, contact("compliant", "c", ball, Sphere(R_BALL), ground, Plane(), material=material))
+    bg.connect(ball.frame().port, ("c", "a"))
+    bg.connect(ground.frame().port, ("c", "b"))
+    bg.swap("c", contact("sliding_plane", "c", ball, Sphere(R_BALL), ground, Plane(), material=material))
+    system = ph.compile(bg)
+    assert "c/constraint" in system.elements
+    traj = ph.simulate(system, (0.0, 0.1), system.initial_state(), **TIGHT)
+    p, _ = world_momenta(traj)
+    assert_allclose(p[-1] / M, (0.0, 0.0, 0.7 * V), rtol=0, atol=1e-12)

@@ -14,6 +14,7 @@ from numpy.testing import assert_allclose
 from scipy.optimize import minimize
 
 from porthamiltonian.cli import main
+from porthamiltonian.lie import quaternion
 
 from .reference import G, rotation_about
 
@@ -38,8 +39,34 @@ def test_run_completes_and_saves_its_outputs(run):
     code, out, summary, obs = run
     assert code == 0 and summary["status"] == 0
     assert summary["t_end"] == 5.0 and obs["t"][-1] == 5.0
-    for name in ("trajectory.npz", "trajectory.csv", "energy_budget.png", "distances.png"):
+    for name in ("trajectory.npz", "trajectory.csv", "energy_budget.png", "distances.png", "contact_forces.png"):
         assert (out / name).stat().st_size > 0
+
+
+def test_contact_forces_are_saved_and_balance_the_momentum(run):
+    """contact_forces.npz holds every contact's forces; a contact pushes only while its
+    surfaces overlap; and the impulse of the floor's normal forces minus the weights equals the
+    change of the two bodies' vertical momentum, read from the saved states (measured 0.14 N s
+    of 98 N s: the trapezoid rule on 5 ms samples of 30-70 ms impact pulses; 2e-3 N s over the
+    first second at 1 ms samples). A contact missing or counted with the wrong sign would be
+    tens of N s off."""
+    _, out, _, obs = run
+    f = dict(np.load(out / "contact_forces.npz"))
+    t = f["t"]
+    assert_allclose(t, obs["t"])
+    for name, key in (("lower_floor", "Delta_lower/floor"), ("upper_lower", "Delta_upper/lower")):
+        assert f[f"{name}.tangential"].shape == f[f"{name}.point"].shape == (t.size, 3)
+        assert np.all(f[f"{name}.normal"][obs[key] > 1e-9] == 0.0)
+    saved = np.load(out / "trajectory.npz")
+    names, x = list(saved["names"]), saved["x"]
+
+    def p_z(body):
+        i, j = names.index(f"{body}.pose[0]"), names.index(f"{body}.P[3]")
+        return np.array([(quaternion.to_matrix(row[i : i + 4]) @ row[j : j + 3])[2] for row in x])
+
+    p = p_z("lower") + p_z("upper")
+    impulse = np.trapezoid(f["lower_floor.normal"] + f["upper_floor.normal"], t) - 2 * G * (t[-1] - t[0])
+    assert abs(impulse - (p[-1] - p[0])) < 5e-3 * 2 * G * t[-1]
 
 
 def test_ledger_closes_to_1e6_of_the_initial_energy(run):

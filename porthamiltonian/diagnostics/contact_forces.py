@@ -1,0 +1,147 @@
+"""Contact forces over a trajectory: normal and tangential force, contact point, centre of pressure.
+
+Any contact component built by `library.contact` (compliant or sliding-plane) is read the
+same way, from what the system already computes: the wrench the component exerts on body b
+is minus the sum of the efforts its elements receive at their ports "b" (the port
+convention of `PHSystem.port_variables`), expressed in the contact frame C through the twist
+map ``G_b`` of the contact geometry (``W_B = G_b^T W_C``). The frame C has its z axis along
+the normal of surface a, pointing from body a toward body b, and its origin on the average
+tangent plane, so that:
+
+- the normal force is the z component of the force on body b: positive when the contact
+  pushes the bodies apart (a compliant contact's damper may pull while it separates);
+- the tangential force is the x-y part of the force on body b (friction on b);
+- the spin torque is the z component of the torque on body b about the frame origin.
+
+The forces on body a are the opposite ones at the same point (no moment arm: the wrench acts
+at the frame origin, whose x-y torques vanish). Not for the hot path: it evaluates every bond
+at every sample.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import ModelError
+
+__all__ = ["ContactForces", "contact_forces", "center_of_pressure", "contact_names"]
+
+
+class ContactForces(NamedTuple):
+    """A contact's forces over a trajectory (module docstring for signs and frames).
+
+    Attributes
+    ----------
+    t : ndarray, shape (N,) [s]
+    normal : ndarray, shape (N,) [N]
+        Normal force on body b along the normal, positive pushing the bodies apart.
+    tangential : ndarray, shape (N, 3) [N]
+        Tangential (friction) force on body b, world axes.
+    spin : ndarray, shape (N,) [N m]
+        Torque on body b about the normal.
+    point : ndarray, shape (N, 3) [m]
+        Contact frame origin (on the average tangent plane), world coordinates.
+    normal_direction : ndarray, shape (N, 3)
+        Unit normal of surface a (from body a toward body b), world axes.
+    body_a, body_b : str
+        Names of the two bodies.
+    """
+
+    t: np.ndarray
+    normal: np.ndarray
+    tangential: np.ndarray
+    spin: np.ndarray
+    point: np.ndarray
+    normal_direction: np.ndarray
+    body_a: str
+    body_b: str
+
+
+def contact_names(system):
+    """Names of the system's contact components (those whose elements share a contact pair)."""
+    return sorted({p.split("/")[0] for p, o in system.elements.items() if hasattr(o, "pair") and "/" in p})
+
+
+def _leaves(system, name):
+    """The component's elements that hold its contact pair (spring, damper, slip, constraint)."""
+    leaves = [p for p, o in system.elements.items() if p.startswith(name + "/") and hasattr(o, "pair")]
+    if not leaves:
+        known = contact_names(system)
+        raise ModelError(f"system {system.name!r} has no contact component {name!r}; its contacts are {known}")
+    return leaves
+
+
+def _geometry(system, leaves, x):
+    """The exact contact state and the world pose of the contact frame at state x."""
+    path = leaves[0]
+    pair = system.elements[path].pair
+    own, refs = system.element_state(path, x)
+    st = pair.state(own[0:4], own[4:6], refs)
+    H_Wa, _ = pair.body_poses(refs)
+    return st, H_Wa @ pair.H_aS1 @ st.H_1C
+
+
+def contact_forces(trajectory, name):
+    """The forces of contact component `name` at every sample of `trajectory`.
+
+    Returns
+    -------
+    ContactForces
+
+    Raises
+    ------
+    ModelError
+        If the system has no contact component of that name (the message lists them).
+    """
+    system = trajectory.system
+    leaves = _leaves(system, name)
+    pair = system.elements[leaves[0]].pair
+    N = len(trajectory.t)
+    normal, spin = np.zeros(N), np.zeros(N)
+    tangential, point, direction = np.zeros((N, 3)), np.zeros((N, 3)), np.zeros((N, 3))
+    for k, (t, x) in enumerate(zip(trajectory.t, trajectory.x)):
+        pv = system.port_variables(t, x)
+        e_b = sum(pv[(p, "b")][0] for p in leaves if (p, "b") in pv)
+        st, H_WC = _geometry(system, leaves, x)
+        W = np.linalg.solve(st.G_b.T, -e_b)        # wrench on body b, contact frame
+        R = H_WC[:3, :3]
+        normal[k], spin[k] = W[5], W[2]
+        tangential[k] = R[:, 0] * W[3] + R[:, 1] * W[4]
+        point[k], direction[k] = H_WC[:3, 3], R[:, 2]
+    return ContactForces(trajectory.t, normal, tangential, spin, point, direction, pair.body_a.name,
+                         pair.body_b.name)
+
+
+def center_of_pressure(trajectory, body, contacts=None):
+    """Centre of pressure of the contacts acting on `body`: the contact points weighted by
+    their normal forces, ``sum F_n,i p_i / sum F_n,i`` [m] (world, shape (N, 3)).
+
+    Parameters
+    ----------
+    body : str
+        A body's name.
+    contacts : sequence of str, optional
+        The contact components to include (default: every contact of the system involving
+        `body`).
+
+    Returns
+    -------
+    cop : ndarray, shape (N, 3)
+        NaN where the total normal force is zero (the body is in the air).
+    total : ndarray, shape (N,)
+        The summed normal force [N].
+    """
+    system = trajectory.system
+    if contacts is None:
+        pairs = {n: system.elements[_leaves(system, n)[0]].pair for n in contact_names(system)}
+        contacts = [n for n, pair in pairs.items() if body in (pair.body_a.name, pair.body_b.name)]
+    if not contacts:
+        raise ModelError(f"no contact of system {system.name!r} involves body {body!r}")
+    forces = [contact_forces(trajectory, n) for n in contacts]
+    total = sum(f.normal for f in forces)
+    weighted = sum(f.normal[:, None] * f.point for f in forces)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cop = np.where(total[:, None] != 0.0, weighted / total[:, None], np.nan)
+    return cop, total
