@@ -80,7 +80,7 @@ from porthamiltonian.bondgraph.element import (
 from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef
-from porthamiltonian.contact.laws import NormalLaw
+from porthamiltonian.contact.laws import NormalLaw, UserNormalLaw
 from porthamiltonian.errors import GeometryError, ParameterError, SerializationError
 from porthamiltonian.kernels import contact as _kcontact
 
@@ -100,10 +100,9 @@ FRICTION_LAWS = ("dahl", "viscous")
 class ContactParameters:
     """Validated parameters of a compliant contact (see `CompliantContact` for their meaning)."""
 
-    def __init__(self, *, normal, stiffness, damping, exponent, clip, tangential_stiffness, tangential_damping,
-                 spin_stiffness, spin_damping, friction, spin_friction, slip_damping, max_penetration,
-                 friction_law="dahl"):
-        self.law = NormalLaw(normal, stiffness=stiffness, damping=damping, exponent=exponent, clip=clip)
+    def __init__(self, *, law, tangential_stiffness, tangential_damping, spin_stiffness, spin_damping, friction,
+                 spin_friction, slip_damping, max_penetration, friction_law="dahl"):
+        self.law = law
         f = as_finite_float
         self.k_t = f(tangential_stiffness, "tangential_stiffness", nonnegative=True)
         self.c_t = f(tangential_damping, "tangential_damping", nonnegative=True)
@@ -118,15 +117,6 @@ class ContactParameters:
         self.friction_law = friction_law
         self.dahl = friction_law == "dahl"
         self.K_t = np.array([self.k_spin, self.k_t, self.k_t])
-
-    def as_dict(self):
-        return {
-            "normal": self.law.kind, "stiffness": self.law.stiffness, "damping": self.law.damping,
-            "exponent": self.law.exponent, "clip": self.law.clip, "tangential_stiffness": self.k_t,
-            "tangential_damping": self.c_t, "spin_stiffness": self.k_spin, "spin_damping": self.c_spin,
-            "friction": self.mu, "spin_friction": self.mu_spin, "slip_damping": self.c_slip,
-            "max_penetration": self.max_penetration, "friction_law": self.friction_law,
-        }
 
 
 @register_element
@@ -404,8 +394,13 @@ class ContactDamper(_SpringResistor):
         dampers capped by the friction limits left by the spring (Dahl friction law)."""
         st = self._state(refs)
         _, _, cap_spin, cap_t = _limits(self.p, st, refs[-1])
+        law = self.p.law
+        if isinstance(law, UserNormalLaw):   # evaluated in Python at the penetration rate
+            law_args = law.given(st.delta, -(st.G_b @ inputs[1] - st.G_a @ inputs[0])[5])
+        else:
+            law_args = law.packed
         return st, _kcontact.damper_efforts(st.G_a, st.G_b, inputs[0], inputs[1], self.p.c_spin, self.p.c_t,
-                                            cap_spin, cap_t, self.p.law.packed, st.delta)
+                                            cap_spin, cap_t, law_args, st.delta)
 
     def law(self, k, t, inputs, refs):
         if refs[2][0] < 0.5:
@@ -461,8 +456,22 @@ def _reduced_mass(body_a, body_b):
     return 1.0 / inv
 
 
+def _normal_law(name, normal, stiffness, damping, exponent, clip):
+    """The contact's normal law: a law object as given, or built from its kind's name with
+    the defaults stiffness 1e4 N/m, damping 20 N s/m, exponent 1.5."""
+    if isinstance(normal, (NormalLaw, UserNormalLaw)):
+        given = [k for k, v in (("stiffness", stiffness), ("damping", damping), ("exponent", exponent)) if v is not None]
+        if given or clip:
+            raise ParameterError(f"compliant contact {name!r}: `normal` is a law object, which holds its own "
+                                 f"{', '.join(f'`{g}`' for g in given + (['clip'] if clip else []))}")
+        return normal
+    return NormalLaw(normal, stiffness=1e4 if stiffness is None else stiffness,
+                     damping=20.0 if damping is None else damping, exponent=1.5 if exponent is None else exponent,
+                     clip=clip)
+
+
 def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, normal="linear",
-                     stiffness=1e4, damping=20.0, exponent=1.5, clip=False, tangential_stiffness=None,
+                     stiffness=None, damping=None, exponent=None, clip=False, tangential_stiffness=None,
                      tangential_damping=None, spin_stiffness=None, spin_damping=None, friction=0.5,
                      spin_friction=0.01, slip_damping=None, alpha=0.5, max_penetration=None, relax=1.0,
                      cull=True, friction_law="dahl"):
@@ -483,8 +492,10 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
     surface_a, surface_b : Surface
     pose_a, pose_b : array_like (4, 4), optional
         Pose of each surface in its body.
-    normal : {"linear", "hertz", "hunt_crossley"}
-        Normal law (`porthamiltonian.contact.NormalLaw`).
+    normal : {"linear", "hertz", "hunt_crossley"} or NormalLaw or UserNormalLaw
+        Normal law (`porthamiltonian.contact.laws`): a built-in kind's name with the next
+        three parameters, or a law object (then they are not given), e.g. a
+        `UserNormalLaw` from a sympy potential.
     stiffness : float
         k of the normal law. Default 1e4 N/m: a 1 kg body at rest penetrates
         m g / k = 0.98 mm, and a 1 kg impact lasts pi sqrt(m/k) = 31 ms.
@@ -497,7 +508,8 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
         Clip the total normal force at zero (no pull). Default False (the classical
         spring-damper impact, whose restitution has a closed form).
     tangential_stiffness : float
-        k_t [N/m] of the tangential spring; default the normal stiffness, or 0 when
+        k_t [N/m] of the tangential spring; default the normal law's stiffness (a user law's
+        secant stiffness F_e / delta under a 1 kg weight), or 0 when
         `friction` is 0 (a frictionless contact transmits no tangential force at all).
     tangential_damping : float
         c_t [N s/m] of the stick damper in parallel with the spring and slip. With the Dahl
@@ -554,7 +566,7 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
             f"compliant contact {name!r}: `friction` is the Coulomb coefficient mu (a number), got {friction!r}; "
             "friction modes are the sliding-plane contact's (or use material=ContactMaterial(friction=mu) for both)")
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha, cull=cull)
-    law0 = NormalLaw(normal, stiffness=stiffness, damping=damping, exponent=exponent, clip=clip)
+    law0 = _normal_law(name, normal, stiffness, damping, exponent, clip)
     frictionless = friction == 0
     if friction_law not in FRICTION_LAWS:
         raise ParameterError(f"`friction_law` must be one of {FRICTION_LAWS}, got {friction_law!r}")
@@ -569,8 +581,7 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
     if max_penetration is None:
         max_penetration = max(10.0 * law0.penetration_at_rest(9.81), 0.01)
     params = ContactParameters(
-        normal=normal, stiffness=stiffness, damping=damping, exponent=exponent, clip=clip,
-        tangential_stiffness=k_t, tangential_damping=c_t,
+        law=law0, tangential_stiffness=k_t, tangential_damping=c_t,
         spin_stiffness=(0.0 if frictionless else k_t * 1e-4) if spin_stiffness is None else spin_stiffness,
         spin_damping=(c_t * 1e-4 if friction_law == "dahl" else 0.0) if spin_damping is None else spin_damping,
         friction=friction, spin_friction=spin_friction,

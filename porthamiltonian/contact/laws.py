@@ -33,11 +33,12 @@ import numpy as np
 
 from .._validate import as_finite_float
 from ..errors import ParameterError
-from ..kernels.contact import LAW_HERTZ, LAW_HUNT_CROSSLEY, LAW_LINEAR
+from ..kernels.contact import LAW_GIVEN, LAW_HERTZ, LAW_HUNT_CROSSLEY, LAW_LINEAR
 from ..kernels.contact import normal_force as _normal_force
 
 __all__ = [
     "NormalLaw",
+    "UserNormalLaw",
     "linear_law_from_response",
     "linear_response",
     "hertz_impact",
@@ -170,3 +171,154 @@ def hertz_impact(mass, stiffness, speed):
     dmax = (5.0 * m * v * v / (4.0 * k)) ** 0.4
     integral = math.sqrt(math.pi) * math.gamma(7.0 / 5.0) / math.gamma(9.0 / 10.0)
     return dmax, 2.0 * integral * dmax / v
+
+
+class UserNormalLaw:
+    """A normal contact law of the user's, with an energy function, for the compliant contact.
+
+    Given as sympy expressions in the penetration ``delta`` (and its rate)::
+
+        d, r = sympy.symbols("delta rate")
+        UserNormalLaw(potential=2e6 * d**2.5 / 2.5 + 1e9 * d**4, dissipation=3e5 * d**1.5 * r,
+                      delta=d, rate=r)
+
+    the elastic force is the derivative of the potential (taken symbolically), so the energy
+    stored is exactly the work of the force; or as Python callables::
+
+        UserNormalLaw(force=lambda d: 2e6 * d**1.5, dissipation=lambda d, r: 3e5 * d**1.5 * r)
+
+    whose potential is the integral of the force (`scipy.integrate.quad`, to 1e-13 relative:
+    evaluated for the ledger only). The laws act as `NormalLaw` does (module docstring): zero
+    for ``delta <= 0`` but the push-only damper, and the dissipative force is limited to
+    ``>= -F_e`` when clipped. They are evaluated in Python (slower than the built-in kinds,
+    which are compiled).
+
+    Parameters
+    ----------
+    potential : sympy expression, optional
+        V(delta) [J] for delta > 0, with V(0) = 0.
+    force : callable, optional
+        F_e(delta) [N] (instead of `potential`).
+    dissipation : sympy expression or callable, optional
+        F_d(delta, rate) [N] with F_d rate >= 0 (default none).
+    delta, rate : sympy.Symbol
+        The symbols of the expressions.
+    clip : bool
+        Clip the total force at zero (no adhesion).
+
+    Raises
+    ------
+    ParameterError
+        Neither or both of `potential` and `force`; an expression in other symbols; V(0) != 0;
+        a negative or non-finite elastic force, or a dissipative force that generates power
+        (F_d rate < 0), at sampled penetrations 1e-6..1e-1 m and rates -10..10 m/s.
+    """
+
+    kind = "user"
+
+    def __init__(self, potential=None, *, force=None, dissipation=None, delta=None, rate=None, clip=False):
+        if (potential is None) == (force is None):
+            raise ParameterError("a user normal law takes exactly one of `potential` (sympy) and `force` (callable)")
+        self.clip = bool(clip)
+        if potential is not None:
+            self._from_sympy(potential, dissipation, delta, rate)
+        else:
+            self._from_callables(force, dissipation)
+        self._check()
+        self.stiffness = self._secant_stiffness()
+
+    def _from_sympy(self, potential, dissipation, delta, rate):
+        import sympy as sp
+
+        if not isinstance(delta, sp.Symbol):
+            raise ParameterError(f"`delta` must be the sympy Symbol of the penetration, got {delta!r}")
+        for name, expr, allowed in (("potential", potential, {delta}), ("dissipation", dissipation, {delta, rate})):
+            if expr is not None and not sp.sympify(expr).free_symbols <= allowed:
+                extra = sorted(map(str, sp.sympify(expr).free_symbols - allowed))
+                raise ParameterError(f"`{name}` may use only {sorted(map(str, allowed - {None}))}, got symbols {extra}")
+        V = sp.sympify(potential)
+        if V.subs(delta, 0) != 0:
+            raise ParameterError(f"`potential` must vanish at delta = 0, got V(0) = {V.subs(delta, 0)}")
+        self._V = sp.lambdify(delta, V, "math")
+        self._F = sp.lambdify(delta, sp.diff(V, delta), "math")
+        if dissipation is None:
+            self._D = self._S = None
+        else:
+            if not isinstance(rate, sp.Symbol):
+                raise ParameterError(f"`rate` must be the sympy Symbol of d(delta)/dt, got {rate!r}")
+            D = sp.sympify(dissipation)
+            self._D = sp.lambdify((delta, rate), D, "math")
+            self._S = sp.lambdify((delta, rate), sp.diff(D, rate), "math")
+
+    def _from_callables(self, force, dissipation):
+        from scipy.integrate import quad
+
+        if not callable(force) or not (dissipation is None or callable(dissipation)):
+            raise ParameterError("`force` and `dissipation` must be callables (or use sympy `potential`)")
+        self._F = lambda d: float(force(d))
+        self._V = lambda d: quad(self._F, 0.0, d, epsabs=0.0, epsrel=1e-13, limit=200)[0]
+        self._D = None if dissipation is None else (lambda d, r: float(dissipation(d, r)))
+        self._S = None if dissipation is None else (
+            lambda d, r: (self._D(d, r + 1e-7 * (1 + abs(r))) - self._D(d, r - 1e-7 * (1 + abs(r))))
+            / (2e-7 * (1 + abs(r))))
+
+    def _check(self):
+        for d in (10.0**k for k in range(-6, 0)):
+            fe = float(self._F(d))
+            if not (math.isfinite(fe) and fe >= 0.0):
+                raise ParameterError(f"user normal law: the elastic force must be finite and >= 0, got {fe!r} "
+                                     f"at delta = {d:g} m")
+            for r in (-10.0, -1e-2, 1e-2, 10.0):
+                if self._D is not None and not self._D(d, r) * r >= 0.0:
+                    raise ParameterError(f"user normal law: the dissipative force must oppose the motion "
+                                         f"(F_d rate >= 0), got F_d = {self._D(d, r)!r} at delta = {d:g} m, "
+                                         f"rate = {r:g} m/s")
+
+    def _secant_stiffness(self):
+        """F_e / delta at the penetration under a 1 kg weight [N/m]: the scale the compliant
+        contact's defaults (tangential stiffness) take from a law."""
+        d = self.penetration_at_rest(9.81)
+        return self._F(d) / d
+
+    def potential(self, delta):
+        """Elastic energy V(delta) [J] (zero for delta <= 0)."""
+        return float(self._V(delta)) if delta > 0.0 else 0.0
+
+    def elastic(self, delta):
+        """Elastic force F_e = dV/d delta [N] (zero for delta <= 0)."""
+        return float(self._F(delta)) if delta > 0.0 else 0.0
+
+    def dissipative(self, delta, rate):
+        """Dissipative force [N], push-only at delta <= 0 and limited to >= -F_e when clipped."""
+        fd = 0.0 if self._D is None else float(self._D(max(delta, 0.0), rate))
+        if self.clip or delta <= 0.0:
+            fd = max(fd, -self.elastic(delta))
+        return fd
+
+    def dissipative_slope(self, delta, rate):
+        """d F_d / d rate [N s/m]."""
+        if self._D is None:
+            return 0.0
+        if (self.clip or delta <= 0.0) and self.dissipative(delta, rate) == -self.elastic(delta) and rate < 0:
+            return 0.0
+        return float(self._S(max(delta, 0.0), rate))
+
+    def given(self, delta, rate):
+        """``(LAW_GIVEN, F_e, F_d, slope, 0)``: the law's values for the compiled kernels."""
+        return np.array((LAW_GIVEN, self.elastic(delta), self.dissipative(delta, rate),
+                         self.dissipative_slope(delta, rate), 0.0))
+
+    def penetration_at_rest(self, weight):
+        """Penetration where F_e = `weight` [m] (bracketed root search)."""
+        from scipy.optimize import brentq
+
+        w = as_finite_float(weight, "weight", positive=True)
+        hi = 1e-6
+        while self._F(hi) < w:
+            hi *= 2.0
+            if hi > 1e3:
+                raise ParameterError(f"user normal law: the elastic force never reaches {w:g} N below 1 km")
+        return brentq(lambda d: self._F(d) - w, 0.0, hi, xtol=1e-15, rtol=1e-13)
+
+    def __repr__(self):
+        return f"UserNormalLaw(clip={self.clip})"

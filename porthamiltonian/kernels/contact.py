@@ -509,6 +509,7 @@ def sliding_plane_bias(D1, D2, H_12, H_1C, Ad_S2b, Ad_S1a, T_a, T_b, alpha, rows
 LAW_LINEAR = 0
 LAW_HERTZ = 1
 LAW_HUNT_CROSSLEY = 2
+LAW_GIVEN = 3          # (code, F_e, F_d, slope, 0): evaluated in Python (a user's law)
 
 
 @njit(cache=True)
@@ -519,7 +520,8 @@ def normal_force(law, delta, rate):
     ----------
     law : ndarray, shape (5,)
         ``(code, k, c, n, clip)``: `LAW_*` code, stiffness, damping (c [N s/m], or a [s/m]
-        for Hunt-Crossley), exponent, 1.0 to clip the total force at zero.
+        for Hunt-Crossley), exponent, 1.0 to clip the total force at zero; or
+        ``(LAW_GIVEN, F_e, F_d, slope, 0)`` for a law evaluated in Python, returned as is.
     delta : float [m]
         Penetration.
     rate : float [m/s]
@@ -533,6 +535,8 @@ def normal_force(law, delta, rate):
     slope : float [N s/m]
         ``d F_d / d rate``.
     """
+    if law[0] == LAW_GIVEN:
+        return law[1], law[2], law[3]
     k, c, n = law[1], law[2], law[3]
     dp = delta if delta > 0.0 else 0.0
     fe = k * dp**n if delta > 0.0 else 0.0
