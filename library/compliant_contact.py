@@ -80,8 +80,8 @@ from porthamiltonian.bondgraph.element import (
 from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef
-from porthamiltonian.contact.laws import NormalLaw, UserNormalLaw
-from porthamiltonian.errors import GeometryError, ParameterError, SerializationError
+from porthamiltonian.contact.laws import NormalLaw, UserNormalLaw, law_from_spec, law_to_spec
+from porthamiltonian.errors import GeometryError, ParameterError
 from porthamiltonian.kernels import contact as _kcontact
 
 from .contact_geometry import ContactPair
@@ -117,6 +117,19 @@ class ContactParameters:
         self.friction_law = friction_law
         self.dahl = friction_law == "dahl"
         self.K_t = np.array([self.k_spin, self.k_t, self.k_t])
+
+    _FIELDS = (("tangential_stiffness", "k_t"), ("tangential_damping", "c_t"), ("spin_stiffness", "k_spin"),
+               ("spin_damping", "c_spin"), ("friction", "mu"), ("spin_friction", "mu_spin"),
+               ("slip_damping", "c_slip"), ("max_penetration", "max_penetration"), ("friction_law", "friction_law"))
+
+    def to_spec(self):
+        """JSON-ready parameters (model files); the law by `laws.law_to_spec`."""
+        return {"law": law_to_spec(self.law), **{key: getattr(self, attr) for key, attr in self._FIELDS}}
+
+    @classmethod
+    def from_spec(cls, spec):
+        spec = dict(spec)
+        return cls(law=law_from_spec(spec.pop("law")), **spec)
 
 
 @register_element
@@ -329,7 +342,12 @@ class ContactSpring(StorageElement):
         return EventOutcome(out, 0.0, f"charts {ch_old} -> {tuple(ch_new)}")
 
     def parameters(self):
-        raise SerializationError(f"{self.label}: contacts hold surfaces and are not saved to files yet")
+        return {"pair": self.pair.parameters(), "contact": self.p.to_spec(), "relax": self.relax}
+
+    @classmethod
+    def from_parameters(cls, name, params, resolve):
+        return cls(name, ContactPair.from_parameters(params["pair"]), ContactParameters.from_spec(params["contact"]),
+                   relax=params["relax"])
 
 
 def _spring_refs(spring):
@@ -371,7 +389,7 @@ class _SpringResistor(ResistorElement):
         return self.pair.state(refs[0], refs[1], refs[3:])
 
     def parameters(self):
-        raise SerializationError(f"{self.label}: contacts are not saved to files yet")
+        return {"spring": self.spring}
 
 
 @register_element
@@ -602,5 +620,4 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
     g.connect((spring, "slip"), slip)
     g.expose("a", ja)
     g.expose("b", jb)
-    g.contact_pair = pair
     return g

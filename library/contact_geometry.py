@@ -27,7 +27,7 @@ import numpy as np
 
 from porthamiltonian.contact.kinematics import MAX_CONDITION, singular_kinematics_error
 from porthamiltonian.errors import GeometryError, ModelError, ParameterError
-from porthamiltonian.geometry import Surface, closest_points
+from porthamiltonian.geometry import Surface, closest_points, surface_from_spec, surface_to_spec
 from porthamiltonian.geometry.closest import DEFAULT_TOL, ClosestPoints, _pair_scale, refine
 from porthamiltonian.geometry.surface import REGULARITY_TOL
 from porthamiltonian.kernels import closest as _kclosest
@@ -138,6 +138,7 @@ class ContactPair:
         self._Ad_S1a = se3.Ad(self.H_S1a)
         self._Ad_S2b = se3.Ad(self.H_S2b)
         self._B1, self._B2 = surface_a._bound_spec, surface_b._bound_spec
+        self._cull_allowed = bool(cull)
         codes = {int(self._B1[0]), int(self._B2[0])}
         self._cullable = cull and _kclosest.BOUND_NONE not in codes and codes != {_kclosest.BOUND_HALFSPACE}
         #: the bounding test skips the contact points while the bounds are this far apart [m]
@@ -145,6 +146,19 @@ class ContactPair:
         self._cache_key = None
         self._cache = None
         self._last = None   # the last exact state (a fallback warm start)
+
+    # ---- files
+    def parameters(self):
+        """JSON-ready description (bodies as element references, surfaces as specs)."""
+        return {"body_a": self.body_a, "surface_a": surface_to_spec(self.S1), "body_b": self.body_b,
+                "surface_b": surface_to_spec(self.S2), "pose_a": self.H_aS1.tolist(), "pose_b": self.H_bS2.tolist(),
+                "alpha": self.alpha, "cull": self._cull_allowed}
+
+    @classmethod
+    def from_parameters(cls, p):
+        """Rebuild from `parameters()` (with the body references resolved)."""
+        return cls(p["body_a"], surface_from_spec(p["surface_a"]), p["body_b"], surface_from_spec(p["surface_b"]),
+                   pose_a=p["pose_a"], pose_b=p["pose_b"], alpha=p["alpha"], cull=p["cull"])
 
     # ---- declaration helpers for the elements
     def refs(self):

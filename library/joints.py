@@ -42,7 +42,7 @@ from porthamiltonian.lie import quaternion, se3, so3
 
 from .rigid_body import Frame, _cross
 
-__all__ = ["Joint", "JOINT_LOCKS", "DistanceJoint"]
+__all__ = ["Joint", "JOINT_LOCKS", "DistanceJoint", "ConstantRotation"]
 
 #: lock masks (omega_x, omega_y, omega_z, v_x, v_y, v_z) of the named joints
 JOINT_LOCKS = {
@@ -54,6 +54,56 @@ JOINT_LOCKS = {
     "point_on_line": (0, 0, 0, 1, 1, 0),
     "point_on_plane": (0, 0, 0, 0, 0, 1),
 }
+
+
+class ConstantRotation:
+    """A prescribed marker motion: constant-speed rotation about one of the marker's own axes,
+    ``H(t) = H0 Rot(axis, omega t)``, body twist ``(omega axis, 0)`` (constant).
+
+    A callable ``t -> (H, T, dT)`` as `Joint`'s `motion_a`/`motion_b` take, that model files
+    can save (Python callables cannot be).
+
+    Parameters
+    ----------
+    H0 : array_like, shape (4, 4)
+        The marker's pose at t = 0 in its body.
+    axis : array_like, shape (3,)
+        Unit axis of the rotation, in the marker's frame.
+    omega : float [rad/s]
+    """
+
+    def __init__(self, H0, axis, omega):
+        self.H0 = se3.as_se3(H0, "H0")
+        a = as_array(axis, "axis", (3,))
+        if not abs(float(np.linalg.norm(a)) - 1.0) < 1e-12:
+            raise ParameterError(f"`axis` must be a unit vector, got {a.tolist()} (norm {np.linalg.norm(a):.6g})")
+        self.axis = a
+        self.omega = float(as_array(omega, "omega", ()))
+        self._twist = np.concatenate((self.omega * a, np.zeros(3)))
+
+    def __call__(self, t):
+        return self.H0 @ se3.make(so3.exp(self.omega * t * self.axis), np.zeros(3)), self._twist.copy(), np.zeros(6)
+
+    def parameters(self):
+        return {"H0": self.H0.tolist(), "axis": self.axis.tolist(), "omega": self.omega}
+
+    def __repr__(self):
+        return f"ConstantRotation(axis={self.axis.tolist()}, omega={self.omega!r})"
+
+
+def _motion_spec(motion, label):
+    if motion is None:
+        return None
+    if isinstance(motion, ConstantRotation):
+        return {"ConstantRotation": motion.parameters()}
+    from porthamiltonian.errors import SerializationError
+
+    raise SerializationError(f"{label}: a prescribed marker motion given as a Python callable cannot be saved; use "
+                             "a ConstantRotation (or another motion with parameters)")
+
+
+def _motion_from_spec(spec):
+    return None if spec is None else ConstantRotation(**spec["ConstantRotation"])
 
 
 def _motion(fn, name, H_fixed):
@@ -256,15 +306,13 @@ class Joint(ConstraintElement):
         return -(J[:, :6].T @ lam), -(J[:, 6:].T @ lam)
 
     def parameters(self):
-        if self.motion_a is not None or self.motion_b is not None:
-            from porthamiltonian.errors import SerializationError
-
-            raise SerializationError(f"{self.label}: prescribed marker motions are Python callables and cannot be saved")
         return {
             "marker_a": [self.ma.body, self.ma.name, self.ma.H_BF.tolist()],
             "marker_b": [self.mb.body, self.mb.name, self.mb.H_BF.tolist()],
             "lock": self.lock.astype(int).tolist(),
             "stabilization": list(self.stabilization) if self.stabilization else None,
+            "motion_a": _motion_spec(self.motion_a, self.label),
+            "motion_b": _motion_spec(self.motion_b, self.label),
         }
 
     @classmethod
@@ -272,7 +320,8 @@ class Joint(ConstraintElement):
         a, b = params["marker_a"], params["marker_b"]
         fa = Frame(a[0], a[1], np.asarray(a[2], float))
         fb = Frame(b[0], b[1], np.asarray(b[2], float))
-        return cls(name, fa, fb, lock=params["lock"], stabilization=params.get("stabilization"))
+        return cls(name, fa, fb, lock=params["lock"], stabilization=params.get("stabilization"),
+                   motion_a=_motion_from_spec(params.get("motion_a")), motion_b=_motion_from_spec(params.get("motion_b")))
 
 
 @register_element

@@ -48,7 +48,7 @@ from porthamiltonian.bondgraph.element import ConstraintElement, EventOutcome, E
 from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import Port, StateBlock
-from porthamiltonian.errors import GeometryError, ParameterError, SerializationError
+from porthamiltonian.errors import GeometryError, ParameterError
 
 from .contact_geometry import ContactPair
 
@@ -254,7 +254,16 @@ class SlidingPlaneConstraint(ConstraintElement):
         return EventOutcome(out, 0.0, f"charts -> {tuple(ch)}")
 
     def parameters(self):
-        raise SerializationError(f"{self.label}: contacts hold surfaces and are not saved to files yet")
+        return {"pair": self.pair.parameters(), "friction": self.friction, "mu": self.mu, "eps": self.eps,
+                "restitution": self.restitution, "unilateral": self.unilateral,
+                "stabilization": None if self.stabilization is None else list(self.stabilization),
+                "softening": self.softening, "max_gap": self.max_gap, "relax": self.relax,
+                "rest_speed": self.rest_speed}
+
+    @classmethod
+    def from_parameters(cls, name, params, resolve):
+        params = dict(params)
+        return cls(name, ContactPair.from_parameters(params.pop("pair")), **params)
 
 
 def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, friction="frictionless",
@@ -318,5 +327,4 @@ def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=No
     g.connect(jb, (con, "b"))
     g.expose("a", ja)
     g.expose("b", jb)
-    g.contact_pair = pair
     return g

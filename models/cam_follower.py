@@ -38,6 +38,7 @@ from porthamiltonian._validate import as_finite_float
 from porthamiltonian.errors import ParameterError
 from porthamiltonian.geometry import BSplineSurface, Plane, Sphere
 from porthamiltonian.library import Frame, Gravity, Ground, Joint, RigidBody, contact as make_contact
+from porthamiltonian.library.joints import ConstantRotation
 from porthamiltonian.lie import se3, so3
 
 from .registry import Model, Parameter, register_model
@@ -307,7 +308,7 @@ def cam_follower(*, cam="nurbs", omega=2 * math.pi, base_radius=0.05, stroke=0.0
         H_f[2, 3] -= mass * g / stiffness
     follower = RigidBody("follower", mass, [1e-4, 1e-4, 1e-4], pose=H_f, twist=(0, 0, 0, 0, 0, float(ds0)))
     drive = Joint("drive", Frame(G, "B", H_cam), cam_body.frame(), kind="weld",
-                  motion_a=lambda t: cam_pose(t, omega))
+                  motion_a=ConstantRotation(_H0, (0.0, 0.0, 1.0), omega))   # = cam_pose(t, omega)
     guide = Joint("guide", G.frame(), follower.frame(), kind="prismatic")
     face = Plane(normal=(0.0, 0.0, -1.0), u_axis=(1.0, 0.0, 0.0))
     if contact == "compliant":

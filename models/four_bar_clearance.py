@@ -43,6 +43,7 @@ from porthamiltonian._validate import as_finite_float
 from porthamiltonian.errors import GeometryError, ParameterError
 from porthamiltonian.geometry import ParameterDomain, Sphere, SymbolicSurface
 from porthamiltonian.library import DistanceJoint, Frame, Gravity, Ground, Joint, RigidBody, contact as make_contact
+from porthamiltonian.library.joints import ConstantRotation
 from porthamiltonian.lie import quaternion, se3, so3
 
 from .registry import Model, Parameter, register_model
@@ -244,7 +245,7 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
     rocker_body = RigidBody("rocker", m3, _rod(m3, c), com=(c / 2, 0, 0), pose=_planar(t3, D), twist=(0, 0, w3, 0, 0, 0))
 
     G = Ground("ground")
-    turning = lambda t: (_planar(t1 + omega * t, (0, 0)), np.array((0, 0, omega, 0, 0, 0.0)), np.zeros(6))  # noqa: E731
+    turning = ConstantRotation(_planar(t1, (0, 0)), (0.0, 0.0, 1.0), omega)   # the crank angle t1 + omega t
     joints = (
         (Joint("drive", Frame(G, "B", _planar(t1, (0, 0))), crank_body.frame(), kind="weld", motion_a=turning),
          G, crank_body),

@@ -79,6 +79,7 @@ from porthamiltonian._validate import as_finite_float
 from porthamiltonian.errors import ParameterError
 from porthamiltonian.geometry import ParameterDomain, Sphere, SymbolicSurface
 from porthamiltonian.library import Frame, Ground, Joint, RigidBody, SpatialDamper, contact as make_contact
+from porthamiltonian.library.joints import ConstantRotation
 from porthamiltonian.lie import quaternion, se3
 
 from .registry import Model, Parameter, register_model
@@ -254,9 +255,8 @@ def spherical_geneva(*, radius=0.04, pin_radius=0.004, clearance=3e-4, speed=2 *
     theta = cone_angle(R, c)
     alpha0 = -0.5 * math.pi
 
-    def drive_motion(t):
-        # marker frame turning about its own x axis: body twist (w, 0, 0, 0, 0, 0), constant
-        return _rotation("x", alpha0 + w * t), np.array([w, 0.0, 0.0, 0.0, 0.0, 0.0]), np.zeros(6)
+    # marker frame turning about its own x axis: body twist (w, 0, 0, 0, 0, 0), constant
+    drive_motion = ConstantRotation(_rotation("x", alpha0), (1.0, 0.0, 0.0), w)
 
     bg = ph.BondGraph("spherical_geneva")
     ground = Ground("ground")

@@ -32,13 +32,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import as_finite_float
-from ..errors import ParameterError
+from ..errors import ParameterError, SerializationError
 from ..kernels.contact import LAW_GIVEN, LAW_HERTZ, LAW_HUNT_CROSSLEY, LAW_LINEAR
 from ..kernels.contact import normal_force as _normal_force
 
 __all__ = [
     "NormalLaw",
     "UserNormalLaw",
+    "law_to_spec",
+    "law_from_spec",
     "linear_law_from_response",
     "linear_response",
     "hertz_impact",
@@ -237,6 +239,7 @@ class UserNormalLaw:
                 extra = sorted(map(str, sp.sympify(expr).free_symbols - allowed))
                 raise ParameterError(f"`{name}` may use only {sorted(map(str, allowed - {None}))}, got symbols {extra}")
         V = sp.sympify(potential)
+        self._exprs = (V, None if dissipation is None else sp.sympify(dissipation), delta, rate)
         if V.subs(delta, 0) != 0:
             raise ParameterError(f"`potential` must vanish at delta = 0, got V(0) = {V.subs(delta, 0)}")
         self._V = sp.lambdify(delta, V, "math")
@@ -253,6 +256,7 @@ class UserNormalLaw:
     def _from_callables(self, force, dissipation):
         from scipy.integrate import quad
 
+        self._exprs = None
         if not callable(force) or not (dissipation is None or callable(dissipation)):
             raise ParameterError("`force` and `dissipation` must be callables (or use sympy `potential`)")
         self._F = lambda d: float(force(d))
@@ -322,3 +326,39 @@ class UserNormalLaw:
 
     def __repr__(self):
         return f"UserNormalLaw(clip={self.clip})"
+
+
+def law_to_spec(law):
+    """A normal law as a JSON-ready dict (model files): a built-in law by its parameters, a
+    user law by its sympy expressions (as strings) and symbol names.
+
+    Raises
+    ------
+    SerializationError
+        For a user law given as Python callables (code is not saved).
+    """
+    if isinstance(law, NormalLaw):
+        return {"kind": law.kind, "stiffness": float(law.stiffness), "damping": float(law.damping),
+                "exponent": float(law.exponent), "clip": bool(law.clip)}
+    if isinstance(law, UserNormalLaw) and law._exprs is not None:
+        V, D, d, r = law._exprs
+        return {"kind": "user", "potential": str(V), "dissipation": None if D is None else str(D),
+                "delta": str(d), "rate": None if r is None else str(r), "clip": law.clip}
+    raise SerializationError(f"{law!r} was given as Python callables, which are not saved to files; give it as "
+                             "sympy expressions (`potential`, `dissipation`)")
+
+
+def law_from_spec(spec):
+    """Rebuild a normal law from `law_to_spec` output."""
+    if not isinstance(spec, dict) or "kind" not in spec:
+        raise SerializationError(f"a normal law spec is a dict with a 'kind', got {spec!r}")
+    if spec["kind"] != "user":
+        return NormalLaw(**spec)
+    import sympy as sp
+
+    d = sp.Symbol(spec["delta"])
+    r = None if spec.get("rate") is None else sp.Symbol(spec["rate"])
+    names = {spec["delta"]: d} | ({spec["rate"]: r} if r is not None else {})
+    D = None if spec.get("dissipation") is None else sp.sympify(spec["dissipation"], locals=names)
+    return UserNormalLaw(potential=sp.sympify(spec["potential"], locals=names), dissipation=D, delta=d, rate=r,
+                         clip=spec.get("clip", False))
