@@ -6,7 +6,7 @@ from .compliant_contact import CompliantContact, ContactDamper, ContactSpring, S
 from .contact_geometry import ContactPair
 from .contacts import CONTACT_KINDS, contact
 from .gravity import Gravity
-from .joints import JOINT_LOCKS, DistanceJoint, Joint
+from .joints import JOINT_LOCKS, ConstantRotation, DistanceJoint, Joint
 from .point_mass import DistanceConstraint, PointMass
 from .rigid_body import Frame, Ground, RigidBody, spatial_inertia
 from .sliding_plane_contact import FRICTION_MODES, SlidingPlaneConstraint, SlidingPlaneContact
@@ -14,7 +14,7 @@ from .springs import PointDamper, PointSpring, SpatialDamper, SpatialSpring
 
 __all__ = [
     "PointMass", "DistanceConstraint", "RigidBody", "Ground", "Frame", "spatial_inertia", "Gravity",
-    "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS", "DistanceJoint",
+    "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS", "DistanceJoint", "ConstantRotation",
     "CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactPair",
     "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "contact", "CONTACT_KINDS", "ContactMaterial",
 ]

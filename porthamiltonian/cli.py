@@ -1,8 +1,12 @@
 """The `porthamiltonian` command: list models, run one with its energy ledger, draw its bond graph.
 
     porthamiltonian list
-    porthamiltonian run MODEL [--t-end T] [--param name=value ...] [--out DIR] [--contact KIND]
+    porthamiltonian run MODEL|FILE.json [--t-end T] [--param name=value ...] [--out DIR] [--contact KIND]
+    porthamiltonian save MODEL --out FILE.json [--param name=value ...] [--contact KIND]
     porthamiltonian graph MODEL [--out DIR]
+
+A model file (`porthamiltonian.models.files`) holds a whole model; `run` takes one in place of
+a registered model's name.
 """
 
 from __future__ import annotations
@@ -47,8 +51,19 @@ def cmd_list(args):
     return 0
 
 
+def _is_file(model):
+    return str(model).endswith(".json")
+
+
 def _build(args):
     models = _models()
+    if _is_file(args.model):
+        if args.param or getattr(args, "contact", None):
+            raise PortHamiltonianError("a model file's parameters are in the file: --param and --contact apply to "
+                                       "registered models (save one with `porthamiltonian save MODEL -p ...`)")
+        from porthamiltonian.models.files import load_model
+
+        return load_model(args.model)
     params = _parse_params(args.param)
     if getattr(args, "contact", None):
         spec = models.get_model(args.model)
@@ -94,7 +109,8 @@ def cmd_run(args):
         val = getattr(args, key, None)
         if val is not None:
             solver[key] = val if key == "method" else float(val)
-    out = Path(args.out or f"out/{args.model}")
+    label = Path(args.model).stem if _is_file(args.model) else args.model
+    out = Path(args.out or f"out/{label}")
     out.mkdir(parents=True, exist_ok=True)
     print(f"model {args.model!r}: {system}")
     print(system.report.summary())
@@ -143,7 +159,8 @@ def cmd_graph(args):
     from .diagnostics.plots import save_figure
 
     model = _build(args)
-    out = Path(args.out or f"out/{args.model}")
+    label = Path(args.model).stem if _is_file(args.model) else args.model
+    out = Path(args.out or f"out/{label}")
     out.mkdir(parents=True, exist_ok=True)
     print(assign_causality(model.graph))
     ax = model.graph.draw()
@@ -152,15 +169,24 @@ def cmd_graph(args):
     return 0
 
 
+def cmd_save(args):
+    from porthamiltonian.models.files import save_model
+
+    print(f"saved {save_model(_build(args), args.out)}")
+    return 0
+
+
 def make_parser():
     p = argparse.ArgumentParser(prog="porthamiltonian", description="Screw bond graphs compiled to port-Hamiltonian systems.")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the models and their parameters")
-    for name, hlp in (("run", "simulate a model and print its energy ledger"), ("graph", "draw a model's bond graph")):
+    for name, hlp in (("run", "simulate a model (registered, or a model file) and print its energy ledger"),
+                      ("graph", "draw a model's bond graph"), ("save", "write a registered model to a model file")):
         q = sub.add_parser(name, help=hlp)
         q.add_argument("model")
         q.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", help="override a model parameter")
-        q.add_argument("--out", "-o", help="output directory (default out/MODEL)")
+        q.add_argument("--out", "-o", required=name == "save",
+                       help="the model file to write" if name == "save" else "output directory (default out/MODEL)")
         q.add_argument("--contact", help="contact model for models with contacts (compliant or sliding_plane)")
         if name == "run":
             q.add_argument("--t-end", type=float, help="simulated time [s]")
@@ -177,7 +203,7 @@ def make_parser():
 def main(argv=None):
     args = make_parser().parse_args(argv)
     try:
-        return {"list": cmd_list, "run": cmd_run, "graph": cmd_graph}[args.command](args)
+        return {"list": cmd_list, "run": cmd_run, "graph": cmd_graph, "save": cmd_save}[args.command](args)
     except PortHamiltonianError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

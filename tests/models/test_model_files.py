@@ -51,3 +51,33 @@ def test_a_user_law_from_callables_is_not_saved():
                                           normal=UserNormalLaw(force=lambda d: 1e4 * d)))
     with pytest.raises(ph.SerializationError, match=r"given as Python callables, which are not saved"):
         to_json(bg)
+
+
+def test_cli_runs_a_saved_model_file_like_the_registered_model(tmp_path):
+    """`porthamiltonian save` then `run FILE.json` gives the registered model's run, state for
+    state, with the ledger and contact forces (the model's own observables are not saved)."""
+    from porthamiltonian.cli import main
+
+    path = tmp_path / "scene.json"
+    assert main(["save", "two-ellipsoids", "-p", "friction=0.6", "--contact", "compliant", "--out", str(path)]) == 0
+    common = ["--t-end", "0.4", "--samples", "41", "--no-progress"]
+    assert main(["run", "two-ellipsoids", "-p", "friction=0.6", "--out", str(tmp_path / "a")] + common) == 0
+    assert main(["run", str(path), "--out", str(tmp_path / "b")] + common) == 0
+    a, b = np.load(tmp_path / "a" / "trajectory.npz"), np.load(tmp_path / "b" / "trajectory.npz")
+    assert np.array_equal(a["t"], b["t"]) and np.array_equal(a["x"], b["x"])
+    assert (tmp_path / "b" / "contact_forces.npz").exists()
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert summary["ledger"]["max_residual"] < 1e-6 * summary["ledger"]["H0"]
+
+
+def test_model_file_errors_name_the_file(tmp_path):
+    from porthamiltonian.models.files import load_model
+
+    with pytest.raises(ph.SerializationError, match=r"cannot read the model file '.*missing.json'"):
+        load_model(tmp_path / "missing.json")
+    (tmp_path / "g.json").write_text(json.dumps({"format": "porthamiltonian-bondgraph"}))
+    with pytest.raises(ph.SerializationError, match=r"'.*g.json' is not a porthamiltonian model file"):
+        load_model(tmp_path / "g.json")
+    (tmp_path / "m.json").write_text(json.dumps({"format": "porthamiltonian-model", "version": 1}))
+    with pytest.raises(ph.SerializationError, match=r"lacks \['graph', 't_end', 'solver'\]"):
+        load_model(tmp_path / "m.json")
