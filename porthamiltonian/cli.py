@@ -1,12 +1,13 @@
 """The `porthamiltonian` command: list models, run one with its energy ledger, draw its bond graph.
 
     porthamiltonian list
-    porthamiltonian run MODEL|FILE.json [--t-end T] [--param name=value ...] [--out DIR] [--contact KIND]
+    porthamiltonian run MODEL|FILE.json|FILE.py [--t-end T] [--param name=value ...] [--out DIR] [--contact KIND]
     porthamiltonian save MODEL --out FILE.json [--param name=value ...] [--contact KIND]
     porthamiltonian graph MODEL [--out DIR]
 
-A model file (`porthamiltonian.models.files`) holds a whole model; `run` takes one in place of
-a registered model's name.
+A model file (`porthamiltonian.models.files`) holds a whole model, and a Python file may
+define `build()` returning a `Model` or a `BondGraph`; `run` takes either in place of a
+registered model's name.
 """
 
 from __future__ import annotations
@@ -52,7 +53,35 @@ def cmd_list(args):
 
 
 def _is_file(model):
-    return str(model).endswith(".json")
+    return str(model).endswith((".json", ".py"))
+
+
+def _load_file(path):
+    """A model file (.json, `porthamiltonian.models.files`) or a Python file whose `build()`
+    returns a `Model` (or a `BondGraph`, run for 1 s at the default solver settings)."""
+    from porthamiltonian.models import Model, load_model
+
+    if str(path).endswith(".json"):
+        return load_model(path)
+    import importlib.util
+
+    from porthamiltonian.bondgraph.graph import BondGraph
+
+    if not Path(path).is_file():
+        raise PortHamiltonianError(f"no Python model file {str(path)!r}")
+    spec = importlib.util.spec_from_file_location(Path(path).stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    build = getattr(module, "build", None)
+    if not callable(build):
+        raise PortHamiltonianError(f"{str(path)!r} defines no function `build()` returning a Model or a BondGraph")
+    model = build()
+    if isinstance(model, BondGraph):
+        return Model(model)
+    if not isinstance(model, Model):
+        raise PortHamiltonianError(f"`build()` of {str(path)!r} must return a Model or a BondGraph, got "
+                                   f"{type(model).__name__}")
+    return model
 
 
 def _build(args):
@@ -61,9 +90,7 @@ def _build(args):
         if args.param or getattr(args, "contact", None):
             raise PortHamiltonianError("a model file's parameters are in the file: --param and --contact apply to "
                                        "registered models (save one with `porthamiltonian save MODEL -p ...`)")
-        from porthamiltonian.models.files import load_model
-
-        return load_model(args.model)
+        return _load_file(args.model)
     params = _parse_params(args.param)
     if getattr(args, "contact", None):
         spec = models.get_model(args.model)

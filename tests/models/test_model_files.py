@@ -81,3 +81,27 @@ def test_model_file_errors_name_the_file(tmp_path):
     (tmp_path / "m.json").write_text(json.dumps({"format": "porthamiltonian-model", "version": 1}))
     with pytest.raises(ph.SerializationError, match=r"lacks \['graph', 't_end', 'solver'\]"):
         load_model(tmp_path / "m.json")
+
+
+def test_cli_runs_a_python_file_defining_build(tmp_path):
+    from porthamiltonian.cli import main
+
+    (tmp_path / "drop.py").write_text(
+        "import numpy as np\n"
+        "import porthamiltonian as ph\n"
+        "from porthamiltonian.geometry import Plane, Sphere\n"
+        "from porthamiltonian.library import ContactMaterial, Gravity, Ground, RigidBody, contact\n"
+        "def build():\n"
+        "    H = np.eye(4); H[2, 3] = 0.3\n"
+        "    ball, ground = RigidBody('ball', 1.0, [4e-3] * 3, pose=H), Ground('ground')\n"
+        "    bg = ph.BondGraph('drop')\n"
+        "    bg.add(ball, ground, Gravity('g', ball), contact('compliant', 'c', ball, Sphere(0.1), ground, Plane(),\n"
+        "                                                     material=ContactMaterial(restitution=0.8)))\n"
+        "    bg.connect(ball.frame().port, 'g')\n"
+        "    bg.connect(ball.frame().port, ('c', 'a')); bg.connect(ground.frame().port, ('c', 'b'))\n"
+        "    return bg\n")
+    out = tmp_path / "out"
+    assert main(["run", str(tmp_path / "drop.py"), "--out", str(out), "--no-progress"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert [e["name"] for e in summary["events"]][:2] == ["c/spring.approach", "c/spring.touch"]
+    assert (tmp_path / "nobuild.py").write_text("x = 1\n") and main(["run", str(tmp_path / "nobuild.py")]) == 2
