@@ -282,23 +282,9 @@ def hertz_stiffness_greenwood(E_star, k_max, k_min):
 
 
 def hertz_stiffness(E_star, k_max, k_min):
-    """Hertz stiffness K [N/m^(3/2)] of the contact, P = K delta^(3/2): the exact solution.
+    """Hertz stiffness K [N/m^(3/2)] of the contact, P = K delta^(3/2): `hertz_stiffness_exact`
+    (same arguments and checks; (4/3) E* sqrt(R) for a sphere).
 
-    Parameters
-    ----------
-    E_star : float
-        Contact modulus [Pa] (`effective_modulus`), > 0.
-    k_max, k_min : float
-        Principal relative curvatures [1/m], k_max >= k_min > 0, k_max / k_min <=
-        MAX_CURVATURE_RATIO (`relative_curvature`).
-
-    Returns
-    -------
-    float
-        K = `hertz_stiffness_exact` (E_star, k_max, k_min); (4/3) E* sqrt(R) for a sphere.
-
-    Notes
-    -----
     The exact elliptical solution is used rather than Greenwood's approximation
     (`hertz_stiffness_greenwood`, up to 0.86 % off for ratios up to 100 and unusable beyond)
     because it is cheap: 20-30 us per call (one bracketed root of a Carlson-integral ratio,

@@ -10,7 +10,7 @@ import numpy as np
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import Ellipsoid, Plane, Sphere
-from porthamiltonian.library import CompliantContact, Gravity, Ground, RigidBody
+from porthamiltonian.library import Gravity, Ground, RigidBody, contact as make_contact
 
 from .reference import ellipsoid_inertia, rotations_of
 
@@ -19,11 +19,12 @@ RTOL, ATOL = 1e-10, 1e-12
 TIGHT = dict(rtol=RTOL, atol=ATOL, method="DOP853")
 
 
-def body_on_plane(body, surface, *, gravity=False, **contact):
-    """Compile `body` (with `surface`) against the ground plane; returns (system, x0)."""
+def body_on_plane(body, surface, *, gravity=False, kind="compliant", **contact):
+    """Compile `body` (with `surface`) against the ground plane with a contact of the given
+    kind (`library.contact`); returns (system, x0)."""
     bg = ph.BondGraph("on_plane")
     ground = Ground("ground")
-    c = CompliantContact("c", body, surface, ground, Plane(), **contact)
+    c = make_contact(kind, "c", body, surface, ground, Plane(), **contact)
     bg.add(body, ground, c)
     if gravity:
         bg.add(Gravity("gravity", body))

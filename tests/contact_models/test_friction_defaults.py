@@ -14,8 +14,6 @@ import pytest
 from numpy.testing import assert_allclose
 
 import porthamiltonian as ph
-from porthamiltonian.geometry import Plane, Sphere
-from porthamiltonian.library import Gravity, Ground, RigidBody, contact
 
 from .conftest import assert_ledger_closes, ball, body_on_plane, world_force, world_momenta
 from .reference import G
@@ -75,19 +73,9 @@ def test_the_stiff_contact_gives_the_same_answer():
     """The same launch with the sliding-plane contact and its Coulomb friction (rigid: the
     rolling radius is R): t_s, 5/7 v0 and m v0^2 / 7 (measured 2e-4 (the sampling), 7e-9,
     2e-9)."""
-    H = np.eye(4)
-    H[2, 3] = R_BALL
-    body = RigidBody("ball", M, [0.4 * M * R_BALL**2] * 3, pose=H, twist=(0, 0, 0, V0, 0, 0))
-    ground = Ground("ground")
-    bg = ph.BondGraph("slide")
-    c = contact("sliding_plane", "c", body, Sphere(R_BALL), ground, Plane(), friction="coulomb", mu=MU)
-    bg.add(body, ground, Gravity("gravity", body), c)
-    bg.connect(body.frame().port, "gravity")
-    bg.connect(body.frame().port, ("c", "a"))
-    bg.connect(ground.frame().port, ("c", "b"))
-    system = ph.compile(bg)
-    traj = ph.simulate(system, (0.0, 0.5), system.initial_state(), rtol=1e-8, atol=1e-10,
-                       t_eval=np.linspace(0.0, 0.5, 5001))
+    system, x0 = body_on_plane(*ball(M, R_BALL, R_BALL, twist=(0, 0, 0, V0, 0, 0)), gravity=True,
+                               kind="sliding_plane", friction="coulomb", mu=MU)
+    traj = ph.simulate(system, (0.0, 0.5), x0, rtol=1e-8, atol=1e-10, t_eval=np.linspace(0.0, 0.5, 5001))
     p, L = world_momenta(traj)
     v, w = p / M, L / (0.4 * M * R_BALL**2)
     speed = np.linalg.norm((v + np.cross(w, [0.0, 0.0, -R_BALL]))[:, :2], axis=1)

@@ -16,22 +16,14 @@ from porthamiltonian.contact.laws import NormalLaw
 from porthamiltonian.geometry import Plane, Sphere
 from porthamiltonian.library import ContactMaterial, Ground, RigidBody, contact
 
-from .conftest import RTOL, TIGHT, assert_ledger_closes, world_momenta
+from .conftest import RTOL, TIGHT, assert_ledger_closes, ball, body_on_plane, world_momenta
 
 M, R_BALL, V, GAP = 2.0, 0.1, 0.8, 1e-3
 
 
 def rebound(kind, material, t_end=0.1):
-    H = np.eye(4)
-    H[2, 3] = R_BALL + GAP
-    ball = RigidBody("ball", M, [0.4 * M * R_BALL**2] * 3, pose=H, twist=(0, 0, 0, 0, 0, -V))
-    ground = Ground("ground")
-    bg = ph.BondGraph("drop")
-    bg.add(ball, ground, contact(kind, "c", ball, Sphere(R_BALL), ground, Plane(), material=material))
-    bg.connect(ball.frame().port, ("c", "a"))
-    bg.connect(ground.frame().port, ("c", "b"))
-    system = ph.compile(bg)
-    traj = ph.simulate(system, (0.0, t_end), system.initial_state(), **TIGHT)
+    system, x0 = body_on_plane(*ball(M, R_BALL, R_BALL + GAP, twist=(0, 0, 0, 0, 0, -V)), kind=kind, material=material)
+    traj = ph.simulate(system, (0.0, t_end), x0, **TIGHT)
     p, _ = world_momenta(traj)
     return traj, p[-1] / M
 

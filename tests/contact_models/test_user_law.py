@@ -17,7 +17,7 @@ from porthamiltonian.contact.laws import NormalLaw, UserNormalLaw
 from porthamiltonian.geometry import Plane, Sphere
 from porthamiltonian.library import CompliantContact, Ground, RigidBody
 
-from .conftest import RTOL, TIGHT, assert_ledger_closes, world_momenta
+from .conftest import RTOL, TIGHT, assert_ledger_closes, ball, body_on_plane, world_momenta
 
 M, R_BALL, V, GAP = 1.5, 0.1, 0.7, 1e-3
 K, A, N = 3e6, 0.4, 1.5
@@ -25,17 +25,9 @@ d, r = sp.symbols("delta rate")
 
 
 def impact(normal, **law):
-    H = np.eye(4)
-    H[2, 3] = R_BALL + GAP
-    ball = RigidBody("ball", M, [0.4 * M * R_BALL**2] * 3, pose=H, twist=(0, 0, 0, 0, 0, -V))
-    ground = Ground("ground")
-    bg = ph.BondGraph("impact")
-    bg.add(ball, ground, CompliantContact("c", ball, Sphere(R_BALL), ground, Plane(), normal=normal, friction=0.0,
-                                          **law))
-    bg.connect(ball.frame().port, ("c", "a"))
-    bg.connect(ground.frame().port, ("c", "b"))
-    system = ph.compile(bg)
-    traj = ph.simulate(system, (0.0, 0.03), system.initial_state(), t_eval=np.linspace(0.0, 0.03, 31), **TIGHT)
+    system, x0 = body_on_plane(*ball(M, R_BALL, R_BALL + GAP, twist=(0, 0, 0, 0, 0, -V)), normal=normal, friction=0.0,
+                               **law)
+    traj = ph.simulate(system, (0.0, 0.03), x0, t_eval=np.linspace(0.0, 0.03, 31), **TIGHT)
     return traj, world_momenta(traj)[0][:, 2] / M
 
 
