@@ -41,15 +41,16 @@ on top of mu F_e).
 Friction: in series with the tangential spring, the anchor slips along the spring force f_t
 at (`porthamiltonian.kernels.contact.slip_rates`)
 
-    v_slip = |v_t| |f_t| / (mu F_e) + max(|f_t| - mu F_e, 0) / c_slip       (Dahl, default)
-    v_slip = max(|f_t| - mu F_e, 0) / c_slip                                (viscous)
+    v_slip = |v_t| min(|f_t| / (mu F_e), 1) + max(|f_t| - mu F_e, 0) / c_slip    (Dahl, default)
+    v_slip = max(|f_t| - mu F_e, 0) / c_slip                                     (viscous)
 
 and likewise for spin with |w_z| and the torque limit mu_spin F_e. The Dahl term (P. R.
 Dahl, "A solid friction model", The Aerospace Corporation, TOR-0158(3107-18)-1, 1968) makes
 the deformation rate v_t - v_slip vanish exactly at |f_t| = mu F_e while sliding, at any
 speed: sliding friction is Coulomb's mu F_e once the surfaces have slid a few mu F_e / k_t,
 with no rate to tune; at rest nothing slips, so a load inside the cone is held without
-creep. The excess term bounds the force when the limit drops faster than the anchor slips.
+creep. The cap (the anchor never slips faster than the surfaces slide) keeps the law finite
+as F_e -> 0 at a release, and the excess term then unloads the spring.
 The slip power f_t . v_slip >= 0 is dissipated and booked in the ledger.
 
 Events: contact starts when Delta crosses zero downward (deformation reset to zero), and
