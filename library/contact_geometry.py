@@ -220,8 +220,7 @@ class ContactPair:
         key = (cull, params.tobytes(), charts.tobytes()) + tuple(r.tobytes() for r in refs[:n])
         if key == self._cache_key:
             return self._cache
-        pa = refs[0] if self._moving[0] else _EMPTY
-        pb = refs[int(self._moving[0])] if self._moving[1] else _EMPTY
+        pa, pb = self._pose_args(refs)
         if cull and self._cullable:
             bound, H12 = _kcontact.separation(self._B1, self._B2, pa, pb, self._H_Wa, self._H_Wb, self.H_S1a,
                                               self.H_bS2)
@@ -247,11 +246,16 @@ class ContactPair:
         self._cache_key, self._cache, self._last = key, st, st
         return st
 
+    def _pose_args(self, refs):
+        """The kernels' pose arguments of the two bodies: pose vectors, empty for a ground."""
+        pa = refs[0] if self._moving[0] else _EMPTY
+        pb = refs[int(self._moving[0])] if self._moving[1] else _EMPTY
+        return pa, pb
+
     def separation(self, refs):
         """A lower bound of the signed distance from the surfaces' bounds [m]
         (`porthamiltonian.kernels.contact.separation`; -inf where no bound applies)."""
-        pa = refs[0] if self._moving[0] else _EMPTY
-        pb = refs[int(self._moving[0])] if self._moving[1] else _EMPTY
+        pa, pb = self._pose_args(refs)
         return _kcontact.separation(self._B1, self._B2, pa, pb, self._H_Wa, self._H_Wb, self.H_S1a, self.H_bS2)[0]
 
     def _as_state(self, res):
