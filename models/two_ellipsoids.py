@@ -6,9 +6,11 @@ over each other, the upper one reaches the floor and they roll apart (the seed's
 instants (a)-(f)). The seed's tangential contact is a spring-damper without slip (slip is its
 "future work"), so the default friction coefficient is high (3: nothing slips); with
 Coulomb friction of everyday materials (mu = 0.6) the upper ellipsoid slides instead and
-comes to rest leaning on the lower one. The sliding-plane variant regularizes Coulomb
-friction over 1 mm/s, whose stiffness grows with mu: at mu = 3 it integrates about 7 times
-slower than at 0.6 (38 s against 5 s of wall for 2 s simulated, measured).
+comes to rest leaning on the lower one. The sliding-plane variant is the seed's no-slip
+contact exactly (the rolling constraint) by default; with `stiff_friction="coulomb"` it
+regularizes Coulomb friction over 1 mm/s, whose stiffness grows with mu (at mu = 3 about 7
+times slower to integrate than at 0.6, measured: 38 s against 5 s of wall for 2 s simulated,
+and 0.7 s rolling).
 """
 
 from __future__ import annotations
@@ -59,9 +61,12 @@ def contact_element(system, component):
     contact=Parameter("compliant", "-", "contact model: compliant or sliding_plane (stiff, with impacts)"),
     friction_law=Parameter("dahl", "-", "compliant contact's slip law: dahl (Coulomb's force while sliding) or "
                            "viscous (the earlier regularization); unused by sliding_plane"),
+    stiff_friction=Parameter("rolling", "-", "friction of the sliding_plane variant: rolling (no slip, the seed's "
+                             "contact), coulomb (mu = friction) or frictionless; unused by compliant"),
 )
 def two_ellipsoids(*, mass=1.0, axes=(0.25, 0.15, 0.1), lower_height=0.35, upper_height=0.75, offset=0.12, tilt=0.25,
-                   stiffness=4000.0, damping=8.0, friction=3.0, contact="compliant", friction_law="dahl"):
+                   stiffness=4000.0, damping=8.0, friction=3.0, contact="compliant", friction_law="dahl",
+                   stiff_friction="rolling"):
     """Build the model (see module docstring). Body frames at the centres, principal axes."""
     axes = tuple(float(a) for a in axes)
     bg = ph.BondGraph("two_ellipsoids")
@@ -85,7 +90,7 @@ def two_ellipsoids(*, mass=1.0, axes=(0.25, 0.15, 0.1), lower_height=0.35, upper
         from porthamiltonian.contact.laws import NormalLaw, linear_response
 
         e = linear_response(mass, NormalLaw("linear", stiffness=stiffness, damping=damping))[1]
-        law = dict(friction="coulomb" if friction > 0 else "frictionless", mu=friction, restitution=e)
+        law = dict(friction=stiff_friction, mu=friction, restitution=e)
     for name, a, b in CONTACTS:
         (ba, sa), (bb, sb) = bodies[a], bodies[b]
         c = make_contact(contact, name, ba, sa, bb, sb, **law)
