@@ -63,6 +63,6 @@ def load_model(path):
     if missing:
         raise SerializationError(f"model file {str(path)!r} lacks {missing}")
     baumgarte = data.get("baumgarte")
-    return Model(from_json(data["graph"]), initial={k: np.asarray(v, dtype=float) for k, v in data.get("initial", {}).items()},
+    return Model(from_json(data["graph"], source=path), initial={k: np.asarray(v, dtype=float) for k, v in data.get("initial", {}).items()},
                  t_end=float(data["t_end"]), solver=dict(data["solver"]), notes=data.get("notes", ""),
                  baumgarte=None if baumgarte is None else tuple(baumgarte))

@@ -48,11 +48,23 @@ class Parameter:
             raise ModelError(f"parameter rule must be one of {sorted(r for r in RULES if r)} or None, got {self.rule!r}")
 
     def check(self, model, name, value):
-        """Raise ParameterError if a numeric `value` is not finite or breaks the rule."""
+        """Raise ParameterError if a numeric `value` is not finite or breaks the rule.
+
+        A bool (Python or numpy) is not a number here: `mass=True` is refused rather than
+        read as 1.0; numpy integer and float scalars are numbers. A boolean parameter takes
+        only True or False.
+        """
         d = self.default
-        if isinstance(d, (str, bool)):
-            return
         where = f"model {model!r}: `{name}`"
+        if isinstance(d, bool):
+            if not isinstance(value, (bool, np.bool_)):
+                raise ParameterError(f"{where} must be True or False, got {value!r}")
+            return
+        if isinstance(d, str):
+            return
+        items = value if isinstance(d, (tuple, list)) and isinstance(value, (tuple, list, np.ndarray)) else (value,)
+        if any(isinstance(v, (bool, np.bool_)) for v in items):
+            raise ParameterError(f"{where} takes numbers like {d!r}, got {value!r}: a bool is not a number")
         if isinstance(d, int) and not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)):
             raise ParameterError(f"{where} must be an integer, got {value!r}")
         try:

@@ -6,14 +6,33 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["as_array", "as_finite_float", "as_spd", "as_symmetric_psd", "as_rotation"]
+__all__ = ["as_array", "as_finite_float", "as_spd", "as_symmetric_psd", "as_rotation", "is_real_scalar"]
+
+
+def is_real_scalar(value):
+    """True for a Python or numpy real number (int, float, np.integer, np.floating), or a 0-d
+    real array; False for bools (Python and numpy), strings, complex numbers and everything else."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return True
+    return isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf"
 
 
 def as_array(value, name, shape=None, *, dtype=float):
     """Return `value` as a finite float array, checking its shape.
 
-    `shape` may contain None for a free axis. Raises ParameterError naming `name`.
+    `shape` may contain None for a free axis. Raises ParameterError naming `name`. With the
+    default float dtype, strings and booleans are refused (numpy would convert "2" or True).
     """
+    if dtype is float:
+        try:
+            raw = np.asarray(value)
+        except (TypeError, ValueError):
+            raw = None  # ragged: reported below by the conversion
+        if raw is not None and raw.dtype.kind in "USb":
+            kind = "booleans" if raw.dtype.kind == "b" else "strings"
+            raise ParameterError(f"`{name}` must be numeric, got {value!r} ({kind} are not numbers)")
     try:
         arr = np.array(value, dtype=dtype)
     except (TypeError, ValueError) as exc:
@@ -29,7 +48,13 @@ def as_array(value, name, shape=None, *, dtype=float):
 
 
 def as_finite_float(value, name, *, positive=False, nonnegative=False):
-    """Return `value` as a finite float; optionally require > 0 or >= 0."""
+    """Return `value` as a finite float; optionally require > 0 or >= 0.
+
+    Accepts Python and numpy real numbers (and 0-d arrays and other objects with `__float__`);
+    refuses booleans and strings, which `float()` would convert silently.
+    """
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise ParameterError(f"`{name}` must be a real number, got {value!r}")
     try:
         x = float(value)
     except (TypeError, ValueError):

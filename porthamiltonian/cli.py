@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from .errors import PortHamiltonianError
+from .errors import ParameterError, PortHamiltonianError
 
 __all__ = ["main"]
 
@@ -123,22 +125,68 @@ def _save_contact_forces(model_name, traj, out, events):
     return [save_figure(fig, out / "contact_forces.png")]
 
 
+def _check_out_dir(out):
+    """Raise ParameterError unless `out` is (or can be made as) a writable directory: checked
+    before a model is built or simulated, so a long run never ends unable to save."""
+    out = Path(out)
+    if out.exists():
+        if not out.is_dir():
+            raise ParameterError(f"`--out` {str(out)!r} is an existing file, not a directory; give a directory to "
+                                 "write the results in")
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise ParameterError(f"`--out` {str(out)!r} is a directory that is not writable")
+        return out
+    parent = out.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ParameterError(f"`--out` {str(out)!r} cannot be created: {str(parent)!r} is a file, not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ParameterError(f"`--out` {str(out)!r} cannot be created: directory {str(parent)!r} is not writable")
+    return out
+
+
+def _make_out_dir(out):
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ParameterError(f"`--out` {str(out)!r}: cannot create the directory ({exc.strerror or exc})") from None
+    return out
+
+
+def _check_run_args(args):
+    """The numeric options of `run`, checked before anything is built."""
+    if args.t_end is not None and not (math.isfinite(args.t_end) and args.t_end > 0):
+        raise ParameterError(f"`--t-end` must be a finite number of seconds > 0, got {args.t_end!r}")
+    if args.samples != 0 and args.samples < 2:
+        raise ParameterError(f"`--samples` must be 0 (the solver's own steps) or >= 2 (evenly spaced samples from "
+                             f"0 to t_end), got {args.samples}")
+
+
 def cmd_run(args):
     from . import compile, simulate
     from .diagnostics.plots import plot_power_budget, plot_series, save_figure
 
+    _check_run_args(args)
+    label = Path(args.model).stem if _is_file(args.model) else args.model
+    out = _check_out_dir(args.out or f"out/{label}")
     model = _build(args)
+    t_end = model.t_end if args.t_end is None else args.t_end
+    try:
+        t_end = float(t_end)
+    except (TypeError, ValueError):
+        t_end = math.nan
+    if not (math.isfinite(t_end) and t_end > 0):
+        raise ParameterError(f"model {args.model!r}: its t_end must be a finite number of seconds > 0, got "
+                             f"{model.t_end!r}; give --t-end")
     system = compile(model.graph, baumgarte=model.baumgarte)
     x0 = system.initial_state(model.initial)
-    t_end = model.t_end if args.t_end is None else float(args.t_end)
     solver = dict(model.solver)
     for key in ("method", "rtol", "atol", "max_step"):
         val = getattr(args, key, None)
         if val is not None:
             solver[key] = val if key == "method" else float(val)
-    label = Path(args.model).stem if _is_file(args.model) else args.model
-    out = Path(args.out or f"out/{label}")
-    out.mkdir(parents=True, exist_ok=True)
+    _make_out_dir(out)
     print(f"model {args.model!r}: {system}")
     print(system.report.summary())
     if model.notes:
@@ -185,10 +233,10 @@ def cmd_graph(args):
     from .bondgraph.causality import assign_causality
     from .diagnostics.plots import save_figure
 
-    model = _build(args)
     label = Path(args.model).stem if _is_file(args.model) else args.model
-    out = Path(args.out or f"out/{label}")
-    out.mkdir(parents=True, exist_ok=True)
+    out = _check_out_dir(args.out or f"out/{label}")
+    model = _build(args)
+    _make_out_dir(out)
     print(assign_causality(model.graph))
     ax = model.graph.draw()
     path = save_figure(ax.figure, out / "bond_graph.png")
@@ -199,7 +247,15 @@ def cmd_graph(args):
 def cmd_save(args):
     from porthamiltonian.models.files import save_model
 
-    print(f"saved {save_model(_build(args), args.out)}")
+    out = Path(args.out)
+    if out.is_dir():
+        raise ParameterError(f"`--out` {str(out)!r} is a directory; give the model file to write (FILE.json)")
+    _check_out_dir(out.parent)
+    model = _build(args)
+    try:
+        print(f"saved {save_model(model, out)}")
+    except OSError as exc:
+        raise ParameterError(f"`--out` {str(out)!r}: cannot write the model file ({exc.strerror or exc})") from None
     return 0
 
 

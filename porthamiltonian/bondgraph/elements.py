@@ -29,17 +29,17 @@ from .ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef
 __all__ = ["Se", "Sf", "C", "I", "R", "TF", "GY", "MTF", "MGY"]
 
 
-def _dim_of(dim, *candidates):
-    """Infer a dimension: explicit `dim`, else the first candidate array's size, else 1."""
+def _dim_of(dim, candidate=None, name=None):
+    """Infer a dimension: explicit `dim`, else the size of the array `candidate` (a parameter
+    called `name`, checked to be numeric), else 1."""
     if dim is not None:
-        if not isinstance(dim, (int, np.integer)) or dim < 1:
+        if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)) or dim < 1:
             raise ParameterError(f"`dim` must be a positive integer, got {dim!r}")
         return int(dim)
-    for c in candidates:
-        if c is not None and not callable(c) and not isinstance(c, (sp.Basic, sp.MatrixBase)):
-            a = np.asarray(c, dtype=float)
-            if a.ndim >= 1:
-                return a.shape[0]
+    if candidate is not None and not callable(candidate) and not isinstance(candidate, (sp.Basic, sp.MatrixBase)):
+        a = as_array(candidate, name or "value")
+        if a.ndim >= 1:
+            return a.shape[0]
     return 1
 
 
@@ -132,7 +132,7 @@ class _Storage1(StorageElement):
                 f"{type(self).__name__} {name!r}: give exactly one of `{matrix_name}` (linear) or `energy`"
             )
         if matrix is not None:
-            self.dim = _dim_of(dim, matrix)
+            self.dim = _dim_of(dim, matrix, f"{name}.{matrix_name}")
             self.matrix = as_spd(matrix, f"{name}.{matrix_name}", self.dim) if inverse else as_symmetric_psd(
                 matrix, f"{name}.{matrix_name}", self.dim
             )
@@ -312,7 +312,7 @@ class R(ResistorElement):
         self.causality = causality
         self.law_expr = None
         if resistance is not None:
-            self.dim = _dim_of(dim, resistance)
+            self.dim = _dim_of(dim, resistance, f"{name}.resistance")
             self.resistance = as_symmetric_psd(resistance, f"{name}.resistance", self.dim)
             try:
                 self.conductance = np.linalg.inv(self.resistance)
@@ -489,8 +489,13 @@ class _ModTwoPort(TwoPortElement):
             raise ParameterError(
                 f"`{name}.modulus` must be a callable modulus(t, *refs) or a sympy expression in t, got {modulus!r}"
             )
-        if len(shape) != 2 or min(shape) < 1:
-            raise ParameterError(f"`{name}.shape` must be (n2, n1) with positive sizes, got {shape!r}")
+        if not (
+            isinstance(shape, (tuple, list))
+            and len(shape) == 2
+            and all(isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)) for k in shape)
+            and min(shape) >= 1
+        ):
+            raise ParameterError(f"`{name}.shape` must be (n2, n1) with positive integer sizes, got {shape!r}")
         self.n2, self.n1 = int(shape[0]), int(shape[1])
 
     def ports(self):

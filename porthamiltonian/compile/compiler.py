@@ -6,7 +6,7 @@ from .._validate import as_finite_float
 from ..bondgraph.causality import assign_causality
 from ..bondgraph.flatten import check_bindings, flatten
 from ..bondgraph.graph import BondGraph
-from ..errors import ModelError
+from ..errors import ModelError, ParameterError
 from .codegen import generate
 from .plan import build_plan
 from .system import PHSystem
@@ -25,8 +25,9 @@ def compile(bg, *, baumgarte=(1.0, 1.0)):  # noqa: A001 - the name users expect
     Parameters
     ----------
     bg : BondGraph
-    baumgarte : (float, float)
-        Default constraint stabilization (alpha, beta) [1/s]: the constraints are enforced
+    baumgarte : (float, float) or None
+        A pair of finite non-negative numbers (a tuple, list or shape-(2,) array); None means
+        the default (1, 1) (what a model file without its own value stores). Default constraint stabilization (alpha, beta) [1/s]: the constraints are enforced
         as ``dc/dt + 2 alpha c + beta^2 g = 0`` (c velocity residual, g gap), so drift decays
         on the time scale 1/alpha. Elements may override it; (0, 0) disables it. The work
         these terms do is reported in the energy ledger as "stabilization". The default is
@@ -44,15 +45,14 @@ def compile(bg, *, baumgarte=(1.0, 1.0)):  # noqa: A001 - the name users expect
     ------
     ModelError
         Ill-formed graph (dangling port, bad element).
+    ParameterError
+        `baumgarte` is not a pair of finite non-negative numbers.
     CausalityError
         Conflicting sources or constraints, unsupported couplings.
     """
     if not isinstance(bg, BondGraph):
         raise ModelError(f"`compile` takes a BondGraph, got {type(bg).__name__}")
-    if len(baumgarte) != 2:
-        raise ModelError(f"`baumgarte` must be a pair (alpha, beta), got {baumgarte!r}")
-    alpha = as_finite_float(baumgarte[0], "baumgarte[0]", nonnegative=True)
-    beta = as_finite_float(baumgarte[1], "baumgarte[1]", nonnegative=True)
+    alpha, beta = _check_baumgarte(baumgarte)
     if not bg.graph.number_of_nodes():
         raise ModelError(f"BondGraph {bg.name!r} is empty: add elements before compiling")
     work = bg.copy()  # the system owns private copies of the elements
@@ -64,3 +64,17 @@ def compile(bg, *, baumgarte=(1.0, 1.0)):  # noqa: A001 - the name users expect
     system = PHSystem(bg.name, plan, source, namespace)
     bg.freeze("compile")
     return system
+
+
+def _check_baumgarte(baumgarte):
+    """(alpha, beta) from `compile`'s `baumgarte` argument, or ParameterError naming it."""
+    if baumgarte is None:
+        return 1.0, 1.0
+    if isinstance(baumgarte, (str, bytes, dict, set)) or not hasattr(baumgarte, "__len__") or len(baumgarte) != 2:
+        raise ParameterError(
+            f"`baumgarte` must be a pair (alpha, beta) of non-negative numbers [1/s] (or None for the "
+            f"default (1, 1)), got {baumgarte!r}"
+        )
+    alpha = as_finite_float(baumgarte[0], "baumgarte[0]", nonnegative=True)
+    beta = as_finite_float(baumgarte[1], "baumgarte[1]", nonnegative=True)
+    return alpha, beta

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .._validate import as_array, as_finite_float
+from ..errors import ParameterError
 from ..kernels.closest import BOUND_ELLIPSOID
 from ..kernels.surfaces import ATLAS_LATLONG, SHAPE_ELLIPSOID
 from ._compiled import TRIG, CompiledSurface
@@ -36,7 +37,22 @@ class Ellipsoid(CompiledSurface):
     Raises
     ------
     ParameterError
-        If a semi-axis is not a finite positive number or `center` is not a finite 3-vector.
+        If a semi-axis is not a finite positive number, lies outside
+        [`MIN_AXIS`, `MAX_AXIS`] = [1e-12, 1e12] m, or is less than `MIN_AXIS_RATIO` = 1e-6
+        times the largest one; or if `center` is not a finite 3-vector.
+
+    The limits keep every quantity computed from the axes accurate in double precision:
+
+    * ratio >= 1e-6: at the end of the longest axis the two tangent vectors have lengths
+      in the ratio of the other two axes, so the first fundamental form has condition
+      number up to ``(a_max/a_min)^2``; at 1e12 curvatures (``1/a``-like, from solving with
+      that 2x2 metric) keep about 4 significant digits of the 16 of a double, and beyond
+      ~7e7 (condition 1/eps) they are noise. A flatter body is a plane or a disc, not an
+      ellipsoid.
+    * 1e-12 m <= axis <= 1e12 m: the closed forms below take up to sixth powers of the
+      axes (``a^2 b^2 c^2 q^2``), which must neither underflow nor overflow (doubles span
+      1e-308..1e308; ``(1e-300)^2`` is already 0); the range keeps them within 1e-72..1e72,
+      and spans a picometre to several astronomical units, beyond any rigid-body contact.
 
     Notes
     -----
@@ -65,14 +81,38 @@ class Ellipsoid(CompiledSurface):
     is_convex = True
     is_closed = True
 
+    #: Limits of the semi-axes (see Raises): absolute [m], and relative to the largest one.
+    MIN_AXIS = 1e-12
+    MAX_AXIS = 1e12
+    MIN_AXIS_RATIO = 1e-6
+
     def __init__(self, a: float, b: float, c: float, *, center=(0.0, 0.0, 0.0)):
         self._axes = tuple(as_finite_float(x, name, positive=True)
                            for x, name in ((a, "a"), (b, "b"), (c, "c")))
+        self._check_axes()
         self._center = as_array(center, "center", (3,))
         self._center.flags.writeable = False
         self._domains = (_latlong_domain(), _latlong_domain())
         self._init_separable([self._coefficients(chart) for chart in range(2)], TRIG, TRIG, ATLAS_LATLONG,
                              SHAPE_ELLIPSOID)
+
+    def _check_axes(self):
+        kind = type(self).__name__
+        names = ("radius",) * 3 if hasattr(type(self), "radius") else ("a", "b", "c")  # Sphere
+        for name, x in zip(names, self._axes):
+            if not self.MIN_AXIS <= x <= self.MAX_AXIS:
+                raise ParameterError(
+                    f"{kind}: `{name}` = {x!r} m is outside [{self.MIN_AXIS:g}, {self.MAX_AXIS:g}] m "
+                    "(the range in which its curvature formulas stay accurate in double precision)"
+                )
+        largest = max(self._axes)
+        for name, x in zip(names, self._axes):
+            if x < self.MIN_AXIS_RATIO * largest:
+                raise ParameterError(
+                    f"{kind}: semi-axis `{name}` = {x!r} m is less than {self.MIN_AXIS_RATIO:g} times the largest "
+                    f"semi-axis ({largest!r} m); the rule keeps the surface's metric condition number below "
+                    f"{self.MIN_AXIS_RATIO ** -2:g} so its curvatures stay accurate"
+                )
 
     def _coefficients(self, chart: int) -> np.ndarray:
         """``C[a, b]`` of ``f = sum_ab C[a, b] phi_a(u) phi_b(v)``, ``phi = (cos, sin, 1)``."""

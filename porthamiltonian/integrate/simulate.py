@@ -16,7 +16,7 @@ import numpy as np
 from scipy.integrate import OdeSolver, solve_ivp
 from scipy.integrate._ivp.ivp import METHODS as _SCIPY_METHODS
 
-from .._validate import as_array, as_finite_float
+from .._validate import as_array, as_finite_float, is_real_scalar
 from ..bondgraph.graph import BondGraph
 from ..compile.system import PHSystem
 from ..errors import GeometryError, IntegrationError, ModelError, ParameterError, PhaseError
@@ -151,6 +151,87 @@ def _jacobian(rhs, system, rtol, atol):
     return jac
 
 
+#: scipy's solvers clamp rtol to this floor (scipy.integrate._ivp.common.validate_tol), with a
+#: warning only; simulate refuses smaller values instead of running at a tolerance not asked for.
+RTOL_FLOOR = 100 * np.finfo(float).eps
+
+
+def _event_label(k, e):
+    name = getattr(e, "__name__", None)
+    return f"`events[{k}]`" + (f" ({name!r})" if isinstance(name, str) else "")
+
+
+def _check_events(events, t0, x0):
+    """Validate user events once, at the boundary: callables ``g(t, x)`` whose value at the
+    initial state is a finite real scalar; `direction` a real number if given."""
+    if callable(events):
+        raise ParameterError(f"`events` must be a sequence of callables g(t, x), got the callable {events!r}: wrap it in a list")
+    try:
+        events = list(events)
+    except TypeError:
+        raise ParameterError(f"`events` must be a sequence of callables g(t, x), got {events!r}") from None
+    for k, e in enumerate(events):
+        label = _event_label(k, e)
+        if not callable(e):
+            raise ParameterError(f"{label} must be a callable g(t, x), got {e!r} ({type(e).__name__})")
+        try:
+            sig = inspect.signature(e)
+        except (TypeError, ValueError):
+            sig = None  # no introspectable signature (some builtins): the call below decides
+        if sig is not None:
+            try:
+                sig.bind(t0, x0)
+            except TypeError as exc:
+                raise ParameterError(
+                    f"{label} must take two positional arguments (t, x), but its signature {sig} does not ({exc})"
+                ) from None
+        try:
+            g0 = e(t0, x0.copy())
+        except Exception as exc:
+            raise ParameterError(
+                f"{label} cannot be evaluated at the initial state (t = {t0:.9g} s): {type(exc).__name__}: {exc}"
+            ) from exc
+        if not is_real_scalar(g0):
+            shape = f", shape {np.shape(g0)}" if isinstance(g0, np.ndarray) else ""
+            raise ParameterError(
+                f"{label} must return a real scalar (Python or numpy int/float), got {g0!r} "
+                f"({type(g0).__name__}{shape}) at t = {t0:.9g} s"
+            )
+        if not np.isfinite(float(g0)):
+            raise ParameterError(f"{label} must return a finite value, got {g0!r} at the initial state (t = {t0:.9g} s)")
+        direction = getattr(e, "direction", 0.0)
+        if not is_real_scalar(direction) or not np.isfinite(float(direction)):
+            raise ParameterError(f"{label}.direction must be a real number (sign of the crossing), got {direction!r}")
+    return events
+
+
+def _check_inputs_callable(inputs, system, t0, x0):
+    """Check that `inputs(t, x)` returns u of shape (n_inputs,), finite, at the initial state."""
+    n = system.n_inputs
+    try:
+        sig = inspect.signature(inputs)
+    except (TypeError, ValueError):
+        sig = None
+    if sig is not None:
+        try:
+            sig.bind(t0, x0)
+        except TypeError as exc:
+            raise ParameterError(
+                f"`inputs` must be a constant vector or a callable inputs(t, x) -> u, but its signature {sig} "
+                f"does not take (t, x) ({exc})"
+            ) from None
+    try:
+        u0 = inputs(t0, x0.copy())
+    except Exception as exc:
+        raise ParameterError(f"`inputs` cannot be evaluated at t = {t0:.9g} s: {type(exc).__name__}: {exc}") from exc
+    u = as_array(u0, f"inputs(t0 = {t0:.9g}, x0)")
+    if u.shape != (n,):
+        raise ParameterError(
+            f"`inputs` must return u of shape ({n},) for system {system.name!r} ({n} external input"
+            f"{'s' if n != 1 else ''}), got {u0!r} (shape {u.shape}) at t = {t0:.9g} s"
+        )
+
+
 def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_step=np.inf, t_eval=None,
              events=(), inputs=None, progress=False, throw=True, first_step=None, max_events=10000,
              check_constraints=True, projection=None):
@@ -170,7 +251,9 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         Implicit methods get a finite-difference Jacobian over the continuous state entries
         (discrete entries change only at events; see `_jacobian`).
     rtol, atol : float
-        Integration tolerances. They apply to every state entry, the ledger quadratures
+        Integration tolerances, > 0; rtol must be >= 100 machine epsilons (about 2.2e-14), the
+        smallest value scipy's solvers use (they would clamp it silently, with a warning only).
+        Numbers may be Python or numpy real scalars (not bools) here and everywhere below. They apply to every state entry, the ledger quadratures
         included (for these, atol is an energy tolerance [J]). The ledger stays in the error
         control on purpose: its error estimates are what holds the energy balance, and the
         constraint drift, at rtol level. Measured with the quadratures outside it (weight
@@ -182,22 +265,28 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         the control restores the pendulum but not the contact, and saves at most 13 % of the
         evaluations (two-ellipsoids); benchmarks/results/ledger_error_control.md has the data.
     max_step : float
-        Largest step [s].
+        Largest step [s] (> 0; np.inf for none).
     t_eval : array_like, optional
         Output times (sorted, inside t_span). Default: the solver's own steps. Event times are
         always included (twice: before and after the state jump).
     events : sequence of callables
         User events ``g(t, x)`` with optional attributes ``terminal`` (stop the simulation) and
-        ``direction``, as in solve_ivp. Their crossings are listed in `Trajectory.events`.
+        ``direction``, as in solve_ivp. Their crossings are listed in `Trajectory.events`. Each
+        must accept the two positional arguments (t, x) and return a real scalar: a Python or
+        numpy int/float (or a 0-d array), not a bool, string or an array with an axis. This is
+        checked once, at the initial state (the value there must also be finite).
     inputs : None, array_like or callable
-        External inputs u (for sources created with ``input=True``): a constant vector or
-        ``inputs(t, x) -> u`` (feedback allowed).
+        External inputs u (for sources created with ``input=True``): a constant vector of shape
+        (system.n_inputs,) or ``inputs(t, x) -> u`` of that shape (feedback allowed; checked at
+        the initial state). A non-finite u during the run fails it with an IntegrationError.
     progress : bool
         Show a progress bar on stderr.
     throw : bool
         Raise IntegrationError on failure (default). If False, the failure is returned in the
         trajectory's `status` and `message`.
     first_step : float, optional
+        Size of the first step [s], > 0 and at most t1 - t0 (of each segment between events,
+        the smaller of this and the segment's length).
     max_events : int
         Stop with an error after this many element events (guards against chattering).
     check_constraints : bool
@@ -236,9 +325,26 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     if not t1 > t0:
         raise ParameterError(f"`t_span` must be increasing (t0 < t1), got ({t0!r}, {t1!r})")
     rtol = as_finite_float(rtol, "rtol", positive=True)
+    if rtol < RTOL_FLOOR:
+        raise ParameterError(
+            f"`rtol` must be >= 100 * machine epsilon = {RTOL_FLOOR:.3g} (scipy's solvers cannot use a smaller "
+            f"relative tolerance and would silently clamp it), got {rtol!r}"
+        )
     atol = as_finite_float(atol, "atol", positive=True)
-    if not (isinstance(max_step, (int, float)) and max_step > 0):
-        raise ParameterError(f"`max_step` must be a positive number, got {max_step!r}")
+    if not (is_real_scalar(max_step) and float(max_step) > 0):  # np.inf allowed (no limit)
+        raise ParameterError(f"`max_step` must be a positive number (or np.inf), got {max_step!r}")
+    max_step = float(max_step)
+    if first_step is not None:
+        fs = as_finite_float(first_step, "first_step")
+        if not fs > 0:
+            raise ParameterError(f"`first_step` must be > 0, got {first_step!r}")
+        first_step = fs
+        if first_step > t1 - t0:
+            raise ParameterError(
+                f"`first_step` must be <= t1 - t0 = {t1 - t0!r} (the length of t_span), got {first_step!r}"
+            )
+    if isinstance(max_events, (bool, np.bool_)) or not isinstance(max_events, (int, np.integer)) or max_events < 0:
+        raise ParameterError(f"`max_events` must be a non-negative integer, got {max_events!r}")
     if isinstance(method, str):
         if method not in _SCIPY_METHODS:
             import difflib
@@ -274,10 +380,14 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     elif inputs is None:
         ufun = None
     elif callable(inputs):
+        _check_inputs_callable(inputs, system, t0, x0)
         ufun = inputs
     else:
         uc = as_array(inputs, "inputs", (system.n_inputs,))
         ufun = lambda t, x: uc  # noqa: E731
+    user_events = _check_events(events, t0, x0)
+    n_inputs = system.n_inputs
+    user_inputs = callable(inputs)
 
     names = system.layout.names()
     prog = _Progress(t0, t1, progress)
@@ -295,6 +405,12 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             return nan
         last["t"], last["x"] = t, x  # where the solver was when it gave up, if it does
         u = None if ufun is None else np.asarray(ufun(t, x), dtype=float)
+        if user_inputs and (u.shape != (n_inputs,) or not np.all(np.isfinite(u))):
+            # raised through solve_ivp, reported as the failure (not as a step-size failure)
+            if u.shape != (n_inputs,):
+                raise IntegrationError(f"input u returned shape {u.shape} at t = {t:.9g} s; `inputs` must return shape ({n_inputs},)")
+            bad = "nan" if np.any(np.isnan(u)) else "inf"
+            raise IntegrationError(f"input u returned {bad} at t = {t:.9g} s (u = {u.tolist()}); `inputs(t, x)` must stay finite")
         try:
             xd = system._rhs(t, x, system._u0 if u is None else u, False)
         except GeometryError as exc:
@@ -328,7 +444,6 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     status, message = 0, "The solver successfully reached the end of the integration interval."
     t, x = t0, x0
     n_events = 0
-    user_events = list(events)
     element_events = list(system.events)
     nfev_total, njev_total, nlu_total = 0, 0, 0
     supplied_index = {e.element: system.layout.n_physical + e.index for e in system.layout.ledger if e.kind == "supplied"}
@@ -389,7 +504,8 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         try:
             sol = solve_ivp(
                 rhs, (t, t_stop), x, method=method, rtol=rtol, atol=atol, max_step=max_step, t_eval=te,
-                events=evs or None, first_step=first_step, **jac_option,
+                events=evs or None, first_step=None if first_step is None else min(first_step, t_stop - t),
+                **jac_option,
             )
         except IntegrationError as exc:
             status, message = -1, str(exc)

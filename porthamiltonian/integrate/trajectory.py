@@ -141,9 +141,23 @@ class Trajectory:
 
     # ----------------------------------------------------------------- files
     def save(self, path):
-        """Save to .npz (t, x, names, event log) or .csv (header of state names), by suffix."""
-        path = Path(path)
+        """Save to .npz (t, x, names, event log) or .csv (header of state names), by suffix.
+
+        The directory must exist (it is not created): ParameterError otherwise.
+        """
+        try:
+            path = Path(path)
+        except TypeError:
+            raise ParameterError(f"`path` must be a str or path-like, got {path!r}") from None
         names = self.system.layout.names()
+        if path.suffix not in (".npz", ".csv"):
+            raise ParameterError(f"`path` must end in .npz or .csv, got {path.name!r}")
+        folder = path.parent
+        if not folder.is_dir():
+            what = "is not a directory" if folder.exists() else "does not exist"
+            raise ParameterError(
+                f"`path` {str(path)!r}: the directory {str(folder)!r} {what} (it is not created; make it first)"
+            )
         if path.suffix == ".npz":
             np.savez(
                 path, t=self.t, x=self.x, names=np.array(names), status=self.status, message=self.message,
