@@ -19,7 +19,7 @@ from scipy.integrate._ivp.ivp import METHODS as _SCIPY_METHODS
 from .._validate import as_array, as_finite_float, is_real_scalar
 from ..bondgraph.graph import BondGraph
 from ..compile.system import PHSystem
-from ..errors import GeometryError, IntegrationError, ModelError, ParameterError, PhaseError
+from ..errors import GeometryError, IntegrationError, ParameterError, PhaseError
 from .trajectory import EventRecord, Trajectory
 
 __all__ = ["simulate"]
@@ -174,17 +174,7 @@ def _check_events(events, t0, x0):
         label = _event_label(k, e)
         if not callable(e):
             raise ParameterError(f"{label} must be a callable g(t, x), got {e!r} ({type(e).__name__})")
-        try:
-            sig = inspect.signature(e)
-        except (TypeError, ValueError):
-            sig = None  # no introspectable signature (some builtins): the call below decides
-        if sig is not None:
-            try:
-                sig.bind(t0, x0)
-            except TypeError as exc:
-                raise ParameterError(
-                    f"{label} must take two positional arguments (t, x), but its signature {sig} does not ({exc})"
-                ) from None
+        _check_signature(e, t0, x0, f"{label} must take two positional arguments (t, x)")
         try:
             g0 = e(t0, x0.copy())
         except Exception as exc:
@@ -205,21 +195,23 @@ def _check_events(events, t0, x0):
     return events
 
 
+def _check_signature(fn, t0, x0, rule):
+    """Raise ParameterError (`rule`, then the signature) unless `fn` can be called as fn(t, x);
+    without an introspectable signature (some builtins) the first call decides."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(t0, x0)
+    except TypeError as exc:
+        raise ParameterError(f"{rule}, but its signature {sig} does not ({exc})") from None
+
+
 def _check_inputs_callable(inputs, system, t0, x0):
     """Check that `inputs(t, x)` returns u of shape (n_inputs,), finite, at the initial state."""
     n = system.n_inputs
-    try:
-        sig = inspect.signature(inputs)
-    except (TypeError, ValueError):
-        sig = None
-    if sig is not None:
-        try:
-            sig.bind(t0, x0)
-        except TypeError as exc:
-            raise ParameterError(
-                f"`inputs` must be a constant vector or a callable inputs(t, x) -> u, but its signature {sig} "
-                f"does not take (t, x) ({exc})"
-            ) from None
+    _check_signature(inputs, t0, x0, "`inputs` must be a constant vector or a callable inputs(t, x) -> u")
     try:
         u0 = inputs(t0, x0.copy())
     except Exception as exc:

@@ -6,7 +6,6 @@ either succeeds or raises SerializationError."""
 
 import copy
 import json
-import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings

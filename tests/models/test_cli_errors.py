@@ -68,7 +68,7 @@ def test_out_in_a_read_only_directory_is_refused(tmp_path, capsys, simulate_spy)
 def test_samples_must_be_zero_or_at_least_two(tmp_path, capsys, simulate_spy, samples):
     code, _, err = run(capsys, "--samples", samples, "--out", str(tmp_path / "o"))
     assert code == 2
-    assert f"error: `--samples` must be 0 (the solver's own steps) or >= 2 " in err and f"got {samples}" in err
+    assert "error: `--samples` must be 0 (the solver's own steps) or >= 2 " in err and f"got {samples}" in err
     assert not (tmp_path / "o").exists()
 
 
