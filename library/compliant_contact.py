@@ -206,12 +206,17 @@ class ContactSpring(StorageElement):
             return 0.0
         st = self._state(x, refs)
         s = x[_S]
-        return self.p.law.potential(st.delta) + 0.5 * float(self.p.K_t @ (s * s))
+        # off a bounded surface's edge (until the release event books it as lost): the
+        # penetration of the surface extended, so that the stored energy stays continuous
+        delta = st.edge_delta if st.culled else st.delta
+        return self.p.law.potential(delta) + 0.5 * float(self.p.K_t @ (s * s))
 
     def outputs(self, t, x, refs):
         if x[_ACT] < 0.5:    # not touching: no wrench, no contact points needed
             return (np.zeros(6), np.zeros(6), np.zeros(3))
         st = self._state(x, refs)
+        if st.culled:        # off a bounded surface, before the release event: no surface, no force
+            return (np.zeros(6), np.zeros(6), np.zeros(3))
         return _kcontact.spring_outputs(st.G_a, st.G_b, self.p.K_t, x[_S], self.p.law.elastic(st.delta))
 
     def rates(self, t, x, refs, inputs):
@@ -251,7 +256,7 @@ class ContactSpring(StorageElement):
     def gradient(self, x, refs):
         g_own = np.zeros(10)
         st = self._state(x, refs)
-        if x[_ACT] < 0.5:
+        if x[_ACT] < 0.5 or st.culled:
             return np.concatenate((g_own, self.pair.pose_gradient(refs, np.zeros(6), np.zeros(6))))
         g_own[_S] = self.p.K_t * x[_S]
         Wn = np.zeros(6)
@@ -293,16 +298,18 @@ class ContactSpring(StorageElement):
     def _approach(self, t, x, refs):
         """The bodies came within the cull distance: the tracked parameters, frozen while the
         contact was culled, restart from the exact contact points."""
-        st = self.pair.state(x[_X], x[_CH], refs)
-        out = np.array(x, dtype=float)
-        out[_X], out[_CH] = self.pair.farthest_charts(st.cp.x, st.cp.charts)
+        out = self._exact(x, refs)
+        out[_X], out[_CH] = self.pair.farthest_charts(out[_X], out[_CH])
         return EventOutcome(out, 0.0, "bodies within the cull distance: contact points tracked again")
 
     def _exact(self, x, refs):
+        """The state with the tracked parameters set to the exact ones (kept as they are off a
+        bounded surface, where there are none)."""
         st = self.pair.state(x[_X], x[_CH], refs)
         out = np.array(x, dtype=float)
-        out[_X] = st.cp.x
-        out[_CH] = st.cp.charts
+        if not st.culled:
+            out[_X] = st.cp.x
+            out[_CH] = st.cp.charts
         return out
 
     def _touch(self, t, x, refs):
@@ -313,6 +320,9 @@ class ContactSpring(StorageElement):
 
     def _release(self, t, x, refs):
         lost = 0.5 * float(self.p.K_t @ (x[_S] * x[_S]))
+        st = self._state(x, refs)
+        if st.culled:   # released off a bounded surface's edge, still pressed: that energy is lost too
+            lost += self.p.law.potential(st.edge_delta)
         out = self._exact(x, refs)
         out[_ACT] = 0.0
         out[_S] = 0.0
@@ -422,13 +432,13 @@ class ContactDamper(_SpringResistor):
                                             cap_spin, cap_t, law_args, st.delta)
 
     def law(self, k, t, inputs, refs):
-        if refs[2][0] < 0.5:
+        if refs[2][0] < 0.5 or self._state(refs).culled:
             return (np.zeros(6), np.zeros(6))
         _, (e_a, e_b, _) = self._efforts(inputs, refs)
         return (e_a, e_b)
 
     def law_jacobian(self, k, t, inputs, refs):
-        if refs[2][0] < 0.5:
+        if refs[2][0] < 0.5 or self._state(refs).culled:
             return np.zeros((12, 12))
         st, (_, _, dW) = self._efforts(inputs, refs)
         return _kcontact.damper_jacobian(st.G_a, st.G_b, dW)
@@ -452,9 +462,9 @@ class SlipFriction(_SpringResistor):
     def _arguments(self, refs):
         """``(lim_spin, lim_t, c_slip, spin_speed, slide_speed)`` of the slip kernels: the
         friction limits and, for the Dahl law, the relative spin and sliding speeds."""
-        if refs[2][0] < 0.5:
+        st = self._state(refs) if refs[2][0] > 0.5 else None
+        if st is None or st.culled:
             return 0.0, 0.0, self.p.c_slip, 0.0, 0.0
-        st = self._state(refs)
         lim_spin, lim_t, _, _ = _limits(self.p, st, refs[-1])
         if not self.p.dahl:
             return lim_spin, lim_t, self.p.c_slip, 0.0, 0.0

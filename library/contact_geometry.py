@@ -21,6 +21,7 @@ frame 1 (the contact library's convention).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -47,6 +48,20 @@ _CHART_TIE = 1e-9      # [rad] distances to the singular sets closer than this a
 CULL_FRACTION = 0.1
 
 
+def _edges(dom):
+    """(lower_u, lower_v, upper_u, upper_v) of a domain's edges: its finite, non-periodic
+    bounds that are not singular sets (a pole is not an edge); -inf / inf where there is none."""
+    out = [-math.inf, -math.inf, math.inf, math.inf]
+    for i, singular in enumerate((dom.singular_u, dom.singular_v)):
+        if dom.periodic[i]:
+            continue
+        if math.isfinite(dom.lower[i]) and not any(abs(dom.lower[i] - s) < 1e-12 for s in singular):
+            out[i] = float(dom.lower[i])
+        if math.isfinite(dom.upper[i]) and not any(abs(dom.upper[i] - s) < 1e-12 for s in singular):
+            out[2 + i] = float(dom.upper[i])
+    return np.array(out)
+
+
 def _map(S, u, v, src, dst):
     """Chart map without domain checks (a solver stage may have carried (u, v) past a pole,
     where the chart's formulas still describe a surface point)."""
@@ -70,9 +85,13 @@ class ContactState(NamedTuple):
     delta : float
         Penetration -Delta [m] (positive when the surfaces overlap).
     culled : bool
-        The bodies were found far apart by the bounding test (`ContactPair.state` with
-        ``cull=True``): then ``delta`` is minus a lower bound of Delta (< -`cull_distance`)
-        and nothing else but ``H_12`` was computed (the other fields are None).
+        No contact geometry: the bodies were found far apart by the bounding test
+        (`ContactPair.state` with ``cull=True``; then ``delta`` is minus a lower bound of
+        Delta, < -`cull_distance`), or the contact point has left a bounded surface (a
+        plane's extent, a patch's edge; then ``delta`` is minus how far outside, so the
+        contact releases there and cannot be made, and ``edge_delta`` is the penetration of
+        the surface extended past its edge, whose energy the release books as lost). Only
+        ``H_12``, ``delta`` and ``edge_delta`` are set.
     """
 
     cp: ClosestPoints
@@ -83,6 +102,7 @@ class ContactState(NamedTuple):
     delta: float
     D: tuple | None = None  # order-2 derivative arrays of both surfaces at the contact points
     culled: bool = False  # far apart: only H_12 and delta (minus a lower bound of Delta) are set
+    edge_delta: float = 0.0  # off a bounded surface: the penetration of the surface extended
 
 
 class ContactPair:
@@ -146,6 +166,10 @@ class ContactPair:
         self._cache_key = None
         self._cache = None
         self._last = None   # the last exact state (a fallback warm start)
+        # per surface and chart, the edges (finite bounds that are not singular sets such as
+        # an ellipsoid's poles): (lower_u, lower_v, upper_u, upper_v), -inf / inf where none
+        self._edges = [[_edges(S.domain(c)) for c in range(S.n_charts)] for S in (surface_a, surface_b)]
+        self._bounded = any(np.isfinite(e).any() for per in self._edges for e in per)
 
     # ---- files
     def parameters(self):
@@ -229,6 +253,10 @@ class ContactPair:
                 return self._cache
         ch = (int(round(charts[0])), int(round(charts[1])))
         params = np.asarray(params, dtype=float)
+        off = self._off_edge(pa, pb, ch) if self._bounded else None
+        if off is not None:
+            self._cache_key, self._cache = key, off
+            return off
         if self._compiled:  # one compiled call in the usual case
             res = _kcontact.evaluate(self._F1, self._I1, self._F2, self._I2, pa, pb, self._H_Wa, self._H_Wb,
                                      params, ch[0], ch[1], self._scale, DEFAULT_TOL, _MAX_ITER, self.alpha,
@@ -243,8 +271,42 @@ class ContactPair:
             st = None if rechart else self._pair_state(H12, params, ch)
             if st is None:
                 st = self._solve(H12, rechart, params, ch)
-        self._cache_key, self._cache, self._last = key, st, st
+        self._last = st
+        if self._bounded:
+            outside = self._outside(st.cp.x, st.cp.charts)
+            if outside > 0.0:   # the contact point left a bounded surface: no contact there
+                st = ContactState(None, st.H_12, None, None, None, -outside, None, True)
+        self._cache_key, self._cache = key, st
         return st
+
+    def _off_edge(self, pa, pb, ch):
+        """The no-contact state where a closed form puts the contact point off a bounded
+        surface (a plane's extent), else None. (Without a closed form, Newton clamps to the
+        edge and the state's own check, or the failure to find a regular pair, takes over.)"""
+        H12 = _kcontact.relative_pose(self.H_S1a, self.H_bS2, *self._world_poses(pa, pb))
+        found, x = _kclosest.closed_form_extended(self._F1, self._I1, self._F2, self._I2, H12[:3, :3].copy(),
+                                                  H12[:3, 3].copy(), ch[0], ch[1])
+        outside = self._outside(x, ch) if found else 0.0
+        if not outside > 0.0:
+            return None
+        D1, _, _, _, _, _, e, _ = _kclosest._evaluate(self._F1, self._I1, self._F2, self._I2, H12[:3, :3].copy(),
+                                                      H12[:3, 3].copy(), x, ch[0], ch[1])
+        n1 = _kclosest.weingarten(D1)[0]
+        return ContactState(None, H12, None, None, None, -outside, None, True, -float(n1 @ e))
+
+    def _world_poses(self, pa, pb):
+        return (_klie.pose_to_matrix(pa) if self._moving[0] else self._H_Wa,
+                _klie.pose_to_matrix(pb) if self._moving[1] else self._H_Wb)
+
+    def _outside(self, x, charts):
+        """How far the contact parameters lie outside the bounded directions of their domains
+        (0 inside; parameter units, metres for a plane's extent)."""
+        out = 0.0
+        for k in range(2):
+            lo_u, lo_v, hi_u, hi_v = self._edges[k][int(charts[k])]
+            u, v = x[2 * k], x[2 * k + 1]
+            out += max(lo_u - u, 0.0, u - hi_u) + max(lo_v - v, 0.0, v - hi_v)
+        return out
 
     def _pose_args(self, refs):
         """The kernels' pose arguments of the two bodies: pose vectors, empty for a ground."""

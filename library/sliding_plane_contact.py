@@ -131,7 +131,12 @@ class SlidingPlaneConstraint(ConstraintElement):
 
     # ---- geometry
     def _state(self, x, refs):
-        return self.pair.state(x[_X], x[_CH], refs)
+        st = self.pair.state(x[_X], x[_CH], refs)
+        if st.culled:
+            raise GeometryError(
+                f"{self.label}: the contact point left a bounded surface ({-st.delta:.3g} outside its edge): a "
+                "sliding-plane contact cannot leave its surface; use the compliant contact, which releases there")
+        return st
 
     def distance(self, x, refs):
         """Signed distance Delta between the surfaces [m]."""

@@ -42,7 +42,8 @@ class ContactForces(NamedTuple):
     spin : ndarray, shape (N,) [N m]
         Torque on body b about the normal.
     point : ndarray, shape (N, 3) [m]
-        Contact frame origin (on the average tangent plane), world coordinates.
+        Contact frame origin (on the average tangent plane), world coordinates; NaN where the
+        contact point is off a bounded surface (then the forces are zero).
     normal_direction : ndarray, shape (N, 3)
         Unit normal of surface a (from body a toward body b), world axes.
     body_a, body_b : str
@@ -79,6 +80,8 @@ def _geometry(system, leaves, x):
     pair = system.elements[path].pair
     own, refs = system.element_state(path, x)
     st = pair.state(own[0:4], own[4:6], refs)
+    if st.culled:
+        return st, None
     H_Wa, _ = pair.body_poses(refs)
     return st, H_Wa @ pair.H_aS1 @ st.H_1C
 
@@ -102,9 +105,12 @@ def contact_forces(trajectory, name):
     normal, spin = np.zeros(N), np.zeros(N)
     tangential, point, direction = np.zeros((N, 3)), np.zeros((N, 3)), np.zeros((N, 3))
     for k, (t, x) in enumerate(zip(trajectory.t, trajectory.x)):
+        st, H_WC = _geometry(system, leaves, x)
+        if H_WC is None:       # the contact point is off a bounded surface: no contact, no point
+            point[k] = direction[k] = np.nan
+            continue
         pv = system.port_variables(t, x)
         e_b = sum(pv[(p, "b")][0] for p in leaves if (p, "b") in pv)
-        st, H_WC = _geometry(system, leaves, x)
         W = np.linalg.solve(st.G_b.T, -e_b)        # wrench on body b, contact frame
         R = H_WC[:3, :3]
         normal[k], spin[k] = W[5], W[2]

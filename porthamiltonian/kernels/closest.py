@@ -359,6 +359,14 @@ def _plane_parameters(F, q):
 
 @njit(cache=True)
 def closed_form(F1, I1, F2, I2, R, d, c1, c2):
+    """`closed_form_extended`, found only where the parameters lie inside both domains (a
+    foot off a bounded plane's extent is an edge contact, for Newton to clamp)."""
+    found, x = closed_form_extended(F1, I1, F2, I2, R, d, c1, c2)
+    return found and _in_domain(F1, c1, x[0], x[1]) and _in_domain(F2, c2, x[2], x[3]), x
+
+
+@njit(cache=True)
+def closed_form_extended(F1, I1, F2, I2, R, d, c1, c2):
     """Exact contact parameters where a closed form exists: plane and ellipsoid (sphere) in
     either order, two spheres.
 
@@ -382,8 +390,8 @@ def closed_form(F1, I1, F2, I2, R, d, c1, c2):
     Returns
     -------
     found : bool
-        False when no closed form applies: other shapes, coincident sphere centres, or a
-        plane's foot point outside its extent (an edge contact: Newton clamps it).
+        False when no closed form applies: other shapes, coincident sphere centres. A bounded
+        plane is treated as unbounded here (its foot may lie outside its extent).
     x : ndarray, shape (4,)
         ``(u1, v1, u2, v2)`` in ``(c1, c2)``.
     """
@@ -414,7 +422,7 @@ def closed_form(F1, I1, F2, I2, R, d, c1, c2):
         x[2], x[3], _ = _ellipsoid_point(F2, I2, a2, o2, R.T @ k, c2)
     else:
         return False, x
-    return _in_domain(F1, c1, x[0], x[1]) and _in_domain(F2, c2, x[2], x[3]), x
+    return True, x
 
 
 # ------------------------------------------------------------------ bounding test
