@@ -502,8 +502,9 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         except IntegrationError as exc:
             status, message = -1, str(exc)
             break
-        except Exception as exc:  # an element kernel failed: say when and where
-            status, message = -1, f"evaluation failed near t = {_last_time(T):.9g} s: {type(exc).__name__}: {exc}"
+        except Exception as exc:  # an element kernel or event failed: say when and where
+            status, message = -1, (f"evaluation failed near t = {last['t']:.9g} s (the last stored sample is at "
+                                   f"t = {_last_time(T):.9g} s): {type(exc).__name__}: {exc}")
             break
         nfev_total += sol.nfev
         njev_total += sol.njev

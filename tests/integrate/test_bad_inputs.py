@@ -200,3 +200,18 @@ def test_save_into_a_missing_directory(system, tmp_path, suffix):
     assert not target.parent.exists()  # not created silently
     traj.save(tmp_path / f"run{suffix}")
     assert (tmp_path / f"run{suffix}").exists()
+
+
+def test_a_failing_event_is_reported_at_the_time_it_failed(system):
+    """An event function that raises at t > 0.3 s: the failure names that time, not the start
+    of the segment (it used to say "near t = 0 s")."""
+
+    def late_failure(t, x):
+        if t > 0.3:
+            raise ValueError("the event's model broke")
+        return 1.0
+
+    traj = ph.simulate(system, (0.0, 1.0), system.initial_state({"k.q": 0.2}), events=[late_failure], throw=False)
+    assert traj.status == -1
+    t_failed = float(traj.message.split("near t = ")[1].split(" s")[0])
+    assert 0.3 < t_failed < 0.5 and "the event's model broke" in traj.message
