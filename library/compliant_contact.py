@@ -57,6 +57,13 @@ Events: contact starts when Delta crosses zero downward (deformation reset to ze
 ends when it crosses zero upward; the energy still in the tangential spring at that moment
 is booked as "lost". Chart switches of the tracked parameters are events too.
 
+Range: a compliant contact is a model of small penetrations. The initial poses must not
+penetrate deeper than `max_penetration`, and during the run a penetration deeper than a
+quarter of the smaller surface's size (`DEPTH_FRACTION`) is outside the model: its
+evaluation fails with a GeometryError, so a solver stage that overshoots is rejected and a
+motion that really sinks that deep stops the integration, saying when and how deep (a soft
+floor that lets a body sink through it, an impact too fast for the stiffness).
+
 Culling: while the contact is not touching and a bounding test (separating axis on the
 surfaces' bounds, `porthamiltonian.kernels.closest.separation_bound`) proves the surfaces
 more than `ContactPair.cull_distance` (a tenth of the smaller surface's size) apart, no
@@ -96,6 +103,10 @@ _X, _CH, _ACT, _S = slice(0, 4), slice(4, 6), 6, slice(7, 10)
 
 #: friction laws of the spring's anchor (module docstring, "Friction")
 FRICTION_LAWS = ("dahl", "viscous")
+
+#: the deepest penetration the model represents, as a fraction of the smaller surface's size
+#: (module docstring, "Range")
+DEPTH_FRACTION = 0.25
 
 
 class ContactParameters:
@@ -149,6 +160,8 @@ class ContactSpring(StorageElement):
         self.pair = pair
         self.p = params
         self.relax = as_finite_float(relax, f"{name}.relax", nonnegative=True)
+        #: penetrations beyond this [m] are outside the model (module docstring, "Range")
+        self.depth_limit = DEPTH_FRACTION * pair._scale
         self._x0 = np.zeros(10)
 
     # ---- declaration
@@ -217,6 +230,11 @@ class ContactSpring(StorageElement):
         st = self._state(x, refs)
         if st.culled:        # off a bounded surface, before the release event: no surface, no force
             return (np.zeros(6), np.zeros(6), np.zeros(3))
+        if st.delta > self.depth_limit:
+            raise GeometryError(
+                f"{self.label}: penetration {st.delta:.4g} m is beyond the compliant contact's range "
+                f"({self.depth_limit:.4g} m, {DEPTH_FRACTION:g} of the smaller surface's size): the bodies sink "
+                "into each other; stiffen the contact or lower the impact speed")
         return _kcontact.spring_outputs(st.G_a, st.G_b, self.p.K_t, x[_S], self.p.law.elastic(st.delta))
 
     def rates(self, t, x, refs, inputs):
