@@ -101,6 +101,27 @@ class PowerBudget:
         """max |residual| divided by `scale`."""
         return self.max_residual / self.scale
 
+    #: a resistor's cumulative dissipation may fall below its running maximum by this much
+    #: (relative to `scale`) before it counts as generated energy: far above the integration
+    #: error of the quadrature, far below an active law's injection
+    PASSIVITY_TOL = 1e-6
+
+    @property
+    def passivity_violations(self):
+        """Resistors that generate energy (their dissipated energy decreases): a list of
+        ``(path, t_first, generated)``: the element, the first sample where its cumulative
+        dissipation fell below its running maximum by more than ``PASSIVITY_TOL * scale``,
+        and the largest such fall [J]. Empty for passive laws; the table and `to_dict` say so
+        otherwise."""
+        out = []
+        tol = self.PASSIVITY_TOL * self.scale
+        for path, d in self.entries.get("dissipated", {}).items():
+            fall = np.maximum.accumulate(d) - d
+            bad = np.flatnonzero(fall > tol)
+            if bad.size:
+                out.append((path, float(self.t[bad[0]]), float(fall.max())))
+        return out
+
     def rows(self):
         """Per-element totals at the final time (elements whose energy or entries moved)."""
         out = []
@@ -133,6 +154,9 @@ class PowerBudget:
             "residual = dH - supplied + dissipated + lost + stabilization: "
             f"max |residual| = {self.max_residual:.3e} J ({self.relative_residual:.3e} of the energy scale {self.scale:.4g} J)"
         )
+        for path, t, generated in self.passivity_violations:
+            lines.append(f"WARNING: {self.labels.get(path, path)} is not passive: it generates energy from t = {t:.6g} s "
+                         f"({generated:.3g} J at most); its law must satisfy e . f >= 0")
         return "\n".join(lines)
 
     __str__ = table
@@ -155,4 +179,5 @@ class PowerBudget:
             "max_residual": self.max_residual,
             "relative_residual": self.relative_residual,
             "elements": [r.__dict__ for r in self.rows()],
+            "passivity_violations": [dict(element=p, t=t, generated=g) for p, t, g in self.passivity_violations],
         }
