@@ -186,6 +186,7 @@ def cmd_run(args):
         val = getattr(args, key, None)
         if val is not None:
             solver[key] = val if key == "method" else float(val)
+    limits = {"max_nfev": args.max_nfev, "timeout": args.timeout}
     _make_out_dir(out)
     print(f"model {args.model!r}: {system}")
     print(system.report.summary())
@@ -193,7 +194,8 @@ def cmd_run(args):
         print(model.notes)
     wall = time.perf_counter()
     t_eval = None if args.samples == 0 else np.linspace(0.0, t_end, args.samples)
-    traj = simulate(system, (0.0, t_end), x0, progress=not args.no_progress, throw=False, t_eval=t_eval, **solver)
+    traj = simulate(system, (0.0, t_end), x0, progress=not args.no_progress, throw=False, t_eval=t_eval, **solver,
+                    **{k: v for k, v in limits.items() if v is not None})
     wall = time.perf_counter() - wall
     span = float(traj.t[-1] - traj.t[0])
     per_second = f" ({wall / span:.2f} s per simulated second)" if span > 0 else ""
@@ -277,6 +279,8 @@ def make_parser():
             q.add_argument("--rtol", type=float)
             q.add_argument("--atol", type=float)
             q.add_argument("--max-step", dest="max_step", type=float)
+            q.add_argument("--max-nfev", dest="max_nfev", type=int, help="stop after this many rhs evaluations")
+            q.add_argument("--timeout", type=float, help="stop after this many seconds of wall time")
             q.add_argument("--no-progress", action="store_true", help="no progress bar")
             q.add_argument("--samples", type=int, default=1001,
                            help="output samples, evenly spaced (0: the solver's own steps); events are always included")

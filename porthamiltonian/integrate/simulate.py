@@ -195,6 +195,15 @@ def _check_events(events, t0, x0):
     return events
 
 
+def _check_budget(budget, nfev, t):
+    """Raise IntegrationError once `max_nfev` evaluations or the `timeout` are used up."""
+    if budget["nfev"] is not None and nfev > budget["nfev"]:
+        raise IntegrationError(f"stopped after max_nfev = {budget['nfev']} right-hand-side evaluations, at "
+                               f"t = {t:.9g} s (a stiff model? try method='Radau' or 'BDF')")
+    if budget["deadline"] is not None and nfev % 64 == 0 and _time.perf_counter() > budget["deadline"]:
+        raise IntegrationError(f"stopped at the timeout after {nfev} right-hand-side evaluations, at t = {t:.9g} s")
+
+
 def _check_signature(fn, t0, x0, rule):
     """Raise ParameterError (`rule`, then the signature) unless `fn` can be called as fn(t, x);
     without an introspectable signature (some builtins) the first call decides."""
@@ -226,7 +235,7 @@ def _check_inputs_callable(inputs, system, t0, x0):
 
 def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_step=np.inf, t_eval=None,
              events=(), inputs=None, progress=False, throw=True, first_step=None, max_events=10000,
-             check_constraints=True, projection=None):
+             check_constraints=True, projection=None, max_nfev=None, timeout=None):
     """Integrate a compiled system over `t_span`.
 
     Parameters
@@ -281,6 +290,11 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         the smaller of this and the segment's length).
     max_events : int
         Stop with an error after this many element events (guards against chattering).
+    max_nfev : int, optional
+        Stop with an error after this many right-hand-side evaluations (a stiff model on an
+        explicit method can take millions); the message says where the run was.
+    timeout : float, optional
+        Stop with an error after this many seconds of wall time, likewise.
     check_constraints : bool
         Refuse an initial state whose constraint residuals exceed ``100 * atol`` (the multiplier
         formulation keeps residuals constant only up to stabilization; start consistent).
@@ -337,6 +351,12 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             )
     if isinstance(max_events, (bool, np.bool_)) or not isinstance(max_events, (int, np.integer)) or max_events < 0:
         raise ParameterError(f"`max_events` must be a non-negative integer, got {max_events!r}")
+    if max_nfev is not None and (isinstance(max_nfev, (bool, np.bool_)) or not isinstance(max_nfev, (int, np.integer))
+                                 or max_nfev < 1):
+        raise ParameterError(f"`max_nfev` must be a positive integer (or None), got {max_nfev!r}")
+    if timeout is not None:
+        timeout = as_finite_float(timeout, "timeout", positive=True)
+    budget = {"nfev": max_nfev, "deadline": None if timeout is None else _time.perf_counter() + timeout}
     if isinstance(method, str):
         if method not in _SCIPY_METHODS:
             import difflib
@@ -393,6 +413,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         # deep into a body) returns NaN: explicit and implicit scipy solvers then reject the step
         # and shrink it. If the integration fails anyway, the last such reason is reported.
         counter["nfev"] += 1
+        _check_budget(budget, counter["nfev"], t)
         if not np.all(np.isfinite(x)):  # a stage built from a rejected (NaN) stage
             return nan
         last["t"], last["x"] = t, x  # where the solver was when it gave up, if it does

@@ -215,3 +215,15 @@ def test_a_failing_event_is_reported_at_the_time_it_failed(system):
     assert traj.status == -1
     t_failed = float(traj.message.split("near t = ")[1].split(" s")[0])
     assert 0.3 < t_failed < 0.5 and "the event's model broke" in traj.message
+
+
+def test_max_nfev_and_timeout_stop_the_run_saying_where(system):
+    x0 = system.initial_state({"k.q": 0.2})
+    traj = ph.simulate(system, (0.0, 100.0), x0, rtol=1e-12, atol=1e-14, max_nfev=200, throw=False)
+    assert traj.status == -1 and "stopped after max_nfev = 200 right-hand-side evaluations, at t = " in traj.message
+    traj = ph.simulate(system, (0.0, 1e6), x0, rtol=1e-12, atol=1e-14, timeout=0.2, throw=False)
+    assert traj.status == -1 and "stopped at the timeout" in traj.message
+    with pytest.raises(ParameterError, match=r"`max_nfev` must be a positive integer \(or None\), got 0"):
+        ph.simulate(system, (0.0, 1.0), x0, max_nfev=0)
+    with pytest.raises(ParameterError, match=r"`timeout` must be"):
+        ph.simulate(system, (0.0, 1.0), x0, timeout=-1.0)

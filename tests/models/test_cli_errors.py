@@ -148,3 +148,11 @@ def test_degenerate_ellipsoids_are_refused(make, message):
 def test_ellipsoids_at_the_limits_are_accepted():
     assert Ellipsoid(1.0, 1e-6, 1.0).axes == (1.0, 1e-6, 1.0)
     assert Sphere(1e-12).radius == 1e-12 and Sphere(1e12).radius == 1e12
+
+
+def test_max_nfev_stops_a_run_from_the_command_line(tmp_path, capsys):
+    from porthamiltonian.cli import main
+
+    code = main(["run", "mass-spring-damper", "--max-nfev", "30", "--no-progress", "--out", str(tmp_path / "o")])
+    out = capsys.readouterr()
+    assert code == 1 and "stopped after max_nfev = 30" in out.err
