@@ -438,8 +438,11 @@ class ContactDamper(_SpringResistor):
 
     def _efforts(self, inputs, refs):
         """`porthamiltonian.kernels.contact.damper_efforts` at the contact's state, the stick
-        dampers capped by the friction limits left by the spring (Dahl friction law)."""
-        st = self._state(refs)
+        dampers capped by the friction limits left by the spring (Dahl friction law); None
+        while the contact is not touching or is off a bounded surface (no force)."""
+        st = self._state(refs) if refs[2][0] > 0.5 else None
+        if st is None or st.culled:
+            return None
         _, _, cap_spin, cap_t = _limits(self.p, st, refs[-1])
         law = self.p.law
         if isinstance(law, UserNormalLaw):   # evaluated in Python at the penetration rate
@@ -450,15 +453,17 @@ class ContactDamper(_SpringResistor):
                                             cap_spin, cap_t, law_args, st.delta)
 
     def law(self, k, t, inputs, refs):
-        if refs[2][0] < 0.5 or self._state(refs).culled:
+        out = self._efforts(inputs, refs)
+        if out is None:
             return (np.zeros(6), np.zeros(6))
-        _, (e_a, e_b, _) = self._efforts(inputs, refs)
+        e_a, e_b, _ = out[1]
         return (e_a, e_b)
 
     def law_jacobian(self, k, t, inputs, refs):
-        if refs[2][0] < 0.5 or self._state(refs).culled:
+        out = self._efforts(inputs, refs)
+        if out is None:
             return np.zeros((12, 12))
-        st, (_, _, dW) = self._efforts(inputs, refs)
+        st, (_, _, dW) = out
         return _kcontact.damper_jacobian(st.G_a, st.G_b, dW)
 
 

@@ -253,7 +253,7 @@ class ContactPair:
                 return self._cache
         ch = (int(round(charts[0])), int(round(charts[1])))
         params = np.asarray(params, dtype=float)
-        off = self._off_edge(pa, pb, ch) if self._bounded else None
+        off = self._off_edge(refs, ch) if self._bounded else None
         if off is not None:
             self._cache_key, self._cache = key, off
             return off
@@ -279,11 +279,11 @@ class ContactPair:
         self._cache_key, self._cache = key, st
         return st
 
-    def _off_edge(self, pa, pb, ch):
+    def _off_edge(self, refs, ch):
         """The no-contact state where a closed form puts the contact point off a bounded
         surface (a plane's extent), else None. (Without a closed form, Newton clamps to the
         edge and the state's own check, or the failure to find a regular pair, takes over.)"""
-        H12 = _kcontact.relative_pose(self.H_S1a, self.H_bS2, *self._world_poses(pa, pb))
+        H12 = self.H_12(refs)
         found, x = _kclosest.closed_form_extended(self._F1, self._I1, self._F2, self._I2, H12[:3, :3].copy(),
                                                   H12[:3, 3].copy(), ch[0], ch[1])
         outside = self._outside(x, ch) if found else 0.0
@@ -293,10 +293,6 @@ class ContactPair:
                                                       H12[:3, 3].copy(), x, ch[0], ch[1])
         n1 = _kclosest.weingarten(D1)[0]
         return ContactState(None, H12, None, None, None, -outside, None, True, -float(n1 @ e))
-
-    def _world_poses(self, pa, pb):
-        return (_klie.pose_to_matrix(pa) if self._moving[0] else self._H_Wa,
-                _klie.pose_to_matrix(pb) if self._moving[1] else self._H_Wb)
 
     def _outside(self, x, charts):
         """How far the contact parameters lie outside the bounded directions of their domains

@@ -46,6 +46,17 @@ def chain(n, masses=None, stiffness=None, damping=None, force=1.0):
     return bg
 
 
+def chain_layout(L, n):
+    """State indices of the masses' momenta and the springs' elongations of the n-mass chain,
+    and the difference matrix D (spring i stretches at v_i - v_(i+1))."""
+    ip = np.array([L[f"m{i}.p"].start for i in range(n)])
+    iq = np.array([L[f"k{i}.q"].start for i in range(n - 1)])
+    D = np.zeros((n - 1, n))
+    D[np.arange(n - 1), np.arange(n - 1)] = 1.0
+    D[np.arange(n - 1), np.arange(1, n)] = -1.0
+    return ip, iq, D
+
+
 def build_and_compile_time(n, repeats=2):
     """Best wall time [s] of building and compiling the n-mass chain."""
     best = np.inf
@@ -77,11 +88,7 @@ def test_assembled_chain_matches_closed_form(n):
     assert "K1_outputs" not in system.source  # and not through per-element kernels
 
     L = system.layout
-    ip = np.array([L[f"m{i}.p"].start for i in range(n)])
-    iq = np.array([L[f"k{i}.q"].start for i in range(n - 1)])
-    D = np.zeros((n - 1, n))
-    D[np.arange(n - 1), np.arange(n - 1)] = 1.0
-    D[np.arange(n - 1), np.arange(1, n)] = -1.0
+    ip, iq, D = chain_layout(L, n)
     e0 = np.eye(n)[0]
     dissipated = {path: L.n_physical + e.index for e in L.ledger for path in [e.element] if e.kind == "dissipated"}
     supplied = next(L.n_physical + e.index for e in L.ledger if e.kind == "supplied")
@@ -120,11 +127,7 @@ def test_nonlinear_elements_inside_assembled_chain():
     assert "LIN0_A" in system.source and "LIN1_" in system.source and "LINR_A" in system.source
     rng = np.random.default_rng(3)
     L = system.layout
-    ip = np.array([L[f"m{i}.p"].start for i in range(n)])
-    iq = np.array([L[f"k{i}.q"].start for i in range(n - 1)])
-    D = np.zeros((n - 1, n))
-    D[np.arange(n - 1), np.arange(n - 1)] = 1.0
-    D[np.arange(n - 1), np.arange(1, n)] = -1.0
+    ip, iq, D = chain_layout(L, n)
     for _ in range(3):
         x = rng.normal(size=L.size)
         q, dv = x[iq], D @ x[ip]
