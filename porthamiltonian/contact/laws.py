@@ -41,6 +41,7 @@ __all__ = [
     "UserNormalLaw",
     "law_to_spec",
     "law_from_spec",
+    "linear_damping_ratio",
     "linear_law_from_response",
     "linear_response",
     "hertz_impact",
@@ -124,6 +125,14 @@ class NormalLaw:
         return (w / self.stiffness) ** (1.0 / self.exponent)
 
 
+def linear_damping_ratio(restitution):
+    """Damping ratio zeta of the unclipped linear spring-damper whose impact returns with
+    coefficient `restitution` e in (0, 1]: e = exp(-zeta pi / sqrt(1 - zeta^2)), so
+    zeta = -ln e / sqrt(pi^2 + ln^2 e)."""
+    le = math.log(restitution)
+    return -le / math.sqrt(math.pi**2 + le * le)
+
+
 def linear_law_from_response(mass, contact_time, restitution, *, clip=False):
     """The linear law whose unclipped impact of an effective `mass` lasts `contact_time` and
     returns with coefficient `restitution` (0 < e <= 1).
@@ -138,8 +147,7 @@ def linear_law_from_response(mass, contact_time, restitution, *, clip=False):
     e = as_finite_float(restitution, "restitution", positive=True)
     if e > 1.0:
         raise ParameterError(f"`restitution` must be in (0, 1], got {e}")
-    le = math.log(e)
-    zeta = -le / math.sqrt(math.pi**2 + le * le)
+    zeta = linear_damping_ratio(e)
     wd = math.pi / tc
     w0 = wd / math.sqrt(1.0 - zeta * zeta)
     return NormalLaw("linear", stiffness=m * w0 * w0, damping=2.0 * zeta * m * w0, clip=clip)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .._validate import as_finite_float
 from ..errors import ParameterError
-from .laws import NormalLaw
+from .laws import NormalLaw, linear_damping_ratio
 from .restitution import hunt_crossley_damping
 
 __all__ = ["ContactMaterial"]
@@ -73,8 +73,7 @@ class ContactMaterial:
         law = self.normal if self.normal is not None else NormalLaw("linear", stiffness=1e4)
         e = float(self.restitution)
         if law.kind == "linear":
-            le = math.log(e)
-            zeta = -le / math.sqrt(math.pi**2 + le * le)
+            zeta = linear_damping_ratio(e)
             return NormalLaw("linear", stiffness=law.stiffness, damping=2.0 * zeta * math.sqrt(law.stiffness * m),
                              clip=law.clip)
         d = hunt_crossley_damping(e, self.impact_speed) if e < 1.0 else 0.0
