@@ -81,6 +81,7 @@ from porthamiltonian._validate import as_finite_float
 from porthamiltonian.bondgraph.element import (
     EventOutcome,
     EventSpec,
+    Kernel,
     ResistorElement,
     StorageElement,
     register_element,
@@ -90,9 +91,12 @@ from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef
 from porthamiltonian.contact.laws import NormalLaw, UserNormalLaw, law_from_spec, law_to_spec
 from porthamiltonian.errors import GeometryError, ParameterError
+from porthamiltonian.geometry.closest import DEFAULT_TOL
+from porthamiltonian.geometry.surface import REGULARITY_TOL
+from porthamiltonian.kernels import compliant as _kcompliant
 from porthamiltonian.kernels import contact as _kcontact
 
-from .contact_geometry import ContactPair
+from .contact_geometry import _MAX_ITER, ContactPair
 from .rigid_body import RigidBody
 
 __all__ = ["CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactParameters"]
@@ -210,6 +214,33 @@ class ContactSpring(StorageElement):
         return out
 
     # ---- kernels
+    def _packed(self):
+        """``(F, I)`` of `porthamiltonian.kernels.compliant` (shared by the contact's three
+        elements), or None where the compiled path does not apply: a surface evaluated in
+        Python, a bounded surface (its edges are handled in Python), a law given in Python."""
+        if not self.pair._compiled or self.pair._bounded or isinstance(self.p.law, UserNormalLaw):
+            return None
+        pr, p = self.pair, self.p
+        (F1, I1), (F2, I2) = pr.S1._kernel_spec, pr.S2._kernel_spec
+        minv = [b.Minv if moving else np.zeros((6, 6)) for b, moving in zip((pr.body_a, pr.body_b), pr._moving)]
+        return _kcompliant.pack(
+            scale=pr._scale, tol=DEFAULT_TOL, alpha=pr.alpha, reg_tol=REGULARITY_TOL, cull_distance=pr.cull_distance,
+            depth_limit=self.depth_limit, relax=self.relax, c_spin=p.c_spin, c_t=p.c_t, c_slip=p.c_slip, mu=p.mu,
+            mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t, law=p.law.packed, H_Wa=pr._H_Wa, H_Wb=pr._H_Wb,
+            H_S1a=pr.H_S1a, H_bS2=pr.H_bS2, Ad_S2b=pr._Ad_S2b, Ad_S1a=pr._Ad_S1a, Minv_a=minv[0], Minv_b=minv[1],
+            B1_=pr._B1, B2_=pr._B2, F1=F1, I1=I1, F2=F2, I2=I2, max_iter=_MAX_ITER, cullable=pr._cullable,
+            moving_a=pr._moving[0], moving_b=pr._moving[1], dahl=p.dahl)
+
+    def kernel(self, role):
+        packed = self._packed()
+        if packed is None:
+            return None
+        if role == "outputs":
+            return Kernel(_kcompliant.spring_outputs, *packed, shares=True)
+        if role == "rates":
+            return Kernel(_kcompliant.spring_rates, *packed, reads=self)
+        return None
+
     def _state(self, x, refs):
         """The pair's state; culled by the bounding test while the contact is not touching."""
         return self.pair.state(x[_X], x[_CH], refs, cull=x[_ACT] < 0.5)
@@ -417,6 +448,10 @@ class _SpringResistor(ResistorElement):
     def _state(self, refs):
         return self.pair.state(refs[0], refs[1], refs[3:])
 
+    def kernel(self, role):
+        packed = self.spring._packed() if role == "law" else None
+        return None if packed is None else Kernel(self._law_kernel, *packed, reads=self.spring)
+
     def parameters(self):
         return {"spring": self.spring}
 
@@ -426,6 +461,7 @@ class ContactDamper(_SpringResistor):
     """The contact's damper (see module docstring). Built by `CompliantContact`."""
 
     type_name = "ContactDamper"
+    _law_kernel = staticmethod(_kcompliant.damper_law)
 
     def ports(self):
         return (Port("a", 6, "in", frame=f"{self.pair.body_a.name}.B"), Port("b", 6, "in", frame=f"{self.pair.body_b.name}.B"))
@@ -475,6 +511,7 @@ class SlipFriction(_SpringResistor):
     """
 
     type_name = "SlipFriction"
+    _law_kernel = staticmethod(_kcompliant.friction_law)
 
     def ports(self):
         return (Port("p", 3, "in"),)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from porthamiltonian._validate import as_array
-from porthamiltonian.bondgraph.element import StorageElement, register_element
+from porthamiltonian.bondgraph.element import Kernel, StorageElement, register_element
 from porthamiltonian.bondgraph.ports import Port
 from porthamiltonian.errors import ParameterError
 from porthamiltonian.kernels import bodies as _kernels
 from porthamiltonian.kernels.lie import pose_rate_map
 
-from .rigid_body import RigidBody
+from .rigid_body import _NO_INTS, RigidBody
 
 __all__ = ["Gravity"]
 
@@ -73,6 +73,9 @@ class Gravity(StorageElement):
 
     def outputs(self, t, x, refs):
         return (_kernels.gravity_effort(self._F, refs[0]),)
+
+    def kernel(self, role):
+        return Kernel(_kernels.gravity_outputs, self._F, _NO_INTS) if role == "outputs" else None
 
     def rates(self, t, x, refs, inputs):
         return np.zeros(0)

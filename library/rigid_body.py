@@ -16,12 +16,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from porthamiltonian._validate import as_array, as_finite_float, as_spd
-from porthamiltonian.bondgraph.element import StorageElement, register_element
+from porthamiltonian.bondgraph.element import Kernel, StorageElement, register_element
 from porthamiltonian.bondgraph.ports import Port, StateBlock, StateRef, check_name
 from porthamiltonian.errors import ModelError, ParameterError
 from porthamiltonian.kernels import bodies as _kernels
 from porthamiltonian.kernels.lie import cross3, pose_gradient, pose_rate_map
 from porthamiltonian.lie import quaternion, se3, so3
+
+_NO_INTS = np.zeros(0, dtype=np.int64)  # the int constants of kernels that need none
 
 __all__ = ["RigidBody", "Ground", "Frame", "spatial_inertia", "pose_vector", "pose_gradient"]
 
@@ -230,6 +232,14 @@ class RigidBody(_FramedBody, StorageElement):
     def input_matrix(self, t, x, refs):
         return self._B.copy()
 
+    def kernel(self, role):
+        n = len(self.frames)
+        if role == "outputs" and n <= len(_kernels.RIGID_BODY_OUTPUTS):
+            return Kernel(_kernels.RIGID_BODY_OUTPUTS[n - 1], self._F, _NO_INTS)
+        if role == "rates":
+            return Kernel(_kernels.rigid_body_rates, self._F, _NO_INTS)
+        return None
+
     def output_jacobian(self, t, x, refs):
         return self._OJ.copy()
 
@@ -294,6 +304,12 @@ class Ground(_FramedBody, StorageElement):
 
     def outputs(self, t, x, refs):
         return tuple(np.zeros(6) for _ in self.frames)
+
+    def kernel(self, role):
+        n = len(self.frames)
+        if role == "outputs" and n <= len(_kernels.GROUND_OUTPUTS):
+            return Kernel(_kernels.GROUND_OUTPUTS[n - 1], np.zeros(0), _NO_INTS)
+        return None
 
     def rates(self, t, x, refs, inputs):
         return np.zeros(0)

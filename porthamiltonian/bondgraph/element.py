@@ -35,7 +35,7 @@ from __future__ import annotations
 import copy
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import Callable, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -55,6 +55,7 @@ __all__ = [
     "ELEMENT_TYPES",
     "register_element",
     "fd_jacobian",
+    "Kernel",
 ]
 
 #: Registry of element classes by `type_name`, used by save/load.
@@ -152,6 +153,38 @@ class EventSpec:
     direction: float
     handler: Callable
     uses_system: bool = False
+
+
+class Kernel(NamedTuple):
+    """A compiled kernel an element exports (`Element.kernel`) for the compiled right-hand side.
+
+    Attributes
+    ----------
+    function : numba dispatcher
+        A module-level ``@njit(cache=True)`` function (the generated code imports it by its
+        module and name). Signatures by role, ``F, I`` always last::
+
+            "outputs"  (t, x, refs, F, I) -> tuple, one array per port
+            "rates"    (t, x, refs, inputs, F, I) -> ndarray (n_x,)
+            "law"      (t, inputs, refs, F, I) -> tuple, one array per port (the first
+                       causal pattern; an element exports a law kernel only if its
+                       preferred pattern is the one assigned)
+
+        with ``refs`` and ``inputs`` tuples of 1-D arrays, as for the Python methods.
+    F : ndarray of float64, I : ndarray of int64
+        The element's packed constants.
+    shares : bool
+        An outputs kernel whose last returned value is not a port output but a value
+        other kernels of the same evaluation read (a contact's geometry, computed once).
+    reads : Element or None
+        The element whose shared value this kernel takes as an argument after ``refs``.
+    """
+
+    function: Callable
+    F: np.ndarray
+    I: np.ndarray
+    shares: bool = False
+    reads: object = None
 
 
 class Element(ABC):
@@ -254,6 +287,11 @@ class Element(ABC):
                     )
             i += b.size
         return x
+
+    def kernel(self, role):
+        """The compiled kernel of `role` ("outputs", "rates" or "law"), a `Kernel`, or None
+        (the default: the model is then evaluated in Python). Called once, at compile time."""
+        return None
 
     # ----------------------------------------------------------------- persistence
     def parameters(self) -> dict:

@@ -38,7 +38,7 @@ def _solve(A, b):
 class _Gen:
     def __init__(self, plan: Plan):
         self.p = plan
-        self.ns = {"np": np, "_solve": _solve, "IntegrationError": IntegrationError}
+        self.ns = {"np": np, "_solve": _solve, "_reduceat": np.add.reduceat, "IntegrationError": IntegrationError}
         self.lines = []
         self.ind = 1
         # element path -> position (the suffix of its names in the generated code)
@@ -376,7 +376,7 @@ class _Gen:
         if npr:
             prod = f"{y}[{nr}:{nr + npr}] * {y}[{nr + npr}:{nr + 2 * npr}]"
             if lin.ledger_starts is not None:
-                prod = f"np.add.reduceat({prod}, {self.const('LINR_starts', lin.ledger_starts)})"
+                prod = f"_reduceat({prod}, {self.const('LINR_starts', lin.ledger_starts)})"
             self.emit(f"xdot[{self.where('LINR_ledger', lin.ledger_index)}] = {prod}")
         # rates other code reads (the tangents of constraints, elements referencing the state)
         read = {s.element for s in p.tangent_steps if s.kind == "storage_out"}

@@ -8,13 +8,14 @@ from ..bondgraph.flatten import check_bindings, flatten
 from ..bondgraph.graph import BondGraph
 from ..errors import ModelError, ParameterError
 from .codegen import generate
+from .jit import generate_jit
 from .plan import build_plan
 from .system import PHSystem
 
 __all__ = ["compile"]
 
 
-def compile(bg, *, baumgarte=(1.0, 1.0)):  # noqa: A001 - the name users expect
+def compile(bg, *, baumgarte=(1.0, 1.0), jit=True):  # noqa: A001 - the name users expect
     """Compile a bond graph into a frozen `PHSystem`.
 
     Checks the graph (dangling ports, dimensions), assigns causality (SCAP), resolves
@@ -36,6 +37,12 @@ def compile(bg, *, baumgarte=(1.0, 1.0)):  # noqa: A001 - the name users expect
         steps (a spherical pendulum at rtol 1e-10 with DOP853 takes 506, 998 and 4310
         evaluations for 0, 1 and 10 [1/s]). For long runs prefer
         ``simulate(..., projection=dt)``.
+
+    jit : bool
+        Also generate the compiled (numba) right-hand side where every element exports its
+        kernels (`porthamiltonian.compile.jit`; `PHSystem.compiled` says which path a system
+        uses and why). False keeps the generated Python code only (the reference the
+        compiled path is tested against).
 
     Returns
     -------
@@ -61,7 +68,7 @@ def compile(bg, *, baumgarte=(1.0, 1.0)):  # noqa: A001 - the name users expect
     report = assign_causality(flat)
     plan = build_plan(report, baumgarte=(alpha, beta))
     source, namespace = generate(plan)
-    system = PHSystem(bg.name, plan, source, namespace)
+    system = PHSystem(bg.name, plan, source, namespace, generate_jit(plan) if jit else None)
     bg.freeze("compile")
     return system
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from .._validate import as_array
@@ -58,7 +59,7 @@ class PHSystem:
         Number of unknowns solved at every evaluation (multipliers and loop tears).
     """
 
-    def __init__(self, name, plan, source, namespace):
+    def __init__(self, name, plan, source, namespace, jit=None):
         s = object.__setattr__
         s(self, "name", name)
         s(self, "_plan", plan)
@@ -68,6 +69,11 @@ class PHSystem:
         s(self, "source", source)
         exec(compile(source, f"<porthamiltonian rhs of {name!r}>", "exec"), namespace)  # noqa: S102
         s(self, "_rhs", namespace["rhs"])
+        # the compiled right-hand side (porthamiltonian.compile.jit): (source, F, I), built
+        # on the first evaluation; None with the reason where the model has no compiled path
+        jit = jit or (None, "compile(..., jit=False)", None)
+        s(self, "_jit", {"source": jit[0], "F": jit[1], "I": jit[2], "fn": None,
+                         "reason": None if jit[0] is not None else jit[1], "fallbacks": 0})
         s(self, "inputs", dict(plan.input_slices))
         s(self, "n_inputs", plan.n_inputs)
         s(self, "n_multipliers", plan.n_u)
@@ -88,7 +94,47 @@ class PHSystem:
     # ----------------------------------------------------------------- evaluation
     def rhs(self, t, x, u=None):
         """dx/dt at (t, x) with external inputs u (default zero). Fast path: no validation."""
-        return self._rhs(t, x, self._u0 if u is None else u, False)
+        return self._fast(t, x, self._u0 if u is None else u)
+
+    @property
+    def compiled(self):
+        """How `rhs` is evaluated: "numba" (the compiled right-hand side of
+        `porthamiltonian.compile.jit`; states it does not handle are evaluated in Python) or
+        "python: <reason>" (the generated Python code, and why)."""
+        j = self._jit
+        if j["source"] is not None and j["fn"] is None:
+            self._load_jit()
+        return "numba" if j["fn"] is not None else f"python: {j['reason']}"
+
+    def _load_jit(self):
+        j = self._jit
+        from .jit import load_jit
+
+        try:
+            fn = load_jit(j["source"])
+            # compiles (or loads from the cache) without running it
+            fn.compile(tuple(numba.typeof(a) for a in (0.0, np.zeros(self.layout.size), self._u0, j["F"], j["I"])))
+        except Exception as exc:  # numba could not type the kernels together: Python path
+            j["source"], j["reason"] = None, f"numba failed to compile it ({type(exc).__name__}: {str(exc)[:300]})"
+            return
+        j["fn"] = fn
+
+    def _fast(self, t, x, u):
+        """dx/dt through the compiled right-hand side, the Python one where it declines."""
+        j = self._jit
+        fn = j["fn"]
+        if fn is None:
+            if j["source"] is None:
+                return self._rhs(t, x, u, False)
+            self._load_jit()
+            fn = j["fn"]
+            if fn is None:
+                return self._rhs(t, x, u, False)
+        xdot, status = fn(t, x, u, j["F"], j["I"])
+        if status:
+            j["fallbacks"] += 1
+            return self._rhs(t, x, u, False)
+        return xdot
 
     def evaluate(self, t, x, u=None):
         """Every quantity at (t, x): a dict with "xdot", "u" (multipliers), "vars" (bond

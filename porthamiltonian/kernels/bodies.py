@@ -446,3 +446,73 @@ def point_damper_efforts(F, x_a, x_b, T_a, T_b):
     for i in range(6):
         Ldot += g[i] * T_a[i] + g[6 + i] * T_b[i]
     return L, (F[38] * Ldot) * g
+
+
+# ------------------------------------------------------------------ element kernels
+# The signatures of the compiled right-hand side (`porthamiltonian.compile.jit`):
+# outputs ``(t, x, refs, F, I) -> tuple``, rates ``(t, x, refs, inputs, F, I) -> ndarray``.
+# A tuple's length is part of its type, so bodies with 1..4 port frames have one outputs
+# kernel each (`RIGID_BODY_OUTPUTS[n - 1]`, `GROUND_OUTPUTS[n - 1]`).
+
+
+@njit(cache=True)
+def rigid_body_outputs1(t, x, refs, F, I):
+    return (body_outputs(F, x),)
+
+
+@njit(cache=True)
+def rigid_body_outputs2(t, x, refs, F, I):
+    T = body_outputs(F, x)
+    return T[0:6], T[6:12]
+
+
+@njit(cache=True)
+def rigid_body_outputs3(t, x, refs, F, I):
+    T = body_outputs(F, x)
+    return T[0:6], T[6:12], T[12:18]
+
+
+@njit(cache=True)
+def rigid_body_outputs4(t, x, refs, F, I):
+    T = body_outputs(F, x)
+    return T[0:6], T[6:12], T[12:18], T[18:24]
+
+
+RIGID_BODY_OUTPUTS = (rigid_body_outputs1, rigid_body_outputs2, rigid_body_outputs3, rigid_body_outputs4)
+
+
+@njit(cache=True)
+def rigid_body_rates(t, x, refs, inputs, F, I):
+    """`body_rates` with the port wrenches given frame by frame."""
+    W = np.empty(6 * len(inputs))
+    for k in range(len(inputs)):
+        W[6 * k : 6 * k + 6] = inputs[k]
+    return body_rates(F, x, W)
+
+
+@njit(cache=True)
+def ground_outputs1(t, x, refs, F, I):
+    return (np.zeros(6),)
+
+
+@njit(cache=True)
+def ground_outputs2(t, x, refs, F, I):
+    return np.zeros(6), np.zeros(6)
+
+
+@njit(cache=True)
+def ground_outputs3(t, x, refs, F, I):
+    return np.zeros(6), np.zeros(6), np.zeros(6)
+
+
+@njit(cache=True)
+def ground_outputs4(t, x, refs, F, I):
+    return np.zeros(6), np.zeros(6), np.zeros(6), np.zeros(6)
+
+
+GROUND_OUTPUTS = (ground_outputs1, ground_outputs2, ground_outputs3, ground_outputs4)
+
+
+@njit(cache=True)
+def gravity_outputs(t, x, refs, F, I):
+    return (gravity_effort(F, refs[0]),)

@@ -1,0 +1,265 @@
+"""The compiled right-hand side: the generated code strung from the elements' numba kernels.
+
+When every element on the evaluation path exports its kernels (`Element.kernel`) and the
+plan is an ODE (no multipliers, constraints, loops or external sources), `compile` also
+generates a numba version of the right-hand side, straight-line like the Python one
+(`porthamiltonian.compile.codegen`), calling the kernels directly::
+
+    rhs(t, x, u_in, F, I) -> (xdot, status)
+
+``F`` and ``I`` hold every element's packed constants (and the assembled linear matrices),
+sliced in the generated code, so the source depends only on the model's structure: it is
+written to a file named by its hash in the cache directory (``$PORTHAMILTONIAN_CACHE``, else
+``$XDG_CACHE_HOME/porthamiltonian``, else ``~/.cache/porthamiltonian``) and compiled with
+``@njit(cache=True)``, so a model compiles once per machine, and a parameter change or a
+sweep over parameters reuses it. ``status`` is non-zero when a kernel met a state the
+compiled path does not handle (a contact that needs re-charting or a global search, a
+penetration outside the model's range, a singular contact matrix, a non-finite rate): the
+caller then evaluates the Python right-hand side at the same state, which handles it or
+raises the element's error. The compiled function is built on the first evaluation, so a
+model that is never integrated pays nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from .codegen import _Gen
+
+__all__ = ["generate_jit", "load_jit", "cache_dir"]
+
+
+class NoJit(Exception):
+    """The plan has a part the compiled right-hand side does not cover (the reason)."""
+
+
+def cache_dir():
+    """Directory of the generated sources (module docstring)."""
+    env = os.environ.get("PORTHAMILTONIAN_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "porthamiltonian"
+
+
+class _JitGen(_Gen):
+    """`_Gen` emitting kernel calls and constants read from the packed arrays."""
+
+    def __init__(self, plan):
+        super().__init__(plan)
+        self.F, self.I = [], []
+        self.nF = self.nI = 0
+        self._slices = {}       # id(array) -> its slice expression
+        self.imports = {}       # kernel function -> its local name
+        self.prologue = []
+        self.shared = {}        # id(element object) -> name of its shared value
+        self._paths = {id(obj): path for path, obj in plan.report.flat.elements.items()}
+        self._n = 0
+
+    # -- constants: slices of F and I
+    def _pack(self, value):
+        arr = np.asarray(value)
+        key = id(value)
+        if key in self._slices:
+            return self._slices[key][1]
+        if arr.dtype.kind in "iub":
+            a = self.nI
+            self.I.append(arr.astype(np.int64).ravel())
+            self.nI += arr.size
+            expr = f"I[{a}:{self.nI}]"
+        else:
+            a = self.nF
+            self.F.append(arr.astype(np.float64).ravel())
+            self.nF += arr.size
+            expr = f"F[{a}:{self.nF}]"
+        if arr.ndim > 1:
+            expr += f".reshape({arr.shape})"
+        self._slices[key] = (value, expr)   # holds the array: its id stays unique
+        return expr
+
+    def const(self, name, value):
+        if np.ndim(value) == 0:
+            raise NoJit(f"scalar constant {name}")
+        self.prologue.append(f"{name} = {self._pack(value)}")
+        return name
+
+    def zeros(self, n):
+        return f"np.zeros({n})"
+
+    def k(self, path, attr):
+        raise NoJit(f"{self.p.report.flat.elements[path].label}.{attr} has no compiled kernel")
+
+    def kernel(self, path, role):
+        obj = self.p.report.flat.elements[path]
+        kern = obj.kernel(role)
+        if kern is None:
+            raise NoJit(f"{obj.label} exports no compiled {role} kernel")
+        fn = kern.function
+        if fn not in self.imports:
+            self.imports[fn] = f"_k{len(self.imports)}"
+        return obj, kern, self.imports[fn]
+
+    def call(self, path, role, args):
+        """The call expression of an element's kernel; the shared value it reads, if any."""
+        obj, kern, name = self.kernel(path, role)
+        if kern.reads is not None:
+            sh = self.shared.get(id(kern.reads))
+            if sh is None:
+                raise NoJit(f"{obj.label} reads a shared value not computed before it")
+            args = args + [sh]
+        return f"{name}({', '.join(args + [self._pack(kern.F), self._pack(kern.I)])})", kern
+
+    def fresh(self):
+        self._n += 1
+        return f"_o{self._n}"
+
+    # -- steps
+    def step_value(self, s, with_sens):
+        el = s.element
+        tgt = s.targets
+        if s.kind == "storage_out":
+            expr, kern = self.call(el, "outputs", ["t", self.xe(el), self.r(el)])
+            o = self.fresh()
+            self.emit(f"{o} = {expr}")
+            if kern.shares:
+                obj = self.p.report.flat.elements[el]
+                sh = f"SH{self.index(el)}"
+                self.emit(f"{sh} = {o}[{len(obj.ports())}]")
+                self.emit(f"if {sh}[0] != 0:")
+                self.emit("    return xdot, 1")
+                self.shared[id(obj)] = sh
+            for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
+                self.emit(f"{tgt[v.name]} = {self.sgn(sg, f'{o}[{idx}]')}")
+        elif s.kind == "resistor":
+            if s.data["pattern"] != 0:
+                raise NoJit(f"{self.p.report.flat.elements[el].label} in causal pattern {s.data['pattern']}")
+            ins = ", ".join(self.sgn(sg, v.name) for v, sg in s.inputs)
+            expr, _ = self.call(el, "law", ["t", f"({ins},)", self.r(el)])
+            o = self.fresh()
+            self.emit(f"{o} = {expr}")
+            for j, (v, sg) in enumerate(s.outputs):
+                self.emit(f"{tgt[v.name]} = {self.sgn(sg, f'{o}[{j}]')}")
+        elif s.kind in ("tf", "copy", "sum"):
+            if s.kind == "tf" and self.p.report.flat.elements[el].modulated:
+                raise NoJit("a modulated two-port")
+            super().step_value(s, with_sens=False)
+        else:
+            raise NoJit(f"a {s.kind} step")
+
+    def storage_rates(self):
+        p = self.p
+        done = self.lin.storages if self.lin is not None else ()
+        for st in p.storages:
+            path = st["path"]
+            if st["obj"].n_states == 0 or path in done:
+                continue
+            ins = []
+            for pi, d in zip(st["ports"], st["dims"]):
+                ins.append(self.zeros(d) if pi is None else self.sgn(pi[1], pi[0].name))
+            expr, _ = self.call(path, "rates", ["t", self.xe(path), self.r(path), f"({', '.join(ins)},)"])
+            self.emit(f"xd{self.index(path)} = {expr}")
+
+    def build(self):
+        p = self.p
+        if p.n_u or p.constraints or p.cuts or p.tears:
+            raise NoJit("multipliers, constraints or algebraic loops")
+        if p.n_inputs:
+            raise NoJit("external inputs")
+        for obj in p.report.flat.elements.values():
+            if obj.category == "twoport" and obj.modulated:
+                raise NoJit(f"{obj.label} is modulated")
+        self.emit(f"xdot = np.zeros({p.layout.size})")
+        for path, sls in p.refs.items():
+            if sls:
+                self.emit(f"r{self.index(path)} = ({', '.join(f'x[{s.start}:{s.stop}]' for s in sls)},)")
+        self.pre_pass()
+        self.storage_rates()
+        self.finish_jit()
+        body = ["    " + line for line in self.prologue] + self.lines
+        head = [
+            '"""Compiled right-hand side generated by porthamiltonian.compile.jit (a cache file)."""',
+            "import numpy as np",
+            "from numba import njit",
+            "from porthamiltonian.compile.jit import _reduceat",
+        ]
+        head += [f"from {fn.__module__} import {fn.__name__} as {name}" for fn, name in self.imports.items()]
+        src = "\n".join(head) + "\n\n\n@njit(cache=True)\ndef rhs(t, x, u_in, F, I):\n" + "\n".join(body) + "\n"
+        F = np.concatenate(self.F) if self.F else np.zeros(0)
+        I = np.concatenate(self.I) if self.I else np.zeros(0, dtype=np.int64)
+        return src, F, I
+
+    def finish_jit(self):
+        """The rates and ledger quadratures (`_Gen.finish` without the full evaluation)."""
+        p = self.p
+        L = p.layout
+        done = self.lin.storages if self.lin is not None else ()
+        for st in p.storages:
+            if st["obj"].n_states == 0 or st["path"] in done:
+                continue
+            sl = st["slice"]
+            self.emit(f"xdot[{sl.start}:{sl.stop}] = xd{self.index(st['path'])}")
+        NP = L.n_physical
+        led = {(e.element, e.kind): NP + e.index for e in L.ledger}
+        paired = self.lin.ledger_paths if self.lin is not None else ()
+        for rinfo in p.resistors:
+            if rinfo["path"] not in paired:
+                terms = " + ".join(f"{om!r} * np.dot({ev.name}, {fv.name})" for ev, fv, om in rinfo["ports"])
+                self.emit(f"xdot[{led[(rinfo['path'], 'dissipated')]}] = {terms}")
+        if any(s["path"] not in paired for s in p.sources):
+            raise NoJit("a source outside the assembled linear part")
+        self.emit("if not np.all(np.isfinite(xdot)):")
+        self.emit("    return xdot, 2")
+        self.emit("return xdot, 0")
+
+
+def generate_jit(plan):
+    """``(source, F, I)`` of the compiled right-hand side, or ``(None, reason, None)`` when
+    the plan has a part it does not cover."""
+    try:
+        return _JitGen(plan).build()
+    except NoJit as exc:
+        return None, str(exc), None
+
+
+def load_jit(source):
+    """The compiled function of a generated source, through its cache file (module
+    docstring); falls back to a temporary directory if the cache directory is not writable."""
+    digest = hashlib.sha1(source.encode()).hexdigest()[:20]
+    name = f"porthamiltonian_rhs_{digest}"
+    if name in sys.modules:
+        return sys.modules[name].rhs
+    path = cache_dir() / f"{name}.py"
+    try:
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(source)
+            os.replace(tmp, path)   # atomic: concurrent processes never read a partial file
+    except OSError:
+        import tempfile
+
+        path = Path(tempfile.mkdtemp(prefix="porthamiltonian-")) / f"{name}.py"
+        path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[name] = module
+    return module.rhs
+
+
+@njit(cache=True)
+def _reduceat(values, starts):
+    """``np.add.reduceat(values, starts)`` (numba has no ufunc methods)."""
+    out = np.zeros(starts.shape[0])
+    for k in range(starts.shape[0]):
+        end = starts[k + 1] if k + 1 < starts.shape[0] else values.shape[0]
+        for j in range(starts[k], end):
+            out[k] += values[j]
+    return out

@@ -1,0 +1,187 @@
+"""Compiled element kernels of the compliant contact (`library.compliant_contact`) for the
+compiled right-hand side (`porthamiltonian.compile.jit`).
+
+The three elements of a compliant contact (spring, damper, slip friction) share the
+contact geometry of one evaluation. The spring's outputs kernel computes it (`spring_outputs`)
+and returns it as its last value, a `SHARED` tuple; the generated code hands that tuple to the
+spring's rates kernel and to the damper's and the friction's law kernels. Each kernel takes
+the element's own state slice ``x`` and reference slices ``refs`` as the Python element does,
+then the packed constants ``(F, I)`` of `pack` (module-level offsets below).
+
+A state the compiled path does not handle (no closed form and an insane warm start that needs
+re-charting, a failed refinement, a penetration beyond the model's range, a singular contact
+matrix) is reported, not resolved: the shared tuple's status is not `OK`, or the rates are
+NaN, and the caller evaluates the whole right-hand side again in Python, which re-charts,
+searches globally or raises the element's error. The formulas are those of the Python
+elements, through the same kernels (`porthamiltonian.kernels.contact`).
+
+Shared tuple::
+
+    (status, culled, delta, H_12, x, c1, c2, D1, D2, H_1C, G_a, G_b)
+
+``status`` is `porthamiltonian.kernels.contact.OK` or another code; ``culled`` 1.0 when the
+bounding test found the bodies apart (then only ``H_12`` and ``delta``, minus the bound, are
+set); ``x, c1, c2`` the exact contact parameters and their charts.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from . import contact as _kc
+
+# ---- layout of F (floats)
+SCALE, TOL, ALPHA, REG_TOL, CULL_DISTANCE, DEPTH_LIMIT, RELAX = 0, 1, 2, 3, 4, 5, 6
+C_SPIN, C_T, C_SLIP, MU, MU_SPIN, K_SPIN, K_T = 7, 8, 9, 10, 11, 12, 13
+LAW = 14            # 5 floats: `porthamiltonian.kernels.contact.normal_force`'s law
+H_WA, H_WB, H_S1A, H_BS2 = 19, 35, 51, 67           # 4x4 each, row-major
+AD_S2B, AD_S1A, MINV_A, MINV_B = 83, 119, 155, 191  # 6x6 each
+B1, B2 = 227, 234                                   # surface bounds, 7 each
+SURFACES = 241                                      # F1 then F2
+# ---- layout of I (ints)
+MAX_ITER, CULLABLE, MOVING_A, MOVING_B, DAHL, N_F1, N_F2, N_I1, N_I2 = 0, 1, 2, 3, 4, 5, 6, 7, 8
+I_SURFACES = 9                                      # I1 then I2
+
+#: the deformation block of the spring's own state (`library.compliant_contact`)
+_ACT = 6
+
+
+def pack(*, scale, tol, alpha, reg_tol, cull_distance, depth_limit, relax, c_spin, c_t, c_slip, mu, mu_spin,
+         k_spin, k_t, law, H_Wa, H_Wb, H_S1a, H_bS2, Ad_S2b, Ad_S1a, Minv_a, Minv_b, B1_, B2_, F1, I1, F2, I2,
+         max_iter, cullable, moving_a, moving_b, dahl):
+    """``(F, I)`` of one compliant contact (called once, at compile time; not a kernel)."""
+    F = np.concatenate((
+        [scale, tol, alpha, reg_tol, cull_distance, depth_limit, relax, c_spin, c_t, c_slip, mu, mu_spin, k_spin,
+         k_t], np.asarray(law, dtype=float), *(np.asarray(H, dtype=float).ravel() for H in (H_Wa, H_Wb, H_S1a, H_bS2)),
+        *(np.asarray(A, dtype=float).ravel() for A in (Ad_S2b, Ad_S1a, Minv_a, Minv_b)),
+        np.asarray(B1_, dtype=float), np.asarray(B2_, dtype=float), F1, F2))
+    I = np.concatenate(([max_iter, cullable, moving_a, moving_b, dahl, len(F1), len(F2), len(I1), len(I2)],
+                        I1, I2)).astype(np.int64)
+    assert F.shape[0] == SURFACES + len(F1) + len(F2)
+    return F, I
+
+
+@njit(cache=True)
+def _mat(F, at, n):
+    return F[at : at + n * n].copy().reshape(n, n)
+
+
+@njit(cache=True)
+def _surfaces(F, I):
+    a, b = SURFACES, SURFACES + I[N_F1]
+    c, d = I_SURFACES, I_SURFACES + I[N_I1]
+    return F[a:b], I[c:d], F[b : b + I[N_F2]], I[d : d + I[N_I2]]
+
+
+@njit(cache=True)
+def _poses(refs, I):
+    """The kernels' pose arguments from the element's first references (a fixed body: empty)."""
+    empty = np.zeros(0)
+    pa = refs[0] if I[MOVING_A] else empty
+    pb = refs[I[MOVING_A]] if I[MOVING_B] else empty
+    return pa, pb
+
+
+@njit(cache=True)
+def pair_state(x, refs, F, I):
+    """The shared tuple (module docstring) of a contact spring's state ``x`` (10) and its
+    references (the moving bodies' poses), culled while not touching as
+    `library.contact_geometry.ContactPair.state` with ``cull=True``."""
+    F1, I1, F2, I2 = _surfaces(F, I)
+    pa, pb = _poses(refs, I)
+    H_Wa, H_Wb, H_S1a, H_bS2 = _mat(F, H_WA, 4), _mat(F, H_WB, 4), _mat(F, H_S1A, 4), _mat(F, H_BS2, 4)
+    z3 = np.zeros((3, 3, 3))
+    z6 = np.zeros((6, 6))
+    if x[_ACT] < 0.5 and I[CULLABLE]:
+        bound, H12 = _kc.separation(F[B1 : B1 + 7], F[B2 : B2 + 7], pa, pb, H_Wa, H_Wb, H_S1a, H_bS2)
+        if bound > F[CULL_DISTANCE]:
+            return (_kc.OK, 1.0, -bound, H12, x[0:4].copy(), 0, 0, z3, z3, np.eye(4), z6, z6)
+    c1 = int(round(x[4]))
+    c2 = int(round(x[5]))
+    (status, H12, xe, e1, e2, _, D1, D2, _, _, distance, _, _, _, H_1C, G_a, G_b) = _kc.evaluate(
+        F1, I1, F2, I2, pa, pb, H_Wa, H_Wb, x[0:4].copy(), c1, c2, F[SCALE], F[TOL], I[MAX_ITER], F[ALPHA],
+        H_S1a, H_bS2, F[REG_TOL])
+    return (status, 0.0, -distance, H12, xe, e1, e2, D1, D2, H_1C, G_a, G_b)
+
+
+@njit(cache=True)
+def spring_outputs(t, x, refs, F, I):
+    """Port efforts ``(e_a, e_b, e_slip)`` of the spring and the shared tuple (last)."""
+    sh = pair_state(x, refs, F, I)
+    z = np.zeros(6)
+    if x[_ACT] < 0.5 or sh[1] != 0.0 or sh[0] != _kc.OK:
+        return z, z.copy(), np.zeros(3), sh
+    delta = sh[2]
+    if delta > F[DEPTH_LIMIT]:   # outside the model's range: the Python path raises
+        bad = (_kc.FAILED,) + sh[1:]
+        return z, z.copy(), np.zeros(3), bad
+    K_t = np.array((F[K_SPIN], F[K_T], F[K_T]))
+    law = F[LAW : LAW + 5]
+    F_e = _kc.normal_force(law, delta, 0.0)[0]
+    e_a, e_b, e_s = _kc.spring_outputs(sh[10], sh[11], K_t, x[7:10].copy(), F_e)
+    return e_a, e_b, e_s, sh
+
+
+@njit(cache=True)
+def spring_rates(t, x, refs, inputs, sh, F, I):
+    """Rates of the spring's own state (10); NaN where the contact matrix is singular
+    (`porthamiltonian.contact.kinematics.MAX_CONDITION`: the Python path raises)."""
+    out = np.zeros(10)
+    if sh[1] != 0.0:
+        return out
+    F1, I1, F2, I2 = _surfaces(F, I)
+    x_rate, s_rate, s_max, s_min = _kc.spring_rates(
+        F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], sh[9], sh[10], sh[11], _mat(F, AD_S2B, 6),
+        _mat(F, AD_S1A, 6), inputs[0], inputs[1], inputs[2], x[0:4].copy(), int(round(x[4])), int(round(x[5])),
+        F[RELAX], x[7:10].copy(), x[_ACT] > 0.5)
+    if not s_min > s_max / 1e10:
+        out[:] = np.nan
+        return out
+    out[0:4] = x_rate
+    out[7:10] = s_rate
+    return out
+
+
+@njit(cache=True)
+def _limits(sh, s, F, I):
+    """As `library.compliant_contact._limits`: friction limits and the stick dampers' caps."""
+    Fe = _kc.normal_force(F[LAW : LAW + 5], sh[2], 0.0)[0]
+    lim_spin, lim_t = F[MU_SPIN] * Fe, F[MU] * Fe
+    if not I[DAHL]:
+        return lim_spin, lim_t, np.inf, np.inf
+    return (lim_spin, lim_t, max(lim_spin - abs(F[K_SPIN] * s[0]), 0.0),
+            max(lim_t - F[K_T] * math.sqrt(s[1] * s[1] + s[2] * s[2]), 0.0))
+
+
+@njit(cache=True)
+def damper_law(t, inputs, refs, sh, F, I):
+    """Port efforts ``(e_a, e_b)`` of the damper (refs: the spring's x, charts, flag, the
+    poses, the momenta, the deformation last)."""
+    if refs[2][0] < 0.5 or sh[1] != 0.0:
+        return np.zeros(6), np.zeros(6)
+    _, _, cap_spin, cap_t = _limits(sh, refs[len(refs) - 1], F, I)
+    e_a, e_b, _ = _kc.damper_efforts(sh[10], sh[11], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
+                                     F[LAW : LAW + 5], sh[2])
+    return e_a, e_b
+
+
+@njit(cache=True)
+def friction_law(t, inputs, refs, sh, F, I):
+    """Slip rates ``(v,)`` of the friction element (refs as `damper_law`)."""
+    if refs[2][0] < 0.5 or sh[1] != 0.0:
+        return (_kc.slip_rates(inputs[0], 0.0, 0.0, F[C_SLIP], 0.0, 0.0),)
+    lim_spin, lim_t, _, _ = _limits(sh, refs[len(refs) - 1], F, I)
+    if not I[DAHL]:
+        return (_kc.slip_rates(inputs[0], lim_spin, lim_t, F[C_SLIP], 0.0, 0.0),)
+    n = I[MOVING_A] + I[MOVING_B]
+    T_a = np.zeros(6)
+    T_b = np.zeros(6)
+    if I[MOVING_A]:
+        T_a = _mat(F, MINV_A, 6) @ refs[3 + n]
+    if I[MOVING_B]:
+        T_b = _mat(F, MINV_B, 6) @ refs[3 + n + I[MOVING_A]]
+    T_C = sh[11] @ T_b - sh[10] @ T_a
+    return (_kc.slip_rates(inputs[0], lim_spin, lim_t, F[C_SLIP], abs(T_C[2]), math.hypot(T_C[3], T_C[4])),)
