@@ -452,27 +452,28 @@ def point_damper_efforts(F, x_a, x_b, T_a, T_b):
 # The signatures of the compiled right-hand side (`porthamiltonian.compile.jit`):
 # outputs ``(t, x, refs, F, I) -> tuple``, rates ``(t, x, refs, inputs, F, I) -> ndarray``.
 # A tuple's length is part of its type, so bodies with 1..4 port frames have one outputs
-# kernel each (`RIGID_BODY_OUTPUTS[n - 1]`, `GROUND_OUTPUTS[n - 1]`).
+# kernel each (`RIGID_BODY_OUTPUTS[n - 1]`, `GROUND_OUTPUTS[n - 1]`). Inlined into the generated
+# code (first-run JIT cost, see `porthamiltonian.kernels.compliant`).
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rigid_body_outputs1(t, x, refs, F, I):
     return (body_outputs(F, x),)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rigid_body_outputs2(t, x, refs, F, I):
     T = body_outputs(F, x)
     return T[0:6], T[6:12]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rigid_body_outputs3(t, x, refs, F, I):
     T = body_outputs(F, x)
     return T[0:6], T[6:12], T[12:18]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rigid_body_outputs4(t, x, refs, F, I):
     T = body_outputs(F, x)
     return T[0:6], T[6:12], T[12:18], T[18:24]
@@ -481,7 +482,7 @@ def rigid_body_outputs4(t, x, refs, F, I):
 RIGID_BODY_OUTPUTS = (rigid_body_outputs1, rigid_body_outputs2, rigid_body_outputs3, rigid_body_outputs4)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rigid_body_rates(t, x, refs, inputs, F, I):
     """`body_rates` with the port wrenches given frame by frame."""
     W = np.empty(6 * len(inputs))
@@ -490,22 +491,22 @@ def rigid_body_rates(t, x, refs, inputs, F, I):
     return body_rates(F, x, W)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ground_outputs1(t, x, refs, F, I):
     return (np.zeros(6),)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ground_outputs2(t, x, refs, F, I):
     return np.zeros(6), np.zeros(6)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ground_outputs3(t, x, refs, F, I):
     return np.zeros(6), np.zeros(6), np.zeros(6)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ground_outputs4(t, x, refs, F, I):
     return np.zeros(6), np.zeros(6), np.zeros(6), np.zeros(6)
 
@@ -513,6 +514,6 @@ def ground_outputs4(t, x, refs, F, I):
 GROUND_OUTPUTS = (ground_outputs1, ground_outputs2, ground_outputs3, ground_outputs4)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gravity_outputs(t, x, refs, F, I):
     return (gravity_effort(F, refs[0]),)

@@ -64,19 +64,19 @@ def pack(*, scale, tol, alpha, reg_tol, cull_distance, depth_limit, relax, c_spi
     return F, I
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mat(F, at, n):
     return F[at : at + n * n].copy().reshape(n, n)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _surfaces(F, I):
     a, b = SURFACES, SURFACES + I[N_F1]
     c, d = I_SURFACES, I_SURFACES + I[N_I1]
     return F[a:b], I[c:d], F[b : b + I[N_F2]], I[d : d + I[N_I2]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _poses(refs, I):
     """The kernels' pose arguments from the element's first references (a fixed body: empty)."""
     empty = np.zeros(0)
@@ -85,7 +85,7 @@ def _poses(refs, I):
     return pa, pb
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pair_state(x, refs, F, I):
     """The shared tuple (module docstring) of a contact spring's state ``x`` (10) and its
     references (the moving bodies' poses), culled while not touching as
@@ -107,7 +107,7 @@ def pair_state(x, refs, F, I):
     return (status, 0.0, -distance, H12, xe, e1, e2, D1, D2, H_1C, G_a, G_b)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def spring_outputs(t, x, refs, F, I):
     """Port efforts ``(e_a, e_b, e_slip)`` of the spring and the shared tuple (last)."""
     sh = pair_state(x, refs, F, I)
@@ -125,7 +125,7 @@ def spring_outputs(t, x, refs, F, I):
     return e_a, e_b, e_s, sh
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def spring_rates(t, x, refs, inputs, sh, F, I):
     """Rates of the spring's own state (10); NaN where the contact matrix is singular
     (`porthamiltonian.contact.kinematics.MAX_CONDITION`: the Python path raises)."""
@@ -145,7 +145,7 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _limits(sh, s, F, I):
     """As `library.compliant_contact._limits`: friction limits and the stick dampers' caps."""
     Fe = _kc.normal_force(F[LAW : LAW + 5], sh[2], 0.0)[0]
@@ -156,7 +156,7 @@ def _limits(sh, s, F, I):
             max(lim_t - F[K_T] * math.sqrt(s[1] * s[1] + s[2] * s[2]), 0.0))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def damper_law(t, inputs, refs, sh, F, I):
     """Port efforts ``(e_a, e_b)`` of the damper (refs: the spring's x, charts, flag, the
     poses, the momenta, the deformation last)."""
@@ -168,7 +168,7 @@ def damper_law(t, inputs, refs, sh, F, I):
     return e_a, e_b
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def friction_law(t, inputs, refs, sh, F, I):
     """Slip rates ``(v,)`` of the friction element (refs as `damper_law`)."""
     if refs[2][0] < 0.5 or sh[1] != 0.0:
