@@ -228,7 +228,7 @@ class ContactSpring(StorageElement):
             depth_limit=self.depth_limit, relax=self.relax, c_spin=p.c_spin, c_t=p.c_t, c_slip=p.c_slip, mu=p.mu,
             mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t, law=p.law.packed, H_Wa=pr._H_Wa, H_Wb=pr._H_Wb,
             H_S1a=pr.H_S1a, H_bS2=pr.H_bS2, Ad_S2b=pr._Ad_S2b, Ad_S1a=pr._Ad_S1a, Minv_a=minv[0], Minv_b=minv[1],
-            B1_=pr._B1, B2_=pr._B2, F1=F1, I1=I1, F2=F2, I2=I2, max_iter=_MAX_ITER, cullable=pr._cullable,
+            B1_=pr._B1, B2_=pr._B2, chart_margin=pr.CHART_MARGIN, F1=F1, I1=I1, F2=F2, I2=I2, max_iter=_MAX_ITER, cullable=pr._cullable,
             moving_a=pr._moving[0], moving_b=pr._moving[1], dahl=p.dahl)
 
     def kernel(self, role):
@@ -239,6 +239,8 @@ class ContactSpring(StorageElement):
             return Kernel(_kcompliant.spring_outputs, *packed, shares=True)
         if role == "rates":
             return Kernel(_kcompliant.spring_rates, *packed, reads=self)
+        if role == "events":
+            return Kernel(_kcompliant.spring_events, *packed)
         return None
 
     def _state(self, x, refs):

@@ -169,6 +169,9 @@ class Kernel(NamedTuple):
             "law"      (t, inputs, refs, F, I) -> tuple, one array per port (the first
                        causal pattern; an element exports a law kernel only if its
                        preferred pattern is the one assigned)
+            "events"   (t, x, refs, F, I) -> (values, status): the values of the event
+                       functions of `Element.events`, in order; status non-zero where the
+                       Python event functions must be evaluated instead
 
         with ``refs`` and ``inputs`` tuples of 1-D arrays, as for the Python methods.
     F : ndarray of float64, I : ndarray of int64
@@ -289,7 +292,7 @@ class Element(ABC):
         return x
 
     def kernel(self, role):
-        """The compiled kernel of `role` ("outputs", "rates" or "law"), a `Kernel`, or None
+        """The compiled kernel of `role` ("outputs", "rates", "law" or "events"), a `Kernel`, or None
         (the default: the model is then evaluated in Python). Called once, at compile time."""
         return None
 

@@ -72,8 +72,9 @@ class PHSystem:
         # the compiled right-hand side (porthamiltonian.compile.jit): (source, F, I), built
         # on the first evaluation; None with the reason where the model has no compiled path
         jit = jit or (None, "compile(..., jit=False)", None)
-        s(self, "_jit", {"source": jit[0], "F": jit[1], "I": jit[2], "fn": None,
-                         "reason": None if jit[0] is not None else jit[1], "fallbacks": 0})
+        s(self, "_jit", {"source": jit[0], "F": jit[1], "I": jit[2], "fn": None, "events": None,
+                         "reason": None if jit[0] is not None else jit[1], "fallbacks": 0, "key": None,
+                         "values": None})
         s(self, "inputs", dict(plan.input_slices))
         s(self, "n_inputs", plan.n_inputs)
         s(self, "n_multipliers", plan.n_u)
@@ -111,13 +112,31 @@ class PHSystem:
         from .jit import load_jit
 
         try:
-            fn = load_jit(j["source"])
+            module = load_jit(j["source"])
             # compiles (or loads from the cache) without running it
-            fn.compile(tuple(numba.typeof(a) for a in (0.0, np.zeros(self.layout.size), self._u0, j["F"], j["I"])))
+            x, F, I = np.zeros(self.layout.size), j["F"], j["I"]
+            module.rhs.compile(tuple(numba.typeof(a) for a in (0.0, x, self._u0, F, I)))
+            if module.events is not None:
+                module.events.compile(tuple(numba.typeof(a) for a in (0.0, x, F, I)))
         except Exception as exc:  # numba could not type the kernels together: Python path
             j["source"], j["reason"] = None, f"numba failed to compile it ({type(exc).__name__}: {str(exc)[:300]})"
             return
-        j["fn"] = fn
+        j["fn"], j["events"] = module.rhs, module.events
+
+    def _event_value(self, k, t, x):
+        """The value of event `k` (`events` order) at (t, x): from one compiled call for all
+        events, cached per state (the solver asks each event function at the same state in
+        turn), or the element's Python event function where there is none or it declines."""
+        j = self._jit
+        fn = j["events"]
+        if fn is not None:
+            key = (t, x.tobytes())
+            if key != j["key"]:
+                values, status = fn(t, x, j["F"], j["I"])
+                j["key"], j["values"] = key, (values if status == 0 else None)
+            if j["values"] is not None:
+                return j["values"][k]
+        return self.events[k].value(t, x, self)
 
     def _fast(self, t, x, u):
         """dx/dt through the compiled right-hand side, the Python one where it declines."""

@@ -508,8 +508,8 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             n_events += 1
             continue
         evs = [
-            _wrap_event(lambda tt, xx, b=b: b.value(tt, xx, system), b.spec.direction, True, t, x, rhs)
-            for b in element_events
+            _wrap_event(lambda tt, xx, k=k: system._event_value(k, tt, xx), b.spec.direction, True, t, x, rhs)
+            for k, b in enumerate(element_events)
         ]
         evs += [
             _wrap_event(e, getattr(e, "direction", 0.0), bool(getattr(e, "terminal", False)), t, x, rhs)

@@ -57,10 +57,10 @@ def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
     mv = _lie.cross3(f2uv, f2v) + _lie.cross3(f2u, f2vv)
     n2u = mu / s - (_lie.dot3(n2, mu) / s) * n2
     n2v = mv / s - (_lie.dot3(n2, mv) / s) * n2
-    c2 = R @ p2 + d
-    Rf2u, Rf2v = R @ f2u, R @ f2v
-    Rn2 = R @ n2
-    Rn2u, Rn2v = R @ n2u, R @ n2v
+    c2 = _lie.mv(R, p2) + d
+    Rf2u, Rf2v = _lie.mv(R, f2u), _lie.mv(R, f2v)
+    Rn2 = _lie.mv(R, n2)
+    Rn2u, Rn2v = _lie.mv(R, n2u), _lie.mv(R, n2v)
     e = c2 - p1
     r[0], r[1], r[2], r[3] = _lie.dot3(f1u, e), _lie.dot3(f1v, e), _lie.dot3(f1u, Rn2), _lie.dot3(f1v, Rn2)
     J[0, 0] = _lie.dot3(f1uu, e) - _lie.dot3(f1u, f1u)
@@ -256,7 +256,7 @@ def tangent_curvatures(D1, D2, R):
     lu = math.sqrt(_lie.dot3(f1u, f1u))
     e1 = f1u / lu
     e2 = _lie.cross3(n1, e1)
-    Rf2u, Rf2v = R @ D2[1, 0], R @ D2[0, 1]
+    Rf2u, Rf2v = _lie.mv(R, D2[1, 0]), _lie.mv(R, D2[0, 1])
     S1 = _congruence(a00, a01, a11, lu, 0.0, _lie.dot3(f1v, e1), _lie.dot3(f1v, e2))
     K2 = _congruence(b00, b01, b11, _lie.dot3(Rf2u, e1), _lie.dot3(Rf2u, e2), _lie.dot3(Rf2v, e1), _lie.dot3(Rf2v, e2))
     return S1, K2
@@ -402,24 +402,24 @@ def closed_form_extended(F1, I1, F2, I2, R, d, c1, c2):
     if s1 == _s.SHAPE_PLANE and s2 == _s.SHAPE_ELLIPSOID:
         _, _, _, n = _plane(F1)
         axes, center = _ellipsoid(F2, I2)
-        x[2], x[3], p2 = _ellipsoid_point(F2, I2, axes, center, R.T @ n, c2)
-        x[0], x[1] = _plane_parameters(F1, R @ p2 + d)
+        x[2], x[3], p2 = _ellipsoid_point(F2, I2, axes, center, _lie.mtv(R, n), c2)
+        x[0], x[1] = _plane_parameters(F1, _lie.mv(R, p2) + d)
     elif s1 == _s.SHAPE_ELLIPSOID and s2 == _s.SHAPE_PLANE:
         _, _, _, n = _plane(F2)
         axes, center = _ellipsoid(F1, I1)
-        x[0], x[1], p1 = _ellipsoid_point(F1, I1, axes, center, R @ n, c1)
-        x[2], x[3] = _plane_parameters(F2, R.T @ (p1 - d))
+        x[0], x[1], p1 = _ellipsoid_point(F1, I1, axes, center, _lie.mv(R, n), c1)
+        x[2], x[3] = _plane_parameters(F2, _lie.mtv(R, p1 - d))
     elif s1 == _s.SHAPE_ELLIPSOID and s2 == _s.SHAPE_ELLIPSOID:
         a1, o1 = _ellipsoid(F1, I1)
         a2, o2 = _ellipsoid(F2, I2)
         if not (a1[0] == a1[1] == a1[2] and a2[0] == a2[1] == a2[2]):
             return False, x
-        k = R @ o2 + d - o1                       # centre to centre, frame 1
+        k = _lie.mv(R, o2) + d - o1                       # centre to centre, frame 1
         dist = math.sqrt(_lie.dot3(k, k))
         if not dist > 1e-12 * (a1[0] + a2[0]):
             return False, x
         x[0], x[1], _ = _ellipsoid_point(F1, I1, a1, o1, -k, c1)
-        x[2], x[3], _ = _ellipsoid_point(F2, I2, a2, o2, R.T @ k, c2)
+        x[2], x[3], _ = _ellipsoid_point(F2, I2, a2, o2, _lie.mtv(R, k), c2)
     else:
         return False, x
     return True, x
@@ -474,14 +474,14 @@ def separation_bound(B1, B2, R, d):
         return -math.inf
     if k1 == BOUND_HALFSPACE:                      # plane 1, body 2 on the normal's side
         n = B1[4:7]
-        c2 = R @ B2[1:4] + d
-        return _lie.dot3(n, c2 - B1[1:4]) - _support_radius(B2, R.T @ n)
+        c2 = _lie.mv(R, B2[1:4]) + d
+        return _lie.dot3(n, c2 - B1[1:4]) - _support_radius(B2, _lie.mtv(R, n))
     if k2 == BOUND_HALFSPACE:                      # plane 2 (in frame 1: R n, R p + d)
-        n = R @ B2[4:7]
-        return _lie.dot3(n, B1[1:4] - (R @ B2[1:4] + d)) - _support_radius(B1, n)
-    k = R @ B2[1:4] + d - B1[1:4]
+        n = _lie.mv(R, B2[4:7])
+        return _lie.dot3(n, B1[1:4] - (_lie.mv(R, B2[1:4]) + d)) - _support_radius(B1, n)
+    k = _lie.mv(R, B2[1:4]) + d - B1[1:4]
     length = math.sqrt(_lie.dot3(k, k))
     if length == 0.0:
         return -math.inf
     k = k / length
-    return length - _support_radius(B1, k) - _support_radius(B2, R.T @ k)
+    return length - _support_radius(B1, k) - _support_radius(B2, _lie.mtv(R, k))

@@ -32,6 +32,8 @@ import numpy as np
 from numba import njit
 
 from . import contact as _kc
+from . import lie as _lie
+from . import surfaces as _s
 
 # ---- layout of F (floats)
 SCALE, TOL, ALPHA, REG_TOL, CULL_DISTANCE, DEPTH_LIMIT, RELAX = 0, 1, 2, 3, 4, 5, 6
@@ -40,7 +42,8 @@ LAW = 14            # 5 floats: `porthamiltonian.kernels.contact.normal_force`'s
 H_WA, H_WB, H_S1A, H_BS2 = 19, 35, 51, 67           # 4x4 each, row-major
 AD_S2B, AD_S1A, MINV_A, MINV_B = 83, 119, 155, 191  # 6x6 each
 B1, B2 = 227, 234                                   # surface bounds, 7 each
-SURFACES = 241                                      # F1 then F2
+CHART_MARGIN = 241  # `library.contact_geometry.ContactPair.CHART_MARGIN`
+SURFACES = 242                                      # F1 then F2
 # ---- layout of I (ints)
 MAX_ITER, CULLABLE, MOVING_A, MOVING_B, DAHL, N_F1, N_F2, N_I1, N_I2 = 0, 1, 2, 3, 4, 5, 6, 7, 8
 I_SURFACES = 9                                      # I1 then I2
@@ -50,14 +53,14 @@ _ACT = 6
 
 
 def pack(*, scale, tol, alpha, reg_tol, cull_distance, depth_limit, relax, c_spin, c_t, c_slip, mu, mu_spin,
-         k_spin, k_t, law, H_Wa, H_Wb, H_S1a, H_bS2, Ad_S2b, Ad_S1a, Minv_a, Minv_b, B1_, B2_, F1, I1, F2, I2,
-         max_iter, cullable, moving_a, moving_b, dahl):
+         k_spin, k_t, law, H_Wa, H_Wb, H_S1a, H_bS2, Ad_S2b, Ad_S1a, Minv_a, Minv_b, B1_, B2_, chart_margin, F1, I1,
+         F2, I2, max_iter, cullable, moving_a, moving_b, dahl):
     """``(F, I)`` of one compliant contact (called once, at compile time; not a kernel)."""
     F = np.concatenate((
         [scale, tol, alpha, reg_tol, cull_distance, depth_limit, relax, c_spin, c_t, c_slip, mu, mu_spin, k_spin,
          k_t], np.asarray(law, dtype=float), *(np.asarray(H, dtype=float).ravel() for H in (H_Wa, H_Wb, H_S1a, H_bS2)),
         *(np.asarray(A, dtype=float).ravel() for A in (Ad_S2b, Ad_S1a, Minv_a, Minv_b)),
-        np.asarray(B1_, dtype=float), np.asarray(B2_, dtype=float), F1, F2))
+        np.asarray(B1_, dtype=float), np.asarray(B2_, dtype=float), [chart_margin], F1, F2))
     I = np.concatenate(([max_iter, cullable, moving_a, moving_b, dahl, len(F1), len(F2), len(I1), len(I2)],
                         I1, I2)).astype(np.int64)
     assert F.shape[0] == SURFACES + len(F1) + len(F2)
@@ -180,8 +183,46 @@ def friction_law(t, inputs, refs, sh, F, I):
     T_a = np.zeros(6)
     T_b = np.zeros(6)
     if I[MOVING_A]:
-        T_a = _mat(F, MINV_A, 6) @ refs[3 + n]
+        T_a = _lie.mv(_mat(F, MINV_A, 6), refs[3 + n])
     if I[MOVING_B]:
-        T_b = _mat(F, MINV_B, 6) @ refs[3 + n + I[MOVING_A]]
-    T_C = sh[11] @ T_b - sh[10] @ T_a
+        T_b = _lie.mv(_mat(F, MINV_B, 6), refs[3 + n + I[MOVING_A]])
+    T_C = _lie.mv(sh[11], T_b) - _lie.mv(sh[10], T_a)
     return (_kc.slip_rates(inputs[0], lim_spin, lim_t, F[C_SLIP], abs(T_C[2]), math.hypot(T_C[3], T_C[4])),)
+
+
+@njit(cache=True, inline="always")
+def spring_events(t, x, refs, F, I):
+    """Values of the spring's event functions in the order of `ContactSpring.events` (touch,
+    release, chart, approach; the last only if the pair is cullable), as the Python ones,
+    and a status (non-zero: the contact state needs the Python path)."""
+    sh = pair_state(x, refs, F, I)
+    out = np.empty(4 if I[CULLABLE] else 3)
+    if sh[0] != _kc.OK:
+        return out, 1
+    active = x[_ACT] > 0.5
+    culled = sh[1] != 0.0
+    out[0] = 1.0 if active else -sh[2]
+    out[1] = -sh[2] if active else -1.0
+    margin = np.inf
+    if not culled:
+        F1, I1, F2, I2 = _surfaces(F, I)
+        xe = sh[4]
+        for k in range(2):
+            Fk, Ik = (F1, I1) if k == 0 else (F2, I2)
+            if Ik[1] > 1:
+                ce = sh[5] if k == 0 else sh[6]
+                ch = int(round(x[4 + k]))
+                u, v = _s.chart_map(Fk, Ik, xe[2 * k], xe[2 * k + 1], ce, ch)
+                margin = min(margin, _s.distance_to_singular(Fk, ch, u, v) - F[CHART_MARGIN])
+    out[2] = 1.0 if culled else margin
+    if I[CULLABLE]:
+        if active:
+            out[3] = 1.0
+        elif culled:
+            out[3] = -sh[2] - F[CULL_DISTANCE]
+        else:
+            pa, pb = _poses(refs, I)
+            bound, _ = _kc.separation(F[B1 : B1 + 7], F[B2 : B2 + 7], pa, pb, _mat(F, H_WA, 4), _mat(F, H_WB, 4),
+                                      _mat(F, H_S1A, 4), _mat(F, H_BS2, 4))
+            out[3] = bound - F[CULL_DISTANCE]
+    return out, 0

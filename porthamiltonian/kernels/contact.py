@@ -85,13 +85,13 @@ def kinematics(D1, D2, R, d, T):
     _, b00, b01, b11 = _kc.weingarten(D2)
     f1u, f1v = D1[1, 0], D1[0, 1]
     f2u, f2v = D2[1, 0], D2[0, 1]
-    c2 = R @ D2[0, 0] + d
+    c2 = _lie.mv(R, D2[0, 0]) + d
     distance = _lie.dot3(n1, c2 - D1[0, 0])
     lu = math.sqrt(_lie.dot3(f1u, f1u))
     e1 = f1u / lu
     e2 = _lie.cross3(n1, e1)
     p00, p10, p11 = _lie.dot3(f1u, e1), _lie.dot3(f1v, e1), _lie.dot3(f1v, e2)
-    Rf2u, Rf2v = R @ f2u, R @ f2v
+    Rf2u, Rf2v = _lie.mv(R, f2u), _lie.mv(R, f2v)
     g00, g01, g10, g11 = _lie.dot3(Rf2u, e1), _lie.dot3(Rf2u, e2), _lie.dot3(Rf2v, e1), _lie.dot3(Rf2v, e2)
     k1 = _kc._congruence(a00, a01, a11, p00, 0.0, p10, p11)
     k2 = _kc._congruence(b00, b01, b11, g00, g01, g10, g11)
@@ -119,7 +119,7 @@ def kinematics(D1, D2, R, d, T):
     y20 = A00 * y10 + A01 * y11 - es0
     y21 = A10 * y10 + A11 * y11 - es1
     dp1 = e1 * y10 + e2 * y11
-    dp2 = R.T @ (e1 * y20 + e2 * y21)
+    dp2 = _lie.mtv(R, e1 * y20 + e2 * y21)
     x_rate = np.empty(4)
     x_rate[0], x_rate[1] = _solve2(_lie.dot3(f1u, f1u), _lie.dot3(f1u, f1v), _lie.dot3(f1u, f1v), _lie.dot3(f1v, f1v),
                                    p00 * y10, p10 * y10 + p11 * y11)
@@ -182,14 +182,14 @@ def axes_rates(D1, du, dv, H_1C):
 @njit(cache=True)
 def relative_pose(H_S1a, H_bS2, Ha, Hb):
     """``H_12 = H_S1a inv(H_Wa) H_Wb H_bS2``: pose of surface 2's frame in surface 1's."""
-    return H_S1a @ _lie.se3_inverse(Ha) @ Hb @ H_bS2
+    return _lie.mm(_lie.mm(_lie.mm(H_S1a, _lie.se3_inverse(Ha)), Hb), H_bS2)
 
 
 @njit(cache=True)
 def relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b):
     """Twist of S2 relative to S1 in frame 1 from the body twists (``Ad_S2b = Ad(H_S2b)``,
     ``Ad_S1a = Ad(H_S1a)``)."""
-    return _lie.adjoint(H_12) @ (Ad_S2b @ T_b) - Ad_S1a @ T_a
+    return _lie.mv(_lie.adjoint(H_12), _lie.mv(Ad_S2b, T_b)) - _lie.mv(Ad_S1a, T_a)
 
 
 @njit(cache=True)
@@ -274,7 +274,7 @@ def frame_and_maps(D1, n1, distance, alpha, H_12, H_S1a, H_bS2):
     ``G_b = Ad(H_C1 H_12 H_S2b)`` (``T_C = G_b T_b - G_a T_a``)."""
     H_1C = frame(D1, n1, distance, alpha)
     H_C1 = _lie.se3_inverse(H_1C)
-    return H_1C, _lie.adjoint(H_C1 @ H_S1a), _lie.adjoint(H_C1 @ H_12 @ _lie.se3_inverse(H_bS2))
+    return H_1C, _lie.adjoint(_lie.mm(H_C1, H_S1a)), _lie.adjoint(_lie.mm(_lie.mm(H_C1, H_12), _lie.se3_inverse(H_bS2)))
 
 
 @njit(cache=True)
@@ -450,7 +450,7 @@ def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b
     if active:
         _, dex, _ = axes_rates(D1, re[0], re[1], H_1C)
         spin = H_1C[0, 1] * dex[0] + H_1C[1, 1] * dex[1] + H_1C[2, 1] * dex[2]
-        T_C = G_b @ T_b - G_a @ T_a
+        T_C = _lie.mv(G_b, T_b) - _lie.mv(G_a, T_a)
         s_rate[0] = T_C[2] + slip[0]
         s_rate[1] = T_C[3] + slip[1] + spin * s[2]
         s_rate[2] = T_C[4] + slip[2] - spin * s[1]
@@ -480,7 +480,7 @@ def sliding_plane_bias(D1, D2, H_12, H_1C, Ad_S2b, Ad_S1a, T_a, T_b, alpha, rows
     """
     R = H_12[:3, :3].copy()
     d = H_12[:3, 3].copy()
-    T_S1 = Ad_S1a @ T_a
+    T_S1 = _lie.mv(Ad_S1a, T_a)
     T12 = relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b)
     w, v = T12[:3], T12[3:]
     w1, v1 = T_S1[:3], T_S1[3:]
@@ -555,7 +555,7 @@ def spring_outputs(G_a, G_b, K_t, s, F_e):
     W = np.zeros(6)
     W[2:5] = K_t * s
     W[5] = -F_e
-    return -(G_a.T @ W), G_b.T @ W, K_t * s
+    return -_lie.mtv(G_a, W), _lie.mtv(G_b, W), K_t * s
 
 
 @njit(cache=True)
@@ -596,7 +596,7 @@ def damper_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, cap_spin, cap_t, law, delta)
     ``c_t (v_x, v_y)`` each limited in magnitude to its cap (`_capped`; an infinite cap is
     the plain damper). Also ``dW_C / dT_C`` (6, 6) for `damper_jacobian`.
     """
-    T_C = G_b @ T_b - G_a @ T_a
+    T_C = _lie.mv(G_b, T_b) - _lie.mv(G_a, T_a)
     _, fd, slope = normal_force(law, delta, -T_C[5])
     F_spin, dF_spin = _capped(c_spin, T_C[2:3].copy(), cap_spin)
     F_t, dF_t = _capped(c_t, T_C[3:5].copy(), cap_t)
@@ -605,7 +605,7 @@ def damper_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, cap_spin, cap_t, law, delta)
     dW[2, 2] = dF_spin[0, 0]
     dW[3:5, 3:5] = dF_t
     dW[5, 5] = slope
-    return -(G_a.T @ W), G_b.T @ W, dW
+    return -_lie.mtv(G_a, W), _lie.mtv(G_b, W), dW
 
 
 @njit(cache=True)

@@ -47,6 +47,51 @@ def dot3(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
+# Small matrix products written out: numba's ``@`` goes through BLAS, whose call costs about
+# 100 ns more than the product itself for 3- to 6-element operands (measured: R @ v 145 ns,
+# `mv` 42 ns; 4x4 @ 4x4 193 ns, `mm` 66 ns). The contact kernels make dozens per evaluation.
+
+
+@njit(cache=True)
+def mv(A, v):
+    """``A @ v`` for a small matrix (any layout)."""
+    n, m = A.shape
+    out = np.empty(n)
+    for i in range(n):
+        acc = 0.0
+        for j in range(m):
+            acc += A[i, j] * v[j]
+        out[i] = acc
+    return out
+
+
+@njit(cache=True)
+def mtv(A, v):
+    """``A.T @ v`` for a small matrix (any layout)."""
+    n, m = A.shape
+    out = np.zeros(m)
+    for i in range(n):
+        vi = v[i]
+        for j in range(m):
+            out[j] += A[i, j] * vi
+    return out
+
+
+@njit(cache=True)
+def mm(A, B):
+    """``A @ B`` for small matrices (any layout)."""
+    n, k = A.shape
+    m = B.shape[1]
+    out = np.empty((n, m))
+    for i in range(n):
+        for j in range(m):
+            acc = 0.0
+            for l in range(k):
+                acc += A[i, l] * B[l, j]
+            out[i, j] = acc
+    return out
+
+
 @njit(cache=True)
 def quat_to_rotation_into(q, R):
     """Write the rotation matrix of ``q / |q|`` into `R`.
