@@ -131,3 +131,19 @@ def test_pose_gradient_pulls_back_to_the_twist_derivative_and_is_orthogonal_to_q
     assert_allclose(grad[:4] @ x[:4], 0.0, rtol=0, atol=20 * ROUND)
     V = [potential(pose_along_twist(x, T, s * FD_STEP), a, b, c) for s in (1, -1)]
     assert_allclose(grad @ lie.pose_rate(x, T), (V[0] - V[1]) / (2 * FD_STEP), rtol=0, atol=FD_ATOL)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 4), (6, 6), (2, 5)])
+def test_small_products_equal_numpy_matmul(shape):
+    """`mv`, `mtv`, `mm` (written out to avoid numba's BLAS call) against numpy's @, on C- and
+    F-ordered operands (the kernels pass transposes and slices)."""
+    rng = np.random.default_rng(11)
+    A = rng.normal(size=shape)
+    v = rng.normal(size=shape[1])
+    w = rng.normal(size=shape[0])
+    B = rng.normal(size=(shape[1], 3))
+    for M in (A, np.asfortranarray(A)):
+        assert_allclose(lie.mv(M, v), A @ v, rtol=0, atol=ROUND * np.abs(A).sum())
+        assert_allclose(lie.mtv(M, w), A.T @ w, rtol=0, atol=ROUND * np.abs(A).sum())
+        assert_allclose(lie.mm(M, B), A @ B, rtol=0, atol=ROUND * np.abs(A).sum() * np.abs(B).max())
+    assert_allclose(lie.mtv(A.T, v), A @ v, rtol=0, atol=ROUND * np.abs(A).sum())
