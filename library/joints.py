@@ -38,11 +38,15 @@ from porthamiltonian._validate import as_array
 from porthamiltonian.bondgraph.element import ConstraintElement, register_element
 from porthamiltonian.bondgraph.ports import Port
 from porthamiltonian.errors import ModelError, ParameterError
+from porthamiltonian.kernels import joints as _kjoints
+from porthamiltonian.kernels import lie as _klie
 from porthamiltonian.lie import quaternion, se3, so3
 
 from .rigid_body import Frame, _cross
 
 __all__ = ["Joint", "JOINT_LOCKS", "DistanceJoint", "ConstantRotation"]
+
+_ZERO6 = np.zeros(6)   # the twist of a fixed marker (never written: the kernels only read it)
 
 #: lock masks (omega_x, omega_y, omega_z, v_x, v_y, v_z) of the named joints
 JOINT_LOCKS = {
@@ -197,16 +201,16 @@ class Joint(ConstraintElement):
     # ---- kinematics
     def _markers(self, t, refs):
         """Poses H_W1, H_W2, marker poses on the bodies and marker twists/accelerations."""
-        H_W1 = self.ma.body.pose_matrix(refs[0]) if self.ma.moving else self.ma.body.H_WG
-        H_W2 = self.mb.body.pose_matrix(refs[self._na]) if self.mb.moving else self.mb.body.H_WG
+        H_W1 = _klie.pose_to_matrix(refs[0]) if self.ma.moving else self.ma.body.H_WG
+        H_W2 = _klie.pose_to_matrix(refs[self._na]) if self.mb.moving else self.mb.body.H_WG
         if self.motion_a is None:
-            H_1M, T_1M, dT_1M = self.ma.H_BF, np.zeros(6), np.zeros(6)
+            H_1M, T_1M, dT_1M = self.ma.H_BF, _ZERO6, _ZERO6
         else:
-            H_1M, T_1M, dT_1M = (np.asarray(v, float) for v in self.motion_a(t))
+            H_1M, T_1M, dT_1M = (np.ascontiguousarray(v, float) for v in self.motion_a(t))
         if self.motion_b is None:
-            H_2N, T_2N, dT_2N = self.mb.H_BF, np.zeros(6), np.zeros(6)
+            H_2N, T_2N, dT_2N = self.mb.H_BF, _ZERO6, _ZERO6
         else:
-            H_2N, T_2N, dT_2N = (np.asarray(v, float) for v in self.motion_b(t))
+            H_2N, T_2N, dT_2N = (np.ascontiguousarray(v, float) for v in self.motion_b(t))
         return H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N
 
     def _geometry(self, t, refs):
@@ -244,6 +248,10 @@ class Joint(ConstraintElement):
         return op[self.rows], (None if dop is None else dop[self.rows])
 
     def terms(self, t, x, refs):
+        if self._rot.size != 1:   # compiled (porthamiltonian.kernels.joints)
+            H_W1, H_W2, H_1M, T_1M, _, H_2N, T_2N, _ = self._markers(t, refs)
+            J, b, H_MN = _kjoints.terms(H_W1, H_W2, H_1M, T_1M, H_2N, T_2N, self.rows)
+            return J, b, self._gap_of(H_MN)
         H_MN, H_M1, H_N2, T_1M, dT_1M, T_2N, dT_2N = self._geometry(t, refs)
         S, _ = self._operator(H_MN)
         J = np.hstack((-S @ se3.Ad(H_M1), S @ se3.Ad(H_MN @ H_N2)))
@@ -260,8 +268,10 @@ class Joint(ConstraintElement):
         return self.terms(t, x, refs)[1]
 
     def acceleration_bias(self, t, x, refs, flows):
-        H_MN, H_M1, H_N2, T_1M, dT_1M, T_2N, dT_2N = self._geometry(t, refs)
         T1, T2 = flows
+        if self._rot.size != 1:   # compiled (porthamiltonian.kernels.joints)
+            return _kjoints.acceleration_bias(*self._markers(t, refs), T1, T2, self.rows)
+        H_MN, H_M1, H_N2, T_1M, dT_1M, T_2N, dT_2N = self._geometry(t, refs)
         Ad_MN = se3.Ad(H_MN)
         T_M = se3.Ad(H_M1) @ T1 + T_1M  # body twist of marker M
         Ad_N2 = se3.Ad(H_N2)

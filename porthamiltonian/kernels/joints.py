@@ -1,0 +1,98 @@
+"""Compiled kernels of ideal joints (`library.joints.Joint`): the constraint Jacobian, the
+velocity bias and the acceleration bias of the locked relative motion of two markers.
+
+Notation of `library.joints`: bodies 1 and 2 at poses ``H_W1``, ``H_W2``; markers M on body 1
+(``H_1M``, its body twist relative to body 1 ``T_1M`` and that twist's rate ``dT_1M``) and N
+on body 2 (``H_2N``, ``T_2N``, ``dT_2N``); ``H_MN`` the pose of N in M. The constraint rows
+are the rows ``rows`` of the operator ``S`` on the twist of N relative to M: rotations
+``omega`` and translations ``dp/dt = v - hat(p) omega``. A joint locking exactly one rotation
+uses a quaternion row instead (`library.joints.Joint._operator`); it is not covered here and
+stays in Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import lie as _lie
+
+
+@njit(cache=True)
+def ad(T):
+    """``ad(T) = [[hat(w), 0], [hat(v), hat(w)]]`` (6, 6) of a twist ``(w, v)``, as
+    `porthamiltonian.lie.se3.ad`."""
+    out = np.zeros((6, 6))
+    for k in range(2):
+        a0, a1, a2 = T[0], T[1], T[2]
+        if k == 1:
+            a0, a1, a2 = T[3], T[4], T[5]
+        r = 3 if k == 1 else 0
+        out[r + 0, 1], out[r + 0, 2] = -a2, a1
+        out[r + 1, 0], out[r + 1, 2] = a2, -a0
+        out[r + 2, 0], out[r + 2, 1] = -a1, a0
+    out[3:6, 3:6] = out[0:3, 0:3]
+    return out
+
+
+@njit(cache=True)
+def geometry(H_W1, H_W2, H_1M, H_2N):
+    """``(H_MN, H_M1, H_N2)`` from the body poses and the marker poses."""
+    H_WM = _lie.mm(H_W1, H_1M)
+    H_WN = _lie.mm(H_W2, H_2N)
+    return _lie.mm(_lie.se3_inverse(H_WM), H_WN), _lie.se3_inverse(H_1M), _lie.se3_inverse(H_2N)
+
+
+@njit(cache=True)
+def _operator_rows(p, rows):
+    """Rows ``rows`` of ``[[I, 0], [-hat(p), I]]`` (no single locked rotation)."""
+    op = np.eye(6)
+    op[3, 1], op[3, 2] = p[2], -p[1]
+    op[4, 0], op[4, 2] = -p[2], p[0]
+    op[5, 0], op[5, 1] = p[1], -p[0]
+    S = np.empty((rows.shape[0], 6))
+    for i in range(rows.shape[0]):
+        S[i] = op[rows[i]]
+    return S
+
+
+@njit(cache=True)
+def terms(H_W1, H_W2, H_1M, T_1M, H_2N, T_2N, rows):
+    """Constraint Jacobian ``J`` (m, 12) on the body twists ``(T1, T2)``, velocity bias ``b``
+    (m,) and ``H_MN`` (for the gap), as `library.joints.Joint.terms`."""
+    H_MN, H_M1, H_N2 = geometry(H_W1, H_W2, H_1M, H_2N)
+    S = _operator_rows(H_MN[:3, 3].copy(), rows)
+    m = rows.shape[0]
+    J = np.empty((m, 12))
+    J[:, 0:6] = -_lie.mm(S, _lie.adjoint(H_M1))
+    J[:, 6:12] = _lie.mm(S, _lie.adjoint(_lie.mm(H_MN, H_N2)))
+    b = _lie.mv(S, _lie.mv(_lie.adjoint(H_MN), T_2N) - T_1M)
+    return J, b, H_MN
+
+
+@njit(cache=True)
+def acceleration_bias(H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N, T1, T2, rows):
+    """``dS/dt T_rel + S (d T_rel/dt without the body accelerations)`` (m,), as
+    `library.joints.Joint.acceleration_bias`."""
+    H_MN, H_M1, H_N2 = geometry(H_W1, H_W2, H_1M, H_2N)
+    Ad_MN = _lie.adjoint(H_MN)
+    Ad_M1 = _lie.adjoint(H_M1)
+    Ad_N2 = _lie.adjoint(H_N2)
+    T_M = _lie.mv(Ad_M1, T1) + T_1M
+    T_N = _lie.mv(Ad_N2, T2) + T_2N
+    T_rel = _lie.mv(Ad_MN, T_N) - T_M
+    p = H_MN[:3, 3].copy()
+    w = T_rel[:3].copy()
+    pdot = T_rel[3:] + _lie.cross3(w, p)
+    S = _operator_rows(p, rows)
+    dop = np.zeros((6, 6))
+    dop[3, 1], dop[3, 2] = pdot[2], -pdot[1]
+    dop[4, 0], dop[4, 2] = -pdot[2], pdot[0]
+    dop[5, 0], dop[5, 1] = pdot[1], -pdot[0]
+    dS = np.empty((rows.shape[0], 6))
+    for i in range(rows.shape[0]):
+        dS[i] = dop[rows[i]]
+    rest = (_lie.mv(Ad_MN, -_lie.mv(ad(T_2N), _lie.mv(Ad_N2, T2)) + dT_2N)
+            - (-_lie.mv(ad(T_1M), _lie.mv(Ad_M1, T1)) + dT_1M)
+            - _lie.mv(ad(T_M), _lie.mv(Ad_MN, T_N)))
+    return _lie.mv(dS, T_rel) + _lie.mv(S, rest)
