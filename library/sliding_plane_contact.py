@@ -40,6 +40,7 @@ removes is booked as lost.
 from __future__ import annotations
 
 import difflib
+import warnings
 
 import numpy as np
 
@@ -48,13 +49,17 @@ from porthamiltonian.bondgraph.element import ConstraintElement, EventOutcome, E
 from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import Port, StateBlock
-from porthamiltonian.errors import GeometryError, ParameterError
+from porthamiltonian.errors import ContactWarning, GeometryError, ParameterError
 
 from .contact_geometry import ContactPair
 
 __all__ = ["SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES"]
 
 FRICTION_MODES = ("frictionless", "coulomb", "rolling")
+
+#: a unilateral contact starting detached closer than this fraction of the smaller surface's
+#: size is probably meant to touch: `initialize` warns (`ContactWarning`)
+NEAR_FRACTION = 1e-3
 _X, _CH, _ACT = slice(0, 4), slice(4, 6), 6
 
 
@@ -116,7 +121,10 @@ class SlidingPlaneConstraint(ConstraintElement):
 
     def initialize(self, t, x, refs):
         """Global closest points at the initial poses. The contact starts active (bilateral
-        contacts always are); a unilateral contact whose gap exceeds `max_gap` starts off."""
+        contacts always are); a unilateral contact whose gap exceeds `max_gap` (default 1 nm)
+        starts off, with a `ContactWarning` when the gap is below `NEAR_FRACTION` of the
+        smaller surface's size (a body placed a hair above its support by round-off in the
+        user's pose is usually meant to rest on it)."""
         params, charts, cp = self.pair.initial(refs)
         out = np.array(x, dtype=float)
         out[_X], out[_CH] = params, charts
@@ -126,7 +134,14 @@ class SlidingPlaneConstraint(ConstraintElement):
                 f"{self.label}: the contact is initialised far from the surfaces (signed distance {gap:.6g} m, "
                 f"max_gap {self.max_gap:.6g} m); start the bodies in contact"
             )
-        out[_ACT] = 0.0 if (self.unilateral and gap > (self.max_gap or 1e-9)) else 1.0
+        detached = self.unilateral and gap > (self.max_gap or 1e-9)
+        if detached and gap < NEAR_FRACTION * self.pair._scale:
+            warnings.warn(ContactWarning(
+                f"{self.label}: the unilateral contact starts detached, {gap:.3g} m above the surface (it starts "
+                f"in contact only within {self.max_gap or 1e-9:.3g} m), so the body falls onto it and the first "
+                "impact happens at once. To start in contact, place the body that much lower or give this "
+                "element's block `active` the value 1 in `initial_state`"), stacklevel=2)
+        out[_ACT] = 0.0 if detached else 1.0
         return out
 
     # ---- geometry

@@ -15,6 +15,7 @@ __all__ = [
     "IntegrationError",
     "GeometryError",
     "SerializationError",
+    "ContactWarning",
 ]
 
 
@@ -53,3 +54,8 @@ class GeometryError(ModelError):
 
 class SerializationError(ModelError):
     """Raised when a saved graph cannot be read back (unknown element type, bad format)."""
+
+
+class ContactWarning(UserWarning):
+    """A contact set up in a way that is valid but probably not what was meant (a unilateral
+    contact starting detached a hair above its surface)."""

@@ -6,12 +6,15 @@ forms: an approaching ball (v0 < 0) is struck at t = 0 and leaves at -e v0, losi
 m v0^2 (1 - e^2) / 2; a separating ball (v0 > 0) flies freely, z(t) = R + v0 t - g t^2 / 2.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import Plane, Sphere
+from porthamiltonian.errors import ContactWarning
 from porthamiltonian.library import Gravity, Ground, RigidBody, contact
 
 RADIUS, MASS, G, E = 0.1, 1.0, 9.81, 0.5
@@ -21,15 +24,7 @@ T_END = 0.05
 def ball_touching_the_floor(v0):
     pose = np.eye(4)
     pose[2, 3] = RADIUS
-    ball = RigidBody("ball", MASS, [0.4 * MASS * RADIUS**2] * 3, pose=pose)
-    ground = Ground("ground")
-    bg = ph.BondGraph("ball")
-    c = contact("sliding_plane", "c", ball, Sphere(RADIUS), ground, Plane(), unilateral=True, restitution=E)
-    bg.add(ball, ground, Gravity("gravity", ball), c)
-    bg.connect(ball.frame().port, "gravity")
-    bg.connect(ball.frame().port, ("c", "a"))
-    bg.connect(ground.frame().port, ("c", "b"))
-    system = ph.compile(bg)
+    system = ph.compile(_rebuild(pose))
     x0 = system.initial_state({"ball.P": [0.0, 0.0, 0.0, 0.0, 0.0, MASS * v0], "c/constraint.active": [0.0]})
     return system, x0
 
@@ -99,3 +94,36 @@ def test_grazing_start_touches_down_whatever_the_round_off_sign(offset):
     assert [e.name for e in traj.events] == ["c/constraint.impact"]
     assert traj.events[0].t <= np.sqrt(2 * max(offset, 0.0) / G) * 1.01 + 1e-15
     assert_allclose(height(system, traj), RADIUS + offset, rtol=0, atol=1e-12)
+
+
+def test_a_unilateral_contact_starting_a_hair_above_warns_and_says_how_to_touch():
+    """1 µm above the floor: detached by the rule (gap above max_gap), which the user rarely
+    means; the warning says so and how to start in contact, and the ball does fall."""
+    pose = np.eye(4)
+    pose[2, 3] = RADIUS + 1e-6
+    bg = _rebuild(pose)
+    system = ph.compile(bg)
+    with pytest.warns(ContactWarning, match=r"starts detached, 1e-06 m above .* block `active` the value 1"):
+        x0 = system.initial_state()
+    assert x0[system.layout["c/constraint.active"]][0] == 0.0
+    traj = ph.simulate(system, (0.0, 0.01), x0, method="DOP853", rtol=1e-10, atol=1e-12)
+    assert traj.events[0].name == "c/constraint.impact"
+    assert_allclose(traj.events[0].t, np.sqrt(2e-6 / G), rtol=1e-6)
+    # touching (gap 0) or far above (1 cm): no warning
+    for z in (RADIUS, RADIUS + 0.01):
+        pose[2, 3] = z
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ContactWarning)
+            ph.compile(_rebuild(pose)).initial_state()
+
+
+def _rebuild(pose):
+    ball = RigidBody("ball", MASS, [0.4 * MASS * RADIUS**2] * 3, pose=pose)
+    ground = Ground("ground")
+    bg = ph.BondGraph("ball")
+    bg.add(ball, ground, Gravity("gravity", ball),
+           contact("sliding_plane", "c", ball, Sphere(RADIUS), ground, Plane(), unilateral=True, restitution=E))
+    bg.connect(ball.frame().port, "gravity")
+    bg.connect(ball.frame().port, ("c", "a"))
+    bg.connect(ground.frame().port, ("c", "b"))
+    return bg
