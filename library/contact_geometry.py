@@ -434,7 +434,20 @@ class ContactPair:
         a cylinder or a torus lying on a plane, two planes): the contact kinematics need
         a regular contact matrix (seed 003, Theorem 1).
         """
-        cp = closest_points(self.S1, self.S2, self.H_12(refs))
+        try:
+            cp = closest_points(self.S1, self.S2, self.H_12(refs))
+        except GeometryError as exc:
+            if self.S1.is_convex or self.S2.is_convex:
+                raise
+            # neither surface strictly convex (a cylinder, a torus, a plane): the usual cause is
+            # a conforming contact, which every start of the search reports at length
+            detail = str(exc).split(": S1 = ")[0]
+            raise GeometryError(
+                f"contact between {self.body_a.name!r} and {self.body_b.name!r}: no isolated contact point between "
+                f"{self.S1!r} and {self.S2!r} at the initial poses ({detail[:160]}). Neither surface is strictly "
+                "convex, so they can touch along a line or a patch (a cylinder lying on a plane); contacts need "
+                "surfaces that touch at a point: use a Sphere or an Ellipsoid, crown the surface, or tilt the body"
+            ) from None
         if not cp.curvature_margin > 1e-9:
             raise GeometryError(
                 f"contact between {self.body_a.name!r} and {self.body_b.name!r}: the contact points are not "

@@ -5,7 +5,7 @@ import pytest
 
 import porthamiltonian as ph
 from porthamiltonian.cli import main
-from porthamiltonian.geometry import Plane, Sphere
+from porthamiltonian.geometry import Cylinder, Plane, Sphere
 from porthamiltonian.geometry.torus import Torus
 from porthamiltonian.library import CompliantContact, Ground, RigidBody
 
@@ -73,6 +73,23 @@ def test_torus_lying_flat_is_rejected_clearly():
     with pytest.raises(ph.PortHamiltonianError, match="convex|isolated|conforming"):
         system, x0 = body_on_plane(torus, Torus(0.3, 0.1))
         ph.simulate(system, (0.0, 0.01), x0)
+
+
+@pytest.mark.parametrize("kind", ["compliant", "sliding_plane"])
+def test_a_cylinder_sole_lying_on_the_floor_gets_a_short_message(kind):
+    """Issue 17: a non-convex sole (a cylinder lying on the plane) was refused with a
+    3,349-character message listing every start of the global search; it must say in a few
+    lines what is wrong and what to do."""
+    H = np.eye(4)
+    H[2, 3] = 0.1
+    foot = RigidBody("foot", 1.0, [0.01, 0.01, 0.01], pose=H)
+    with pytest.raises(ph.GeometryError) as info:
+        body_on_plane(foot, Cylinder(0.1, 0.3), kind=kind)
+    msg = str(info.value)
+    assert len(msg) < 700, len(msg)
+    for part in ("no isolated contact point between Cylinder(radius=0.1, half_length=0.3) and Plane(",
+                 "Neither surface is strictly convex", "touch along a line", "use a Sphere or an Ellipsoid"):
+        assert part in msg, (part, msg)
 
 
 @pytest.mark.parametrize("argv, hint", [
