@@ -12,6 +12,7 @@ import inspect
 import math
 import sys
 import time as _time
+from collections import deque
 
 import numpy as np
 from scipy.integrate import OdeSolver, solve_ivp
@@ -515,6 +516,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             _wrap_event(e, getattr(e, "direction", 0.0), bool(getattr(e, "terminal", False)), t, x, rhs)
             for e in user_events
         ]
+        accepted = _StepRecorder()   # solve_ivp loses its steps when it raises: keep them here
         t_stop = min(t1, next_projection)
         te = None
         if t_eval is not None:
@@ -524,15 +526,17 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         try:
             sol = solve_ivp(
                 rhs, (t, t_stop), x, method=method, rtol=rtol, atol=atol, max_step=max_step, t_eval=te,
-                events=evs or None, first_step=None if first_step is None else min(first_step, t_stop - t),
+                events=evs + [accepted], first_step=None if first_step is None else min(first_step, t_stop - t),
                 **jac_option,
             )
         except IntegrationError as exc:
+            accepted.keep(T, X)
             status, message = -1, str(exc)
             break
         except Exception as exc:  # an element kernel or event failed: say when and where
-            status, message = -1, (f"evaluation failed near t = {last['t']:.9g} s (the last stored sample is at "
-                                   f"t = {_last_time(T):.9g} s): {type(exc).__name__}: {exc}")
+            accepted.keep(T, X)
+            status, message = -1, (f"evaluation failed near t = {last['t']:.9g} s (the last accepted step ends at "
+                                   f"t = {_last_time(T):.9g} s, kept in the trajectory): {type(exc).__name__}: {exc}")
             break
         nfev_total += sol.nfev
         njev_total += sol.njev
@@ -605,6 +609,33 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         err.trajectory = traj
         raise err
     return traj
+
+
+class _StepRecorder:
+    """A never-crossing event function: solve_ivp evaluates it at the end of every accepted
+    step, so the steps of a segment survive an exception raised inside solve_ivp (a user law
+    or element kernel failing, a singular implicit solve), which would otherwise lose the
+    whole segment. Costs one call per step; holds the last `KEEP` steps of one segment."""
+
+    direction = 0.0
+    terminal = False
+    KEEP = 100_000
+
+    def __init__(self):
+        self.t, self.x = deque(maxlen=self.KEEP), deque(maxlen=self.KEEP)
+
+    def __call__(self, t, x):
+        self.t.append(float(t))
+        self.x.append(np.array(x, dtype=float))
+        return 1.0
+
+    def keep(self, T, X):
+        """Append the recorded steps after the last stored sample to the output lists."""
+        last = _last_time(T)
+        keep = [k for k, tk in enumerate(self.t) if tk > last]
+        if keep:
+            T.append(np.array([self.t[k] for k in keep]))
+            X.append(np.array([self.x[k] for k in keep]))
 
 
 def _last_time(T):

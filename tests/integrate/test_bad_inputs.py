@@ -227,3 +227,31 @@ def test_max_nfev_and_timeout_stop_the_run_saying_where(system):
         ph.simulate(system, (0.0, 1.0), x0, max_nfev=0)
     with pytest.raises(ParameterError, match=r"`timeout` must be"):
         ph.simulate(system, (0.0, 1.0), x0, timeout=-1.0)
+
+
+@pytest.mark.parametrize("t_eval", [None, np.linspace(0.0, 2.0, 21)])
+def test_a_failure_inside_the_solver_keeps_the_accepted_steps(t_eval):
+    """Issue 17: an exception raised inside solve_ivp (here a user law that refuses large
+    flows) lost the whole segment; the accepted steps up to the failure are kept and the
+    message names the time of the last one."""
+    def law(f):
+        v = float(np.ravel(f)[0])
+        if abs(v) > 0.05:
+            raise ValueError(f"flow {v:.3g} outside the calibrated range")
+        return -0.8 * f                                  # active: the oscillation grows
+
+    bg = ph.BondGraph("msd")
+    bg.add(ph.Junction1("v"), ph.I("m", mass=2.0), ph.C("k", stiffness=3.0), ph.R("b", law=law))
+    for el in ("m", "k", "b"):
+        bg.connect("v", el)
+    system = ph.compile(bg)
+    x0 = system.initial_state({"k.q": 0.02})
+    traj = ph.simulate(system, (0.0, 20.0), x0, method="DOP853", throw=False, t_eval=t_eval)
+    assert traj.status == -1
+    assert "outside the calibrated range" in traj.message
+    assert traj.t[-1] > 1.0 and len(traj.t) >= 5            # not only the t = 0 sample
+    assert f"the last accepted step ends at t = {traj.t[-1]:.9g} s" in traj.message
+    # the kept steps are the solution: the energy grows as the active law pumps it
+    H = np.array([system.energy(x) for x in traj.x])
+    assert H[-1] > H[0]
+    assert np.all(np.diff(traj.t) > 0)
