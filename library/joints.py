@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from porthamiltonian._validate import as_array
-from porthamiltonian.bondgraph.element import ConstraintElement, register_element
+from porthamiltonian.bondgraph.element import ConstraintElement, Kernel, register_element
 from porthamiltonian.bondgraph.ports import Port
 from porthamiltonian.errors import ModelError, ParameterError
 from porthamiltonian.kernels import joints as _kjoints
@@ -260,6 +260,20 @@ class Joint(ConstraintElement):
         else:
             b = S @ (se3.Ad(H_MN) @ T_2N - T_1M)
         return J, b, self._gap_of(H_MN)
+
+    def kernel(self, role):
+        """Compiled kernels (`porthamiltonian.kernels.joints`) for joints without prescribed
+        motion that lock 0 or 2 rotations."""
+        if role not in ("terms", "acceleration_bias") or self._rot.size not in (0, 2):
+            return None
+        if self.motion_a is not None or self.motion_b is not None:
+            return None
+        fixed = [np.eye(4) if fr.moving else fr.body.H_WG for fr in (self.ma, self.mb)]
+        F = np.concatenate([np.ravel(H) for H in (self.ma.H_BF, self.mb.H_BF, *fixed)]).astype(float)
+        free = int(({0, 1, 2} - set(self._rot.tolist())).pop()) if self._rot.size == 2 else -1
+        I = np.concatenate(([int(self.ma.moving), int(self.mb.moving), self._na, free], self.rows)).astype(np.int64)
+        fn = _kjoints.joint_terms if role == "terms" else _kjoints.joint_acceleration_bias
+        return Kernel(fn, F, I)
 
     def jacobian(self, t, x, refs):
         return self.terms(t, x, refs)[0]

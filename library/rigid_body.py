@@ -238,6 +238,9 @@ class RigidBody(_FramedBody, StorageElement):
             return Kernel(_kernels.RIGID_BODY_OUTPUTS[n - 1], self._F, _NO_INTS)
         if role == "rates":
             return Kernel(_kernels.rigid_body_rates, self._F, _NO_INTS)
+        if role in ("input_matrix", "output_jacobian"):
+            M = self._B if role == "input_matrix" else self._OJ
+            return Kernel(_kernels.constant_matrix, np.ascontiguousarray(M).ravel(), np.array(M.shape, dtype=np.int64))
         return None
 
     def output_jacobian(self, t, x, refs):

@@ -64,6 +64,11 @@ class _Gen:
             self.ns[name] = getattr(self.p.report.flat.elements[path], attr)
         return name
 
+    def call(self, path, attr, args):
+        """Call expression of an element's kernel `attr` (a bound method here; the compiled
+        generator, `porthamiltonian.compile.jit`, maps it to the element's numba kernel)."""
+        return f"{self.k(path, attr)}({', '.join(args)})"
+
     def const(self, name, value):
         self.ns[name] = value
         return name
@@ -112,16 +117,16 @@ class _Gen:
             (v, sg), = s.outputs
             sl = s.data["input"]
             u = f"u_in[{sl.start}:{sl.stop}]" if sl is not None else "None"
-            call = self.k(el, "value") + f"(t, {u})"
+            call = self.call(el, "value", ["t", u])
             self.emit(f"{tgt[v.name]} = {self.sgn(sg, call)}")
         elif s.kind == "storage_out":
-            self.emit(f"_o = {self.k(el, 'outputs')}(t, {self.xe(el)}, {self.r(el)})")
+            self.emit(f"_o = {self.call(el, 'outputs', ['t', self.xe(el), self.r(el)])}")
             for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
                 self.emit(f"{tgt[v.name]} = {self.sgn(sg, f'_o[{idx}]')}")
         elif s.kind == "resistor":
             ins = ", ".join(self.sgn(sg, v.name) for v, sg in s.inputs)
             pat = s.data["pattern"]
-            self.emit(f"_o = {self.k(el, 'law')}({pat}, t, ({ins},), {self.r(el)})")
+            self.emit(f"_o = {self.call(el, 'law', [str(pat), 't', f'({ins},)', self.r(el)])}")
             for j, (v, sg) in enumerate(s.outputs):
                 self.emit(f"{tgt[v.name]} = {self.sgn(sg, f'_o[{j}]')}")
             if with_sens:
@@ -129,7 +134,7 @@ class _Gen:
                 sens = []
                 for (v, sg), d in zip(s.inputs, dims):
                     sens.append(self.sgn(sg, v.name + "_s") if v.udep else self.zsens(d))
-                self.emit(f"_J = {self.k(el, 'law_jacobian')}({pat}, t, ({ins},), {self.r(el)})")
+                self.emit(f"_J = {self.call(el, 'law_jacobian', [str(pat), 't', f'({ins},)', self.r(el)])}")
                 self.emit(f"_S = _J @ np.concatenate(({', '.join(sens)},), axis=0)")
                 a = 0
                 for (v, sg), d in zip(s.outputs, dims):
@@ -193,7 +198,7 @@ class _Gen:
         el = s.element
         if s.kind == "source":
             (v, sg), = s.outputs
-            call = self.k(el, "value_rate") + "(t)"
+            call = self.call(el, "value_rate", ["t"])
             self.emit(f"{v.name}_t = {self.sgn(sg, call)}")
             self.tan[v.name] = False
         elif s.kind == "storage_out":
@@ -203,10 +208,10 @@ class _Gen:
             has_x = obj.n_states > 0
             parts = []
             if has_x:
-                self.emit(f"_OJ = {self.k(el, 'output_jacobian')}(t, {self.xe(el)}, {self.r(el)})")
+                self.emit(f"_OJ = {self.call(el, 'output_jacobian', ['t', self.xe(el), self.r(el)])}")
                 parts.append(f"_OJ @ xd{i}")
             if self.p.refs[el]:
-                parts.append(f"{self.k(el, 'output_ref_rate')}(t, {self.xe(el)}, {self.r(el)}, rr{i})")
+                parts.append(self.call(el, "output_ref_rate", ["t", self.xe(el), self.r(el), f"rr{i}"]))
             self.emit("_d = " + (" + ".join(parts) if parts else f"np.zeros({sum(st['dims'])})"))
             has_s = has_x and self.has_rate_sens(el)
             if has_s:
@@ -265,7 +270,7 @@ class _Gen:
             ins = ", ".join(self.sgn(sg, v.name) for v, sg in s.inputs)
             pat = s.data["pattern"]
             dims = s.data["dims"]
-            self.emit(f"_J = {self.k(el, 'law_jacobian')}({pat}, t, ({ins},), ())")
+            self.emit(f"_J = {self.call(el, 'law_jacobian', [str(pat), 't', f'({ins},)', '()'])}")
             tin = ", ".join(self.sgn(sg, v.name + "_t") for v, sg in s.inputs)
             self.emit(f"_T = _J @ np.concatenate(({tin},))")
             any_s = any(self.tan.get(v.name) for v, _ in s.inputs)
@@ -288,15 +293,21 @@ class _Gen:
         if f"Md{i}" in self._modrates:
             return
         self._modrates.add(f"Md{i}")
-        self.emit(f"Md{i} = {self.k(el, 'modulus_rate')}(t, {self.r(el)}, rr{i})")
+        self.emit(f"Md{i} = {self.call(el, 'modulus_rate', ['t', self.r(el), f'rr{i}'])}")
 
     # -- whole function
     def build(self):
-        p = self.p
-        L = p.layout
-        els = p.report.flat.elements
         self.emit("xdot = np.zeros(NX)")
-        self.ns["NX"] = L.size
+        self.ns["NX"] = self.p.layout.size
+        self.evaluation()
+        self.finish_full()
+        src = "def rhs(t, x, u_in=None, full=False, associated=False):\n" + "\n".join(self.lines) + "\n"
+        return src, self.ns
+
+    def evaluation(self):
+        """Everything from the references to ``xdot`` (rates and ledger quadratures)."""
+        p = self.p
+        els = p.report.flat.elements
         # references
         for path, sls in p.refs.items():
             if sls:
@@ -304,17 +315,17 @@ class _Gen:
         # modulated two-port moduli
         for path, obj in els.items():
             if obj.category == "twoport" and obj.modulated:
-                self.emit(f"M{self.index(path)} = {self.k(path, 'modulus')}(t, {self.r(path)})")
+                self.emit(f"M{self.index(path)} = {self.call(path, 'modulus', ['t', self.r(path)])}")
         self.pre_pass()
         # constraint kernels that depend on the state only
         for c in p.constraints:
             i = self.index(c["path"])
-            self.emit(f"J{i}, b{i}, g{i} = {self.k(c['path'], 'terms')}(t, {self.xe(c['path'])}, {self.r(c['path'])})")
+            self.emit(f"J{i}, b{i}, g{i} = {self.call(c['path'], 'terms', ['t', self.xe(c['path']), self.r(c['path'])])}")
             flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
             self.emit(f"F{i} = np.concatenate(({flows},))")
             self.emit(f"c{i} = J{i} @ F{i} + b{i}")
             if type(c["obj"]).effort_map is not ConstraintElement.effort_map:
-                self.emit(f"D{i} = {self.k(c['path'], 'effort_map')}(t, {self.xe(c['path'])}, {self.r(c['path'])}, ({', '.join(self.sgn(sg, fv.name) for fv, sg, _, _ in c['ports'])},))")
+                self.emit(f"D{i} = {self.call(c['path'], 'effort_map', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])}")
                 self.emit(f"if D{i} is None or associated:")
                 self.emit(f"    D{i} = J{i}")
             else:
@@ -326,7 +337,7 @@ class _Gen:
         nonlinear = not p.linear
         if p.n_u:
             self.ns["NU"] = p.n_u
-            self.emit("ug = np.zeros(NU)")
+            self.emit(f"ug = np.zeros({p.n_u})")
             if nonlinear:
                 self.emit("for _it in range(30):")
                 self.ind += 1
@@ -345,9 +356,7 @@ class _Gen:
         else:
             self.emit("uf = np.zeros(0)")
             self.storage_rates()
-        self.finish()
-        src = "def rhs(t, x, u_in=None, full=False, associated=False):\n" + "\n".join(self.lines) + "\n"
-        return src, self.ns
+        self.finish_rates()
 
     def pre_pass(self):
         """Steps that do not depend on the unknowns: per step, or by assembled blocks."""
@@ -444,7 +453,7 @@ class _Gen:
             flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
             self.emit(
                 f"cd{i} = J{i} @ np.concatenate(({ft},)) + "
-                f"{self.k(c['path'], 'acceleration_bias')}(t, {self.xe(c['path'])}, {self.r(c['path'])}, ({flows},))"
+                f"{self.call(c['path'], 'acceleration_bias', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])}"
             )
             sens = [
                 (self.sgn(sg, fv.name + "_ts") if self.tan.get(fv.name) else self.zsens(fv.dim))
@@ -461,7 +470,7 @@ class _Gen:
             self.emit(f"row{i}_s = cd{i}_s" + (f" + {gamma!r} * SEL_{c['lam'].name}" if gamma else ""))
             if type(obj).active is not ConstraintElement.active:
                 lam = c["lam"]
-                self.emit(f"a{i} = {self.k(c['path'], 'active')}({self.xe(c['path'])})")
+                self.emit(f"a{i} = {self.call(c['path'], 'active', [self.xe(c['path'])])}")
                 self.emit(f"row{i} = a{i} * row{i} + (1.0 - a{i}) * {lam.name}")
                 self.emit(f"row{i}_s = a{i}[:, None] * row{i}_s + (1.0 - a{i})[:, None] * SEL_{lam.name}")
             rows_v.append(f"row{i}")
@@ -503,11 +512,12 @@ class _Gen:
                     sens.append(self.sgn(si, vi.name + "_s"))
                 else:
                     sens.append(self.zsens(d) if p.n_u else None)
-            self.emit(f"xd{i} = {self.k(path, 'rates')}(t, {self.xe(path)}, {self.r(path)}, ({', '.join(ins)},))")
+            args = ["t", self.xe(path), self.r(path), f"({', '.join(ins)},)"]
+            self.emit(f"xd{i} = {self.call(path, 'rates', args)}")
             if any_s:
                 self._rate_sens.add(path)
                 self.emit(
-                    f"xd{i}_s = {self.k(path, 'input_matrix')}(t, {self.xe(path)}, {self.r(path)}) @ "
+                    f"xd{i}_s = {self.call(path, 'input_matrix', ['t', self.xe(path), self.r(path)])} @ "
                     f"np.concatenate(({', '.join(sens)},), axis=0)"
                 )
         for c in p.constraints:
@@ -515,7 +525,7 @@ class _Gen:
             if obj.n_states:
                 i = self.index(c["path"])
                 flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
-                self.emit(f"xd{i} = {self.k(c['path'], 'rates')}(t, {self.xe(c['path'])}, {self.r(c['path'])}, ({flows},))")
+                self.emit(f"xd{i} = {self.call(c['path'], 'rates', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])}")
 
     def final(self, v):
         """Expression of a variable's final value (after the unknowns are solved)."""
@@ -523,10 +533,11 @@ class _Gen:
             return f"({v.name} + {v.name}_s @ du)"
         return v.name
 
-    def finish(self):
+    def finish_rates(self):
+        """``xdot``: the storages' rates (plus their sensitivities times the unknowns' update)
+        and the ledger quadratures."""
         p = self.p
         L = p.layout
-        n_u = p.n_u
         lin = self.lin
         done = lin.storages if lin is not None else ()
         for st in p.storages:
@@ -567,6 +578,11 @@ class _Gen:
         for j, ci in enumerate(p.cuts):
             sl = ci["mult"].unknown
             self.emit(f"xdot[{NP + ci['ledger']}] = uf[{sl.start}:{sl.stop}] @ cc{j}")
+
+    def finish_full(self):
+        """``return xdot`` unless `full`; else the dict of every quantity."""
+        p = self.p
+        lin = self.lin
         self.emit("if not full:")
         self.emit("    return xdot")
         # full evaluation: every bond variable's final value, multipliers, residuals

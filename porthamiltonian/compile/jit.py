@@ -16,8 +16,10 @@ sweep over parameters reuses it. ``status`` is non-zero when a kernel met a stat
 compiled path does not handle (a contact that needs re-charting or a global search, a
 penetration outside the model's range, a singular contact matrix, a non-finite rate): the
 caller then evaluates the Python right-hand side at the same state, which handles it or
-raises the element's error. The compiled function is built on the first evaluation, so a
-model that is never integrated pays nothing.
+raises the element's error. The compiled function is built after
+`porthamiltonian.compile.system.JIT_AFTER` evaluations of a system in Python (at the same
+evaluation in every run, so results never depend on the cache), so short runs and models
+that are never integrated pay nothing; `PHSystem.compiled` builds it at once.
 
 The same source holds ``events(t, x, F, I) -> (values, status)``, every element event
 function's value in one call (`PHSystem.events` order), where every element with events
@@ -105,95 +107,75 @@ class _JitGen(_Gen):
         obj = self.p.report.flat.elements[path]
         kern = obj.kernel(role)
         if kern is None:
-            raise NoJit(f"{obj.label} exports no compiled {role} kernel")
+            raise NoJit(f"{obj.type_name} {path!r} exports no compiled {role} kernel")
         fn = kern.function
         if fn not in self.imports:
             self.imports[fn] = f"_k{len(self.imports)}"
         return obj, kern, self.imports[fn]
 
-    def call(self, path, role, args):
-        """The call expression of an element's kernel; the shared value it reads, if any."""
-        obj, kern, name = self.kernel(path, role)
+    def call(self, path, attr, args):
+        """The call expression of an element's kernel: the Python method's arguments (without
+        the causal pattern of a law: the kernel is the preferred pattern's), then the shared
+        value it reads, if any, and its packed constants."""
+        obj, kern, name = self.kernel(path, attr)
+        if attr in ("law", "law_jacobian"):
+            if args[0] != "0":
+                raise NoJit(f"{obj.label} in causal pattern {args[0]}")
+            args = args[1:]
         if kern.reads is not None:
             sh = self.shared.get(id(kern.reads))
             if sh is None:
                 raise NoJit(f"{obj.label} reads a shared value not computed before it")
             args = args + [sh]
-        return f"{name}({', '.join(args + [self._pack(kern.F), self._pack(kern.I)])})", kern
-
-    def fresh(self):
-        self._n += 1
-        return f"_o{self._n}"
+        return f"{name}({', '.join(args + [self._pack(kern.F), self._pack(kern.I)])})"
 
     # -- steps
     def step_value(self, s, with_sens):
         el = s.element
-        tgt = s.targets
         if s.kind == "storage_out":
-            expr, kern = self.call(el, "outputs", ["t", self.xe(el), self.r(el)])
-            o = self.fresh()
-            self.emit(f"{o} = {expr}")
+            obj, kern, _ = self.kernel(el, "outputs")
+            self._n += 1
+            o = f"_o{self._n}"   # a fresh name: each element's outputs tuple has its own type
+            self.emit(f"{o} = {self.call(el, 'outputs', ['t', self.xe(el), self.r(el)])}")
             if kern.shares:
-                obj = self.p.report.flat.elements[el]
                 sh = f"SH{self.index(el)}"
                 self.emit(f"{sh} = {o}[{len(obj.ports())}]")
                 self.emit(f"if {sh}[0] != 0:")
                 self.emit("    return xdot, 1")
                 self.shared[id(obj)] = sh
             for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
-                self.emit(f"{tgt[v.name]} = {self.sgn(sg, f'{o}[{idx}]')}")
-        elif s.kind == "resistor":
-            if s.data["pattern"] != 0:
-                raise NoJit(f"{self.p.report.flat.elements[el].label} in causal pattern {s.data['pattern']}")
-            ins = ", ".join(self.sgn(sg, v.name) for v, sg in s.inputs)
-            expr, _ = self.call(el, "law", ["t", f"({ins},)", self.r(el)])
-            o = self.fresh()
-            self.emit(f"{o} = {expr}")
-            for j, (v, sg) in enumerate(s.outputs):
-                self.emit(f"{tgt[v.name]} = {self.sgn(sg, f'{o}[{j}]')}")
-        elif s.kind in ("tf", "copy", "sum"):
-            if s.kind == "tf" and self.p.report.flat.elements[el].modulated:
-                raise NoJit("a modulated two-port")
-            super().step_value(s, with_sens=False)
+                self.emit(f"{s.targets[v.name]} = {self.sgn(sg, f'{o}[{idx}]')}")
+        elif s.kind == "cforce":   # D^T lambda with the small products of kernels.lie (D's columns are a view)
+            (v, _), = s.outputs
+            (lam, _), = s.inputs
+            cols = s.data["cols"]
+            D = f"D{self.index(el)}[:, {cols.start}:{cols.stop}]"
+            self.emit(f"{s.targets[v.name]} = _mtv({D}, {lam.name})")
+            self.emit(f"{s.targets[v.name]}_s = _mm({D}.T, {lam.name}_s)")
+        elif s.kind in ("resistor", "tf", "copy", "sum"):
+            super().step_value(s, with_sens)
         else:
             raise NoJit(f"a {s.kind} step")
 
-    def storage_rates(self):
-        p = self.p
-        done = self.lin.storages if self.lin is not None else ()
-        for st in p.storages:
-            path = st["path"]
-            if st["obj"].n_states == 0 or path in done:
-                continue
-            ins = []
-            for pi, d in zip(st["ports"], st["dims"]):
-                ins.append(self.zeros(d) if pi is None else self.sgn(pi[1], pi[0].name))
-            expr, _ = self.call(path, "rates", ["t", self.xe(path), self.r(path), f"({', '.join(ins)},)"])
-            self.emit(f"xd{self.index(path)} = {expr}")
-
     def build(self):
         p = self.p
-        if p.n_u or p.constraints or p.cuts or p.tears:
-            raise NoJit("multipliers, constraints or algebraic loops")
+        if not p.linear:
+            raise NoJit("nonlinear algebraic loops (a Newton iteration)")
         if p.n_inputs:
             raise NoJit("external inputs")
-        for obj in p.report.flat.elements.values():
-            if obj.category == "twoport" and obj.modulated:
-                raise NoJit(f"{obj.label} is modulated")
         self.emit(f"xdot = np.zeros({p.layout.size})")
-        for path, sls in p.refs.items():
-            if sls:
-                self.emit(f"r{self.index(path)} = ({', '.join(f'x[{s.start}:{s.stop}]' for s in sls)},)")
-        self.pre_pass()
-        self.storage_rates()
-        self.finish_jit()
+        self.evaluation()
+        self.emit("if not np.all(np.isfinite(xdot)):")
+        self.emit("    return xdot, 2")
+        self.emit("return xdot, 0")
         body = ["    " + line for line in self.prologue] + self.lines
         events = self.events_function()
         head = [
             '"""Compiled right-hand side generated by porthamiltonian.compile.jit (a cache file)."""',
             "import numpy as np",
             "from numba import njit",
-            "from porthamiltonian.compile.jit import _reduceat",
+            "from porthamiltonian.compile.jit import _reduceat, _solve",
+            "from porthamiltonian.kernels.lie import mm as _mm, mtv as _mtv",
         ]
         head += [f"from {fn.__module__} import {fn.__name__} as {name}" for fn, name in self.imports.items()]
         src = "\n".join(head) + "\n\n\n@njit(cache=True)\ndef rhs(t, x, u_in, F, I):\n" + "\n".join(body) + "\n"
@@ -230,29 +212,6 @@ class _JitGen(_Gen):
         lines = [f"out = np.empty({at})"] + lines + ["return out, 0"]
         return "\n\n@njit(cache=True)\ndef events(t, x, F, I):\n" + "\n".join("    " + ln for ln in lines) + "\n"
 
-    def finish_jit(self):
-        """The rates and ledger quadratures (`_Gen.finish` without the full evaluation)."""
-        p = self.p
-        L = p.layout
-        done = self.lin.storages if self.lin is not None else ()
-        for st in p.storages:
-            if st["obj"].n_states == 0 or st["path"] in done:
-                continue
-            sl = st["slice"]
-            self.emit(f"xdot[{sl.start}:{sl.stop}] = xd{self.index(st['path'])}")
-        NP = L.n_physical
-        led = {(e.element, e.kind): NP + e.index for e in L.ledger}
-        paired = self.lin.ledger_paths if self.lin is not None else ()
-        for rinfo in p.resistors:
-            if rinfo["path"] not in paired:
-                terms = " + ".join(f"{om!r} * np.dot({ev.name}, {fv.name})" for ev, fv, om in rinfo["ports"])
-                self.emit(f"xdot[{led[(rinfo['path'], 'dissipated')]}] = {terms}")
-        if any(s["path"] not in paired for s in p.sources):
-            raise NoJit("a source outside the assembled linear part")
-        self.emit("if not np.all(np.isfinite(xdot)):")
-        self.emit("    return xdot, 2")
-        self.emit("return xdot, 0")
-
 
 def generate_jit(plan):
     """``(source, F, I)`` of the compiled right-hand side, or ``(None, reason, None)`` when
@@ -288,6 +247,15 @@ def load_jit(source):
     spec.loader.exec_module(module)
     sys.modules[name] = module
     return module
+
+
+@njit(cache=True)
+def _solve(A, b):
+    """`porthamiltonian.compile.codegen._solve` compiled: LU, least squares if it is singular."""
+    try:
+        return np.linalg.solve(A, b)
+    except Exception:  # noqa: BLE001 - numba raises LinAlgError for a singular matrix
+        return np.linalg.lstsq(A, b)[0]
 
 
 @njit(cache=True)

@@ -13,7 +13,12 @@ from ..bondgraph.element import ConstraintElement
 from .codegen import _solve
 from .layout import StateLayout
 
-__all__ = ["PHSystem", "EventBinding"]
+__all__ = ["PHSystem", "EventBinding", "JIT_AFTER"]
+
+#: evaluations of a system in Python before its compiled right-hand side is built and used
+#: (`porthamiltonian.compile.jit`); the compile costs seconds (5-25 s for a new structure, a
+#: tenth of a second from the disk cache), which a run this long amortizes
+JIT_AFTER = 5000
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,7 @@ class PHSystem:
         jit = jit or (None, "compile(..., jit=False)", None)
         s(self, "_jit", {"source": jit[0], "F": jit[1], "I": jit[2], "fn": None, "events": None,
                          "reason": None if jit[0] is not None else jit[1], "fallbacks": 0, "key": None,
-                         "values": None})
+                         "values": None, "count": 0})
         s(self, "inputs", dict(plan.input_slices))
         s(self, "n_inputs", plan.n_inputs)
         s(self, "n_multipliers", plan.n_u)
@@ -139,11 +144,20 @@ class PHSystem:
         return self.events[k].value(t, x, self)
 
     def _fast(self, t, x, u):
-        """dx/dt through the compiled right-hand side, the Python one where it declines."""
+        """dx/dt through the compiled right-hand side, the Python one where it declines.
+
+        The compiled function is built after `JIT_AFTER` evaluations of this system (module
+        docstring of `porthamiltonian.compile.jit`): short runs never pay numba's compile time,
+        long runs and sweeps do once. The switch happens at the same evaluation in every run,
+        so results do not depend on the state of the cache.
+        """
         j = self._jit
         fn = j["fn"]
         if fn is None:
             if j["source"] is None:
+                return self._rhs(t, x, u, False)
+            j["count"] += 1
+            if j["count"] <= JIT_AFTER:
                 return self._rhs(t, x, u, False)
             self._load_jit()
             fn = j["fn"]

@@ -517,3 +517,10 @@ GROUND_OUTPUTS = (ground_outputs1, ground_outputs2, ground_outputs3, ground_outp
 @njit(cache=True, inline="always")
 def gravity_outputs(t, x, refs, F, I):
     return (gravity_effort(F, refs[0]),)
+
+
+@njit(cache=True, inline="always")
+def constant_matrix(t, x, refs, F, I):
+    """A constant matrix of shape ``(I[0], I[1])`` packed in F (a rigid body's input matrix and
+    output Jacobian)."""
+    return F.reshape((I[0], I[1]))

@@ -96,3 +96,50 @@ def acceleration_bias(H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N, T1, T2, 
             - (-_lie.mv(ad(T_1M), _lie.mv(Ad_M1, T1)) + dT_1M)
             - _lie.mv(ad(T_M), _lie.mv(Ad_MN, T_N)))
     return _lie.mv(dS, T_rel) + _lie.mv(S, rest)
+
+
+# ------------------------------------------------------------------ element kernels
+# for the compiled right-hand side (`porthamiltonian.compile.jit`), a joint without prescribed
+# marker motion locking 0 or 2 rotations. F = (H_1M, H_2N, H_W1 of a fixed body 1, H_W2 of a
+# fixed body 2), 16 each; I = (moving_1, moving_2, index of body 2's pose in refs, unlocked
+# rotation axis when 2 rotations are locked (else -1), rows...).
+
+
+@njit(cache=True)
+def _element_poses(refs, F, I):
+    H_W1 = _lie.pose_to_matrix(refs[0]) if I[0] else F[32:48].copy().reshape(4, 4)
+    H_W2 = _lie.pose_to_matrix(refs[I[2]]) if I[1] else F[48:64].copy().reshape(4, 4)
+    return H_W1, H_W2, F[0:16].copy().reshape(4, 4), F[16:32].copy().reshape(4, 4)
+
+
+@njit(cache=True)
+def gap(H_MN, free_axis, rows):
+    """The gap of `library.joints.Joint._gap_of` for 0 or 2 locked rotations (``free_axis`` the
+    unlocked one, -1 when none is locked)."""
+    g = np.zeros(6)
+    if free_axis >= 0:
+        k = free_axis
+        i, j = (k + 1) % 3, (k + 2) % 3
+        g[i] = -H_MN[j, k]
+        g[j] = H_MN[i, k]
+    g[3:6] = H_MN[:3, 3]
+    out = np.empty(rows.shape[0])
+    for r in range(rows.shape[0]):
+        out[r] = g[rows[r]]
+    return out
+
+
+@njit(cache=True, inline="always")
+def joint_terms(t, x, refs, F, I):
+    H_W1, H_W2, H_1M, H_2N = _element_poses(refs, F, I)
+    rows = I[4:]
+    z = np.zeros(6)
+    J, b, H_MN = terms(H_W1, H_W2, H_1M, z, H_2N, z, rows)
+    return J, b, gap(H_MN, I[3], rows)
+
+
+@njit(cache=True, inline="always")
+def joint_acceleration_bias(t, x, refs, flows, F, I):
+    H_W1, H_W2, H_1M, H_2N = _element_poses(refs, F, I)
+    z = np.zeros(6)
+    return acceleration_bias(H_W1, H_W2, H_1M, z, z, H_2N, z, z, flows[0], flows[1], I[4:])
