@@ -18,7 +18,7 @@ __all__ = ["PHSystem", "EventBinding", "JIT_AFTER"]
 #: evaluations of a system in Python before its compiled right-hand side is built and used
 #: (`porthamiltonian.compile.jit`); the compile costs seconds (5-25 s for a new structure, a
 #: tenth of a second from the disk cache), which a run this long amortizes
-JIT_AFTER = 5000
+JIT_AFTER = 2000
 
 
 @dataclass(frozen=True)
