@@ -217,8 +217,8 @@ class ContactSpring(StorageElement):
     def _packed(self):
         """``(F, I)`` of `porthamiltonian.kernels.compliant` (shared by the contact's three
         elements), or None where the compiled path does not apply: a surface evaluated in
-        Python, a bounded surface (its edges are handled in Python), a law given in Python."""
-        if not self.pair._compiled or self.pair._bounded or isinstance(self.p.law, UserNormalLaw):
+        Python, a law given in Python."""
+        if not self.pair._compiled or isinstance(self.p.law, UserNormalLaw):
             return None
         pr, p = self.pair, self.p
         (F1, I1), (F2, I2) = pr.S1._kernel_spec, pr.S2._kernel_spec
@@ -228,7 +228,7 @@ class ContactSpring(StorageElement):
             depth_limit=self.depth_limit, relax=self.relax, c_spin=p.c_spin, c_t=p.c_t, c_slip=p.c_slip, mu=p.mu,
             mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t, law=p.law.packed, H_Wa=pr._H_Wa, H_Wb=pr._H_Wb,
             H_S1a=pr.H_S1a, H_bS2=pr.H_bS2, Ad_S2b=pr._Ad_S2b, Ad_S1a=pr._Ad_S1a, Minv_a=minv[0], Minv_b=minv[1],
-            B1_=pr._B1, B2_=pr._B2, chart_margin=pr.CHART_MARGIN, F1=F1, I1=I1, F2=F2, I2=I2, max_iter=_MAX_ITER, cullable=pr._cullable,
+            B1_=pr._B1, B2_=pr._B2, chart_margin=pr.CHART_MARGIN, edges=pr._edges, F1=F1, I1=I1, F2=F2, I2=I2, max_iter=_MAX_ITER, cullable=pr._cullable,
             moving_a=pr._moving[0], moving_b=pr._moving[1], dahl=p.dahl)
 
     def kernel(self, role):
@@ -241,6 +241,10 @@ class ContactSpring(StorageElement):
             return Kernel(_kcompliant.spring_rates, *packed, reads=self)
         if role == "events":
             return Kernel(_kcompliant.spring_events, *packed)
+        if role == "input_matrix":
+            return Kernel(_kcompliant.spring_input_matrix, *packed, reads=self)
+        if role == "output_jacobian":
+            return Kernel(_kcompliant.spring_output_jacobian, *packed, reads=self)
         return None
 
     def _state(self, x, refs):
@@ -451,8 +455,11 @@ class _SpringResistor(ResistorElement):
         return self.pair.state(refs[0], refs[1], refs[3:])
 
     def kernel(self, role):
-        packed = self.spring._packed() if role == "law" else None
-        return None if packed is None else Kernel(self._law_kernel, *packed, reads=self.spring)
+        if role not in ("law", "law_jacobian"):
+            return None
+        packed = self.spring._packed()
+        fn = self._law_kernel if role == "law" else self._law_jacobian_kernel
+        return None if packed is None else Kernel(fn, *packed, reads=self.spring)
 
     def parameters(self):
         return {"spring": self.spring}
@@ -464,6 +471,7 @@ class ContactDamper(_SpringResistor):
 
     type_name = "ContactDamper"
     _law_kernel = staticmethod(_kcompliant.damper_law)
+    _law_jacobian_kernel = staticmethod(_kcompliant.damper_law_jacobian)
 
     def ports(self):
         return (Port("a", 6, "in", frame=f"{self.pair.body_a.name}.B"), Port("b", 6, "in", frame=f"{self.pair.body_b.name}.B"))
@@ -514,6 +522,7 @@ class SlipFriction(_SpringResistor):
 
     type_name = "SlipFriction"
     _law_kernel = staticmethod(_kcompliant.friction_law)
+    _law_jacobian_kernel = staticmethod(_kcompliant.friction_law_jacobian)
 
     def ports(self):
         return (Port("p", 3, "in"),)

@@ -262,16 +262,21 @@ class Joint(ConstraintElement):
         return J, b, self._gap_of(H_MN)
 
     def kernel(self, role):
-        """Compiled kernels (`porthamiltonian.kernels.joints`) for joints without prescribed
-        motion that lock 0 or 2 rotations."""
-        if role not in ("terms", "acceleration_bias") or self._rot.size not in (0, 2):
+        """Compiled kernels (`porthamiltonian.kernels.joints`) for joints locking 0, 2 or 3
+        rotations with fixed or `ConstantRotation` markers (the quaternion row of a single
+        locked rotation and other prescribed motions stay in Python)."""
+        if role not in ("terms", "acceleration_bias") or self._rot.size == 1:
             return None
-        if self.motion_a is not None or self.motion_b is not None:
+        motions = (self.motion_a, self.motion_b)
+        if any(m is not None and not isinstance(m, ConstantRotation) for m in motions):
             return None
         fixed = [np.eye(4) if fr.moving else fr.body.H_WG for fr in (self.ma, self.mb)]
-        F = np.concatenate([np.ravel(H) for H in (self.ma.H_BF, self.mb.H_BF, *fixed)]).astype(float)
+        H0 = [fr.H_BF if m is None else m.H0 for fr, m in zip((self.ma, self.mb), motions)]
+        spin = [np.zeros(4) if m is None else np.append(m.axis, m.omega) for m in motions]
+        F = np.concatenate([np.ravel(H) for H in (*H0, *fixed)] + spin).astype(float)
         free = int(({0, 1, 2} - set(self._rot.tolist())).pop()) if self._rot.size == 2 else -1
-        I = np.concatenate(([int(self.ma.moving), int(self.mb.moving), self._na, free], self.rows)).astype(np.int64)
+        I = np.concatenate(([int(self.ma.moving), int(self.mb.moving), self._na, free, self._rot.size,
+                             int(motions[0] is not None), int(motions[1] is not None)], self.rows)).astype(np.int64)
         fn = _kjoints.joint_terms if role == "terms" else _kjoints.joint_acceleration_bias
         return Kernel(fn, F, I)
 

@@ -71,8 +71,8 @@ def _start_trend(fun, t_start, x_start, rhs):
     leaves zero at a nonzero rate when it is zero at the start and g(2 dt) / g(dt) is close to
     2 (a grazing start, where the rate vanishes, gives 4 or more, round-off anything).
     """
-    g0 = fun(t_start, x_start)
-    if abs(g0) > 1e-10 * max(1.0, abs(g0)):
+    g0 = float(fun(t_start, x_start))
+    if not math.isfinite(g0) or abs(g0) > 1e-10 * max(1.0, abs(g0)):   # inf: an event that cannot occur
         return g0, np.sign(g0), False
     dt = 1e-7 * max(1.0, abs(t_start))
     f0 = rhs(t_start, x_start)

@@ -21,7 +21,8 @@ Shared tuple::
 
 ``status`` is `porthamiltonian.kernels.contact.OK` or another code; ``culled`` 1.0 when the
 bounding test found the bodies apart (then only ``H_12`` and ``delta``, minus the bound, are
-set); ``x, c1, c2`` the exact contact parameters and their charts.
+set), 2.0 when the contact point left a bounded surface (``delta`` minus how far outside);
+``x, c1, c2`` the exact contact parameters and their charts.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import math
 import numpy as np
 from numba import njit
 
+from . import closest as _kcl
 from . import contact as _kc
 from . import lie as _lie
 from . import surfaces as _s
@@ -45,8 +47,10 @@ B1, B2 = 227, 234                                   # surface bounds, 7 each
 CHART_MARGIN = 241  # `library.contact_geometry.ContactPair.CHART_MARGIN`
 SURFACES = 242                                      # F1 then F2
 # ---- layout of I (ints)
-MAX_ITER, CULLABLE, MOVING_A, MOVING_B, DAHL, N_F1, N_F2, N_I1, N_I2 = 0, 1, 2, 3, 4, 5, 6, 7, 8
-I_SURFACES = 9                                      # I1 then I2
+MAX_ITER, CULLABLE, MOVING_A, MOVING_B, DAHL, N_F1, N_F2, N_I1, N_I2, BOUNDED = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+I_SURFACES = 10                                     # I1 then I2
+# after the surfaces in F: each surface's edges per chart (lower_u, lower_v, upper_u, upper_v;
+# -inf / inf where none), `library.contact_geometry._edges`
 
 #: the deformation block of the spring's own state (`library.compliant_contact`)
 _ACT = 6
@@ -54,16 +58,18 @@ _ACT = 6
 
 def pack(*, scale, tol, alpha, reg_tol, cull_distance, depth_limit, relax, c_spin, c_t, c_slip, mu, mu_spin,
          k_spin, k_t, law, H_Wa, H_Wb, H_S1a, H_bS2, Ad_S2b, Ad_S1a, Minv_a, Minv_b, B1_, B2_, chart_margin, F1, I1,
-         F2, I2, max_iter, cullable, moving_a, moving_b, dahl):
+         F2, I2, edges, max_iter, cullable, moving_a, moving_b, dahl):
     """``(F, I)`` of one compliant contact (called once, at compile time; not a kernel)."""
     F = np.concatenate((
         [scale, tol, alpha, reg_tol, cull_distance, depth_limit, relax, c_spin, c_t, c_slip, mu, mu_spin, k_spin,
          k_t], np.asarray(law, dtype=float), *(np.asarray(H, dtype=float).ravel() for H in (H_Wa, H_Wb, H_S1a, H_bS2)),
         *(np.asarray(A, dtype=float).ravel() for A in (Ad_S2b, Ad_S1a, Minv_a, Minv_b)),
-        np.asarray(B1_, dtype=float), np.asarray(B2_, dtype=float), [chart_margin], F1, F2))
-    I = np.concatenate(([max_iter, cullable, moving_a, moving_b, dahl, len(F1), len(F2), len(I1), len(I2)],
+        np.asarray(B1_, dtype=float), np.asarray(B2_, dtype=float), [chart_margin], F1, F2,
+        *(np.ravel(e) for per in edges for e in per)))
+    bounded = any(np.isfinite(e).any() for per in edges for e in per)
+    I = np.concatenate(([max_iter, cullable, moving_a, moving_b, dahl, len(F1), len(F2), len(I1), len(I2), bounded],
                         I1, I2)).astype(np.int64)
-    assert F.shape[0] == SURFACES + len(F1) + len(F2)
+    assert F.shape[0] == SURFACES + len(F1) + len(F2) + 4 * (len(edges[0]) + len(edges[1]))
     return F, I
 
 
@@ -77,6 +83,21 @@ def _surfaces(F, I):
     a, b = SURFACES, SURFACES + I[N_F1]
     c, d = I_SURFACES, I_SURFACES + I[N_I1]
     return F[a:b], I[c:d], F[b : b + I[N_F2]], I[d : d + I[N_I2]]
+
+
+@njit(cache=True)
+def _outside(F, I, x, c1, c2):
+    """How far the contact parameters lie outside the edges of their charts (0 inside), as
+    `library.contact_geometry.ContactPair._outside`."""
+    at = SURFACES + I[N_F1] + I[N_F2]
+    n1 = I[I_SURFACES + 1]    # charts of surface 1 (its I[1])
+    out = 0.0
+    for k in range(2):
+        c = c1 if k == 0 else c2
+        e = at + 4 * c if k == 0 else at + 4 * n1 + 4 * c
+        u, v = x[2 * k], x[2 * k + 1]
+        out += max(F[e] - u, 0.0, u - F[e + 2]) + max(F[e + 1] - v, 0.0, v - F[e + 3])
+    return out
 
 
 @njit(cache=True, inline="always")
@@ -104,9 +125,20 @@ def pair_state(x, refs, F, I):
             return (_kc.OK, 1.0, -bound, H12, x[0:4].copy(), 0, 0, z3, z3, np.eye(4), z6, z6)
     c1 = int(round(x[4]))
     c2 = int(round(x[5]))
+    if I[BOUNDED]:   # a closed form off a bounded surface: the Python path books its edge state
+        Ha = _lie.pose_to_matrix(pa) if pa.shape[0] == 7 else H_Wa
+        Hb = _lie.pose_to_matrix(pb) if pb.shape[0] == 7 else H_Wb
+        H12 = _kc.relative_pose(H_S1a, H_bS2, Ha, Hb)
+        found, xc = _kcl.closed_form_extended(F1, I1, F2, I2, H12[:3, :3].copy(), H12[:3, 3].copy(), c1, c2)
+        if found and _outside(F, I, xc, c1, c2) > 0.0:
+            return (_kc.FAILED, 0.0, 0.0, H12, x[0:4].copy(), 0, 0, z3, z3, np.eye(4), z6, z6)
     (status, H12, xe, e1, e2, _, D1, D2, _, _, distance, _, _, _, H_1C, G_a, G_b) = _kc.evaluate(
         F1, I1, F2, I2, pa, pb, H_Wa, H_Wb, x[0:4].copy(), c1, c2, F[SCALE], F[TOL], I[MAX_ITER], F[ALPHA],
         H_S1a, H_bS2, F[REG_TOL])
+    if I[BOUNDED] and status == _kc.OK:
+        outside = _outside(F, I, xe, e1, e2)
+        if outside > 0.0:   # the contact point left a bounded surface: no contact there
+            return (_kc.OK, 2.0, -outside, H12, xe, e1, e2, z3, z3, np.eye(4), z6, z6)
     return (status, 0.0, -distance, H12, xe, e1, e2, D1, D2, H_1C, G_a, G_b)
 
 
@@ -218,7 +250,7 @@ def spring_events(t, x, refs, F, I):
     if I[CULLABLE]:
         if active:
             out[3] = 1.0
-        elif culled:
+        elif sh[1] == 1.0:   # culled by the bound: its distance is the bound
             out[3] = -sh[2] - F[CULL_DISTANCE]
         else:
             pa, pb = _poses(refs, I)
@@ -226,3 +258,75 @@ def spring_events(t, x, refs, F, I):
                                       _mat(F, H_S1A, 4), _mat(F, H_BS2, 4))
             out[3] = bound - F[CULL_DISTANCE]
     return out, 0
+
+
+@njit(cache=True, inline="always")
+def spring_input_matrix(t, x, refs, sh, F, I):
+    """``d(rates)/d(inputs)`` (10, 15) of the spring: without the relaxation the rates are
+    linear in the twists and the slip, so the columns are the rates of unit inputs (as
+    `library.compliant_contact.ContactSpring.input_matrix`); NaN where the contact matrix is
+    singular."""
+    B = np.zeros((10, 15))
+    if sh[1] != 0.0:
+        return B
+    F1, I1, F2, I2 = _surfaces(F, I)
+    Ad_S2b, Ad_S1a = _mat(F, AD_S2B, 6), _mat(F, AD_S1A, 6)
+    params, s = x[0:4].copy(), x[7:10].copy()
+    c1, c2 = int(round(x[4])), int(round(x[5]))
+    for k in range(15):
+        e = np.zeros(15)
+        e[k] = 1.0
+        x_rate, s_rate, s_max, s_min = _kc.spring_rates(
+            F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], sh[9], sh[10], sh[11], Ad_S2b, Ad_S1a,
+            e[0:6], e[6:12], e[12:15], params, c1, c2, 0.0, s, x[_ACT] > 0.5)
+        if not s_min > s_max / 1e10:
+            B[:, :] = np.nan
+            return B
+        B[0:4, k] = x_rate
+        B[7:10, k] = s_rate
+    return B
+
+
+@njit(cache=True, inline="always")
+def spring_output_jacobian(t, x, refs, sh, F, I):
+    """``d(outputs)/d(x)`` (15, 10): the outputs depend on the own state through the
+    deformation only (as `library.compliant_contact.ContactSpring.output_jacobian`)."""
+    J = np.zeros((15, 10))
+    if x[_ACT] < 0.5 or sh[1] != 0.0:
+        return J
+    K = np.zeros((6, 3))
+    K[2, 0], K[3, 1], K[4, 2] = F[K_SPIN], F[K_T], F[K_T]
+    J[0:6, 7:10] = -_lie.mm(sh[10].T, K)
+    J[6:12, 7:10] = _lie.mm(sh[11].T, K)
+    J[12, 7], J[13, 8], J[14, 9] = F[K_SPIN], F[K_T], F[K_T]
+    return J
+
+
+@njit(cache=True, inline="always")
+def damper_law_jacobian(t, inputs, refs, sh, F, I):
+    """``d(e_a, e_b)/d(T_a, T_b)`` (12, 12) of `damper_law`."""
+    if refs[2][0] < 0.5 or sh[1] != 0.0:
+        return np.zeros((12, 12))
+    _, _, cap_spin, cap_t = _limits(sh, refs[len(refs) - 1], F, I)
+    _, _, dW = _kc.damper_efforts(sh[10], sh[11], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
+                                  F[LAW : LAW + 5], sh[2])
+    return _kc.damper_jacobian(sh[10], sh[11], dW)
+
+
+@njit(cache=True, inline="always")
+def friction_law_jacobian(t, inputs, refs, sh, F, I):
+    """``d v_slip / d f`` (3, 3) of `friction_law`."""
+    if refs[2][0] < 0.5 or sh[1] != 0.0:
+        return _kc.slip_jacobian(inputs[0], 0.0, 0.0, F[C_SLIP], 0.0, 0.0)
+    lim_spin, lim_t, _, _ = _limits(sh, refs[len(refs) - 1], F, I)
+    if not I[DAHL]:
+        return _kc.slip_jacobian(inputs[0], lim_spin, lim_t, F[C_SLIP], 0.0, 0.0)
+    n = I[MOVING_A] + I[MOVING_B]
+    T_a = np.zeros(6)
+    T_b = np.zeros(6)
+    if I[MOVING_A]:
+        T_a = _lie.mv(_mat(F, MINV_A, 6), refs[3 + n])
+    if I[MOVING_B]:
+        T_b = _lie.mv(_mat(F, MINV_B, 6), refs[3 + n + I[MOVING_A]])
+    T_C = _lie.mv(sh[11], T_b) - _lie.mv(sh[10], T_a)
+    return _kc.slip_jacobian(inputs[0], lim_spin, lim_t, F[C_SLIP], abs(T_C[2]), math.hypot(T_C[3], T_C[4]))

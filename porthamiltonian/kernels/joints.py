@@ -99,25 +99,47 @@ def acceleration_bias(H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N, T1, T2, 
 
 
 # ------------------------------------------------------------------ element kernels
-# for the compiled right-hand side (`porthamiltonian.compile.jit`), a joint without prescribed
-# marker motion locking 0 or 2 rotations. F = (H_1M, H_2N, H_W1 of a fixed body 1, H_W2 of a
-# fixed body 2), 16 each; I = (moving_1, moving_2, index of body 2's pose in refs, unlocked
-# rotation axis when 2 rotations are locked (else -1), rows...).
+# for the compiled right-hand side (`porthamiltonian.compile.jit`): a joint locking 0, 2 or 3
+# rotations, its markers fixed or turning at constant speed (`library.joints.ConstantRotation`).
+# F = (H_1M, H_2N (at t = 0 for a turning marker), H_W1 of a fixed body 1, H_W2 of a fixed
+# body 2, 16 each, then per marker its rotation axis (3) and speed [rad/s]: 72 floats);
+# I = (moving_1, moving_2, index of body 2's pose in refs, unlocked rotation axis when 2
+# rotations are locked (else -1), number of locked rotations, marker 1 turning, marker 2
+# turning, rows...).
+ROWS = 7
 
 
 @njit(cache=True)
-def _element_poses(refs, F, I):
+def _marker(F, at, axis_at, turning, t):
+    """Pose (4, 4), body twist and its rate (6,) of a marker, fixed or turning."""
+    H0 = F[at : at + 16].copy().reshape(4, 4)
+    T = np.zeros(6)
+    if not turning:
+        return H0, T, np.zeros(6)
+    w = F[axis_at + 3]
+    R = np.eye(4)
+    R[:3, :3] = _lie.so3_exp(w * t * F[axis_at], w * t * F[axis_at + 1], w * t * F[axis_at + 2])
+    T[0], T[1], T[2] = w * F[axis_at], w * F[axis_at + 1], w * F[axis_at + 2]
+    return _lie.mm(H0, R), T, np.zeros(6)
+
+
+@njit(cache=True)
+def _element_geometry(t, refs, F, I):
     H_W1 = _lie.pose_to_matrix(refs[0]) if I[0] else F[32:48].copy().reshape(4, 4)
     H_W2 = _lie.pose_to_matrix(refs[I[2]]) if I[1] else F[48:64].copy().reshape(4, 4)
-    return H_W1, H_W2, F[0:16].copy().reshape(4, 4), F[16:32].copy().reshape(4, 4)
+    H_1M, T_1M, dT_1M = _marker(F, 0, 64, I[5], t)
+    H_2N, T_2N, dT_2N = _marker(F, 16, 68, I[6], t)
+    return H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N
 
 
 @njit(cache=True)
-def gap(H_MN, free_axis, rows):
-    """The gap of `library.joints.Joint._gap_of` for 0 or 2 locked rotations (``free_axis`` the
-    unlocked one, -1 when none is locked)."""
+def gap(H_MN, n_rot, free_axis, rows):
+    """The gap of `library.joints.Joint._gap_of` for 0, 2 or 3 locked rotations (``free_axis``
+    the unlocked one of 2)."""
     g = np.zeros(6)
-    if free_axis >= 0:
+    if n_rot == 3:
+        g[0:3] = _lie.so3_log(H_MN[:3, :3].copy())
+    elif n_rot == 2:
         k = free_axis
         i, j = (k + 1) % 3, (k + 2) % 3
         g[i] = -H_MN[j, k]
@@ -131,15 +153,13 @@ def gap(H_MN, free_axis, rows):
 
 @njit(cache=True, inline="always")
 def joint_terms(t, x, refs, F, I):
-    H_W1, H_W2, H_1M, H_2N = _element_poses(refs, F, I)
-    rows = I[4:]
-    z = np.zeros(6)
-    J, b, H_MN = terms(H_W1, H_W2, H_1M, z, H_2N, z, rows)
-    return J, b, gap(H_MN, I[3], rows)
+    H_W1, H_W2, H_1M, T_1M, _, H_2N, T_2N, _ = _element_geometry(t, refs, F, I)
+    rows = I[ROWS:]
+    J, b, H_MN = terms(H_W1, H_W2, H_1M, T_1M, H_2N, T_2N, rows)
+    return J, b, gap(H_MN, I[4], I[3], rows)
 
 
 @njit(cache=True, inline="always")
 def joint_acceleration_bias(t, x, refs, flows, F, I):
-    H_W1, H_W2, H_1M, H_2N = _element_poses(refs, F, I)
-    z = np.zeros(6)
-    return acceleration_bias(H_W1, H_W2, H_1M, z, z, H_2N, z, z, flows[0], flows[1], I[4:])
+    H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N = _element_geometry(t, refs, F, I)
+    return acceleration_bias(H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N, flows[0], flows[1], I[ROWS:])

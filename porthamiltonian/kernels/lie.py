@@ -13,6 +13,8 @@ replaced, so results agree to the last bit.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -364,4 +366,55 @@ def pose_gradient(x, dV_dT):
         out[i] = 4.0 * (K[i, 0] * dV_dT[0] + K[i, 1] * dV_dT[1] + K[i, 2] * dV_dT[2])
     for i in range(3):
         out[4 + i] = K[4 + i, 3] * dV_dT[3] + K[4 + i, 4] * dV_dT[4] + K[4 + i, 5] * dV_dT[5]
+    return out
+
+
+@njit(cache=True)
+def so3_exp(x, y, z):
+    """``exp(hat(phi))`` (3, 3) of the rotation vector ``phi = (x, y, z)``, as
+    `porthamiltonian.lie.so3.exp` (Rodrigues, no cancellation, series below 1e-4 rad)."""
+    theta = math.sqrt(x * x + y * y + z * z)
+    if theta < 1e-4:
+        t = theta * theta
+        a, c = 1.0 - t / 6.0, 0.5 - t / 24.0
+    else:
+        h = 0.5 * theta
+        sh = math.sin(h) / h
+        a, c = math.sin(theta) / theta, 0.5 * sh * sh
+    co = math.cos(theta)
+    R = np.empty((3, 3))
+    R[0, 0], R[0, 1], R[0, 2] = co + c * x * x, c * x * y - a * z, c * x * z + a * y
+    R[1, 0], R[1, 1], R[1, 2] = c * x * y + a * z, co + c * y * y, c * y * z - a * x
+    R[2, 0], R[2, 1], R[2, 2] = c * x * z - a * y, c * y * z + a * x, co + c * z * z
+    return R
+
+
+@njit(cache=True)
+def so3_log(R):
+    """The rotation vector (3,) of a rotation matrix, angle in [0, pi], as
+    `porthamiltonian.lie.so3.log` (antisymmetric part away from pi, symmetric part near it)."""
+    sx = 0.5 * (R[2, 1] - R[1, 2])
+    sy = 0.5 * (R[0, 2] - R[2, 0])
+    sz = 0.5 * (R[1, 0] - R[0, 1])
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    out = np.zeros(3)
+    if c > -0.6:
+        s = math.sqrt(sx * sx + sy * sy + sz * sz)
+        if s == 0.0:
+            return out
+        f = math.atan2(s, c) / s
+        out[0], out[1], out[2] = f * sx, f * sy, f * sz
+        return out
+    i = 0 if R[0, 0] >= R[1, 1] and R[0, 0] >= R[2, 2] else (1 if R[1, 1] >= R[2, 2] else 2)
+    col = np.empty(3)
+    for k in range(3):
+        col[k] = 0.5 * (R[k, i] + R[i, k])
+    col[i] = R[i, i] - c
+    norm = math.sqrt(col[0] * col[0] + col[1] * col[1] + col[2] * col[2])
+    nx, ny, nz = col[0] / norm, col[1] / norm, col[2] / norm
+    s = nx * sx + ny * sy + nz * sz
+    if s < 0.0:
+        nx, ny, nz, s = -nx, -ny, -nz, -s
+    theta = math.atan2(s, c)
+    out[0], out[1], out[2] = theta * nx, theta * ny, theta * nz
     return out

@@ -16,7 +16,8 @@ from porthamiltonian.models import build_model
 from ..models.test_registry import VARIANTS
 
 #: variants whose every element exports kernels (the others use the Python path)
-COMPILED = [(n, p) for n, p in VARIANTS if n in ("two-ellipsoids", "rocking-ellipsoid", "heavy-top", "double-pendulum")
+COMPILED = [(n, p) for n, p in VARIANTS
+            if n in ("two-ellipsoids", "rocking-ellipsoid", "heavy-top", "double-pendulum", "cam-follower")
             and p.get("contact", "compliant") == "compliant"]
 
 
