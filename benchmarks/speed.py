@@ -24,8 +24,9 @@ Three tables, printed and written to `--out` (markdown) with the numbers as JSON
 Every measurement runs in its own subprocess: a variant still running after `--cap` wall
 seconds is stopped and reported as "> cap" with the simulated time it had reached (read
 from `simulate`'s progress output, which in a pipe prints one line per 10 %). Each variant
-first runs a short warm-up integration, so the timed run measures the steady state, not
-the JIT; the warm-up and setup time is reported separately.
+first builds its compiled right-hand side (`PHSystem.compiled`, column "rhs": numba or
+python) and runs a short warm-up integration, so the timed run measures the steady state,
+not the JIT; the warm-up and setup time is reported separately.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ def job_variant(name, params, method, t_end):
     model = build_model(name, **params)
     system = ph.compile(model.graph, baumgarte=model.baumgarte)
     x0 = system.initial_state(model.initial)
+    path = system.compiled   # builds (or loads) the compiled right-hand side now: the timed run is steady
     solver = dict(model.solver)
     if method:
         solver["method"] = method
@@ -111,7 +113,7 @@ def job_variant(name, params, method, t_end):
     ts, xs = _sample(traj)
     reached = float(traj.t[-1])
     return dict(
-        t_reached=reached, wall=wall, nfev=traj.nfev, setup=setup, method=traj.method,
+        t_reached=reached, wall=wall, nfev=traj.nfev, setup=setup, method=traj.method, path=path.split(":")[0],
         rtol=solver.get("rtol"), atol=solver.get("atol"),
         us_per_rhs_run=wall / max(traj.nfev, 1) * 1e6, us_per_rhs=_time_rhs(system, ts, xs),
         events=len(traj.events), residual=traj.power_budget().relative_residual,
@@ -264,8 +266,8 @@ def _f(v, fmt):
 
 
 def variant_rows(results, cap):
-    head = ["model", "variant", "method", "t reached [s]", "wall [s]", "wall / sim s", "rhs evals", "µs/rhs run",
-            "µs/rhs alone", "events", "ledger rel. residual", "note"]
+    head = ["model", "variant", "method", "rhs", "t reached [s]", "wall [s]", "wall / sim s", "rhs evals",
+            "µs/rhs run", "µs/rhs alone", "events", "ledger rel. residual", "note"]
     rows = []
     for r in results:
         variant = ", ".join(f"{k}={v}" for k, v in r["params"].items()) or "default"
@@ -274,13 +276,13 @@ def variant_rows(results, cap):
                 reached, note = "-", "stopped at the cap before the timed run (build, compile, JIT warm-up)"
             else:
                 reached, note = f"≥ {r['t_reached']:.3g}", "stopped at the cap"
-            rows.append([r["model"], variant, r["method"], reached, f"> {cap:g}", "-", "-", "-", "-", "-", "-", note])
+            rows.append([r["model"], variant, r["method"], "-", reached, f"> {cap:g}", "-", "-", "-", "-", "-", "-", note])
             continue
         if "error" in r:
-            rows.append([r["model"], variant, r["method"], "-", "-", "-", "-", "-", "-", "-", "-", r["error"]])
+            rows.append([r["model"], variant, r["method"], "-", "-", "-", "-", "-", "-", "-", "-", "-", r["error"]])
             continue
         rows.append([
-            r["model"], variant, r["method"], f"{r['t_reached']:.3g}", f"{r['wall']:.2f}",
+            r["model"], variant, r["method"], r.get("path", "-"), f"{r['t_reached']:.3g}", f"{r['wall']:.2f}",
             _f(r["wall"] / r["t_reached"] if r["t_reached"] > 0 else None, ".3g"), str(r["nfev"]),
             f"{r['us_per_rhs_run']:.0f}", f"{r['us_per_rhs']:.1f}", str(r["events"]), f"{r['residual']:.2e}",
             r["message"] or "",
