@@ -69,6 +69,11 @@ class _Gen:
         generator, `porthamiltonian.compile.jit`, maps it to the element's numba kernel)."""
         return f"{self.k(path, attr)}({', '.join(args)})"
 
+    @staticmethod
+    def transposed_product(A, b, matrix):
+        """Expression of ``A.T @ b`` (``b`` a vector, or a matrix)."""
+        return f"{A}.T @ {b}"
+
     def const(self, name, value):
         self.ns[name] = value
         return name
@@ -166,9 +171,9 @@ class _Gen:
             (v, _), = s.outputs
             (lam, _), = s.inputs
             cols = s.data["cols"]
-            J = f"D{self.index(el)}"
-            self.emit(f"{tgt[v.name]} = {J}[:, {cols.start}:{cols.stop}].T @ {lam.name}")
-            self.emit(f"{tgt[v.name]}_s = {J}[:, {cols.start}:{cols.stop}].T @ {lam.name}_s")
+            D = f"D{self.index(el)}[:, {cols.start}:{cols.stop}]"
+            self.emit(f"{tgt[v.name]} = {self.transposed_product(D, lam.name, False)}")
+            self.emit(f"{tgt[v.name]}_s = {self.transposed_product(D, lam.name + '_s', True)}")
         else:  # pragma: no cover - plan and generator are built together
             raise AssertionError(s.kind)
 

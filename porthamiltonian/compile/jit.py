@@ -113,6 +113,12 @@ class _JitGen(_Gen):
             self.imports[fn] = f"_k{len(self.imports)}"
         return obj, kern, self.imports[fn]
 
+    @staticmethod
+    def transposed_product(A, b, matrix):
+        """``A.T @ b`` by the written-out products of `porthamiltonian.kernels.lie` (``A`` is a
+        view of a constraint's columns: numba's ``@`` would warn and copy)."""
+        return f"_mm({A}.T, {b})" if matrix else f"_mtv({A}, {b})"
+
     def call(self, path, attr, args):
         """The call expression of an element's kernel: the Python method's arguments (without
         the causal pattern of a law: the kernel is the preferred pattern's), then the shared
@@ -145,14 +151,7 @@ class _JitGen(_Gen):
                 self.shared[id(obj)] = sh
             for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
                 self.emit(f"{s.targets[v.name]} = {self.sgn(sg, f'{o}[{idx}]')}")
-        elif s.kind == "cforce":   # D^T lambda with the small products of kernels.lie (D's columns are a view)
-            (v, _), = s.outputs
-            (lam, _), = s.inputs
-            cols = s.data["cols"]
-            D = f"D{self.index(el)}[:, {cols.start}:{cols.stop}]"
-            self.emit(f"{s.targets[v.name]} = _mtv({D}, {lam.name})")
-            self.emit(f"{s.targets[v.name]}_s = _mm({D}.T, {lam.name}_s)")
-        elif s.kind in ("resistor", "tf", "copy", "sum"):
+        elif s.kind in ("resistor", "tf", "copy", "sum", "cforce"):
             super().step_value(s, with_sens)
         else:
             raise NoJit(f"a {s.kind} step")

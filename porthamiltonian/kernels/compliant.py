@@ -204,13 +204,14 @@ def damper_law(t, inputs, refs, sh, F, I):
 
 
 @njit(cache=True, inline="always")
-def friction_law(t, inputs, refs, sh, F, I):
-    """Slip rates ``(v,)`` of the friction element (refs as `damper_law`)."""
+def _slip_arguments(refs, sh, F, I):
+    """``(lim_spin, lim_t, c_slip, spin_speed, slide_speed)`` of the slip kernels, as
+    `library.compliant_contact.SlipFriction._arguments` (refs as `damper_law`)."""
     if refs[2][0] < 0.5 or sh[1] != 0.0:
-        return (_kc.slip_rates(inputs[0], 0.0, 0.0, F[C_SLIP], 0.0, 0.0),)
+        return 0.0, 0.0, F[C_SLIP], 0.0, 0.0
     lim_spin, lim_t, _, _ = _limits(sh, refs[len(refs) - 1], F, I)
     if not I[DAHL]:
-        return (_kc.slip_rates(inputs[0], lim_spin, lim_t, F[C_SLIP], 0.0, 0.0),)
+        return lim_spin, lim_t, F[C_SLIP], 0.0, 0.0
     n = I[MOVING_A] + I[MOVING_B]
     T_a = np.zeros(6)
     T_b = np.zeros(6)
@@ -219,7 +220,14 @@ def friction_law(t, inputs, refs, sh, F, I):
     if I[MOVING_B]:
         T_b = _lie.mv(_mat(F, MINV_B, 6), refs[3 + n + I[MOVING_A]])
     T_C = _lie.mv(sh[11], T_b) - _lie.mv(sh[10], T_a)
-    return (_kc.slip_rates(inputs[0], lim_spin, lim_t, F[C_SLIP], abs(T_C[2]), math.hypot(T_C[3], T_C[4])),)
+    return lim_spin, lim_t, F[C_SLIP], abs(T_C[2]), math.hypot(T_C[3], T_C[4])
+
+
+@njit(cache=True, inline="always")
+def friction_law(t, inputs, refs, sh, F, I):
+    """Slip rates ``(v,)`` of the friction element (refs as `damper_law`)."""
+    lim_spin, lim_t, c_slip, spin, slide = _slip_arguments(refs, sh, F, I)
+    return (_kc.slip_rates(inputs[0], lim_spin, lim_t, c_slip, spin, slide),)
 
 
 @njit(cache=True, inline="always")
@@ -316,17 +324,5 @@ def damper_law_jacobian(t, inputs, refs, sh, F, I):
 @njit(cache=True, inline="always")
 def friction_law_jacobian(t, inputs, refs, sh, F, I):
     """``d v_slip / d f`` (3, 3) of `friction_law`."""
-    if refs[2][0] < 0.5 or sh[1] != 0.0:
-        return _kc.slip_jacobian(inputs[0], 0.0, 0.0, F[C_SLIP], 0.0, 0.0)
-    lim_spin, lim_t, _, _ = _limits(sh, refs[len(refs) - 1], F, I)
-    if not I[DAHL]:
-        return _kc.slip_jacobian(inputs[0], lim_spin, lim_t, F[C_SLIP], 0.0, 0.0)
-    n = I[MOVING_A] + I[MOVING_B]
-    T_a = np.zeros(6)
-    T_b = np.zeros(6)
-    if I[MOVING_A]:
-        T_a = _lie.mv(_mat(F, MINV_A, 6), refs[3 + n])
-    if I[MOVING_B]:
-        T_b = _lie.mv(_mat(F, MINV_B, 6), refs[3 + n + I[MOVING_A]])
-    T_C = _lie.mv(sh[11], T_b) - _lie.mv(sh[10], T_a)
-    return _kc.slip_jacobian(inputs[0], lim_spin, lim_t, F[C_SLIP], abs(T_C[2]), math.hypot(T_C[3], T_C[4]))
+    lim_spin, lim_t, c_slip, spin, slide = _slip_arguments(refs, sh, F, I)
+    return _kc.slip_jacobian(inputs[0], lim_spin, lim_t, c_slip, spin, slide)

@@ -44,9 +44,10 @@ def geometry(H_W1, H_W2, H_1M, H_2N):
 
 
 @njit(cache=True)
-def _operator_rows(p, rows):
-    """Rows ``rows`` of ``[[I, 0], [-hat(p), I]]`` (no single locked rotation)."""
-    op = np.eye(6)
+def _operator_rows(p, rows, identity):
+    """Rows ``rows`` of ``[[I, 0], [-hat(p), I]]`` (the operator S, no single locked rotation),
+    or without the identity blocks (its rate dS/dt for ``p = dp/dt``)."""
+    op = np.eye(6) if identity else np.zeros((6, 6))
     op[3, 1], op[3, 2] = p[2], -p[1]
     op[4, 0], op[4, 2] = -p[2], p[0]
     op[5, 0], op[5, 1] = p[1], -p[0]
@@ -61,7 +62,7 @@ def terms(H_W1, H_W2, H_1M, T_1M, H_2N, T_2N, rows):
     """Constraint Jacobian ``J`` (m, 12) on the body twists ``(T1, T2)``, velocity bias ``b``
     (m,) and ``H_MN`` (for the gap), as `library.joints.Joint.terms`."""
     H_MN, H_M1, H_N2 = geometry(H_W1, H_W2, H_1M, H_2N)
-    S = _operator_rows(H_MN[:3, 3].copy(), rows)
+    S = _operator_rows(H_MN[:3, 3].copy(), rows, True)
     m = rows.shape[0]
     J = np.empty((m, 12))
     J[:, 0:6] = -_lie.mm(S, _lie.adjoint(H_M1))
@@ -84,14 +85,8 @@ def acceleration_bias(H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N, T1, T2, 
     p = H_MN[:3, 3].copy()
     w = T_rel[:3].copy()
     pdot = T_rel[3:] + _lie.cross3(w, p)
-    S = _operator_rows(p, rows)
-    dop = np.zeros((6, 6))
-    dop[3, 1], dop[3, 2] = pdot[2], -pdot[1]
-    dop[4, 0], dop[4, 2] = -pdot[2], pdot[0]
-    dop[5, 0], dop[5, 1] = pdot[1], -pdot[0]
-    dS = np.empty((rows.shape[0], 6))
-    for i in range(rows.shape[0]):
-        dS[i] = dop[rows[i]]
+    S = _operator_rows(p, rows, True)
+    dS = _operator_rows(pdot, rows, False)
     rest = (_lie.mv(Ad_MN, -_lie.mv(ad(T_2N), _lie.mv(Ad_N2, T2)) + dT_2N)
             - (-_lie.mv(ad(T_1M), _lie.mv(Ad_M1, T1)) + dT_1M)
             - _lie.mv(ad(T_M), _lie.mv(Ad_MN, T_N)))

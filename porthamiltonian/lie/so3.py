@@ -22,6 +22,8 @@ import math
 
 import numpy as np
 
+from ..kernels import lie as _kernels
+
 __all__ = [
     "hat",
     "vee",
@@ -195,9 +197,7 @@ def exp(phi):
            [ 0.,  0.,  1.]])
     """
     x, y, z = np.asarray(phi).tolist()
-    theta = math.sqrt(x * x + y * y + z * z)
-    a, b = _sinc_cosc(theta)
-    return _combine(math.cos(theta), a, b, x, y, z)
+    return _kernels.so3_exp(x, y, z)
 
 
 def log(R):
@@ -238,28 +238,7 @@ def log(R):
     >>> bool(np.allclose(np.abs(log(exp(phi))), phi, rtol=0, atol=1e-12))
     True
     """
-    rows = np.asarray(R).tolist()
-    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = rows
-    sx = 0.5 * (r21 - r12)
-    sy = 0.5 * (r02 - r20)
-    sz = 0.5 * (r10 - r01)
-    c = 0.5 * (r00 + r11 + r22 - 1.0)
-    if c > -0.6:
-        s = math.sqrt(sx * sx + sy * sy + sz * sz)
-        if s == 0.0:
-            return np.zeros(3)
-        f = math.atan2(s, c) / s
-        return np.array([f * sx, f * sy, f * sz])
-    i = 0 if r00 >= r11 and r00 >= r22 else (1 if r11 >= r22 else 2)
-    col = [0.5 * (rows[k][i] + rows[i][k]) for k in range(3)]
-    col[i] = rows[i][i] - c
-    norm = math.sqrt(col[0] * col[0] + col[1] * col[1] + col[2] * col[2])
-    nx, ny, nz = col[0] / norm, col[1] / norm, col[2] / norm
-    s = nx * sx + ny * sy + nz * sz
-    if s < 0.0:
-        nx, ny, nz, s = -nx, -ny, -nz, -s
-    theta = math.atan2(s, c)
-    return np.array([theta * nx, theta * ny, theta * nz])
+    return _kernels.so3_log(np.ascontiguousarray(R, dtype=float))
 
 
 def left_jacobian(phi):

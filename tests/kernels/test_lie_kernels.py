@@ -148,18 +148,3 @@ def test_small_products_equal_numpy_matmul(shape):
         assert_allclose(lie.mm(M, B), A @ B, rtol=0, atol=ROUND * np.abs(A).sum() * np.abs(B).max())
     assert_allclose(lie.mtv(A.T, v), A @ v, rtol=0, atol=ROUND * np.abs(A).sum())
 
-
-@pytest.mark.parametrize("angle", [0.0, 1e-6, 1e-4 * (1 - 1e-9), 0.3, 2.0, np.pi - 1e-9, np.pi])
-def test_so3_exp_and_log_equal_the_python_ones(angle):
-    """The compiled ports (for joints inside the compiled right-hand side) against
-    `porthamiltonian.lie.so3`, both branches of each, and exp/log round trips."""
-    from porthamiltonian.lie import so3
-
-    rng = np.random.default_rng(int(angle * 1e3) % 7)
-    n = rng.normal(size=3)
-    phi = angle * n / np.linalg.norm(n)
-    R = lie.so3_exp(*phi)
-    assert_allclose(R, so3.exp(phi), rtol=0, atol=ROUND)
-    assert_allclose(lie.so3_log(R), so3.log(R), rtol=0, atol=ROUND)
-    if angle < np.pi - 1e-6:
-        assert_allclose(lie.so3_log(R), phi, rtol=0, atol=1e-9 if angle > 3 else 1e-13)
