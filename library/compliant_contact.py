@@ -240,7 +240,7 @@ class ContactSpring(StorageElement):
         if role == "rates":
             return Kernel(_kcompliant.spring_rates, *packed, reads=self)
         if role == "events":
-            return Kernel(_kcompliant.spring_events, *packed)
+            return Kernel(_kcompliant.spring_events, *packed, reads=self)
         if role == "input_matrix":
             return Kernel(_kcompliant.spring_input_matrix, *packed, reads=self)
         if role == "output_jacobian":

@@ -169,9 +169,9 @@ class Kernel(NamedTuple):
             "law"      (t, inputs, refs, F, I) -> tuple, one array per port (the first
                        causal pattern; an element exports a law kernel only if its
                        preferred pattern is the one assigned)
-            "events"   (t, x, refs, F, I) -> (values, status): the values of the event
-                       functions of `Element.events`, in order; status non-zero where the
-                       Python event functions must be evaluated instead
+            "events"   (t, x, refs, F, I) -> values: the values of the event functions
+                       of `Element.events`, in order (computed with the rates at every
+                       evaluation, so they should cost little)
 
         with ``refs`` and ``inputs`` tuples of 1-D arrays, as for the Python methods.
     F : ndarray of float64, I : ndarray of int64
@@ -180,7 +180,8 @@ class Kernel(NamedTuple):
         An outputs kernel whose last returned value is not a port output but a value
         other kernels of the same evaluation read (a contact's geometry, computed once).
     reads : Element or None
-        The element whose shared value this kernel takes as an argument after ``refs``.
+        The element whose shared value this kernel takes as an argument after the others
+        (before ``F, I``).
     """
 
     function: Callable

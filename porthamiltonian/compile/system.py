@@ -121,26 +121,19 @@ class PHSystem:
             # compiles (or loads from the cache) without running it
             x, F, I = np.zeros(self.layout.size), j["F"], j["I"]
             module.rhs.compile(tuple(numba.typeof(a) for a in (0.0, x, self._u0, F, I)))
-            if module.events is not None:
-                module.events.compile(tuple(numba.typeof(a) for a in (0.0, x, F, I)))
         except Exception as exc:  # numba could not type the kernels together: Python path
             j["source"], j["reason"] = None, f"numba failed to compile it ({type(exc).__name__}: {str(exc)[:300]})"
             return
-        j["fn"], j["events"] = module.rhs, module.events
+        j["fn"], j["events"] = module.rhs, module.HAS_EVENTS
 
     def _event_value(self, k, t, x):
-        """The value of event `k` (`events` order) at (t, x): from one compiled call for all
-        events, cached per state (the solver asks each event function at the same state in
-        turn), or the element's Python event function where there is none or it declines."""
+        """The value of event `k` (`events` order) at (t, x): from the compiled evaluation of
+        the rates at that very state if there was one (an explicit Runge-Kutta step ends with
+        it, and the solver then asks each event function there in turn), else the element's
+        Python event function."""
         j = self._jit
-        fn = j["events"]
-        if fn is not None:
-            key = (t, x.tobytes())
-            if key != j["key"]:
-                values, status = fn(t, x, j["F"], j["I"])
-                j["key"], j["values"] = key, (values if status == 0 else None)
-            if j["values"] is not None:
-                return j["values"][k]
+        if j["values"] is not None and j["key"] == (t, x.tobytes()):
+            return j["values"][k]
         return self.events[k].value(t, x, self)
 
     def _fast(self, t, x, u):
@@ -163,10 +156,13 @@ class PHSystem:
             fn = j["fn"]
             if fn is None:
                 return self._rhs(t, x, u, False)
-        xdot, status = fn(t, x, u, j["F"], j["I"])
+        xdot, status, values = fn(t, x, u, j["F"], j["I"])
         if status:
             j["fallbacks"] += 1
+            j["values"] = None
             return self._rhs(t, x, u, False)
+        if j["events"]:
+            j["key"], j["values"] = (t, x.tobytes()), values
         return xdot
 
     def evaluate(self, t, x, u=None):

@@ -231,14 +231,11 @@ def friction_law(t, inputs, refs, sh, F, I):
 
 
 @njit(cache=True, inline="always")
-def spring_events(t, x, refs, F, I):
+def spring_events(t, x, refs, sh, F, I):
     """Values of the spring's event functions in the order of `ContactSpring.events` (touch,
-    release, chart, approach; the last only if the pair is cullable), as the Python ones,
-    and a status (non-zero: the contact state needs the Python path)."""
-    sh = pair_state(x, refs, F, I)
+    release, chart, approach; the last only if the pair is cullable), as the Python ones, from
+    the evaluation's shared contact state (whose status is OK: the caller returned before)."""
     out = np.empty(4 if I[CULLABLE] else 3)
-    if sh[0] != _kc.OK:
-        return out, 1
     active = x[_ACT] > 0.5
     culled = sh[1] != 0.0
     out[0] = 1.0 if active else -sh[2]
@@ -265,7 +262,7 @@ def spring_events(t, x, refs, F, I):
             bound, _ = _kc.separation(F[B1 : B1 + 7], F[B2 : B2 + 7], pa, pb, _mat(F, H_WA, 4), _mat(F, H_WB, 4),
                                       _mat(F, H_S1A, 4), _mat(F, H_BS2, 4))
             out[3] = bound - F[CULL_DISTANCE]
-    return out, 0
+    return out
 
 
 @njit(cache=True, inline="always")

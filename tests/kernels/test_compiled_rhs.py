@@ -38,7 +38,7 @@ def test_compiled_rhs_equals_python_rhs_along_a_trajectory(name, params):
     handled = 0
     for x in xs:
         ref = system._rhs(0.0, x, system._u0, False)
-        xdot, status = j["fn"](0.0, x, system._u0, j["F"], j["I"])
+        xdot, status, _ = j["fn"](0.0, x, system._u0, j["F"], j["I"])
         tol = dict(rtol=1e-12, atol=1e-12 * (1.0 + np.abs(ref).max()))  # round-off: inlining differs
         if status == 0:
             handled += 1
@@ -57,7 +57,7 @@ def test_a_state_the_compiled_path_declines_is_evaluated_in_python():
     active = system.layout["upper_lower/spring.active"]
     x = next(x for x in xs[::-1] if x[active][0] > 0.5).copy()
     x[sl][1] = 1.5707963  # the pole of chart 0's latitude
-    xdot, status = j["fn"](0.0, x, system._u0, j["F"], j["I"])
+    xdot, status, _ = j["fn"](0.0, x, system._u0, j["F"], j["I"])
     assert status != 0
     before = j["fallbacks"]
     np.testing.assert_array_equal(system.rhs(0.0, x), system._rhs(0.0, x, system._u0, False))
@@ -110,8 +110,10 @@ def test_compiled_event_values_equal_the_python_event_functions(name, params):
     system, xs = _trajectory_states(name, params, t_end=0.6)
     if not system.events:
         return
-    assert system._jit["events"] is not None
+    assert system._jit["events"]
     for x in xs:
+        system.rhs(0.0, x)   # the compiled evaluation at x provides the event values there
+        assert system._jit["values"] is not None
         for k, b in enumerate(system.events):
             ref = b.value(0.0, x, system)
             got = system._event_value(k, 0.0, x)
