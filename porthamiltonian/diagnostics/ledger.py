@@ -92,6 +92,18 @@ class PowerBudget:
         return float(max(max(cands), np.finfo(float).tiny))
 
     @property
+    def exchanged(self):
+        """The energy the trajectory moves around [J]: the largest of each storage's range of
+        energy (max - min of H_e), |supplied|, |dissipated|, |lost| and |stabilization| (0 if
+        nothing moves). Unlike `scale` it ignores energy that only sits there: a pendulum
+        swinging about H = 0 (whose `scale` is then the residual itself) or a body far above
+        gravity's datum are measured by what they exchange. The table reports the residual
+        against both."""
+        moved = [float(np.ptp(H_e)) for H_e in self.stored.values()]
+        moved += [float(np.max(np.abs(v))) for v in (self.supplied, self.dissipated, self.lost, self.stabilization)]
+        return max(moved) if moved else 0.0
+
+    @property
     def max_residual(self):
         """max |residual| over the trajectory [J]."""
         return float(np.max(np.abs(self.residual)))
@@ -152,7 +164,9 @@ class PowerBudget:
         lines.append(f"H(0) = {self.H[0]:.10g} J, H(end) = {self.H[-1]:.10g} J")
         lines.append(
             "residual = dH - supplied + dissipated + lost + stabilization: "
-            f"max |residual| = {self.max_residual:.3e} J ({self.relative_residual:.3e} of the energy scale {self.scale:.4g} J)"
+            f"max |residual| = {self.max_residual:.3e} J ({self.relative_residual:.3e} of the energy scale {self.scale:.4g} J"
+            + (f", {self.max_residual / self.exchanged:.3e} of the energy exchanged {self.exchanged:.4g} J)"
+               if self.exchanged > 0 else ")")
         )
         for path, t, generated in self.passivity_violations:
             lines.append(f"WARNING: {self.labels.get(path, path)} is not passive: it generates energy from t = {t:.6g} s "
@@ -178,6 +192,7 @@ class PowerBudget:
             "stabilization": float(self.stabilization[-1]),
             "max_residual": self.max_residual,
             "relative_residual": self.relative_residual,
+            "exchanged": self.exchanged,
             "elements": [r.__dict__ for r in self.rows()],
             "passivity_violations": [dict(element=p, t=t, generated=g) for p, t, g in self.passivity_violations],
         }
