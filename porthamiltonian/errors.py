@@ -16,6 +16,7 @@ __all__ = [
     "GeometryError",
     "SerializationError",
     "ContactWarning",
+    "IntegrationWarning",
 ]
 
 
@@ -59,3 +60,8 @@ class SerializationError(ModelError):
 class ContactWarning(UserWarning):
     """A contact set up in a way that is valid but probably not what was meant (a unilateral
     contact starting detached a hair above its surface)."""
+
+
+class IntegrationWarning(UserWarning):
+    """An integration that runs but will cost far more than it needs to (a stiff model on an
+    explicit method)."""

@@ -12,6 +12,7 @@ import inspect
 import math
 import sys
 import time as _time
+import warnings
 from collections import deque
 
 import numpy as np
@@ -21,7 +22,7 @@ from scipy.integrate._ivp.ivp import METHODS as _SCIPY_METHODS
 from .._validate import as_array, as_finite_float, is_real_scalar
 from ..bondgraph.graph import BondGraph
 from ..compile.system import PHSystem
-from ..errors import GeometryError, IntegrationError, ParameterError, PhaseError
+from ..errors import GeometryError, IntegrationError, IntegrationWarning, ParameterError, PhaseError
 from .trajectory import EventRecord, Trajectory
 
 __all__ = ["simulate"]
@@ -201,6 +202,53 @@ def _check_events(events, t0, x0):
         if not is_real_scalar(direction) or not np.isfinite(float(direction)):
             raise ParameterError(f"{label}.direction must be a real number (sign of the crossing), got {direction!r}")
     return events
+
+
+#: right-hand-side evaluations per step of scipy's explicit Runge-Kutta methods
+_STAGES = {"RK23": 3, "RK45": 6, "DOP853": 12}
+#: the evaluation at which an explicit method's run is checked for stiffness (once)
+STIFF_CHECK_AT = 3000
+#: evaluations an explicit method may be projected to need before `simulate` warns
+STIFF_EVALS = 1_000_000
+
+
+def _fastest_rate(system, t, x, iterations=12):
+    """Spectral radius of the rates' Jacobian over the continuous state [1/s], by power
+    iteration on finite-difference Jacobian-vector products (discrete entries and the ledger
+    quadratures, which feed nothing back, are left out)."""
+    cols = np.array([i for b in system.layout.blocks if b.kind != "discrete" for i in range(b.start, b.stop)])
+    f0 = system.rhs(t, x)[cols]
+    v = np.random.default_rng(0).normal(size=cols.size)
+    v /= np.linalg.norm(v)
+    eps = np.sqrt(np.finfo(float).eps) * max(1.0, float(np.linalg.norm(x[cols])))
+    rho = 0.0
+    for _ in range(iterations):
+        xp = np.array(x, dtype=float)
+        xp[cols] += eps * v
+        w = (system.rhs(t, xp)[cols] - f0) / eps
+        rho = float(np.linalg.norm(w))
+        if not (rho > 0.0 and np.isfinite(rho)):
+            return 0.0
+        v = w / rho
+    return rho
+
+
+def _warn_if_stiff(system, t, x, method, t1):
+    """Warn (`IntegrationWarning`) when an explicit method's steps are bounded by stability on
+    a fast mode, so that finishing the run would take more than `STIFF_EVALS` evaluations:
+    the stability region of scipy's explicit methods reaches about 3 / rho."""
+    try:
+        rho = _fastest_rate(system, t, x)
+    except Exception:  # noqa: BLE001 - a diagnostic: the run itself reports evaluation failures
+        return
+    name = method if isinstance(method, str) else method.__name__
+    projected = _STAGES[name] * rho * (t1 - t) / 3.0
+    if projected > STIFF_EVALS:
+        warnings.warn(IntegrationWarning(
+            f"the model is stiff for {name} at t = {t:.6g} s: its fastest mode has a rate of {rho:.3g} 1/s, so "
+            f"stable steps stay below about {3.0 / rho:.3g} s and reaching t = {t1:.6g} s would take about "
+            f"{projected:.3g} evaluations; an implicit method (method='Radau' or 'BDF') takes steps set by the "
+            "accuracy instead, or soften the stiffest element (a contact's stiffness)"), stacklevel=3)
 
 
 def _check_budget(budget, nfev, t):
@@ -413,6 +461,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     prog = _Progress(t0, t1, progress)
     counter = {"nfev": 0}
     failed = {"last": None}  # (t, reason) of the last evaluation that could not be made
+    explicit = _STAGES.get(method if isinstance(method, str) else getattr(method, "__name__", "")) is not None
     last = {"t": t0, "x": None}  # the last finite state evaluated
     nan = np.full(system.layout.size, np.nan)
 
@@ -422,6 +471,8 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         # and shrink it. If the integration fails anyway, the last such reason is reported.
         counter["nfev"] += 1
         _check_budget(budget, counter["nfev"], t)
+        if counter["nfev"] == STIFF_CHECK_AT and explicit and last["x"] is not None:
+            _warn_if_stiff(system, last["t"], last["x"], method, t1)
         if not _finite(x):  # a stage built from a rejected (NaN) stage
             return nan
         last["t"], last["x"] = t, x  # where the solver was when it gave up, if it does

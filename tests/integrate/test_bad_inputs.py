@@ -255,3 +255,42 @@ def test_a_failure_inside_the_solver_keeps_the_accepted_steps(t_eval):
     H = np.array([system.energy(x) for x in traj.x])
     assert H[-1] > H[0]
     assert np.all(np.diff(traj.t) > 0)
+
+
+def test_a_stiff_model_on_an_explicit_method_warns_early():
+    """Issue 17: a stiff contact (1e12 N/m on 1 kg, resting at its equilibrium penetration
+    m g / k: a normal mode of sqrt(k/m) = 1e6 rad/s) with RK45 would take millions of
+    evaluations per simulated second and said nothing; after STIFF_CHECK_AT evaluations
+    simulate estimates the fastest mode (power iteration on the Jacobian) and says so, naming
+    the rate (at least the normal mode's) and the implicit methods. A non-stiff run says nothing."""
+    from porthamiltonian.errors import IntegrationWarning
+    from porthamiltonian.geometry import Plane, Sphere
+    from porthamiltonian.library import Gravity, Ground, RigidBody, contact
+
+    pose = np.eye(4)
+    pose[2, 3] = 0.1 - 9.81 / 1e12                 # resting at the equilibrium penetration
+    ball = RigidBody("ball", 1.0, [0.004] * 3, pose=pose)
+    ground = Ground("ground")
+    bg = ph.BondGraph("stiff")
+    bg.add(ball, ground, Gravity("gravity", ball),
+           contact("compliant", "c", ball, Sphere(0.1), ground, Plane(), normal="linear", stiffness=1e12, damping=0.0))
+    bg.connect(ball.frame().port, "gravity")
+    bg.connect(ball.frame().port, ("c", "a"))
+    bg.connect(ground.frame().port, ("c", "b"))
+    system = ph.compile(bg)
+    with pytest.warns(IntegrationWarning, match=r"stiff for RK45 .* fastest mode has a rate of") as rec:
+        traj = ph.simulate(system, (0.0, 1.0), system.initial_state(), method="RK45", max_nfev=4000, throw=False)
+    assert traj.status == -1 and "max_nfev" in traj.message
+    msg = str(rec[0].message)
+    rate = float(msg.split("a rate of ")[1].split(" ")[0])
+    assert 1e6 <= rate < 1e8 and "'Radau' or 'BDF'" in msg
+
+    bg = ph.BondGraph("msd")
+    bg.add(ph.Junction1("v"), ph.I("m", mass=2.0), ph.C("k", stiffness=3.0), ph.R("b", 0.5))
+    for el in ("m", "k", "b"):
+        bg.connect("v", el)
+    system = ph.compile(bg)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IntegrationWarning)
+        traj = ph.simulate(system, (0.0, 200.0), system.initial_state({"k.q": 0.2}), rtol=1e-12, atol=1e-14)
+    assert traj.nfev > 3000
