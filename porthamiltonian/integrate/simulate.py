@@ -233,17 +233,20 @@ def _fastest_rate(system, t, x, iterations=12):
     return rho
 
 
-def _warn_if_stiff(system, t, x, method, t1):
+def _warn_if_stiff(system, t, x, method, t0, t1):
     """Warn (`IntegrationWarning`) when an explicit method's steps are bounded by stability on
-    a fast mode, so that finishing the run would take more than `STIFF_EVALS` evaluations:
-    the stability region of scipy's explicit methods reaches about 3 / rho."""
+    a fast mode (the stability region of scipy's explicit methods reaches about 3 / rho, and
+    the steps taken so far average more than a tenth of that: accuracy alone would allow
+    more) and finishing the run that way would take more than `STIFF_EVALS` evaluations."""
     try:
         rho = _fastest_rate(system, t, x)
     except Exception:  # noqa: BLE001 - a diagnostic: the run itself reports evaluation failures
         return
     name = method if isinstance(method, str) else method.__name__
-    projected = _STAGES[name] * rho * (t1 - t) / 3.0
-    if projected > STIFF_EVALS:
+    stages = _STAGES[name]
+    mean_step = (t - t0) / (STIFF_CHECK_AT / stages)
+    projected = stages * rho * (t1 - t) / 3.0
+    if projected > STIFF_EVALS and rho > 0.0 and mean_step > 0.1 * 3.0 / rho:
         warnings.warn(IntegrationWarning(
             f"the model is stiff for {name} at t = {t:.6g} s: its fastest mode has a rate of {rho:.3g} 1/s, so "
             f"stable steps stay below about {3.0 / rho:.3g} s and reaching t = {t1:.6g} s would take about "
@@ -472,7 +475,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         counter["nfev"] += 1
         _check_budget(budget, counter["nfev"], t)
         if counter["nfev"] == STIFF_CHECK_AT and explicit and last["x"] is not None:
-            _warn_if_stiff(system, last["t"], last["x"], method, t1)
+            _warn_if_stiff(system, last["t"], last["x"], method, t0, t1)
         if not _finite(x):  # a stage built from a rejected (NaN) stage
             return nan
         last["t"], last["x"] = t, x  # where the solver was when it gave up, if it does
