@@ -62,6 +62,10 @@ class PHSystem:
     n_inputs : int
     n_multipliers : int
         Number of unknowns solved at every evaluation (multipliers and loop tears).
+    compiled : str
+        "numba" or "python: <why>": whether `rhs` runs the compiled right-hand side
+        (`porthamiltonian.compile.jit`; built after `JIT_AFTER` evaluations, or at once when
+        this attribute is read).
     """
 
     def __init__(self, name, plan, source, namespace, jit=None):
