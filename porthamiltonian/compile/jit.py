@@ -1,9 +1,10 @@
 """The compiled right-hand side: the generated code strung from the elements' numba kernels.
 
 When every element on the evaluation path exports its kernels (`Element.kernel`) and the
-plan is an ODE (no multipliers, constraints, loops or external sources), `compile` also
-generates a numba version of the right-hand side, straight-line like the Python one
-(`porthamiltonian.compile.codegen`), calling the kernels directly::
+plan has no nonlinear algebraic loop and no external input, `compile` also generates a numba
+version of the right-hand side from the same plan walk as the Python one
+(`porthamiltonian.compile.codegen`: multipliers, sensitivities and constraint rows included),
+calling the kernels directly::
 
     rhs(t, x, u_in, F, I) -> (xdot, status, event_values)
 
@@ -68,7 +69,6 @@ class _JitGen(_Gen):
         self.imports = {}       # kernel function -> its local name
         self.prologue = []
         self.shared = {}        # id(element object) -> name of its shared value
-        self._paths = {id(obj): path for path, obj in plan.report.flat.elements.items()}
         self._n = 0
 
     # -- constants: slices of F and I
@@ -100,9 +100,6 @@ class _JitGen(_Gen):
 
     def zeros(self, n):
         return f"np.zeros({n})"
-
-    def k(self, path, attr):
-        raise NoJit(f"{self.p.report.flat.elements[path].label}.{attr} has no compiled kernel")
 
     def kernel(self, path, role):
         obj = self.p.report.flat.elements[path]
@@ -166,7 +163,10 @@ class _JitGen(_Gen):
         self.emit(f"xdot = np.zeros({p.layout.size})")
         self.emit("_E = np.zeros(0)")
         self.evaluation()
-        events = self.events_block()
+        try:
+            events = self.events_block()
+        except NoJit:   # the events stay in Python; the rates are still compiled
+            events = None
         for line in events or ["_ev = _E"]:
             self.emit(line)
         self.emit("if not np.all(np.isfinite(xdot)):")
@@ -201,7 +201,7 @@ class _JitGen(_Gen):
             lines.append(f"_ev[{at}:{at + len(specs)}] = "
                          f"{self.call(path, 'events', ['t', self.xe(path), self.r(path)])}")
             at += len(specs)
-        return [f"_ev = np.empty({at})"] + lines
+        return [f"_ev = np.empty({at})"] + lines if at else None
 
 def generate_jit(plan):
     """``(source, F, I)`` of the compiled right-hand side, or ``(None, reason, None)`` when
