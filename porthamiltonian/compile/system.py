@@ -79,7 +79,9 @@ class PHSystem:
         exec(compile(source, f"<porthamiltonian rhs of {name!r}>", "exec"), namespace)  # noqa: S102
         s(self, "_rhs", namespace["rhs"])
         # the compiled right-hand side (porthamiltonian.compile.jit): (source, F, I), built
-        # on the first evaluation; None with the reason where the model has no compiled path
+        # after JIT_AFTER evaluations (`_fast`); None with the reason where the model has none.
+        # Mutable evaluation state (the built function, counters, the last event values): a
+        # cache, not part of the frozen structure
         jit = jit or (None, "compile(..., jit=False)", None)
         s(self, "_jit", {"source": jit[0], "F": jit[1], "I": jit[2], "fn": None, "events": None,
                          "reason": None if jit[0] is not None else jit[1], "fallbacks": 0, "key": None,
