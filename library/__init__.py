@@ -7,6 +7,7 @@ from .contact_geometry import ContactPair
 from .contacts import CONTACT_KINDS, contact
 from .gravity import Gravity
 from .joints import JOINT_LOCKS, ConstantRotation, DistanceJoint, Joint
+from .placement import place_on
 from .point_mass import DistanceConstraint, PointMass
 from .rigid_body import Frame, Ground, RigidBody, spatial_inertia
 from .sliding_plane_contact import FRICTION_MODES, SlidingPlaneConstraint, SlidingPlaneContact
@@ -17,4 +18,5 @@ __all__ = [
     "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS", "DistanceJoint", "ConstantRotation",
     "CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactPair",
     "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "contact", "CONTACT_KINDS", "ContactMaterial",
+    "place_on",
 ]
