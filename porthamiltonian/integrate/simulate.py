@@ -294,7 +294,7 @@ def _check_inputs_callable(inputs, system, t0, x0):
 
 def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_step=np.inf, t_eval=None,
              events=(), inputs=None, progress=False, throw=True, first_step=None, max_events=10000,
-             check_constraints=True, projection=None, max_nfev=None, timeout=None):
+             check_constraints=True, projection=None, max_nfev=None, timeout=None, dense_output=False):
     """Integrate a compiled system over `t_span`.
 
     Parameters
@@ -354,6 +354,9 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         explicit method can take millions); the message says where the run was.
     timeout : float, optional
         Stop with an error after this many seconds of wall time, likewise.
+    dense_output : bool
+        Keep the solver's interpolants, so that `Trajectory.sol` gives the state at any time
+        of the run (at an event time, the state after the event); costs memory per step.
     check_constraints : bool
         Refuse an initial state whose constraint residuals exceed ``100 * atol`` (the multiplier
         formulation keeps residuals constant only up to stabilization; start consistent).
@@ -408,6 +411,8 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             raise ParameterError(
                 f"`first_step` must be <= t1 - t0 = {t1 - t0!r} (the length of t_span), got {first_step!r}"
             )
+    if not isinstance(dense_output, (bool, np.bool_)):
+        raise ParameterError(f"`dense_output` must be True or False, got {dense_output!r}")
     if isinstance(max_events, (bool, np.bool_)) or not isinstance(max_events, (int, np.integer)) or max_events < 0:
         raise ParameterError(f"`max_events` must be a non-negative integer, got {max_events!r}")
     if max_nfev is not None and (isinstance(max_nfev, (bool, np.bool_)) or not isinstance(max_nfev, (int, np.integer))
@@ -539,7 +544,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             xn[b.own] = out.x_after(system, te_, xn)
         if b.element in lost_index:
             xn[lost_index[b.element]] += lost
-        records.append(EventRecord(te_, b.name, out.message, lost))
+        records.append(EventRecord(te_, b.name, out.message, lost, np.array(xe)))
         if T[-1][-1] != te_:
             T.append(np.array([te_]))
             X.append(xe[None, :])
@@ -547,6 +552,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         X.append(xn[None, :])
         return xn
 
+    pieces = []   # (t_start, t_end, OdeSolution) of each segment, with dense_output
     fired_at_start: set = set()
     while True:
         # an event function exactly zero at the start, moving in its direction: fire it now
@@ -581,7 +587,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             sol = solve_ivp(
                 rhs, (t, t_stop), x, method=method, rtol=rtol, atol=atol, max_step=max_step, t_eval=te,
                 events=evs + [accepted], first_step=None if first_step is None else min(first_step, t_stop - t),
-                **jac_option,
+                dense_output=dense_output, **jac_option,
             )
         except IntegrationError as exc:
             accepted.keep(T, X)
@@ -592,6 +598,8 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             status, message = -1, (f"evaluation failed near t = {last['t']:.9g} s (the last accepted step ends at "
                                    f"t = {_last_time(T):.9g} s, kept in the trajectory): {type(exc).__name__}: {exc}")
             break
+        if dense_output and sol.sol is not None and sol.t.size:
+            pieces.append((float(sol.t[0]), float(sol.t[-1]), sol.sol))
         nfev_total += sol.nfev
         njev_total += sol.njev
         nlu_total += sol.nlu
@@ -605,8 +613,9 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             X.append(ys_)
         for k, e in enumerate(user_events):
             if not getattr(e, "terminal", False):
-                for te_k in sol.t_events[len(element_events) + k]:
-                    records.append(EventRecord(float(te_k), getattr(e, "__name__", f"event{k}"), "crossing", 0.0))
+                for te_k, ye_k in zip(sol.t_events[len(element_events) + k], sol.y_events[len(element_events) + k]):
+                    records.append(EventRecord(float(te_k), getattr(e, "__name__", f"event{k}"), "crossing", 0.0,
+                                               np.array(ye_k)))
         if sol.status == -1:
             status = -1
             message = _explain_failure(system, last["t"], last["x"], sol.message, method, names)
@@ -626,7 +635,8 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             next_projection = t + projection
             continue
         # a terminal event fired: find which
-        fired = [(k, sol.t_events[k][-1]) for k in range(len(evs)) if sol.t_events[k].size]
+        # (a non-terminal user event crossed earlier in the same step is not it)
+        fired = [(k, sol.t_events[k][-1]) for k in range(len(evs)) if evs[k].terminal and sol.t_events[k].size]
         k, te_ = min(fired, key=lambda kv: kv[1])
         xe = sol.y_events[k][-1].copy()
         if k < len(element_events):
@@ -642,7 +652,8 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
                 break
         else:
             e = user_events[k - len(element_events)]
-            records.append(EventRecord(te_, getattr(e, "__name__", "user event"), "terminal user event", 0.0))
+            records.append(EventRecord(te_, getattr(e, "__name__", "user event"), "terminal user event", 0.0,
+                                       np.array(xe)))
             records.sort(key=lambda r: r.t)
             if T[-1][-1] != te_:
                 T.append(np.array([te_]))
@@ -656,7 +667,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     traj = Trajectory(
         system, np.concatenate(T), np.concatenate(X, axis=0), status, message, records,
         nfev=counter["nfev"], njev=njev_total, nlu=nlu_total, method=method if isinstance(method, str) else method.__name__,
-        rtol=rtol, atol=atol,
+        rtol=rtol, atol=atol, dense=pieces if dense_output else None,
     )
     if status == -1 and throw:
         err = IntegrationError(message)

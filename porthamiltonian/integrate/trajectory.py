@@ -22,6 +22,8 @@ class EventRecord:
     name: str
     message: str
     lost: float
+    #: the state at the event (before an element event's jump), shape (n,)
+    x: np.ndarray | None = None
 
     def __str__(self):
         lost = f", {self.lost:.6g} J lost" if self.lost else ""
@@ -46,7 +48,8 @@ class Trajectory:
         Right-hand side evaluations, Jacobian evaluations, LU decompositions.
     """
 
-    def __init__(self, system, t, x, status, message, events, *, nfev=0, njev=0, nlu=0, method="", rtol=None, atol=None):
+    def __init__(self, system, t, x, status, message, events, *, nfev=0, njev=0, nlu=0, method="", rtol=None, atol=None,
+                 dense=None):
         self.system = system
         self.t = np.asarray(t, dtype=float)
         self.x = np.asarray(x, dtype=float)
@@ -55,6 +58,7 @@ class Trajectory:
         self.events = list(events)
         self.nfev, self.njev, self.nlu = nfev, njev, nlu
         self.method, self.rtol, self.atol = method, rtol, atol
+        self._dense = dense   # (t_start, t_end, OdeSolution) per segment, or None
 
     @property
     def success(self):
@@ -68,8 +72,41 @@ class Trajectory:
         return out[:, 0] if out.shape[1] == 1 else out
 
     def at(self, t):
-        """The stored state nearest to time t (no interpolation)."""
+        """The stored state nearest to time t (no interpolation; `sol` interpolates)."""
         return self.x[int(np.argmin(np.abs(self.t - t)))]
+
+    def sol(self, t):
+        """The state at time(s) `t` from the solver's interpolants, across events and segments.
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+            Times within the run [s]. At an event time, the state after the event.
+
+        Returns
+        -------
+        ndarray, shape (n,) or (m, n)
+
+        Raises
+        ------
+        ParameterError
+            Without ``simulate(..., dense_output=True)``, or for a time outside the run.
+        """
+        if self._dense is None:
+            raise ParameterError("`sol` needs the solver's interpolants: simulate(..., dense_output=True)")
+        ts = np.asarray(t, dtype=float)
+        flat = np.atleast_1d(ts)
+        lo, hi = self._dense[0][0], self._dense[-1][1]
+        bad = flat[~((flat >= lo) & (flat <= hi))]
+        if bad.size:
+            raise ParameterError(f"`t` must lie within the run [{lo!r}, {hi!r}] s, got {bad[:3].tolist()}")
+        starts = np.array([p[0] for p in self._dense])
+        which = np.searchsorted(starts, flat, side="right") - 1
+        out = np.empty((flat.size, self.x.shape[1]))
+        for k in np.unique(which):
+            sel = which == k
+            out[sel] = self._dense[k][2](flat[sel]).T
+        return out[0] if ts.ndim == 0 else out
 
     @cached_property
     def energies(self):

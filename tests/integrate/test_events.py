@@ -127,3 +127,46 @@ def _rebuild(pose):
     bg.connect(ball.frame().port, ("c", "a"))
     bg.connect(ground.frame().port, ("c", "b"))
     return bg
+
+
+def test_dense_output_follows_the_bouncing_ball_across_impacts():
+    """Issue 17: `Trajectory.sol(t)` interpolates across segments and events: a ball dropped
+    from rest 1 mm above the floor (restitution e) against the closed form of its flights
+    z(t) = R + h - g t^2 / 2, then after the impact at t1 = sqrt(2 h / g) with speed
+    e g t1; at the impact time itself, the state after the jump. A user event records the
+    state where it fired."""
+    h = 1e-3
+    pose = np.eye(4)
+    pose[2, 3] = RADIUS + h
+    system = ph.compile(_rebuild(pose))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContactWarning)
+        x0 = system.initial_state()
+
+    def halfway(t, x):
+        return x[system.layout["ball.pose"]][6] - (RADIUS + h / 2)
+
+    traj = ph.simulate(system, (0.0, 0.03), x0, method="DOP853", rtol=1e-11, atol=1e-13, dense_output=True,
+                       events=[halfway])
+    # the non-terminal user event crossed in the step of a terminal element event: the run
+    # goes on (it used to be taken for the terminal event and stop the run there)
+    assert traj.status == 0, traj.message
+    t1 = np.sqrt(2 * h / G)
+    impact = next(e for e in traj.events if e.name == "c/constraint.impact")
+    assert_allclose(impact.t, t1, rtol=1e-9)
+    z = lambda tt: traj.sol(tt)[..., system.layout["ball.pose"]][..., 6]  # noqa: E731
+    before = np.linspace(0.0, t1 * 0.999, 7)
+    assert_allclose(z(before), RADIUS + h - 0.5 * G * before**2, rtol=0, atol=1e-11)
+    v1 = E * G * t1
+    after = np.linspace(t1 * 1.001, t1 + 2 * v1 / G * 0.999, 7)
+    assert_allclose(z(after), RADIUS + v1 * (after - t1) - 0.5 * G * (after - t1) ** 2, rtol=0, atol=1e-11)
+    P = traj.sol(impact.t)[system.layout["ball.P"]]
+    assert_allclose(P[5], MASS * v1, rtol=1e-8)          # after the jump
+    assert traj.sol(0.0).shape == (system.layout.size,)
+    crossing = [e for e in traj.events if e.name == "halfway"]
+    assert crossing and abs(halfway(crossing[0].t, crossing[0].x)) < 1e-12
+    with pytest.raises(ph.ParameterError, match="within the run"):
+        traj.sol(0.5)
+    plain = ph.simulate(system, (0.0, 0.001), x0)
+    with pytest.raises(ph.ParameterError, match="dense_output=True"):
+        plain.sol(0.0005)
