@@ -130,6 +130,9 @@ class Trajectory:
 
     def multipliers(self):
         """Constraint multipliers over time: dict owner -> ndarray (N, k) (joint reactions, contact forces)."""
+        plan = self.system._plan
+        if not (plan.constraints or plan.cuts):   # none: no evaluation needed
+            return {}
         per = [self.system.multipliers(ti, xi) for ti, xi in zip(self.t, self.x)]
         keys = per[0].keys() if per else []
         return {k: np.array([p[k] for p in per]) for k in keys}
@@ -157,6 +160,8 @@ class Trajectory:
     def constraint_drift(self):
         """Largest |gap| and |velocity residual| over the trajectory, per constraint."""
         out = {}
+        if not self.system._plan.constraints:   # none: no evaluation needed
+            return out
         for ti, xi in zip(self.t, self.x):
             r = self.system.constraint_residuals(ti, xi)
             for k, c in r["c"].items():
