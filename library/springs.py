@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from porthamiltonian._validate import as_array, as_finite_float, as_symmetric_psd
-from porthamiltonian.bondgraph.element import ResistorElement, StorageElement, register_element
+from porthamiltonian.bondgraph.element import Kernel, ResistorElement, StorageElement, register_element
 from porthamiltonian.bondgraph.ports import EFFORT_OUT, Port
 from porthamiltonian.errors import ModelError, ParameterError
 from porthamiltonian.kernels import bodies as _kernels
@@ -91,6 +91,14 @@ class _TwoFrames:
                 pose = refs[0] if k == 0 else refs[self._na]
                 out.append(pose_gradient(pose, se3.Ad(se3.inverse(fr.H_BF)).T @ e))
         return np.concatenate(out) if out else np.zeros(0)
+
+    def _kernel(self, function, F):
+        """A `Kernel` of `porthamiltonian.kernels.bodies` for this pair of frames (None if both
+        are on the ground: nothing moves)."""
+        if not (self.fa.moving or self.fb.moving):
+            return None
+        return Kernel(function, np.asarray(F, dtype=np.float64),
+                      np.array((self.fa.moving, self.fb.moving), dtype=np.int64))
 
     def _frames_parameters(self):
         return {"a": [self.fa.body, self.fa.name], "b": [self.fb.body, self.fb.name]}
@@ -228,6 +236,15 @@ class SpatialDamper(_TwoFrames, ResistorElement):
         G = np.hstack((-Ad, np.eye(6)))
         return G.T @ self.D @ G
 
+    def kernel(self, role):
+        H = [fr.H_BF if fr.moving else fr.pose() for fr in (self.fa, self.fb)]
+        F = np.concatenate((np.ravel(H[0]), np.ravel(H[1]), np.ravel(self.D)))
+        if role == "law":
+            return self._kernel(_kernels.spatial_damper_law, F)
+        if role == "law_jacobian":
+            return self._kernel(_kernels.spatial_damper_law_jacobian, F)
+        return None
+
     def parameters(self):
         return {**self._frames_parameters(), "damping": self.D.tolist()}
 
@@ -303,6 +320,11 @@ class PointSpring(_PointPair, _PoseSpring):
         self._check_length(L)
         return (e[:6], e[6:])
 
+    def kernel(self, role):
+        if role == "outputs":
+            return self._kernel(_kernels.point_spring_outputs, np.append(self._F, self.L0))
+        return None
+
     def parameters(self):
         return {**self._frames_parameters(), "stiffness": self.k, "rest_length": self.L0,
                 "point_a": self.ra.tolist(), "point_b": self.rb.tolist()}
@@ -336,6 +358,13 @@ class PointDamper(_PointPair, ResistorElement):
     def law_jacobian(self, k, t, inputs, refs):
         g = self._line(refs)[1]
         return self.c * np.outer(g, g)
+
+    def kernel(self, role):
+        if role == "law":
+            return self._kernel(_kernels.point_damper_law, self._F)
+        if role == "law_jacobian":
+            return self._kernel(_kernels.point_damper_law_jacobian, self._F)
+        return None
 
     def parameters(self):
         return {**self._frames_parameters(), "damping": self.c, "point_a": self.ra.tolist(), "point_b": self.rb.tolist()}

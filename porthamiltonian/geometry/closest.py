@@ -61,6 +61,7 @@ __all__ = [
 ]
 
 DEFAULT_TOL = 1e-11
+_EPS = float(np.finfo(float).eps)
 """Default convergence tolerance: tangential gap ``<= tol * scale`` [m] and normal
 misalignment ``<= tol`` [rad], ``scale`` being the size of the smaller finite surface."""
 
@@ -999,7 +1000,9 @@ def _project_newton(S, p, u, v, chart, scale, tol, max_iter):
             un, vn, _ = _place(S, u + lam * step[0], v + lam * step[1], chart)
             fn = S._derivatives(un, vn, 0, chart)[0, 0].tolist()
             en = (fn[0] - p[0], fn[1] - p[1], fn[2] - p[2])
-            if _dot(en, en) <= phi0 + 2.0 * _ARMIJO * lam * slope:
+            # Armijo, with the round-off of phi itself allowed: at the solution the decrease
+            # a step can make is below the noise of |e|^2, and the test would reject it
+            if _dot(en, en) <= phi0 + 2.0 * _ARMIJO * lam * slope + 8.0 * _EPS * phi0:
                 break
             lam *= 0.5
         else:

@@ -1,4 +1,4 @@
-"""Compiled rigid-body rates, gravity, and point-to-point springs and dampers.
+"""Compiled rigid-body rates, gravity, point-to-point springs and dampers, spatial dampers.
 
 Each element packs its constant parameters once, at construction, into one flat float64
 array ``F`` (layouts below); the kernels take ``F`` and slices of the state. Twists are
@@ -10,18 +10,22 @@ Layouts::
     rigid body  F = (M^-1 (36, row-major), Ad(H_FB) of frame k (36, row-major) for k < n_frames)
     gravity     F = (m, g (3), com (3), Ad(H_BF)^T (36), Ad(H_FB)^T (36))
     point pair  F = (H_a (16), H_b (16), r_a (3), r_b (3), coefficient)
+    spatial damper  F = (H_a (16), H_b (16), D (36, row-major))
 
-For a point pair, ``H_a`` is ``H_BF`` of frame a if its body moves (its pose is passed) and
-``H_WF`` if it is on the ground (the identity pose `IDENTITY_POSE` is passed instead); the
-coefficient is the stiffness k [N/m] of a spring or the damping c [N s/m] of a damper.
+For a point pair or a spatial damper, ``H_a`` is ``H_BF`` of frame a if its body moves (its
+pose is passed) and ``H_WF`` if it is on the ground (the identity pose `IDENTITY_POSE` is
+passed instead); the coefficient is the stiffness k [N/m] of a spring or the damping c
+[N s/m] of a damper. The element kernels of two-frame elements take ``I = (moving_a,
+moving_b)``: ``refs`` holds the poses of the moving frames' bodies only.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
-from .lie import pose_gradient, pose_rate_into, pose_rate_map, pose_to_matrix
+from .lie import adjoint, mm, pose_gradient, pose_rate_into, pose_rate_map, pose_to_matrix, se3_inverse
 
 #: the pose of the world frame, passed for a frame on the ground
 IDENTITY_POSE = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
@@ -524,3 +528,80 @@ def constant_matrix(t, x, refs, F, I):
     """A constant matrix of shape ``(I[0], I[1])`` packed in F (a rigid body's input matrix and
     output Jacobian)."""
     return F.reshape((I[0], I[1]))
+
+
+def _two_poses(refs, I):
+    """The poses of the bodies of frames a and b from a two-frame element's refs (the
+    identity for a frame on the ground; ``I = (moving_a, moving_b)``). Compiled by the length
+    of the `refs` tuple (`_two_poses_typed`)."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(_two_poses, inline="always")
+def _two_poses_typed(refs, I):
+    if len(refs) == 2:
+        return lambda refs, I: (refs[0], refs[1])
+
+    def one(refs, I):
+        ident = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+        if I[0]:
+            return refs[0], ident
+        return ident, refs[0]
+
+    return one
+
+
+@njit(cache=True, inline="always")
+def point_spring_outputs(t, x, refs, F, I):
+    """Port efforts of a `library.springs.PointSpring` (``F``: the point pair, then the rest
+    length; coincident points give NaN, which sends the evaluation to Python's error)."""
+    x_a, x_b = _two_poses(refs, I)
+    _, e = point_spring_efforts(F, x_a, x_b, F[39])
+    return e[:6], e[6:]
+
+
+@njit(cache=True, inline="always")
+def point_damper_law(t, inputs, refs, F, I):
+    """Port efforts of a `library.springs.PointDamper`."""
+    x_a, x_b = _two_poses(refs, I)
+    _, e = point_damper_efforts(F, x_a, x_b, inputs[0], inputs[1])
+    return e[:6], e[6:]
+
+
+@njit(cache=True, inline="always")
+def point_damper_law_jacobian(t, inputs, refs, F, I):
+    """``c g g^T`` (12, 12): the derivative of `point_damper_law` by the twists."""
+    x_a, x_b = _two_poses(refs, I)
+    _, g = point_line(F, x_a, x_b)
+    return F[38] * np.outer(g, g)
+
+
+@njit(cache=True)
+def _relative_adjoint(F, x_a, x_b):
+    """``Ad(H_ba)`` of a spatial damper's frames (layout in the module docstring)."""
+    Ha = mm(pose_to_matrix(x_a), F[0:16].reshape((4, 4)))
+    Hb = mm(pose_to_matrix(x_b), F[16:32].reshape((4, 4)))
+    return adjoint(mm(se3_inverse(Hb), Ha))
+
+
+@njit(cache=True, inline="always")
+def spatial_damper_law(t, inputs, refs, F, I):
+    """Port efforts of a `library.springs.SpatialDamper`: ``W = D (T_b - Ad(H_ba) T_a)``,
+    ``e_b = W``, ``e_a = -Ad(H_ba)^T W``."""
+    x_a, x_b = _two_poses(refs, I)
+    Ad = _relative_adjoint(F, x_a, x_b)
+    D = F[32:68].reshape((6, 6))
+    W = D @ (inputs[1] - Ad @ inputs[0])
+    return -(Ad.T @ W), W
+
+
+@njit(cache=True, inline="always")
+def spatial_damper_law_jacobian(t, inputs, refs, F, I):
+    """``G^T D G`` with ``G = [-Ad(H_ba), 1]`` (12, 12)."""
+    x_a, x_b = _two_poses(refs, I)
+    G = np.zeros((6, 12))
+    G[:, :6] = -_relative_adjoint(F, x_a, x_b)
+    for i in range(6):
+        G[i, 6 + i] = 1.0
+    D = F[32:68].reshape((6, 6))
+    return G.T @ (D @ G)

@@ -37,9 +37,20 @@ Kinds:
   `SHAPE_ELLIPSOID` (``C[0, 0, 0] = a``, ``C[1, 0, 1] = b``, ``C[2, 1, 2] = c``,
   ``C[2, 2] = center`` in chart 0, the lat-long atlas), else `SHAPE_GENERAL`.
 
-- ``CALLBACK``: a surface without a compiled evaluator (`SymbolicSurface`, user subclasses
-  of `Surface`): only its domains are packed, for the kernels that work on derivative arrays
-  evaluated in Python (`derivatives` must not be called on it).
+- ``TAPE``: a surface given by expressions (`porthamiltonian.geometry.SymbolicSurface`),
+  its partial derivatives compiled once into straight-line instruction tapes, one per highest
+  order 0..3, run by one interpreter (`_run_tape`) over a register file: registers 0 and 1
+  hold ``u`` and ``v``. ``I = (TAPE, 1, ATLAS_SINGLE, 0, 0, SHAPE_GENERAL, n_registers,
+  start_0, start_1, start_2, start_3, ...)``; the tape of order ``o`` starts at ``I[start_o]``
+  with its instruction count, then ``TAPE_WIDTH`` ints per instruction ``(op, dst, a, b, c)``
+  (codes `OP_*`; `OP_CONST` reads ``F[a]``, `OP_POWI` takes the integer exponent in ``b``),
+  then ``3 (o+1)^2`` output registers of ``D[i, j, k]`` row-major (-1: zero). The constants
+  follow the domain block in ``F``. The translation from sympy is
+  `porthamiltonian.geometry.symbolic`; no new compile per surface.
+- ``CALLBACK``: a surface without a compiled evaluator (user subclasses of `Surface`, a
+  symbolic surface using a function the tape lacks): only its domains are packed, for the
+  kernels that work on derivative arrays evaluated in Python (`derivatives` must not be
+  called on it).
 
 Atlases: ``ATLAS_SINGLE`` (one chart) and ``ATLAS_LATLONG`` (the two latitude-longitude charts
 of `porthamiltonian.geometry.Ellipsoid`: chart 1 permutes the unit-sphere coordinates
@@ -55,6 +66,7 @@ from numba import njit
 
 SEPARABLE = 0
 PIECEWISE = 1
+TAPE = 2
 CALLBACK = -1      # evaluated in Python (symbolic and user surfaces): only the domain is packed
 
 TRIG = 0
@@ -70,6 +82,16 @@ SHAPE_ELLIPSOID = 2
 #: floats per chart in the domain block, and per chart in the coefficient block
 DOMAIN_SIZE = 12
 COEF_SIZE = 27
+
+#: instruction codes of the `TAPE` kind: ``(op, dst, a, b, c)``, operands are registers
+#: except `OP_CONST` (``a`` indexes ``F``) and `OP_POWI` (``b`` is the integer exponent)
+OP_CONST, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG, OP_POWI, OP_POW, OP_SQRT = range(9)
+OP_SIN, OP_COS, OP_TAN, OP_EXP, OP_LOG, OP_ABS, OP_ASIN, OP_ACOS, OP_ATAN = range(9, 18)
+OP_ATAN2, OP_SINH, OP_COSH, OP_TANH, OP_MIN, OP_MAX, OP_SIGN = range(18, 25)
+#: comparisons and logic give 1.0 or 0.0; `OP_SELECT` is ``a if reg[c] != 0 else b``
+OP_LT, OP_LE, OP_EQ, OP_NE, OP_AND, OP_OR, OP_NOT, OP_SELECT = range(25, 33)
+TAPE_WIDTH = 5
+TAPE_HEADER = 11
 
 
 def pack_separable(C_per_chart, basis_u, basis_v, domains, ref_speeds, margin, atlas, shape=SHAPE_GENERAL):
@@ -122,6 +144,37 @@ def pack_domains(domains, ref_speeds, margin):
     F, _ = pack_separable([np.zeros((3, 3, 3))] * len(domains), TRIG, TRIG, domains, ref_speeds, margin,
                           ATLAS_SINGLE)
     return F, np.array((CALLBACK, len(domains), ATLAS_SINGLE, TRIG, TRIG, SHAPE_GENERAL), dtype=np.int64)
+
+
+def pack_tape(tapes, constants, n_registers, domain, ref_speeds, margin):
+    """Pack a `TAPE` surface (called at construction; not a kernel).
+
+    Parameters
+    ----------
+    tapes : sequence of 4 (instructions, outputs)
+        Per highest order ``o``: ``instructions`` int array (n, TAPE_WIDTH), ``outputs`` int
+        array (o+1, o+1, 3) of registers (-1: zero).
+    constants : sequence of float
+        Referenced by `OP_CONST` as 0-based indices; stored after the domain block.
+    n_registers : int
+    domain : ParameterDomain
+    ref_speeds : ndarray, shape (1, 2)
+    margin : float
+
+    Returns
+    -------
+    (F, I) : ndarray float64, ndarray int64
+    """
+    F0, _ = pack_separable([np.zeros((3, 3, 3))], TRIG, TRIG, [domain], ref_speeds, margin, ATLAS_SINGLE)
+    F = np.concatenate((F0[: 1 + DOMAIN_SIZE], np.asarray(constants, dtype=float)))
+    head = [TAPE, 1, ATLAS_SINGLE, 0, 0, SHAPE_GENERAL, int(n_registers), 0, 0, 0, 0]
+    body = []
+    for order, (instructions, outputs) in enumerate(tapes):
+        head[7 + order] = TAPE_HEADER + len(body)
+        ins = np.array(instructions, dtype=np.int64).reshape(-1, TAPE_WIDTH)
+        ins[ins[:, 0] == OP_CONST, 2] += 1 + DOMAIN_SIZE
+        body += [len(ins)] + ins.ravel().tolist() + np.asarray(outputs, dtype=np.int64).ravel().tolist()
+    return F, np.array(head + body, dtype=np.int64)
 
 
 def pack_piecewise(edges_u, edges_v, p, q, coeffs, dim, domain, ref_speeds, margin, wrap_u, wrap_v):
@@ -262,6 +315,97 @@ def _piecewise(F, I, u, v, order):
     return D
 
 
+@njit(cache=True, error_model="numpy")
+def _run_tape(F, I, u, v, order):
+    """Run the `TAPE` of `order` (module docstring); IEEE results (inf, NaN) instead of Python's
+    exceptions, as the math module's domain errors would stop the closest-point search."""
+    reg = np.empty(I[6])
+    reg[0], reg[1] = u, v
+    pc = I[7 + order]
+    n_ins = I[pc]
+    pc += 1
+    for _ in range(n_ins):
+        op, dst, a, b, c = I[pc], I[pc + 1], I[pc + 2], I[pc + 3], I[pc + 4]
+        pc += TAPE_WIDTH
+        if op == OP_CONST:
+            r = F[a]
+        elif op == OP_ADD:
+            r = reg[a] + reg[b]
+        elif op == OP_SUB:
+            r = reg[a] - reg[b]
+        elif op == OP_MUL:
+            r = reg[a] * reg[b]
+        elif op == OP_DIV:
+            r = reg[a] / reg[b]
+        elif op == OP_NEG:
+            r = -reg[a]
+        elif op == OP_POWI:   # a negative power as a division: inf at 0, as IEEE
+            r = reg[a] ** b if b >= 0 else 1.0 / reg[a] ** (-b)
+        elif op == OP_POW:
+            r = reg[a] ** reg[b]
+        elif op == OP_SQRT:
+            r = math.sqrt(reg[a])
+        elif op == OP_SIN:
+            r = math.sin(reg[a])
+        elif op == OP_COS:
+            r = math.cos(reg[a])
+        elif op == OP_TAN:
+            r = math.tan(reg[a])
+        elif op == OP_EXP:
+            r = math.exp(reg[a])
+        elif op == OP_LOG:
+            r = math.log(reg[a])
+        elif op == OP_ABS:
+            r = abs(reg[a])
+        elif op == OP_ASIN:
+            r = math.asin(reg[a])
+        elif op == OP_ACOS:
+            r = math.acos(reg[a])
+        elif op == OP_ATAN:
+            r = math.atan(reg[a])
+        elif op == OP_ATAN2:
+            r = math.atan2(reg[a], reg[b])
+        elif op == OP_SINH:
+            r = math.sinh(reg[a])
+        elif op == OP_COSH:
+            r = math.cosh(reg[a])
+        elif op == OP_TANH:
+            r = math.tanh(reg[a])
+        elif op == OP_MIN:
+            r = min(reg[a], reg[b])
+        elif op == OP_MAX:
+            r = max(reg[a], reg[b])
+        elif op == OP_SIGN:
+            x = reg[a]
+            r = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
+        elif op == OP_LT:
+            r = 1.0 if reg[a] < reg[b] else 0.0
+        elif op == OP_LE:
+            r = 1.0 if reg[a] <= reg[b] else 0.0
+        elif op == OP_EQ:
+            r = 1.0 if reg[a] == reg[b] else 0.0
+        elif op == OP_NE:
+            r = 1.0 if reg[a] != reg[b] else 0.0
+        elif op == OP_AND:
+            r = 1.0 if (reg[a] != 0.0 and reg[b] != 0.0) else 0.0
+        elif op == OP_OR:
+            r = 1.0 if (reg[a] != 0.0 or reg[b] != 0.0) else 0.0
+        elif op == OP_NOT:
+            r = 1.0 if reg[a] == 0.0 else 0.0
+        else:  # OP_SELECT
+            r = reg[a] if reg[c] != 0.0 else reg[b]
+        reg[dst] = r
+    n = order + 1
+    D = np.zeros((n, n, 3))
+    for i in range(n):
+        for j in range(n):
+            for k in range(3):
+                g = I[pc + (i * n + j) * 3 + k]
+                if g >= 0:
+                    D[i, j, k] = reg[g]
+    return D
+
+
 @njit(cache=True)
 def _basis(code, x, order, out):
     """``out[i] = d^i/dx^i`` of the basis (3 entries) for i <= order."""
@@ -309,6 +453,8 @@ def derivatives(F, I, u, v, order, chart):
     """
     if I[0] == PIECEWISE:
         return _piecewise(F, I, u, v, order)
+    if I[0] == TAPE:
+        return _run_tape(F, I, u, v, order)
     n = order + 1
     D = np.zeros((n, n, 3))
     bu = np.empty((n, 3))

@@ -149,6 +149,8 @@ def test_one_chart_symbolic_sphere_refuses_its_poles():
     (lambda u, v: SymbolicSurface([u, v, 0], u, "v", ParameterDomain((0, 0), (1, 1))), r"`v` must be a sympy Symbol"),
     (lambda u, v: SymbolicSurface([u, v, 0], u, v, ((0, 0), (1, 1))), r"`domain` must be a ParameterDomain"),
     (lambda u, v: SymbolicSurface([u, v, sp.sqrt(u - 2)], u, v, ParameterDomain((0, 0), (1, 1))),
+     r"`expr` or its derivatives are not finite at \(u, v\) = \(0.5, 0.5\)"),
+    (lambda u, v: SymbolicSurface([u, v, sp.erf(sp.sqrt(u - 2))], u, v, ParameterDomain((0, 0), (1, 1))),
      r"cannot be evaluated with the math module at \(u, v\) = \(0.5, 0.5\)"),
 ])
 def test_bad_symbolic(make, match):
