@@ -52,7 +52,9 @@ class Trajectory:
                  dense=None):
         self.system = system
         self.t = np.asarray(t, dtype=float)
-        self.x = np.asarray(x, dtype=float)
+        # rows contiguous: each state is handed to the compiled kernels, which would otherwise
+        # compile a second specialization for strided arrays (seconds of first-run JIT)
+        self.x = np.ascontiguousarray(x, dtype=float)
         self.status = status
         self.message = message
         self.events = list(events)
