@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from porthamiltonian._files import write_text
 from porthamiltonian.bondgraph.serialize import from_json, to_json
 from porthamiltonian.errors import SerializationError
 
@@ -38,9 +39,7 @@ def save_model(model, path):
             "initial": {k: np.asarray(v, dtype=float).tolist() for k, v in model.initial.items()},
             "t_end": float(model.t_end), "solver": dict(model.solver),
             "baumgarte": None if model.baumgarte is None else list(model.baumgarte), "notes": model.notes}
-    path = Path(path)
-    path.write_text(json.dumps(data, indent=1))
-    return path
+    return write_text(path, json.dumps(data, indent=1))   # atomic: never a partial file
 
 
 def load_model(path):

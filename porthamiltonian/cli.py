@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._files import check_replaceable, savez, staged_directory, write_text
 from .errors import ParameterError, PortHamiltonianError
 
 __all__ = ["main"]
@@ -119,15 +120,16 @@ def _save_contact_forces(model_name, traj, out, events):
     forces = {n: traj.contact_forces(n) for n in names}
     arrays = {f"{n}.{field}": getattr(f, field) for n, f in forces.items()
               for field in ("normal", "tangential", "spin", "point", "normal_direction")}
-    np.savez(out / "contact_forces.npz", t=traj.t, **arrays)
+    savez(out / "contact_forces.npz", t=traj.t, **arrays)
     fig = plot_series(traj.t, {f"{n}: normal force [N]": f.normal for n, f in forces.items()},
                       title=f"{model_name}: contact normal forces", events=events)
     return [save_figure(fig, out / "contact_forces.png")]
 
 
-def _check_out_dir(out):
-    """Raise ParameterError unless `out` is (or can be made as) a writable directory: checked
-    before a model is built or simulated, so a long run never ends unable to save."""
+def _check_out_dir(out, replace=False):
+    """Raise ParameterError unless `out` is (or can be made as) a writable directory, and,
+    with `replace`, one a run may replace whole (`porthamiltonian._files.check_replaceable`):
+    checked before a model is built or simulated, so a long run never ends unable to save."""
     out = Path(out)
     if out.exists():
         if not out.is_dir():
@@ -135,6 +137,11 @@ def _check_out_dir(out):
                                  "write the results in")
         if not os.access(out, os.W_OK | os.X_OK):
             raise ParameterError(f"`--out` {str(out)!r} is a directory that is not writable")
+        if replace:
+            check_replaceable(out)
+            if not os.access(out.absolute().parent, os.W_OK | os.X_OK):
+                raise ParameterError(f"`--out` {str(out)!r} cannot be replaced: its directory "
+                                     f"{str(out.absolute().parent)!r} is not writable")
         return out
     parent = out.absolute().parent
     while not parent.exists():
@@ -164,12 +171,33 @@ def _check_run_args(args):
 
 
 def cmd_run(args):
-    from . import compile, simulate
-    from .diagnostics.plots import plot_power_budget, plot_series, save_figure
+    """Build, compile and integrate a model, print its energy ledger, write its outputs.
 
+    The outputs are written into a hidden directory beside ``--out`` that then replaces it
+    whole (`porthamiltonian._files.staged_directory`): a run into a directory used before
+    leaves only its own outputs, and an interrupted run leaves the previous ones untouched.
+    """
     _check_run_args(args)
     label = Path(args.model).stem if _is_file(args.model) else args.model
-    out = _check_out_dir(args.out or f"out/{label}")
+    out = _check_out_dir(args.out or f"out/{label}", replace=True)
+    model, system, x0, t_end = _prepare(args)
+    _make_out_dir(out.parent)
+    traj, wall = _integrate(args, model, system, x0, t_end)
+    budget = traj.power_budget()
+    print(budget.table())
+    with staged_directory(out) as stage:
+        n_figures = _write_outputs(stage, args.model, model, traj, wall, budget)
+    print(f"saved trajectory (npz, csv), summary.json and {n_figures} figure(s) in {out}/")
+    if traj.status < 0:
+        print(f"FAILED: {traj.message}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _prepare(args):
+    """The model, its compiled system, the initial state and the end time."""
+    from . import compile
+
     model = _build(args)
     t_end = model.t_end if args.t_end is None else args.t_end
     try:
@@ -181,21 +209,28 @@ def cmd_run(args):
                              f"{model.t_end!r}; give --t-end")
     system = compile(model.graph, baumgarte=model.baumgarte)
     x0 = system.initial_state(model.initial)
+    print(f"model {args.model!r}: {system}")
+    print(system.report.summary())
+    if model.notes:
+        print(model.notes)
+    return model, system, x0, t_end
+
+
+def _integrate(args, model, system, x0, t_end):
+    """The trajectory from 0 to `t_end` with the model's solver settings and the command's
+    overrides, and the wall time it took; prints the run's line and its events."""
+    from . import simulate
+
     solver = dict(model.solver)
     for key in ("method", "rtol", "atol", "max_step"):
         val = getattr(args, key, None)
         if val is not None:
             solver[key] = val if key == "method" else float(val)
-    limits = {"max_nfev": args.max_nfev, "timeout": args.timeout}
-    _make_out_dir(out)
-    print(f"model {args.model!r}: {system}")
-    print(system.report.summary())
-    if model.notes:
-        print(model.notes)
-    wall = time.perf_counter()
+    limits = {k: v for k, v in (("max_nfev", args.max_nfev), ("timeout", args.timeout)) if v is not None}
     t_eval = None if args.samples == 0 else np.linspace(0.0, t_end, args.samples)
+    wall = time.perf_counter()
     traj = simulate(system, (0.0, t_end), x0, progress=not args.no_progress, throw=False, t_eval=t_eval, **solver,
-                    **{k: v for k, v in limits.items() if v is not None})
+                    **limits)
     wall = time.perf_counter() - wall
     span = float(traj.t[-1] - traj.t[0])
     per_second = f" ({wall / span:.2f} s per simulated second)" if span > 0 else ""
@@ -206,29 +241,31 @@ def cmd_run(args):
             print(f"  {e}")
         if len(traj.events) > 40:
             print(f"  ... ({len(traj.events) - 40} more)")
-    budget = traj.power_budget()
-    print(budget.table())
+    return traj, wall
+
+
+def _write_outputs(out, name, model, traj, wall, budget):
+    """trajectory.npz/.csv, summary.json, observables.npz, the figures; returns the number of
+    figures."""
+    from .diagnostics.plots import plot_power_budget, plot_series, save_figure
+
     traj.save(out / "trajectory.npz")
     traj.save(out / "trajectory.csv")
-    series = _observable_series(system, traj, model)
-    summary = {"model": args.model, "t_end": float(traj.t[-1]), "status": traj.status, "message": traj.message,
+    series = _observable_series(traj.system, traj, model)
+    summary = {"model": name, "t_end": float(traj.t[-1]), "status": traj.status, "message": traj.message,
                "wall_time_s": wall, "nfev": traj.nfev, "ledger": budget.to_dict(),
                "events": [dict(t=e.t, name=e.name, message=e.message, lost=e.lost) for e in traj.events]}
-    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=float))
+    write_text(out / "summary.json", json.dumps(summary, indent=1, default=float))
     if series:
-        np.savez(out / "observables.npz", t=traj.t, **{k.replace(" ", "_"): v for k, v in series.items()})
-    figs = [save_figure(plot_power_budget(budget, title=f"{args.model}: energy ledger"), out / "energy_budget.png")]
+        savez(out / "observables.npz", t=traj.t, **{k.replace(" ", "_"): v for k, v in series.items()})
+    figs = [save_figure(plot_power_budget(budget, title=f"{name}: energy ledger"), out / "energy_budget.png")]
     events = [(e.t, e.name) for e in traj.events]
     for title, names in (model.groups or {"observables": list(series)}).items():
         if names:
-            fig = plot_series(traj.t, {n: series[n] for n in names}, title=f"{args.model}: {title}", events=events)
+            fig = plot_series(traj.t, {n: series[n] for n in names}, title=f"{name}: {title}", events=events)
             figs.append(save_figure(fig, out / f"{title.replace(' ', '_')}.png"))
-    figs += _save_contact_forces(args.model, traj, out, events)
-    print(f"saved trajectory (npz, csv), summary.json and {len(figs)} figure(s) in {out}/")
-    if traj.status < 0:
-        print(f"FAILED: {traj.message}", file=sys.stderr)
-        return 1
-    return 0
+    figs += _save_contact_forces(name, traj, out, events)
+    return len(figs)
 
 
 def cmd_graph(args):
@@ -288,12 +325,18 @@ def make_parser():
 
 
 def main(argv=None):
+    """Run a command; returns the exit status: 0, 1 (a run that failed, outputs written),
+    2 (a bad argument or model), 130 (interrupted, SIGINT: no output written or replaced)."""
     args = make_parser().parse_args(argv)
     try:
         return {"list": cmd_list, "run": cmd_run, "graph": cmd_graph, "save": cmd_save}[args.command](args)
     except PortHamiltonianError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: `porthamiltonian {args.command}` stopped; no output was written or replaced",
+              file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._files import write_text
 from ..errors import PortHamiltonianError, SerializationError
 from .element import ELEMENT_TYPES, Element
 from .graph import BondGraph, PortRef
@@ -135,7 +136,7 @@ def save(bg, path):
         If an element holds a Python callable or references an element outside the graph.
     """
     data = to_json(bg)
-    Path(path).write_text(json.dumps(data, indent=1))
+    write_text(path, json.dumps(data, indent=1))   # atomic: an interruption leaves no partial file
     return Path(path)
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+
+from .._files import atomic_file
 
 __all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "save_figure", "draw_scene", "figure"]
 
@@ -97,10 +101,14 @@ def plot_series(t, series, *, ylabel="", title="", events=(), ax=None):
 
 
 def save_figure(fig, path, dpi=120):
-    """Save a figure and close it."""
+    """Save a figure (format by suffix, written atomically: never a partial file) and close it."""
     plt = _plt()
-    fig.savefig(path, dpi=dpi)
-    plt.close(fig)
+    path = Path(path)
+    try:
+        with atomic_file(path) as tmp:
+            fig.savefig(tmp, dpi=dpi, format=path.suffix[1:] or None)
+    finally:
+        plt.close(fig)
     return path
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._files import atomic_file
 from ..errors import ParameterError
 
 __all__ = ["Trajectory", "EventRecord"]
@@ -187,7 +188,9 @@ class Trajectory:
     def save(self, path):
         """Save to .npz (t, x, names, event log) or .csv (header of state names), by suffix.
 
-        The directory must exist (it is not created): ParameterError otherwise.
+        The directory must exist (it is not created): ParameterError otherwise. The file is
+        written under a temporary name and renamed into place: an interruption leaves the
+        previous file or none, never a truncated one.
         """
         try:
             path = Path(path)
@@ -202,20 +205,20 @@ class Trajectory:
             raise ParameterError(
                 f"`path` {str(path)!r}: the directory {str(folder)!r} {what} (it is not created; make it first)"
             )
-        if path.suffix == ".npz":
-            np.savez(
-                path, t=self.t, x=self.x, names=np.array(names), status=self.status, message=self.message,
-                event_t=np.array([e.t for e in self.events]), event_name=np.array([e.name for e in self.events]),
-                event_lost=np.array([e.lost for e in self.events]),
-            )
-        elif path.suffix == ".csv":
-            with open(path, "w", newline="") as fh:
-                w = csv.writer(fh)
-                w.writerow(["t"] + names)
-                for ti, xi in zip(self.t, self.x):
-                    w.writerow([repr(float(ti))] + [repr(float(v)) for v in xi])
-        else:
-            raise ParameterError(f"`path` must end in .npz or .csv, got {path.name!r}")
+        with atomic_file(path) as tmp:   # an interruption leaves the previous file or none
+            if path.suffix == ".npz":
+                with open(tmp, "wb") as fh:
+                    np.savez(
+                        fh, t=self.t, x=self.x, names=np.array(names), status=self.status, message=self.message,
+                        event_t=np.array([e.t for e in self.events]), event_name=np.array([e.name for e in self.events]),
+                        event_lost=np.array([e.lost for e in self.events]),
+                    )
+            else:
+                with open(tmp, "w", newline="") as fh:
+                    w = csv.writer(fh)
+                    w.writerow(["t"] + names)
+                    for ti, xi in zip(self.t, self.x):
+                        w.writerow([repr(float(ti))] + [repr(float(v)) for v in xi])
         return path
 
     def __repr__(self):
