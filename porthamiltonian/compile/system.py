@@ -162,7 +162,7 @@ class PHSystem:
             fn = j["fn"]
             if fn is None:
                 return self._rhs(t, x, u, False)
-        xdot, status, values = fn(t, x, u, j["F"], j["I"])
+        xdot, status, values, _, _, _ = fn(t, x, u, j["F"], j["I"])
         if status:
             j["fallbacks"] += 1
             j["values"] = None
@@ -401,6 +401,42 @@ class PHSystem:
         for (path, _), (e, f) in self.port_variables(t, x, u).items():
             out[path] += float(e @ f)
         return out
+
+    def _constraint_series(self, ts, xs):
+        """Over the samples ``(ts, xs)`` (a trajectory's, already valid): per constraint path
+        ``(lambda, c, g)`` arrays of shape (N, rows) and per cut bond name ``lambda`` (N, dim),
+        rows a unilateral constraint has switched off zero in ``c`` and ``g``, as
+        `multipliers` and `constraint_residuals` give them for one state. One compiled
+        evaluation per sample where the compiled right-hand side is built (it is not built
+        here: short runs' post-processing does not pay numba's compile), the Python evaluation
+        for the states it declines or where it is not built."""
+        plan, j = self._plan, self._jit
+        N = len(ts)
+        cons = [(c, c["lam"].dim) for c in plan.constraints]
+        lam = {c["path"]: np.zeros((N, m)) for c, m in cons}
+        cut = {self.report.flat.bonds[ci["cut"].bond].name: np.zeros((N, ci["mult"].dim)) for ci in plan.cuts}
+        res = {c["path"]: np.zeros((N, m)) for c, m in cons}
+        gap = {c["path"]: np.zeros((N, m)) for c, m in cons}
+        for k, (t, x) in enumerate(zip(ts, xs)):
+            status = 1
+            if j["fn"] is not None:
+                _, status, _, u, cv, gv = j["fn"](float(t), x, self._u0, j["F"], j["I"])
+            if status:
+                ev = self.evaluate(t, x)
+                u = ev["u"]
+                cv = np.concatenate([ev["c"][c["path"]] for c, _ in cons]) if cons else np.zeros(0)
+                gv = np.concatenate([c["obj"].gap(t, x[c["slice"]], tuple(x[s] for s in plan.refs[c["path"]]))
+                                     for c, _ in cons]) if cons else np.zeros(0)
+            for ci in plan.cuts:
+                cut[self.report.flat.bonds[ci["cut"].bond].name][k] = u[ci["mult"].unknown]
+            at = 0
+            for c, m in cons:
+                act = c["obj"].active(x[c["slice"]]) > 0.5
+                lam[c["path"]][k] = u[c["lam"].unknown]
+                res[c["path"]][k] = np.where(act, cv[at : at + m], 0.0)
+                gap[c["path"]][k] = np.where(act, gv[at : at + m], 0.0)
+                at += m
+        return {p: (lam[p], res[p], gap[p]) for p in lam}, cut
 
     def constraint_residuals(self, t, x):
         """Velocity-level residuals (c) and position-level gaps (g) of every constraint.

@@ -136,9 +136,8 @@ class Trajectory:
         plan = self.system._plan
         if not (plan.constraints or plan.cuts):   # none: no evaluation needed
             return {}
-        per = [self.system.multipliers(ti, xi) for ti, xi in zip(self.t, self.x)]
-        keys = per[0].keys() if per else []
-        return {k: np.array([p[k] for p in per]) for k in keys}
+        cons, cuts = self.system._constraint_series(self.t, self.x)
+        return {**{k: v[0] for k, v in cons.items()}, **cuts}
 
     def contact_forces(self, name):
         """Normal and tangential force, spin torque and contact point of contact component
@@ -162,17 +161,13 @@ class Trajectory:
 
     def constraint_drift(self):
         """Largest |gap| and |velocity residual| over the trajectory, per constraint."""
-        out = {}
         if not self.system._plan.constraints:   # none: no evaluation needed
-            return out
-        for ti, xi in zip(self.t, self.x):
-            r = self.system.constraint_residuals(ti, xi)
-            for k, c in r["c"].items():
-                g = r["g"][k]
-                gmax = float(np.nanmax(np.abs(g))) if np.any(np.isfinite(g)) else 0.0
-                cmax = float(np.max(np.abs(c))) if c.size else 0.0
-                pg, pc = out.get(k, (0.0, 0.0))
-                out[k] = (max(pg, gmax), max(pc, cmax))
+            return {}
+        out = {}
+        for k, (_, c, g) in self.system._constraint_series(self.t, self.x)[0].items():
+            g, c = np.abs(g), np.abs(c)
+            finite = np.isfinite(g)   # rows without a position-level gap are NaN
+            out[k] = (float(np.max(g[finite])) if finite.any() else 0.0, float(np.max(c)) if c.size else 0.0)
         return out
 
     def quaternion_drift(self):

@@ -39,7 +39,7 @@ def test_compiled_rhs_equals_python_rhs_along_a_trajectory(name, params):
     handled = 0
     for x in xs:
         ref = system._rhs(0.0, x, system._u0, False)
-        xdot, status, _ = j["fn"](0.0, x, system._u0, j["F"], j["I"])
+        xdot, status, _, _, _, _ = j["fn"](0.0, x, system._u0, j["F"], j["I"])
         tol = dict(rtol=1e-12, atol=1e-12 * (1.0 + np.abs(ref).max()))  # round-off: inlining differs
         if status == 0:
             handled += 1
@@ -86,7 +86,7 @@ def test_springs_and_dampers_compile_and_match_python():
     j = system._jit
     for x in traj.x[:: max(1, len(traj.x) // 20)]:
         ref = system._rhs(0.0, x, system._u0, False)
-        xdot, status, _ = j["fn"](0.0, x, system._u0, j["F"], j["I"])
+        xdot, status, _, _, _, _ = j["fn"](0.0, x, system._u0, j["F"], j["I"])
         assert status == 0
         np.testing.assert_allclose(xdot, ref, rtol=1e-12, atol=1e-12 * (1.0 + np.abs(ref).max()))
     assert traj.power_budget().relative_residual < 1e-6
@@ -102,7 +102,7 @@ def test_a_state_the_compiled_path_declines_is_evaluated_in_python():
     active = system.layout["upper_lower/spring.active"]
     x = next(x for x in xs[::-1] if x[active][0] > 0.5).copy()
     x[sl][1] = 1.5707963  # the pole of chart 0's latitude
-    xdot, status, _ = j["fn"](0.0, x, system._u0, j["F"], j["I"])
+    xdot, status, _, _, _, _ = j["fn"](0.0, x, system._u0, j["F"], j["I"])
     assert status != 0
     before = j["fallbacks"]
     np.testing.assert_array_equal(system.rhs(0.0, x), system._rhs(0.0, x, system._u0, False))
@@ -180,3 +180,28 @@ def test_the_compiled_path_starts_after_jit_after_evaluations():
         runs.append(ph.simulate(system, (0.0, 1.5), x0, **model.solver))
         assert short.nfev + runs[-1].nfev > JIT_AFTER and system._jit["fn"] is not None
     np.testing.assert_array_equal(runs[0].x, runs[1].x)
+
+
+@pytest.mark.parametrize("name", ["heavy-top", "double-pendulum", "four-bar-clearance"])
+def test_compiled_multipliers_and_residuals_equal_the_python_evaluation(name, monkeypatch):
+    """Post-processing over a trajectory reads the multipliers and the constraints' velocity
+    residuals and gaps from the compiled evaluation: equal to the Python path's
+    (`PHSystem.multipliers` and `constraint_residuals`, one state at a time)."""
+    params = {"contact": "compliant"} if name == "four-bar-clearance" else {}
+    system, xs = _trajectory_states(name, params, t_end=0.1, n=12)
+    assert system.compiled == "numba"
+    ts = np.linspace(0.0, 0.1, len(xs))
+    calls = []
+    python_evaluate = type(system).evaluate
+    monkeypatch.setattr(type(system), "evaluate", lambda self, *a: calls.append(a) or python_evaluate(self, *a))
+    series, _ = system._constraint_series(ts, xs)
+    assert not calls   # every sample from the compiled evaluation
+    checked = 0
+    for k, (t, x) in enumerate(zip(ts, xs)):
+        lam, res = system.multipliers(t, x), system.constraint_residuals(t, x)
+        for path, (L, C, G) in series.items():
+            np.testing.assert_allclose(L[k], lam[path], rtol=1e-10, atol=1e-10 * (1.0 + np.abs(lam[path]).max()))
+            np.testing.assert_allclose(C[k], res["c"][path], rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(G[k], res["g"][path], rtol=1e-9, atol=1e-14)
+            checked += 1
+    assert checked >= 12
