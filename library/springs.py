@@ -191,6 +191,13 @@ class SpatialSpring(_PoseSpring):
         Ad_ba = adjoint(se3_inverse(Hab))
         return (-(Ad_ba.T @ W), W)
 
+    def kernel(self, role):
+        if role != "outputs":
+            return None
+        H = [fr.H_BF if fr.moving else fr.pose() for fr in (self.fa, self.fb)]
+        return self._kernel(_kernels.spatial_spring_outputs,
+                            np.concatenate([np.ravel(A) for A in (H[0], H[1], self.K, self._rest_inv)]))
+
     def parameters(self):
         return {**self._frames_parameters(), "stiffness": self.K.tolist(), "rest": self.rest.tolist()}
 

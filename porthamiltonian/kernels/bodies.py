@@ -11,6 +11,7 @@ Layouts::
     gravity     F = (m, g (3), com (3), Ad(H_BF)^T (36), Ad(H_FB)^T (36))
     point pair  F = (H_a (16), H_b (16), r_a (3), r_b (3), coefficient)
     spatial damper  F = (H_a (16), H_b (16), D (36, row-major))
+    spatial spring  F = (H_a (16), H_b (16), K (36, row-major), H_0^-1 (16))
 
 For a point pair or a spatial damper, ``H_a`` is ``H_BF`` of frame a if its body moves (its
 pose is passed) and ``H_WF`` if it is on the ground (the identity pose `IDENTITY_POSE` is
@@ -25,7 +26,8 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from .lie import adjoint, mm, pose_gradient, pose_rate_into, pose_rate_map, pose_to_matrix, se3_inverse
+from .lie import (adjoint, mm, pose_gradient, pose_rate_into, pose_rate_map, pose_to_matrix, se3_inverse,
+                  se3_jacobian_inverse, se3_log)
 
 #: the pose of the world frame, passed for a frame on the ground
 IDENTITY_POSE = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
@@ -605,3 +607,16 @@ def spatial_damper_law_jacobian(t, inputs, refs, F, I):
         G[i, 6 + i] = 1.0
     D = F[32:68].reshape((6, 6))
     return G.T @ (D @ G)
+
+
+@njit(cache=True, inline="always")
+def spatial_spring_outputs(t, x, refs, F, I):
+    """Port efforts of a `library.springs.SpatialSpring`: with ``H_ab = H_Wa^-1 H_Wb`` and
+    ``xi = log(H_0^-1 H_ab)``, ``W = J_r(xi)^-T K xi``, ``e_b = W``, ``e_a = -Ad(H_ba)^T W``."""
+    x_a, x_b = _two_poses(refs, I)
+    Ha = mm(pose_to_matrix(x_a), F[0:16].reshape((4, 4)))
+    Hb = mm(pose_to_matrix(x_b), F[16:32].reshape((4, 4)))
+    Hab = mm(se3_inverse(Ha), Hb)
+    xi = se3_log(mm(F[68:84].reshape((4, 4)), Hab))
+    W = se3_jacobian_inverse(-1.0, xi).T @ (F[32:68].reshape((6, 6)) @ xi)
+    return -(adjoint(se3_inverse(Hab)).T @ W), W

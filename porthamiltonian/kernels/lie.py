@@ -374,13 +374,7 @@ def so3_exp(x, y, z):
     """``exp(hat(phi))`` (3, 3) of the rotation vector ``phi = (x, y, z)``, as
     `porthamiltonian.lie.so3.exp` (Rodrigues, no cancellation, series below 1e-4 rad)."""
     theta = math.sqrt(x * x + y * y + z * z)
-    if theta < 1e-4:
-        t = theta * theta
-        a, c = 1.0 - t / 6.0, 0.5 - t / 24.0
-    else:
-        h = 0.5 * theta
-        sh = math.sin(h) / h
-        a, c = math.sin(theta) / theta, 0.5 * sh * sh
+    a, c = sinc_cosc(theta)
     co = math.cos(theta)
     R = np.empty((3, 3))
     R[0, 0], R[0, 1], R[0, 2] = co + c * x * x, c * x * y - a * z, c * x * z + a * y
@@ -417,4 +411,161 @@ def so3_log(R):
         nx, ny, nz, s = -nx, -ny, -nz, -s
     theta = math.atan2(s, c)
     out[0], out[1], out[2] = theta * nx, theta * ny, theta * nz
+    return out
+
+
+# ----------------------------------------------------------- SO(3) and SE(3) coefficients
+# Small-angle series in t = theta^2, constant term first. Below the thresholds the closed
+# forms lose digits to cancellation; the thresholds balance that loss against the series'
+# truncation error (both below ~3e-15 relative, checked against 50-digit mpmath).
+_SERIES_C = (1 / 6, -1 / 120, 1 / 5040, -1 / 362880, 1 / 39916800, -1 / 6227020800,
+             1 / 1307674368000, -1 / 355687428096000)          # (theta - sin)/theta^3
+_SERIES_D = (1 / 12, 1 / 720, 1 / 30240, 1 / 1209600, 1 / 47900160, 691 / 1307674368000,
+             1 / 74724249600, 3617 / 10670622842880000)       # (1 - (theta/2)cot(theta/2))/theta^2
+_THETA_C = 1.0
+_THETA_D = 0.7
+# Below this angle sin(theta)/theta and (1 - cos theta)/theta^2 come from two series terms:
+# the next term is theta^4/120 < 1e-18 relative, and 0/0 at theta = 0 is avoided.
+_THETA_TINY = 1e-4
+
+
+@njit(cache=True)
+def horner(coeffs, t):
+    """``sum_k coeffs[k] t^k`` (a series in t, constant term first)."""
+    acc = 0.0
+    for k in range(len(coeffs) - 1, -1, -1):
+        acc = acc * t + coeffs[k]
+    return acc
+
+
+@njit(cache=True)
+def sinc_cosc(theta):
+    """Return (sin(theta)/theta, (1 - cos(theta))/theta^2) without cancellation."""
+    if theta < _THETA_TINY:
+        t = theta * theta
+        return 1.0 - t / 6.0, 0.5 - t / 24.0
+    h = 0.5 * theta
+    sh = math.sin(h) / h
+    return math.sin(theta) / theta, 0.5 * sh * sh
+
+
+@njit(cache=True)
+def coeff_c(theta):
+    """Return (theta - sin(theta)) / theta^3."""
+    if theta < _THETA_C:
+        return horner(_SERIES_C, theta * theta)
+    return (theta - math.sin(theta)) / (theta * theta * theta)
+
+
+@njit(cache=True)
+def coeff_d(theta):
+    """Return (D, E) with D = (1 - E)/theta^2 and E = (theta/2) cot(theta/2)."""
+    if theta < _THETA_D:
+        t = theta * theta
+        d = horner(_SERIES_D, t)
+        return d, 1.0 - d * t
+    h = 0.5 * theta
+    e = h * math.cos(h) / math.sin(h)
+    return (1.0 - e) / (theta * theta), e
+
+
+@njit(cache=True)
+def combine_entries(a, b, c, x, y, z):
+    """Return the 9 row-major entries of a I + b hat(w) + c w w^T for w = (x, y, z)."""
+    cxy, cxz, cyz = c * x * y, c * x * z, c * y * z
+    bx, by, bz = b * x, b * y, b * z
+    return (a + c * x * x, cxy - bz, cxz + by,
+            cxy + bz, a + c * y * y, cyz - bx,
+            cxz - by, cyz + bx, a + c * z * z)
+
+
+# Series in t = theta^2 for the two coefficients of the Q block that cancel badly near 0;
+# the threshold balances cancellation against truncation (both < 3e-15 relative, checked
+# against 50-digit mpmath).
+# (theta^2 + 2 cos theta - 2)/(2 theta^4)
+_SERIES_C2 = (1 / 24, -1 / 720, 1 / 40320, -1 / 3628800, 1 / 479001600, -1 / 87178291200,
+              1 / 20922789888000, -1 / 6402373705728000)
+# (2 theta - 3 sin theta + theta cos theta)/(2 theta^5)
+_SERIES_C3 = (1 / 120, -1 / 2520, 1 / 120960, -1 / 9979200, 1 / 1245404160,
+              -1 / 217945728000, 1 / 50812489728000, -1 / 15205637551104000)
+_THETA_Q = 1.2
+
+
+@njit(cache=True)
+def q_entries(wx, wy, wz, vx, vy, vz):
+    """Return the 9 row-major entries of the block Q(v, w) of the SE(3) left Jacobian."""
+    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
+    t = theta * theta
+    _, b = sinc_cosc(theta)
+    c1 = coeff_c(theta)
+    if theta < _THETA_Q:
+        c2 = horner(_SERIES_C2, t)
+        c3 = horner(_SERIES_C3, t)
+    else:
+        sn, cs = math.sin(theta), math.cos(theta)
+        c2 = (t + 2.0 * cs - 2.0) / (2.0 * t * t)
+        c3 = (2.0 * theta - 3.0 * sn + theta * cs) / (2.0 * t * t * theta)
+    # Q = b hat(v) + s (2 c2 - c1) hat(w) + c1 (v w^T + w v^T) - 2 c3 s w w^T
+    #     + 2 s (c3 theta^2 - c1) I,  s = w . v   (see `left_jacobian`, Notes)
+    s = wx * vx + wy * vy + wz * vz
+    k = s * (2.0 * c2 - c1)
+    hx, hy, hz = b * vx + k * wx, b * vy + k * wy, b * vz + k * wz  # hat(h) part
+    m = -2.0 * c3 * s
+    d = 2.0 * s * (c3 * t - c1)
+    return (
+        d + 2.0 * c1 * vx * wx + m * wx * wx,
+        c1 * (vx * wy + wx * vy) + m * wx * wy - hz,
+        c1 * (vx * wz + wx * vz) + m * wx * wz + hy,
+        c1 * (vy * wx + wy * vx) + m * wy * wx + hz,
+        d + 2.0 * c1 * vy * wy + m * wy * wy,
+        c1 * (vy * wz + wy * vz) + m * wy * wz - hx,
+        c1 * (vz * wx + wz * vx) + m * wz * wx - hy,
+        c1 * (vz * wy + wz * vy) + m * wz * wy + hx,
+        d + 2.0 * c1 * vz * wz + m * wz * wz,
+    )
+
+
+@njit(cache=True)
+def se3_log(H):
+    """Exponential coordinates ``xi = (phi, rho)`` (6,) of a rigid motion, as
+    `porthamiltonian.lie.se3.log`: ``phi = so3_log(R)``, ``rho = J_l(phi)^-1 p = E p -
+    phi x p / 2 + D (phi . p) phi`` with ``(D, E) = coeff_d(|phi|)``."""
+    w = so3_log(H[:3, :3])
+    wx, wy, wz = w[0], w[1], w[2]
+    px, py, pz = H[0, 3], H[1, 3], H[2, 3]
+    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
+    d, e = coeff_d(theta)
+    cx, cy, cz = wy * pz - wz * py, wz * px - wx * pz, wx * py - wy * px
+    dd = d * (wx * px + wy * py + wz * pz)
+    out = np.empty(6)
+    out[0], out[1], out[2] = wx, wy, wz
+    out[3] = e * px - 0.5 * cx + dd * wx
+    out[4] = e * py - 0.5 * cy + dd * wy
+    out[5] = e * pz - 0.5 * cz + dd * wz
+    return out
+
+
+@njit(cache=True)
+def se3_jacobian_inverse(sign, xi):
+    """``[[J, 0], [Q, J]]^-1 = [[J^-1, 0], [-J^-1 Q J^-1, J^-1]]`` (6, 6) of the left (sign
+    1) or right (sign -1) Jacobian of exp on SE(3), as
+    `porthamiltonian.lie.se3.left_jacobian_inverse` / `right_jacobian_inverse`."""
+    wx, wy, wz, vx, vy, vz = xi[0], xi[1], xi[2], xi[3], xi[4], xi[5]
+    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
+    d, e = coeff_d(theta)
+    Ji = np.empty((3, 3))
+    Q = np.empty((3, 3))
+    ji = combine_entries(e, -0.5 * sign, d, wx, wy, wz)
+    q = q_entries(sign * wx, sign * wy, sign * wz, sign * vx, sign * vy, sign * vz)
+    for i in range(3):
+        for j in range(3):
+            Ji[i, j] = ji[3 * i + j]
+            Q[i, j] = q[3 * i + j]
+    L = mm(mm(Ji, Q), Ji)
+    out = np.zeros((6, 6))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = Ji[i, j]
+            out[3 + i, 3 + j] = Ji[i, j]
+            out[3 + i, j] = -L[i, j]
     return out

@@ -30,7 +30,7 @@ from ..errors import ParameterError
 from ..kernels import lie as _kernels
 from . import so3
 from .quaternion import _kernel_arg
-from .so3 import _coeff_c, _coeff_d, _combine_entries, _horner, _sinc_cosc
+from .so3 import _coeff_c, _combine_entries, _sinc_cosc
 
 __all__ = [
     "hat",
@@ -53,49 +53,9 @@ __all__ = [
     "as_se3",
 ]
 
-# Series in t = theta^2 for the two coefficients of the Q block that cancel badly near 0;
-# the threshold balances cancellation against truncation (both < 3e-15 relative, checked
-# against 50-digit mpmath).
-# (theta^2 + 2 cos theta - 2)/(2 theta^4)
-_SERIES_C2 = (1 / 24, -1 / 720, 1 / 40320, -1 / 3628800, 1 / 479001600, -1 / 87178291200,
-              1 / 20922789888000, -1 / 6402373705728000)
-# (2 theta - 3 sin theta + theta cos theta)/(2 theta^5)
-_SERIES_C3 = (1 / 120, -1 / 2520, 1 / 120960, -1 / 9979200, 1 / 1245404160,
-              -1 / 217945728000, 1 / 50812489728000, -1 / 15205637551104000)
-_THETA_Q = 1.2
-
-
-def _q_entries(wx, wy, wz, vx, vy, vz):
-    """Return the 9 row-major entries of the block Q(v, w) of the SE(3) left Jacobian."""
-    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
-    t = theta * theta
-    _, b = _sinc_cosc(theta)
-    c1 = _coeff_c(theta)
-    if theta < _THETA_Q:
-        c2 = _horner(_SERIES_C2, t)
-        c3 = _horner(_SERIES_C3, t)
-    else:
-        sn, cs = math.sin(theta), math.cos(theta)
-        c2 = (t + 2.0 * cs - 2.0) / (2.0 * t * t)
-        c3 = (2.0 * theta - 3.0 * sn + theta * cs) / (2.0 * t * t * theta)
-    # Q = b hat(v) + s (2 c2 - c1) hat(w) + c1 (v w^T + w v^T) - 2 c3 s w w^T
-    #     + 2 s (c3 theta^2 - c1) I,  s = w . v   (see `left_jacobian`, Notes)
-    s = wx * vx + wy * vy + wz * vz
-    k = s * (2.0 * c2 - c1)
-    hx, hy, hz = b * vx + k * wx, b * vy + k * wy, b * vz + k * wz  # hat(h) part
-    m = -2.0 * c3 * s
-    d = 2.0 * s * (c3 * t - c1)
-    return (
-        d + 2.0 * c1 * vx * wx + m * wx * wx,
-        c1 * (vx * wy + wx * vy) + m * wx * wy - hz,
-        c1 * (vx * wz + wx * vz) + m * wx * wz + hy,
-        c1 * (vy * wx + wy * vx) + m * wy * wx + hz,
-        d + 2.0 * c1 * vy * wy + m * wy * wy,
-        c1 * (vy * wz + wy * vz) + m * wy * wz - hx,
-        c1 * (vz * wx + wz * vx) + m * wz * wx - hy,
-        c1 * (vz * wy + wz * vy) + m * wz * wy + hx,
-        d + 2.0 * c1 * vz * wz + m * wz * wz,
-    )
+# the Q block of the Jacobians, with its small-angle series: a compiled kernel shared with
+# the hot path (`porthamiltonian.kernels.lie.q_entries`)
+_q_entries = _kernels.q_entries
 
 
 _ZERO = (0.0,) * 9
@@ -275,19 +235,7 @@ def log(H):
     >>> bool(np.allclose(log(exp(xi)), xi, rtol=0, atol=1e-14))
     True
     """
-    H = np.asarray(H)
-    wx, wy, wz = so3.log(H[:3, :3]).tolist()
-    px, py, pz = H[:3, 3].tolist()
-    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
-    d, e = _coeff_d(theta)
-    cx, cy, cz = wy * pz - wz * py, wz * px - wx * pz, wx * py - wy * px
-    dd = d * (wx * px + wy * py + wz * pz)
-    return np.array([
-        wx, wy, wz,
-        e * px - 0.5 * cx + dd * wx,
-        e * py - 0.5 * cy + dd * wy,
-        e * pz - 0.5 * cz + dd * wz,
-    ])
+    return _kernels.se3_log(np.ascontiguousarray(H, dtype=float))
 
 
 def inverse(H):
@@ -646,21 +594,6 @@ def right_jacobian(xi):
     return _block(J, _ZERO, _q_entries(-wx, -wy, -wz, -vx, -vy, -vz))
 
 
-def _jacobian_inverse(sign, xi):
-    """Return [[J, 0], [Q, J]]^-1 for J_l (sign = 1) or J_r (sign = -1)."""
-    wx, wy, wz, vx, vy, vz = np.asarray(xi).tolist()
-    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
-    d, e = _coeff_d(theta)
-    Ji = np.array(_combine_entries(e, -0.5 * sign, d, wx, wy, wz)).reshape(3, 3)
-    Q = np.array(_q_entries(sign * wx, sign * wy, sign * wz,
-                            sign * vx, sign * vy, sign * vz)).reshape(3, 3)
-    out = np.zeros((6, 6))
-    out[:3, :3] = Ji
-    out[3:, 3:] = Ji
-    out[3:, :3] = -(Ji @ Q @ Ji)
-    return out
-
-
 def left_jacobian_inverse(xi):
     """Return the inverse of the left Jacobian of exp on SE(3), in closed form.
 
@@ -691,7 +624,7 @@ def left_jacobian_inverse(xi):
     ...                  rtol=0, atol=1e-14))
     True
     """
-    return _jacobian_inverse(1.0, xi)
+    return _kernels.se3_jacobian_inverse(1.0, np.ascontiguousarray(xi, dtype=float))
 
 
 def right_jacobian_inverse(xi):
@@ -723,7 +656,7 @@ def right_jacobian_inverse(xi):
     ...                  rtol=0, atol=1e-14))
     True
     """
-    return _jacobian_inverse(-1.0, xi)
+    return _kernels.se3_jacobian_inverse(-1.0, np.ascontiguousarray(xi, dtype=float))
 
 
 def is_se3(H, tol=1e-9):

@@ -37,62 +37,10 @@ __all__ = [
     "project_to_so3",
 ]
 
-# Small-angle series in t = theta^2, constant term first. Below the thresholds the closed
-# forms lose digits to cancellation; the thresholds balance that loss against the series'
-# truncation error (both below ~3e-15 relative, checked against 50-digit mpmath).
-_SERIES_C = (1 / 6, -1 / 120, 1 / 5040, -1 / 362880, 1 / 39916800, -1 / 6227020800,
-             1 / 1307674368000, -1 / 355687428096000)          # (theta - sin)/theta^3
-_SERIES_D = (1 / 12, 1 / 720, 1 / 30240, 1 / 1209600, 1 / 47900160, 691 / 1307674368000,
-             1 / 74724249600, 3617 / 10670622842880000)       # (1 - (theta/2)cot(theta/2))/theta^2
-_THETA_C = 1.0
-_THETA_D = 0.7
-# Below this angle sin(theta)/theta and (1 - cos theta)/theta^2 come from two series terms:
-# the next term is theta^4/120 < 1e-18 relative, and 0/0 at theta = 0 is avoided.
-_THETA_TINY = 1e-4
-
-
-def _horner(coeffs, t):
-    acc = 0.0
-    for c in reversed(coeffs):
-        acc = acc * t + c
-    return acc
-
-
-def _sinc_cosc(theta):
-    """Return (sin(theta)/theta, (1 - cos(theta))/theta^2) without cancellation."""
-    if theta < _THETA_TINY:
-        t = theta * theta
-        return 1.0 - t / 6.0, 0.5 - t / 24.0
-    h = 0.5 * theta
-    sh = math.sin(h) / h
-    return math.sin(theta) / theta, 0.5 * sh * sh
-
-
-def _coeff_c(theta):
-    """Return (theta - sin(theta)) / theta^3."""
-    if theta < _THETA_C:
-        return _horner(_SERIES_C, theta * theta)
-    return (theta - math.sin(theta)) / (theta * theta * theta)
-
-
-def _coeff_d(theta):
-    """Return (D, E) with D = (1 - E)/theta^2 and E = (theta/2) cot(theta/2)."""
-    if theta < _THETA_D:
-        t = theta * theta
-        d = _horner(_SERIES_D, t)
-        return d, 1.0 - d * t
-    h = 0.5 * theta
-    e = h * math.cos(h) / math.sin(h)
-    return (1.0 - e) / (theta * theta), e
-
-
-def _combine_entries(a, b, c, x, y, z):
-    """Return the 9 row-major entries of a I + b hat(w) + c w w^T for w = (x, y, z)."""
-    cxy, cxz, cyz = c * x * y, c * x * z, c * y * z
-    bx, by, bz = b * x, b * y, b * z
-    return (a + c * x * x, cxy - bz, cxz + by,
-            cxy + bz, a + c * y * y, cyz - bx,
-            cxz - by, cyz + bx, a + c * z * z)
+# The scalar coefficients of the closed forms (small-angle series included) are compiled
+# kernels shared with the hot path: one implementation (`porthamiltonian.kernels.lie`).
+_horner, _sinc_cosc, _coeff_c, _coeff_d = _kernels.horner, _kernels.sinc_cosc, _kernels.coeff_c, _kernels.coeff_d
+_combine_entries = _kernels.combine_entries
 
 
 def _combine(a, b, c, x, y, z):

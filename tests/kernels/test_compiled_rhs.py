@@ -8,6 +8,7 @@ it must say so (status != 0) and `PHSystem.rhs` must return the Python value.
 
 import numpy as np
 import pytest
+from scipy.spatial.transform import Rotation
 
 import porthamiltonian as ph
 from porthamiltonian.compile import jit as _jit
@@ -51,13 +52,18 @@ def test_compiled_rhs_equals_python_rhs_along_a_trajectory(name, params):
 def _spring_damper_scene():
     """Two bodies under gravity: a point spring from the ground to body a, a spatial damper
     from a to the ground, a point damper and a point spring between a and b, a spatial damper
-    from b to a (each kernel with the ground on either side and with two moving frames)."""
-    from porthamiltonian.library import Gravity, Ground, PointDamper, PointSpring, RigidBody, SpatialDamper
+    from b to a, a spatial spring with a rotated rest pose from the ground to b (each kernel
+    with the ground on either side and with two moving frames)."""
+    from porthamiltonian.library import (Gravity, Ground, PointDamper, PointSpring, RigidBody, SpatialDamper,
+                                         SpatialSpring)
 
     bg = ph.BondGraph("springs")
     ground = bg.add(Ground(frames={"top": np.eye(4)}))
     offset = np.eye(4)
     offset[:3, 3] = (0.05, -0.02, 0.1)
+    rest = np.eye(4)
+    rest[:3, :3] = Rotation.from_rotvec([0.3, -0.2, 0.5]).as_matrix()
+    rest[:3, 3] = (0.2, 0.1, -0.45)
     a = bg.add(RigidBody("a", 1.2, (0.02, 0.03, 0.04), frames={"hook": offset}))
     b = bg.add(RigidBody("b", 0.7, (0.01, 0.012, 0.02)))
     for body in (a, b):
@@ -70,6 +76,8 @@ def _spring_damper_scene():
         PointDamper("d_ab", a.frame("hook"), b.frame(), damping=3.0, point_b=(0.01, 0.0, 0.03)),
         PointSpring("s_ab", a.frame(), b.frame(), stiffness=150.0, rest_length=0.1),
         SpatialDamper("d_ba", b.frame(), a.frame("hook"), rotational=0.05, translational=2.0),
+        SpatialSpring("k_gb", ground.frame("top"), b.frame(), rotational=np.diag([0.2, 0.3, 0.4]),
+                      translational=80.0, coupling=np.full((3, 3), 0.5), rest=rest),
     ]
     for el in elements:
         bg.add(el)
@@ -79,6 +87,7 @@ def _spring_damper_scene():
 
 
 def test_springs_and_dampers_compile_and_match_python():
+    """Compiled against the Python elements along a run; the ledger closes."""
     system = ph.compile(_spring_damper_scene())
     assert system.compiled == "numba", system.compiled
     x0 = system.initial_state({"a.pose": [1, 0, 0, 0, 0.1, 0.0, -0.3], "b.pose": [1, 0, 0, 0, 0.2, 0.1, -0.5]})
