@@ -91,12 +91,10 @@ from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef
 from porthamiltonian.contact.laws import NormalLaw, UserNormalLaw, law_from_spec, law_to_spec
 from porthamiltonian.errors import GeometryError, ParameterError
-from porthamiltonian.geometry.closest import DEFAULT_TOL
-from porthamiltonian.geometry.surface import REGULARITY_TOL
 from porthamiltonian.kernels import compliant as _kcompliant
 from porthamiltonian.kernels import contact as _kcontact
 
-from .contact_geometry import _MAX_ITER, ContactPair
+from .contact_geometry import ContactPair
 from .rigid_body import RigidBody
 
 __all__ = ["CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactParameters"]
@@ -218,18 +216,12 @@ class ContactSpring(StorageElement):
         """``(F, I)`` of `porthamiltonian.kernels.compliant` (shared by the contact's three
         elements), or None where the compiled path does not apply: a surface evaluated in
         Python, a law given in Python."""
-        if not self.pair._compiled or isinstance(self.p.law, UserNormalLaw):
+        if isinstance(self.p.law, UserNormalLaw):
             return None
-        pr, p = self.pair, self.p
-        (F1, I1), (F2, I2) = pr.S1._kernel_spec, pr.S2._kernel_spec
-        minv = [b.Minv if moving else np.zeros((6, 6)) for b, moving in zip((pr.body_a, pr.body_b), pr._moving)]
-        return _kcompliant.pack(
-            scale=pr._scale, tol=DEFAULT_TOL, alpha=pr.alpha, reg_tol=REGULARITY_TOL, cull_distance=pr.cull_distance,
-            depth_limit=self.depth_limit, relax=self.relax, c_spin=p.c_spin, c_t=p.c_t, c_slip=p.c_slip, mu=p.mu,
-            mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t, law=p.law.packed, H_Wa=pr._H_Wa, H_Wb=pr._H_Wb,
-            H_S1a=pr.H_S1a, H_bS2=pr.H_bS2, Ad_S2b=pr._Ad_S2b, Ad_S1a=pr._Ad_S1a, Minv_a=minv[0], Minv_b=minv[1],
-            B1_=pr._B1, B2_=pr._B2, chart_margin=pr.CHART_MARGIN, edges=pr._edges, F1=F1, I1=I1, F2=F2, I2=I2, max_iter=_MAX_ITER, cullable=pr._cullable,
-            moving_a=pr._moving[0], moving_b=pr._moving[1], dahl=p.dahl)
+        p = self.p
+        return self.pair.pack(
+            cullable=True, depth_limit=self.depth_limit, relax=self.relax, law=p.law.packed, c_spin=p.c_spin,
+            c_t=p.c_t, c_slip=p.c_slip, mu=p.mu, mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t, dahl=p.dahl)
 
     def kernel(self, role):
         packed = self._packed()

@@ -32,6 +32,7 @@ from porthamiltonian.geometry import Surface, closest_points, surface_from_spec,
 from porthamiltonian.geometry.closest import DEFAULT_TOL, ClosestPoints, _pair_scale, refine
 from porthamiltonian.geometry.surface import REGULARITY_TOL
 from porthamiltonian.kernels import closest as _kclosest
+from porthamiltonian.kernels import compliant as _kcompliant
 from porthamiltonian.kernels import contact as _kcontact
 from porthamiltonian.kernels import lie as _klie
 from porthamiltonian.lie import se3
@@ -374,6 +375,23 @@ class ContactPair:
                 f"regular contact pair: curvature margin {cp.curvature_margin:.3g} 1/m)"
             )
         return st
+
+    def pack(self, *, cullable, depth_limit=math.inf, relax=0.0, law=(0.0,) * 5, c_spin=0.0, c_t=0.0, c_slip=0.0,
+             mu=0.0, mu_spin=0.0, k_spin=0.0, k_t=0.0, dahl=False):
+        """``(F, I)`` of the pair for the compiled contact kernels (`porthamiltonian.kernels.
+        compliant.pack`: its geometry, and the compliant contact's law and friction where given),
+        or None where a surface is evaluated in Python. Called once, at compile time."""
+        if not self._compiled:
+            return None
+        minv = [b.Minv if moving else np.zeros((6, 6)) for b, moving in zip((self.body_a, self.body_b), self._moving)]
+        return _kcompliant.pack(
+            scale=self._scale, tol=DEFAULT_TOL, alpha=self.alpha, reg_tol=REGULARITY_TOL,
+            cull_distance=self.cull_distance, depth_limit=depth_limit, relax=relax, c_spin=c_spin, c_t=c_t,
+            c_slip=c_slip, mu=mu, mu_spin=mu_spin, k_spin=k_spin, k_t=k_t, law=law, H_Wa=self._H_Wa, H_Wb=self._H_Wb,
+            H_S1a=self.H_S1a, H_bS2=self.H_bS2, Ad_S2b=self._Ad_S2b, Ad_S1a=self._Ad_S1a, Minv_a=minv[0],
+            Minv_b=minv[1], B1_=self._B1, B2_=self._B2, chart_margin=self.CHART_MARGIN, edges=self._edges,
+            F1=self._F1, I1=self._I1, F2=self._F2, I2=self._I2, max_iter=_MAX_ITER,
+            cullable=cullable and self._cullable, moving_a=self._moving[0], moving_b=self._moving[1], dahl=dahl)
 
     def relative_twist_12(self, T_a, T_b, H12):
         """Twist of S2 relative to S1 in frame 1 from the body twists."""

@@ -45,11 +45,12 @@ import warnings
 import numpy as np
 
 from porthamiltonian._validate import as_finite_float
-from porthamiltonian.bondgraph.element import ConstraintElement, EventOutcome, EventSpec, register_element
+from porthamiltonian.bondgraph.element import ConstraintElement, EventOutcome, EventSpec, Kernel, register_element
 from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import Port, StateBlock
 from porthamiltonian.errors import ContactWarning, GeometryError, ParameterError
+from porthamiltonian.kernels import sliding_plane as _ksp
 
 from .contact_geometry import ContactPair
 
@@ -204,6 +205,18 @@ class SlidingPlaneConstraint(ConstraintElement):
         if self.friction == "rolling":
             W[3], W[4] = -lam[1], -lam[2]
         return W
+
+    # ---- kernels
+    def kernel(self, role):
+        """Compiled kernels (`porthamiltonian.kernels.sliding_plane`) where both surfaces have
+        compiled evaluators; the events stay in Python."""
+        fn = {"terms": _ksp.terms, "acceleration_bias": _ksp.acceleration_bias, "effort_map": _ksp.effort_map,
+              "rates": _ksp.rates, "active": _ksp.active}.get(role)
+        packed = self.pair.pack(cullable=False, relax=self.relax) if fn is not None else None
+        if packed is None:
+            return None
+        mode = {"frictionless": _ksp.FRICTIONLESS, "coulomb": _ksp.COULOMB, "rolling": _ksp.ROLLING}[self.friction]
+        return Kernel(fn, *_ksp.pack(*packed, mode, self._rows, self.mu, self.eps))
 
     # ---- events
     def events(self):

@@ -300,6 +300,16 @@ class _Gen:
         self._modrates.add(f"Md{i}")
         self.emit(f"Md{i} = {self.call(el, 'modulus_rate', ['t', self.r(el), f'rr{i}'])}")
 
+    def check_terms(self, i):
+        """Hook after a constraint's terms: nothing here (the Python terms raise their errors)."""
+
+    def effort_map(self, i, c, flows):
+        """``D{i}``: the constraint's effort map (None from the element, or the associated
+        system asked for: its Jacobian)."""
+        self.emit(f"D{i} = {self.call(c['path'], 'effort_map', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])}")
+        self.emit(f"if D{i} is None or associated:")
+        self.emit(f"    D{i} = J{i}")
+
     # -- whole function
     def build(self):
         self.emit("xdot = np.zeros(NX)")
@@ -326,13 +336,12 @@ class _Gen:
         for c in p.constraints:
             i = self.index(c["path"])
             self.emit(f"J{i}, b{i}, g{i} = {self.call(c['path'], 'terms', ['t', self.xe(c['path']), self.r(c['path'])])}")
+            self.check_terms(i)
             flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
             self.emit(f"F{i} = np.concatenate(({flows},))")
             self.emit(f"c{i} = J{i} @ F{i} + b{i}")
             if type(c["obj"]).effort_map is not ConstraintElement.effort_map:
-                self.emit(f"D{i} = {self.call(c['path'], 'effort_map', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])}")
-                self.emit(f"if D{i} is None or associated:")
-                self.emit(f"    D{i} = J{i}")
+                self.effort_map(i, c, flows)
             else:
                 self.emit(f"D{i} = J{i}")
         for j, ci in enumerate(p.cuts):

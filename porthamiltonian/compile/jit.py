@@ -138,6 +138,18 @@ class _JitGen(_Gen):
             args = args + [sh]
         return f"{name}({', '.join(args + [self._pack(kern.F), self._pack(kern.I)])})"
 
+    # -- constraints
+    def check_terms(self, i):
+        """A constraint kernel that meets a state it does not handle returns NaN terms: the
+        evaluation goes to Python (before the multipliers' solve, which would refuse them)."""
+        self.emit(f"if not np.all(np.isfinite(J{i})):")
+        self.emit("    return xdot, 3, _E, _E, _E, _E")
+
+    def effort_map(self, i, c, flows):
+        """``D{i}`` from the element's effort-map kernel, which returns its Jacobian where it
+        has no map of its own (the compiled function never evaluates the associated system)."""
+        self.emit(f"D{i} = {self.call(c['path'], 'effort_map', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])}")
+
     # -- steps
     def step_value(self, s, with_sens):
         el = s.element

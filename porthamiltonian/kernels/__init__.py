@@ -7,9 +7,11 @@ avoided. The public API (`porthamiltonian.geometry`, `porthamiltonian.contact`,
 implementation serves both the tests of the public API and the generated right-hand side.
 
 Modules: `lie` (quaternions, SO(3), SE(3)), `surfaces` (evaluation of the built-in surface
-kinds by integer kind code and packed parameters), `closest` (closed forms, bounding tests,
-warm-started Newton refinement), `contact` (Gauss-map contact kinematics, contact frame and
-its rates), `bodies` (rigid-body rates, gravity, springs and dampers).
+kinds by integer kind code and packed parameters, and the instruction tapes of sympy
+surfaces), `closest` (closed forms, bounding tests, warm-started Newton refinement),
+`contact` (Gauss-map contact kinematics, contact frame and its rates), `bodies` (rigid-body
+rates, gravity, springs and dampers), and the element kernels of the compiled right-hand
+side: `compliant` (compliant contact), `sliding_plane` (sliding-plane constraint), `joints`.
 """
 
 import hashlib

@@ -1,0 +1,154 @@
+"""Compiled element kernels of the sliding-plane contact constraint
+(`library.sliding_plane_contact.SlidingPlaneConstraint`) for the compiled right-hand side
+(`porthamiltonian.compile.jit`).
+
+The constraint's own state (7) starts like a compliant spring's: tracked contact parameters
+(4), their charts (2), the contact flag. So its geometry is the compliant contact's shared
+tuple (`porthamiltonian.kernels.compliant.pair_state`, packed by
+`library.contact_geometry.ContactPair.pack` without culling), evaluated by each kernel (the
+constraint's kernels are called at different points of the evaluation; a closed-form pair
+costs about a microsecond, a Newton pair a few). The formulas are the Python element's,
+through the same kernels of `porthamiltonian.kernels.contact`.
+
+A state the kernels do not handle (no closed form and an insane warm start, a failed
+refinement, the contact point off a bounded surface, a singular contact matrix) gives NaN
+terms or rates: the caller then evaluates the right-hand side in Python, which re-charts or
+raises the element's error.
+
+Packing: the pair's ``(F, I)`` followed by ``F: (mu, eps)`` and ``I: (at_F, mode, n_rows,
+rows...)`` with ``at_F`` the index of ``mu`` in F and ``mode`` one of `FRICTIONLESS`,
+`COULOMB`, `ROLLING`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from . import compliant as _kcp
+from . import contact as _kc
+from . import lie as _lie
+
+FRICTIONLESS, COULOMB, ROLLING = 0, 1, 2
+
+
+def pack(pair_F, pair_I, mode, rows, mu, eps):
+    """``(F, I)`` of a sliding-plane constraint from its pair's packing (called once, at
+    compile time; not a kernel)."""
+    F = np.concatenate((pair_F, [float(mu), float(eps)]))
+    I = np.concatenate((pair_I, [len(pair_F), int(mode), len(rows)], np.asarray(rows, dtype=np.int64)))
+    return F, I.astype(np.int64)
+
+
+@njit(cache=True, inline="always")
+def _tail(I):
+    """Index of the constraint's own ints in I (after the pair's)."""
+    return _kcp.I_SURFACES + I[_kcp.N_I1] + I[_kcp.N_I2]
+
+
+@njit(cache=True, inline="always")
+def _rows(I):
+    at = _tail(I)
+    return I[at + 3 : at + 3 + I[at + 2]]
+
+
+@njit(cache=True, inline="always")
+def _geometry(x, refs, F, I):
+    """The pair's shared tuple, and whether the kernels handle it."""
+    sh = _kcp.pair_state(x, refs, F, I)
+    return sh, sh[0] == _kc.OK and sh[1] == 0.0
+
+
+@njit(cache=True, inline="always")
+def _R(sh, k):
+    """``R_k`` (12,): ``R_k . (T_a, T_b) = -(T_C)_k``."""
+    out = np.empty(12)
+    out[:6] = sh[10][k]
+    out[6:] = -sh[11][k]
+    return out
+
+
+@njit(cache=True, inline="always")
+def terms(t, x, refs, F, I):
+    """``(J, b, g)`` of the active rows: the rows ``R_k``, zero velocity bias, the penetration
+    as the normal row's gap (NaN for the others); NaN rows where the kernels decline."""
+    rows = _rows(I)
+    n = rows.shape[0]
+    J = np.empty((n, 12))
+    g = np.full(n, np.nan)
+    sh, ok = _geometry(x, refs, F, I)
+    if not ok:
+        J[:, :] = np.nan
+        return J, np.zeros(n), g
+    for i in range(n):
+        J[i] = _R(sh, rows[i])
+    g[0] = sh[2]
+    return J, np.zeros(n), g
+
+
+@njit(cache=True, inline="always")
+def acceleration_bias(t, x, refs, flows, F, I):
+    """`porthamiltonian.kernels.contact.sliding_plane_bias` of the rows; NaN where the
+    contact matrix is singular (`porthamiltonian.contact.kinematics.MAX_CONDITION`)."""
+    rows = _rows(I)
+    sh, ok = _geometry(x, refs, F, I)
+    if not ok:
+        return np.full(rows.shape[0], np.nan)
+    bias, s_max, s_min = _kc.sliding_plane_bias(
+        sh[7], sh[8], sh[3], sh[9], _kcp._mat(F, _kcp.AD_S2B, 6), _kcp._mat(F, _kcp.AD_S1A, 6), flows[0], flows[1],
+        F[_kcp.ALPHA], rows)
+    if not s_min > s_max / 1e10:
+        bias[:] = np.nan
+    return bias
+
+
+@njit(cache=True, inline="always")
+def effort_map(t, x, refs, flows, F, I):
+    """The rows' effort map: with Coulomb friction the normal row plus the regularized
+    sliding friction, ``R_5 - mu (v_x R_3 + v_y R_4) / sqrt(|v_t|^2 + eps^2)``; else the
+    Jacobian itself."""
+    rows = _rows(I)
+    sh, ok = _geometry(x, refs, F, I)
+    D = np.empty((rows.shape[0], 12))
+    if not ok:
+        D[:, :] = np.nan
+        return D
+    at = _tail(I)
+    if I[at + 1] != COULOMB:
+        for i in range(rows.shape[0]):
+            D[i] = _R(sh, rows[i])
+        return D
+    T_C = _lie.mv(sh[11], flows[1]) - _lie.mv(sh[10], flows[0])
+    vx, vy = T_C[3], T_C[4]
+    mu, eps = F[I[at]], F[I[at] + 1]
+    den = math.sqrt(vx * vx + vy * vy + eps * eps)
+    D[0] = _R(sh, 5) - mu * (vx * _R(sh, 3) + vy * _R(sh, 4)) / den
+    return D
+
+
+@njit(cache=True, inline="always")
+def rates(t, x, refs, flows, F, I):
+    """Rates of the own state (7): the tracked parameters' (contact kinematics plus the
+    relaxation toward the exact ones); NaN where the contact matrix is singular."""
+    out = np.zeros(7)
+    sh, ok = _geometry(x, refs, F, I)
+    if not ok:
+        out[:] = np.nan
+        return out
+    F1, I1, F2, I2 = _kcp._surfaces(F, I)
+    T12 = _kc.relative_twist(sh[3], _kcp._mat(F, _kcp.AD_S2B, 6), _kcp._mat(F, _kcp.AD_S1A, 6), flows[0], flows[1])
+    rate, s_max, s_min = _kc.parameter_rates(F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], T12,
+                                             x[0:4].copy(), int(round(x[4])), int(round(x[5])), F[_kcp.RELAX])
+    if not s_min > s_max / 1e10:
+        out[:] = np.nan
+        return out
+    out[0:4] = rate
+    return out
+
+
+@njit(cache=True, inline="always")
+def active(x, F, I):
+    """1 on every row while the contact flag is set, else 0."""
+    return np.full(_rows(I).shape[0], 1.0 if x[6] > 0.5 else 0.0)
