@@ -18,14 +18,15 @@ import hashlib
 from pathlib import Path
 
 
-def _drop_stale_cache() -> None:
+def _drop_stale_cache() -> str:
     """Delete numba's on-disk cache of these kernels when any kernel source changed.
 
     numba invalidates a cached function only when the file defining it changes, not when a
     kernel it calls from another file does (a caller compiled against an old `surfaces.py`
     would keep running the old evaluation). A stamp of all kernel sources, kept beside the
     cache, makes any change drop every cached kernel at once. An unwritable package folder
-    is left alone (numba then caches in its user-wide folder, keyed the same way).
+    is left alone (numba then caches in its user-wide folder, keyed the same way). Returns the
+    stamp (`SOURCES_DIGEST`).
     """
     here = Path(__file__).parent
     digest = hashlib.sha256()
@@ -36,13 +37,16 @@ def _drop_stale_cache() -> None:
     stamp = cache / "kernels.stamp"
     try:
         if stamp.is_file() and stamp.read_text() == digest.hexdigest():
-            return
+            return digest.hexdigest()
         for entry in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
             entry.unlink(missing_ok=True)
         cache.mkdir(exist_ok=True)
         stamp.write_text(digest.hexdigest())
     except OSError:
         pass
+    return digest.hexdigest()
 
 
-_drop_stale_cache()
+#: digest of every kernel source: the generated right-hand sides carry it, so that a changed
+#: kernel gives them a new cache file (numba would reuse one compiled against the old kernels)
+SOURCES_DIGEST = _drop_stale_cache()

@@ -133,6 +133,26 @@ def test_the_generated_source_depends_on_the_structure_only():
     assert not np.array_equal(a._jit["F"], b._jit["F"])
 
 
+def test_the_generated_source_names_the_kernels_it_was_compiled_against():
+    """numba keeps a cached function's machine code while its own file is unchanged, even when
+    a kernel it calls changed: the generated source carries the digest of the kernel sources
+    (and of jit.py), so a changed kernel gives a new cache file. A kernel change with the old
+    file name ran the old kernel (seen when the local Hertz law's wrench was added)."""
+    import hashlib
+    from pathlib import Path
+
+    from porthamiltonian import kernels
+
+    sources = hashlib.sha256()
+    for src in sorted(Path(kernels.__file__).parent.glob("*.py")):
+        sources.update(src.name.encode())
+        sources.update(src.read_bytes())
+    assert kernels.SOURCES_DIGEST == sources.hexdigest()
+    expected = hashlib.sha256((sources.hexdigest() + Path(_jit.__file__).read_text()).encode()).hexdigest()[:20]
+    source = ph.compile(build_model("heavy-top").graph)._jit["source"]
+    assert f"# kernels {expected}\n" in source
+
+
 def test_generated_sources_are_cached_in_the_cache_directory(tmp_path, monkeypatch):
     monkeypatch.setenv("PORTHAMILTONIAN_CACHE", str(tmp_path))
     source = (
