@@ -108,10 +108,11 @@ def _observable_series(system, traj, model):
 
 
 def _save_contact_forces(model_name, traj, out, events):
-    """contact_forces.npz (per contact: normal, tangential, spin, point, normal direction)
-    and a plot of the normal forces; nothing for a model without contacts. Returns the
-    figures written."""
-    from .diagnostics.contact_forces import contact_names
+    """contact_forces.npz (per contact: normal, tangential, spin, point, normal direction; per
+    body touched by two contacts or more: the centre of pressure and the summed normal force),
+    a plot of the normal forces and one of the centres of pressure; nothing for a model
+    without contacts. Returns the figures written."""
+    from .diagnostics.contact_forces import contact_bodies, contact_names
     from .diagnostics.plots import plot_series, save_figure
 
     names = contact_names(traj.system)
@@ -120,10 +121,21 @@ def _save_contact_forces(model_name, traj, out, events):
     forces = {n: traj.contact_forces(n) for n in names}
     arrays = {f"{n}.{field}": getattr(f, field) for n, f in forces.items()
               for field in ("normal", "tangential", "spin", "point", "normal_direction")}
+    touched = contact_bodies(traj.system)
+    pressure = {body: traj.center_of_pressure(body) for body, on in touched.items() if len(on) >= 2}
+    for body, (cop, total) in pressure.items():
+        arrays[f"{body}.center_of_pressure"], arrays[f"{body}.total_normal"] = cop, total
     savez(out / "contact_forces.npz", t=traj.t, **arrays)
     fig = plot_series(traj.t, {f"{n}: normal force [N]": f.normal for n, f in forces.items()},
-                      title=f"{model_name}: contact normal forces", events=events)
-    return [save_figure(fig, out / "contact_forces.png")]
+                      ylabel="normal force [N]", title=f"{model_name}: contact normal forces", events=events)
+    written = [save_figure(fig, out / "contact_forces.png")]
+    if pressure:
+        series = {f"{body} {axis}": cop[:, k] for body, (cop, _) in pressure.items() for k, axis in enumerate("xyz")}
+        fig = plot_series(traj.t, series, ylabel="centre of pressure, world [m]",
+                          title=f"{model_name}: centre of pressure of each body's contacts (blank: in the air)",
+                          events=events)
+        written.append(save_figure(fig, out / "center_of_pressure.png"))
+    return written
 
 
 def _check_out_dir(out, replace=False):

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ["ContactForces", "contact_forces", "center_of_pressure", "contact_names"]
+__all__ = ["ContactForces", "contact_bodies", "contact_forces", "center_of_pressure", "contact_names"]
 
 
 class ContactForces(NamedTuple):
@@ -120,6 +120,17 @@ def contact_forces(trajectory, name):
                          pair.body_b.name)
 
 
+def contact_bodies(system):
+    """The contacts acting on each moving or fixed body: dict body name -> list of contact
+    component names (`contact_names`), in the system's order."""
+    out = {}
+    for n in contact_names(system):
+        pair = system.elements[_leaves(system, n)[0]].pair
+        for body in (pair.body_a.name, pair.body_b.name):
+            out.setdefault(body, []).append(n)
+    return out
+
+
 def center_of_pressure(trajectory, body, contacts=None):
     """Centre of pressure of the contacts acting on `body`: the contact points weighted by
     their normal forces, ``sum F_n,i p_i / sum F_n,i`` [m] (world, shape (N, 3)).
@@ -141,8 +152,7 @@ def center_of_pressure(trajectory, body, contacts=None):
     """
     system = trajectory.system
     if contacts is None:
-        pairs = {n: system.elements[_leaves(system, n)[0]].pair for n in contact_names(system)}
-        contacts = [n for n, pair in pairs.items() if body in (pair.body_a.name, pair.body_b.name)]
+        contacts = contact_bodies(system).get(body, [])
     if not contacts:
         raise ModelError(f"no contact of system {system.name!r} involves body {body!r}")
     forces = [contact_forces(trajectory, n) for n in contacts]

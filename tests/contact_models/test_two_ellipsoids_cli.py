@@ -69,6 +69,33 @@ def test_contact_forces_are_saved_and_balance_the_momentum(run):
     assert abs(impulse - (p[-1] - p[0])) < 5e-3 * 2 * G * t[-1]
 
 
+def test_centres_of_pressure_are_saved_for_bodies_with_several_contacts(run):
+    """The floor (two contacts) and the upper and lower bodies (two each) have a centre of
+    pressure in contact_forces.npz: the normal-force-weighted mean of their contacts' points,
+    recomputed here from the per-contact arrays; the floor's lies between its two contact
+    points and on the floor (within the penetration) wherever both contacts push; NaN while nothing touches. (An unclipped
+    damper pulls briefly at a release, so a total can be negative.)"""
+    _, out, _, _ = run
+    f = dict(np.load(out / "contact_forces.npz"))
+    assert (out / "center_of_pressure.png").stat().st_size > 0
+    for body, contacts in (("ground", ("lower_floor", "upper_floor")), ("upper", ("upper_floor", "upper_lower")),
+                           ("lower", ("lower_floor", "upper_lower"))):
+        total = sum(f[f"{c}.normal"] for c in contacts)
+        assert_allclose(f[f"{body}.total_normal"], total, rtol=1e-14)
+        on = total != 0
+        assert on.any() and np.all(np.isnan(f[f"{body}.center_of_pressure"][~on]))
+        weighted = sum(f[f"{c}.normal"][:, None] * f[f"{c}.point"] for c in contacts)
+        assert_allclose(f[f"{body}.center_of_pressure"][on], weighted[on] / total[on, None], rtol=1e-12, atol=1e-15)
+    pushing = (f["lower_floor.normal"] >= 0) & (f["upper_floor.normal"] >= 0) & (f["ground.total_normal"] > 0)
+    assert pushing.sum() > 100
+    z = f["ground.center_of_pressure"][pushing, 2]
+    z_points = np.stack([f[f"{c}_floor.point"][pushing, 2] for c in ("lower", "upper")])
+    assert np.all((z_points.min(axis=0) - 1e-15 <= z) & (z <= z_points.max(axis=0) + 1e-15))
+    # contact points sit midway into the overlap: within half the deepest impact (3.5 cm at
+    # 2.2 m/s with 4000 N/m for 1 kg) of the floor
+    assert np.all(np.abs(z) < 0.02)
+
+
 def test_ledger_closes_to_1e6_of_the_initial_energy(run):
     _, _, summary, _ = run
     led = summary["ledger"]
