@@ -89,8 +89,8 @@ from porthamiltonian.bondgraph.element import (
 from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef
-from porthamiltonian.contact.laws import NormalLaw, UserNormalLaw, law_from_spec, law_to_spec
-from porthamiltonian.errors import GeometryError, ParameterError
+from porthamiltonian.contact.laws import LocalHertzLaw, NormalLaw, UserNormalLaw, law_from_spec, law_to_spec
+from porthamiltonian.errors import GeometryError, ModelError, ParameterError
 from porthamiltonian.kernels import compliant as _kcompliant
 from porthamiltonian.kernels import contact as _kcontact
 
@@ -250,8 +250,11 @@ class ContactSpring(StorageElement):
         s = x[_S]
         # off a bounded surface's edge (until the release event books it as lost): the
         # penetration of the surface extended, so that the stored energy stays continuous
-        delta = st.edge_delta if st.culled else st.delta
-        return self.p.law.potential(delta) + 0.5 * float(self.p.K_t @ (s * s))
+        if st.culled:
+            V = self.p.law.potential(st.edge_delta)
+        else:
+            V = _elastic(self.p, self.pair, st)[1]
+        return V + 0.5 * float(self.p.K_t @ (s * s))
 
     def outputs(self, t, x, refs):
         if x[_ACT] < 0.5:    # not touching: no wrench, no contact points needed
@@ -264,7 +267,8 @@ class ContactSpring(StorageElement):
                 f"{self.label}: penetration {st.delta:.4g} m is beyond the compliant contact's range "
                 f"({self.depth_limit:.4g} m, {DEPTH_FRACTION:g} of the smaller surface's size): the bodies sink "
                 "into each other; stiffen the contact or lower the impact speed")
-        return _kcontact.spring_outputs(st.G_a, st.G_b, self.p.K_t, x[_S], self.p.law.elastic(st.delta))
+        F_e, _, W_geo = _elastic(self.p, self.pair, st)
+        return _kcontact.spring_outputs(st.G_a, st.G_b, self.p.K_t, x[_S], F_e, W_geo)
 
     def rates(self, t, x, refs, inputs):
         st = self._state(x, refs)
@@ -306,8 +310,9 @@ class ContactSpring(StorageElement):
         if x[_ACT] < 0.5 or st.culled:
             return np.concatenate((g_own, self.pair.pose_gradient(refs, np.zeros(6), np.zeros(6))))
         g_own[_S] = self.p.K_t * x[_S]
-        Wn = np.zeros(6)
-        Wn[5] = -self.p.law.elastic(st.delta)
+        F_e, _, Wn = _elastic(self.p, self.pair, st)
+        Wn = Wn.copy()
+        Wn[5] -= F_e
         return np.concatenate((g_own, self.pair.pose_gradient(refs, -(st.G_a.T @ Wn), st.G_b.T @ Wn)))
 
     def structure(self, t, x, refs):
@@ -412,11 +417,32 @@ def _spring_refs(spring):
     return (StateRef(spring, "x"), StateRef(spring, "charts"), StateRef(spring, "active"))
 
 
-def _limits(p, st, s):
+_NO_WRENCH = np.zeros(6)
+
+
+def _local_law(p, pair, st):
+    """``(packed Hunt-Crossley law with the local stiffness, configuration part of the
+    spring's wrench)`` of a `LocalHertzLaw` at the contact state (`ContactPair.local_hertz`)."""
+    K, g = pair.local_hertz(st, p.law.modulus)
+    W_geo = 0.4 * st.delta**2.5 * g if st.delta > 0.0 else _NO_WRENCH
+    return _kcontact.resolve_law(p.law.packed, K), W_geo
+
+
+def _elastic(p, pair, st):
+    """``(F_e [N], V [J], W_geo)`` of the normal law at a touching contact state: elastic force,
+    stored energy, and the part of the spring's wrench from a configuration-dependent
+    stiffness (`porthamiltonian.kernels.contact.local_hertz`; zero for a fixed law)."""
+    if isinstance(p.law, LocalHertzLaw):
+        law, W_geo = _local_law(p, pair, st)
+        return (_kcontact.normal_force(law, st.delta, 0.0)[0], _kcontact.normal_potential(law, st.delta), W_geo)
+    return p.law.elastic(st.delta), p.law.potential(st.delta), _NO_WRENCH
+
+
+def _limits(p, pair, st, s):
     """Friction limits ``(mu_spin F_e, mu F_e)`` and the capacity they leave to the
     friction-limited stick dampers, ``limit - |spring force|`` (>= 0; infinite for the
     viscous friction law, whose dampers are not limited)."""
-    Fe = p.law.elastic(st.delta)
+    Fe = _elastic(p, pair, st)[0]
     lim_spin, lim_t = p.mu_spin * Fe, p.mu * Fe
     if not p.dahl:
         return lim_spin, lim_t, np.inf, np.inf
@@ -481,10 +507,12 @@ class ContactDamper(_SpringResistor):
         st = self._state(refs) if refs[2][0] > 0.5 else None
         if st is None or st.culled:
             return None
-        _, _, cap_spin, cap_t = _limits(self.p, st, refs[-1])
+        _, _, cap_spin, cap_t = _limits(self.p, self.pair, st, refs[-1])
         law = self.p.law
         if isinstance(law, UserNormalLaw):   # evaluated in Python at the penetration rate
             law_args = law.given(st.delta, -(st.G_b @ inputs[1] - st.G_a @ inputs[0])[5])
+        elif isinstance(law, LocalHertzLaw):
+            law_args = _local_law(self.p, self.pair, st)[0]
         else:
             law_args = law.packed
         return st, _kcontact.damper_efforts(st.G_a, st.G_b, inputs[0], inputs[1], self.p.c_spin, self.p.c_t,
@@ -528,7 +556,7 @@ class SlipFriction(_SpringResistor):
         st = self._state(refs) if refs[2][0] > 0.5 else None
         if st is None or st.culled:
             return 0.0, 0.0, self.p.c_slip, 0.0, 0.0
-        lim_spin, lim_t, _, _ = _limits(self.p, st, refs[-1])
+        lim_spin, lim_t, _, _ = _limits(self.p, self.pair, st, refs[-1])
         if not self.p.dahl:
             return lim_spin, lim_t, self.p.c_slip, 0.0, 0.0
         n = self.pair.n_pose_refs
@@ -551,7 +579,7 @@ def _reduced_mass(body_a, body_b):
 def _normal_law(name, normal, stiffness, damping, exponent, clip):
     """The contact's normal law: a law object as given, or built from its kind's name with
     the defaults stiffness 1e4 N/m, damping 20 N s/m, exponent 1.5."""
-    if isinstance(normal, (NormalLaw, UserNormalLaw)):
+    if isinstance(normal, (NormalLaw, UserNormalLaw, LocalHertzLaw)):
         given = [k for k, v in (("stiffness", stiffness), ("damping", damping), ("exponent", exponent)) if v is not None]
         if given or clip:
             raise ParameterError(f"compliant contact {name!r}: `normal` is a law object, which holds its own "
@@ -560,6 +588,25 @@ def _normal_law(name, normal, stiffness, damping, exponent, clip):
     return NormalLaw(normal, stiffness=1e4 if stiffness is None else stiffness,
                      damping=20.0 if damping is None else damping, exponent=1.5 if exponent is None else exponent,
                      clip=clip)
+
+
+def _scale_law(name, law, pair):
+    """The law the defaults are derived from: the law itself, or for a `LocalHertzLaw` (whose
+    stiffness depends on where the surfaces touch) the law of a sphere of the pair's size
+    (`ContactPair` scale, the smaller surface's) on a flat, whose secant stiffness under a 1 kg
+    weight stands for its stiffness. Checks that the pair supports a local law."""
+    if not isinstance(law, LocalHertzLaw):
+        return law
+    if not pair._compiled:
+        raise ModelError(f"compliant contact {name!r}: a LocalHertzLaw needs surfaces the compiled kernels "
+                         "evaluate (built-in kinds, B-splines, sympy surfaces); a Python-defined surface is not")
+    if pair._bounded:
+        raise ModelError(f"compliant contact {name!r}: a LocalHertzLaw needs surfaces without edges (a bounded "
+                         "plane or patch releases the contact off its edge, where the local stiffness is not "
+                         "defined); use an unbounded plane or a fixed-stiffness NormalLaw('hertz', ...)")
+    ref = law.reference(pair._scale)
+    d = ref.penetration_at_rest(9.81)
+    return NormalLaw("linear", stiffness=9.81 / d)
 
 
 def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, normal="linear",
@@ -584,10 +631,11 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
     surface_a, surface_b : Surface
     pose_a, pose_b : array_like (4, 4), optional
         Pose of each surface in its body.
-    normal : {"linear", "hertz", "hunt_crossley"} or NormalLaw or UserNormalLaw
+    normal : {"linear", "hertz", "hunt_crossley"} or NormalLaw or UserNormalLaw or LocalHertzLaw
         Normal law (`porthamiltonian.contact.laws`): a built-in kind's name with the next
         three parameters, or a law object (then they are not given), e.g. a
-        `UserNormalLaw` from a sympy potential.
+        `UserNormalLaw` from a sympy potential, or a `LocalHertzLaw` whose stiffness comes
+        from the contact modulus and the local curvatures of the two surfaces.
     stiffness : float
         k of the normal law. Default 1e4 N/m: a 1 kg body at rest penetrates
         m g / k = 0.98 mm, and a 1 kg impact lasts pi sqrt(m/k) = 31 ms.
@@ -601,7 +649,8 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
         spring-damper impact, whose restitution has a closed form).
     tangential_stiffness : float
         k_t [N/m] of the tangential spring; default the normal law's stiffness (a user law's
-        secant stiffness F_e / delta under a 1 kg weight), or 0 when
+        secant stiffness F_e / delta under a 1 kg weight; for a `LocalHertzLaw`, that of the
+        Hertz law of a sphere of the smaller surface's size on a flat), or 0 when
         `friction` is 0 (a frictionless contact transmits no tangential force at all).
     tangential_damping : float
         c_t [N s/m] of the stick damper in parallel with the spring and slip. With the Dahl
@@ -659,10 +708,11 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
             "friction modes are the sliding-plane contact's (or use material=ContactMaterial(friction=mu) for both)")
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha, cull=cull)
     law0 = _normal_law(name, normal, stiffness, damping, exponent, clip)
+    scale_law = _scale_law(name, law0, pair)
     frictionless = friction == 0
     if friction_law not in FRICTION_LAWS:
         raise ParameterError(f"`friction_law` must be one of {FRICTION_LAWS}, got {friction_law!r}")
-    k_t = (0.0 if frictionless else law0.stiffness) if tangential_stiffness is None else tangential_stiffness
+    k_t = (0.0 if frictionless else scale_law.stiffness) if tangential_stiffness is None else tangential_stiffness
     if tangential_damping is not None:
         c_t = tangential_damping
     elif friction_law == "dahl" and not frictionless:
@@ -671,7 +721,7 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
     else:
         c_t = 0.0
     if max_penetration is None:
-        max_penetration = max(10.0 * law0.penetration_at_rest(9.81), 0.01)
+        max_penetration = max(10.0 * scale_law.penetration_at_rest(9.81), 0.01)
     params = ContactParameters(
         law=law0, tangential_stiffness=k_t, tangential_damping=c_t,
         spin_stiffness=(0.0 if frictionless else k_t * 1e-4) if spin_stiffness is None else spin_stiffness,

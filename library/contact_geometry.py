@@ -393,6 +393,31 @@ class ContactPair:
             F1=self._F1, I1=self._I1, F2=self._F2, I2=self._I2, max_iter=_MAX_ITER,
             cullable=cullable and self._cullable, moving_a=self._moving[0], moving_b=self._moving[1], dahl=dahl)
 
+    def local_hertz(self, st, modulus):
+        """Hertz stiffness K [N/m^(3/2)] at the contact state `st` from the contact modulus
+        and the local curvatures, and its rate per unit relative twist in the contact frame
+        (`porthamiltonian.kernels.contact.local_hertz`).
+
+        Raises
+        ------
+        GeometryError
+            Where Hertz theory does not apply: the relative curvature is not positive
+            definite (conforming or concave surfaces) or is a line contact.
+        """
+        D1, D2 = st.D
+        K, g, ok = _kcontact.local_hertz(self._F1, self._I1, self._F2, self._I2, np.asarray(st.cp.x, dtype=float),
+                                         int(st.cp.charts[0]), int(st.cp.charts[1]), D1, D2, st.H_12, st.H_1C,
+                                         float(modulus), _kcontact.HERTZ_MAX_RATIO)
+        if not ok:
+            trace, det = _kcontact.curvature_invariants(D1, D2, st.H_12[:3, :3].copy())
+            s = math.sqrt(max(0.25 * trace * trace - det, 0.0))
+            raise GeometryError(
+                f"contact between {self.body_a.name!r} and {self.body_b.name!r}: the Hertz stiffness from the "
+                f"local curvatures is not defined at parameters {np.round(st.cp.x, 6).tolist()}: principal relative "
+                f"curvatures ({0.5 * trace + s:.6g}, {0.5 * trace - s:.6g}) 1/m must both be positive with a ratio "
+                f"<= {_kcontact.HERTZ_MAX_RATIO:g} (conforming, concave or line contact)")
+        return K, g
+
     def relative_twist_12(self, T_a, T_b, H12):
         """Twist of S2 relative to S1 in frame 1 from the body twists."""
         return _kcontact.relative_twist(H12, self._Ad_S2b, self._Ad_S1a, np.asarray(T_a, dtype=float),

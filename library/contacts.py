@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import inspect
 
+from porthamiltonian.contact.laws import LocalHertzLaw
 from porthamiltonian.contact.materials import ContactMaterial
 from porthamiltonian.errors import ParameterError
 
@@ -38,6 +39,8 @@ def _material_parameters(kind, name, material, body_a, body_b, parameters):
     if kind == "sliding_plane":
         return material.sliding_plane_parameters()
     law = material.normal_law(_reduced_mass(body_a, body_b))
+    if isinstance(law, LocalHertzLaw):
+        return {"normal": law, "friction": float(material.friction)}
     return {"normal": law.kind, "stiffness": law.stiffness, "damping": law.damping, "exponent": law.exponent,
             "clip": law.clip, "friction": float(material.friction)}
 

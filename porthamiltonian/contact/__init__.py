@@ -26,7 +26,8 @@ from .frames import (
 )
 from .hertz import effective_modulus, hertz_sphere_impact, hertz_stiffness, relative_curvature
 from .kinematics import MAX_CONDITION, ContactKinematics, contact_kinematics, rechart
-from .materials import ContactMaterial
+from .laws import LocalHertzLaw
+from .materials import ContactMaterial, ElasticSolid
 from .restitution import hunt_crossley_damping, hunt_crossley_restitution
 from .sliding_plane import centripetal_accelerations, sliding_plane_rates
 
@@ -38,6 +39,8 @@ __all__ = [
     "ContactJacobian",
     "ContactKinematics",
     "ContactMaterial",
+    "ElasticSolid",
+    "LocalHertzLaw",
     "TwistSplit",
     "centripetal_accelerations",
     "contact_coordinate_jacobian",

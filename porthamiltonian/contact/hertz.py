@@ -4,6 +4,10 @@ Pure functions on floats and 2x2 arrays; no bodies, no bond graphs. The result f
 ``NormalLaw("hertz", stiffness=K)`` (or a Hunt-Crossley law with exponent 3/2): the elastic
 normal force is P = K delta^(3/2), delta the approach [m], P the load [N].
 
+The running contact evaluates the same stiffness with its derivatives in a compiled kernel
+(`porthamiltonian.kernels.hertz`, `contact.laws.LocalHertzLaw`), tested against these
+functions.
+
 Pipeline: `effective_modulus` (materials) and `relative_curvature` (geometry at the contact
 point) give E* and the principal relative curvatures (k_max, k_min); `hertz_stiffness` turns
 them into K. `hertz_sphere_impact` is the closed-form undamped impact of a sphere.
@@ -35,6 +39,7 @@ from scipy.special import elliprd, elliprf
 
 from .._validate import as_array, as_finite_float
 from ..errors import ParameterError
+from ..kernels.contact import HERTZ_MAX_RATIO
 from .laws import hertz_impact
 
 __all__ = [
@@ -53,7 +58,7 @@ __all__ = [
 
 #: Largest k_max / k_min accepted: beyond it the contact is a line contact for all purposes
 #: (the point-contact Hertz solution has b/a < 1e-5 and is not the right model).
-MAX_CURVATURE_RATIO = 1e10
+MAX_CURVATURE_RATIO = HERTZ_MAX_RATIO
 
 #: Largest k_max / k_min accepted by `hertz_stiffness_greenwood` (its error grows past 1 %
 #: beyond, 4 % at 200 and the fit breaks down near 1e5).

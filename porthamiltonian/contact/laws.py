@@ -1,4 +1,5 @@
-"""Contact laws: normal force laws (linear, Hertz, Hunt-Crossley).
+"""Contact laws: normal force laws (linear, Hertz, Hunt-Crossley, Hertz from the local
+curvatures).
 
 Pure functions and small frozen dataclasses; no bodies, no bond graphs.
 
@@ -9,6 +10,7 @@ dissipative part F_d(delta, d delta/dt) with F_d * d delta/dt >= 0::
     linear          F = k delta                 + c d(delta)/dt
     hertz           F = k delta^(3/2)           + c d(delta)/dt   (c = 0: Hertz impact)
     hunt_crossley   F = k delta^n (1 + a d(delta)/dt)
+    LocalHertzLaw   F = K(q) delta^(3/2) (1 + a d(delta)/dt), K from E* and the curvatures
 
 With ``clip=True`` the total normal force is clipped at zero (the contact never pulls): the
 dissipative part is then max(F_d, -F_e), which is still dissipative. The unclipped linear
@@ -33,10 +35,12 @@ import numpy as np
 
 from .._validate import as_finite_float
 from ..errors import ParameterError, SerializationError
-from ..kernels.contact import LAW_GIVEN, LAW_HERTZ, LAW_HUNT_CROSSLEY, LAW_LINEAR
+from ..kernels.contact import LAW_GIVEN, LAW_HERTZ, LAW_HUNT_CROSSLEY, LAW_LINEAR, LAW_LOCAL_HERTZ
 from ..kernels.contact import normal_force as _normal_force
+from ..kernels.contact import normal_potential as _normal_potential
 
 __all__ = [
+    "LocalHertzLaw",
     "NormalLaw",
     "UserNormalLaw",
     "law_to_spec",
@@ -91,10 +95,7 @@ class NormalLaw:
 
     def potential(self, delta):
         """Elastic energy V(delta) [J] (zero for delta <= 0)."""
-        if delta <= 0.0:
-            return 0.0
-        n = self.exponent
-        return self.stiffness * delta ** (n + 1.0) / (n + 1.0)
+        return _normal_potential(self.packed, float(delta))
 
     @property
     def packed(self):
@@ -123,6 +124,77 @@ class NormalLaw:
         """Static penetration under a normal load `weight` [N]: F_e(delta) = weight."""
         w = as_finite_float(weight, "weight", nonnegative=True)
         return (w / self.stiffness) ** (1.0 / self.exponent)
+
+
+@dataclass(frozen=True)
+class LocalHertzLaw:
+    """Hertz's law with its stiffness from the materials and the local curvatures of the two
+    surfaces at the contact point, re-evaluated as the contact point moves.
+
+    The compliant contact stores ``V = 2/5 K(q) delta^(5/2)`` and dissipates the Hunt-Crossley
+    force ``K(q) delta^(3/2) a d(delta)/dt``, with ``K(q) = K(E*, k_max, k_min)`` the exact
+    elliptical Hertz stiffness (`porthamiltonian.contact.hertz.hertz_stiffness`; Johnson,
+    *Contact Mechanics*, 1985, ch. 4) of the principal relative curvatures of the two
+    undeformed surfaces at the generalized contact points. Between curved bodies ``K``
+    changes as the bodies roll; the spring's wrench is the exact gradient of ``V``, including
+    ``(2/5) delta^(5/2) dK/dq`` (`porthamiltonian.kernels.contact.local_hertz`), so the
+    energy ledger stays closed. For a sphere on a plane ``K = (4/3) E* sqrt(R)`` at every
+    point, the classical Hertz law.
+
+    Parameters
+    ----------
+    modulus : float [Pa]
+        Contact modulus E* (`from_solids` computes it from both materials).
+    damping : float [s/m]
+        Hunt-Crossley a >= 0 (default 0: elastic). `ContactMaterial` sets it from a
+        coefficient of restitution.
+    clip : bool
+        Clip the total force at zero (no adhesion). Default False.
+
+    Notes
+    -----
+    Needs surfaces that the compiled kernels evaluate (built-in kinds, B-splines, sympy
+    surfaces) and that have no edges, with a relative curvature that is positive definite
+    at every contact (convex against convex or flat; `CompliantContact` raises otherwise,
+    with the curvatures, when it happens).
+    """
+
+    modulus: float
+    damping: float = 0.0
+    clip: bool = False
+    kind = "local_hertz"
+    exponent = 1.5
+
+    def __post_init__(self):
+        as_finite_float(self.modulus, "modulus", positive=True)
+        as_finite_float(self.damping, "damping", nonnegative=True)
+        if not isinstance(self.clip, bool):
+            raise ParameterError(f"`clip` must be True or False, got {self.clip!r}")
+
+    @classmethod
+    def from_solids(cls, a, b, *, damping=0.0, clip=False):
+        """The law of two `porthamiltonian.contact.materials.ElasticSolid` bodies: E* =
+        1 / ((1 - nu_a^2)/E_a + (1 - nu_b^2)/E_b)."""
+        from .materials import ElasticSolid
+        from .hertz import effective_modulus
+
+        for key, solid in (("a", a), ("b", b)):
+            if not isinstance(solid, ElasticSolid):
+                raise ParameterError(f"`{key}` must be an ElasticSolid, got {solid!r}")
+        return cls(effective_modulus(a.young, a.poisson, b.young, b.poisson), damping=damping, clip=clip)
+
+    @property
+    def packed(self):
+        """``(LAW_LOCAL_HERTZ, E*, a, 1.5, clip)``: resolved per configuration by
+        `porthamiltonian.kernels.contact.resolve_law`."""
+        return np.array((LAW_LOCAL_HERTZ, self.modulus, self.damping, 1.5, float(self.clip)))
+
+    def reference(self, radius):
+        """The Hunt-Crossley law of a sphere of `radius` [m] on a flat of this modulus, K =
+        (4/3) E* sqrt(radius): the scale the compliant contact's defaults are derived from."""
+        r = as_finite_float(radius, "radius", positive=True)
+        return NormalLaw("hunt_crossley", stiffness=4.0 / 3.0 * self.modulus * math.sqrt(r), damping=self.damping,
+                         exponent=1.5, clip=self.clip)
 
 
 def linear_damping_ratio(restitution):
@@ -345,6 +417,9 @@ def law_to_spec(law):
     SerializationError
         For a user law given as Python callables (code is not saved).
     """
+    if isinstance(law, LocalHertzLaw):
+        return {"kind": "local_hertz", "modulus": float(law.modulus), "damping": float(law.damping),
+                "clip": bool(law.clip)}
     if isinstance(law, NormalLaw):
         return {"kind": law.kind, "stiffness": float(law.stiffness), "damping": float(law.damping),
                 "exponent": float(law.exponent), "clip": bool(law.clip)}
@@ -360,6 +435,8 @@ def law_from_spec(spec):
     """Rebuild a normal law from `law_to_spec` output."""
     if not isinstance(spec, dict) or "kind" not in spec:
         raise SerializationError(f"a normal law spec is a dict with a 'kind', got {spec!r}")
+    if spec["kind"] == "local_hertz":
+        return LocalHertzLaw(**{k: v for k, v in spec.items() if k != "kind"})
     if spec["kind"] != "user":
         return NormalLaw(**spec)
     import sympy as sp

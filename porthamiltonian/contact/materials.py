@@ -13,10 +13,32 @@ from dataclasses import dataclass
 
 from .._validate import as_finite_float
 from ..errors import ParameterError
-from .laws import NormalLaw, linear_damping_ratio
+from .laws import LocalHertzLaw, NormalLaw, linear_damping_ratio
 from .restitution import hunt_crossley_damping
 
-__all__ = ["ContactMaterial"]
+__all__ = ["ContactMaterial", "ElasticSolid"]
+
+
+@dataclass(frozen=True)
+class ElasticSolid:
+    """The elastic constants of a body's material (for `LocalHertzLaw.from_solids`).
+
+    Parameters
+    ----------
+    young : float [Pa]
+        Young's modulus E > 0 (steel about 210e9, aluminium 70e9, hard rubber about 1e7).
+    poisson : float [-]
+        Poisson's ratio nu in (-1, 0.5] (steel 0.3; 0.5 incompressible).
+    """
+
+    young: float
+    poisson: float
+
+    def __post_init__(self):
+        as_finite_float(self.young, "young", positive=True)
+        nu = as_finite_float(self.poisson, "poisson")
+        if not -1.0 < nu <= 0.5:
+            raise ParameterError(f"`poisson` must lie in (-1, 0.5], got {nu!r}")
 
 
 @dataclass(frozen=True)
@@ -34,10 +56,11 @@ class ContactMaterial:
         spring-damper impact of the two bodies' reduced mass returns at e), and for the
         Hertz and Hunt-Crossley laws at `impact_speed` (their restitution depends on the
         impact speed; the exact Hunt-Crossley map, `restitution.hunt_crossley_damping`).
-    normal : NormalLaw, optional
-        The compliant contact's elastic normal law (its kind, stiffness and exponent; its
-        damping must be 0: it comes from `restitution`). Default: linear, 1e4 N/m. The
-        sliding-plane contact is rigid and does not use it.
+    normal : NormalLaw or LocalHertzLaw, optional
+        The compliant contact's elastic normal law (its kind, stiffness and exponent, or
+        Hertz from the moduli and the local curvatures; its damping must be 0: it comes from
+        `restitution`). Default: linear, 1e4 N/m. The sliding-plane contact is rigid and does
+        not use it.
     impact_speed : float [m/s]
         Reference speed of the restitution of Hertz and Hunt-Crossley laws (default 1).
     """
@@ -54,8 +77,8 @@ class ContactMaterial:
             raise ParameterError(f"`restitution` must lie in (0, 1], got {e!r}")
         as_finite_float(self.impact_speed, "impact_speed", positive=True)
         if self.normal is not None:
-            if not isinstance(self.normal, NormalLaw):
-                raise ParameterError(f"`normal` must be a NormalLaw, got {self.normal!r}")
+            if not isinstance(self.normal, (NormalLaw, LocalHertzLaw)):
+                raise ParameterError(f"`normal` must be a NormalLaw or a LocalHertzLaw, got {self.normal!r}")
             if self.normal.damping != 0.0:
                 raise ParameterError(
                     f"`normal` must be elastic (damping 0, got {self.normal.damping!r}): a material's damping "
@@ -67,7 +90,8 @@ class ContactMaterial:
 
         Linear: ``c = 2 zeta sqrt(k m)`` with ``zeta = -ln e / sqrt(pi^2 + ln^2 e)``
         (`laws.linear_law_from_response`); Hertz and Hunt-Crossley: the Hunt-Crossley law
-        ``F = k delta^n (1 + d d(delta)/dt)`` with ``d`` from the exact map at `impact_speed`.
+        ``F = k delta^n (1 + d d(delta)/dt)`` with ``d`` from the exact map at `impact_speed`
+        (for a `LocalHertzLaw` too: the map does not depend on k).
         """
         m = as_finite_float(mass, "mass", positive=True)
         law = self.normal if self.normal is not None else NormalLaw("linear", stiffness=1e4)
@@ -77,6 +101,8 @@ class ContactMaterial:
             return NormalLaw("linear", stiffness=law.stiffness, damping=2.0 * zeta * math.sqrt(law.stiffness * m),
                              clip=law.clip)
         d = hunt_crossley_damping(e, self.impact_speed) if e < 1.0 else 0.0
+        if isinstance(law, LocalHertzLaw):
+            return LocalHertzLaw(law.modulus, damping=d, clip=law.clip)
         return NormalLaw("hunt_crossley", stiffness=law.stiffness, damping=d, exponent=law.exponent, clip=law.clip)
 
     def sliding_plane_parameters(self):

@@ -17,12 +17,13 @@ elements, through the same kernels (`porthamiltonian.kernels.contact`).
 
 Shared tuple::
 
-    (status, culled, delta, H_12, x, c1, c2, D1, D2, H_1C, G_a, G_b)
+    (status, culled, delta, H_12, x, c1, c2, D1, D2, H_1C, G_a, G_b, law)
 
 ``status`` is `porthamiltonian.kernels.contact.OK` or another code; ``culled`` 1.0 when the
 bounding test found the bodies apart (then only ``H_12`` and ``delta``, minus the bound, are
 set), 2.0 when the contact point left a bounded surface (``delta`` minus how far outside);
-``x, c1, c2`` the exact contact parameters and their charts.
+``x, c1, c2`` the exact contact parameters and their charts; ``law`` the packed normal law
+with its stiffness at this configuration (`porthamiltonian.kernels.contact.resolve_law`).
 """
 
 from __future__ import annotations
@@ -143,21 +144,39 @@ def pair_state(x, refs, F, I):
 
 
 @njit(cache=True, inline="always")
+def _resolved(sh, F, I, delta):
+    """The packed normal law with its stiffness and the configuration-dependent part of the
+    spring's wrench (`porthamiltonian.kernels.contact.local_hertz` for a law from the local
+    curvatures; zero otherwise), and False where the local stiffness is not defined."""
+    law = F[LAW : LAW + 5]
+    W_geo = np.zeros(6)
+    if law[0] != _kc.LAW_LOCAL_HERTZ:
+        return law.copy(), W_geo, True
+    F1, I1, F2, I2 = _surfaces(F, I)
+    K, g, ok = _kc.local_hertz(F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], sh[9], law[1],
+                               _kc.HERTZ_MAX_RATIO)
+    if delta > 0.0:
+        W_geo = 0.4 * delta**2.5 * g
+    return _kc.resolve_law(law, K), W_geo, ok
+
+
+@njit(cache=True, inline="always")
 def spring_outputs(t, x, refs, F, I):
-    """Port efforts ``(e_a, e_b, e_slip)`` of the spring and the shared tuple (last)."""
+    """Port efforts ``(e_a, e_b, e_slip)`` of the spring and the shared tuple (last), which
+    ends with the normal law resolved at this configuration (`_resolved`)."""
     sh = pair_state(x, refs, F, I)
     z = np.zeros(6)
     if x[_ACT] < 0.5 or sh[1] != 0.0 or sh[0] != _kc.OK:
-        return z, z.copy(), np.zeros(3), sh
+        return z, z.copy(), np.zeros(3), sh + (F[LAW : LAW + 5].copy(),)
     delta = sh[2]
-    if delta > F[DEPTH_LIMIT]:   # outside the model's range: the Python path raises
-        bad = (_kc.FAILED,) + sh[1:]
+    law, W_geo, ok = _resolved(sh, F, I, delta)
+    if delta > F[DEPTH_LIMIT] or not ok:   # outside the model's range: the Python path raises
+        bad = (_kc.FAILED,) + sh[1:] + (law,)
         return z, z.copy(), np.zeros(3), bad
     K_t = np.array((F[K_SPIN], F[K_T], F[K_T]))
-    law = F[LAW : LAW + 5]
     F_e = _kc.normal_force(law, delta, 0.0)[0]
-    e_a, e_b, e_s = _kc.spring_outputs(sh[10], sh[11], K_t, x[7:10].copy(), F_e)
-    return e_a, e_b, e_s, sh
+    e_a, e_b, e_s = _kc.spring_outputs(sh[10], sh[11], K_t, x[7:10].copy(), F_e, W_geo)
+    return e_a, e_b, e_s, sh + (law,)
 
 
 @njit(cache=True, inline="always")
@@ -183,7 +202,7 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
 @njit(cache=True, inline="always")
 def _limits(sh, s, F, I):
     """As `library.compliant_contact._limits`: friction limits and the stick dampers' caps."""
-    Fe = _kc.normal_force(F[LAW : LAW + 5], sh[2], 0.0)[0]
+    Fe = _kc.normal_force(sh[12], sh[2], 0.0)[0]
     lim_spin, lim_t = F[MU_SPIN] * Fe, F[MU] * Fe
     if not I[DAHL]:
         return lim_spin, lim_t, np.inf, np.inf
@@ -199,7 +218,7 @@ def damper_law(t, inputs, refs, sh, F, I):
         return np.zeros(6), np.zeros(6)
     _, _, cap_spin, cap_t = _limits(sh, refs[len(refs) - 1], F, I)
     e_a, e_b, _ = _kc.damper_efforts(sh[10], sh[11], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
-                                     F[LAW : LAW + 5], sh[2])
+                                     sh[12], sh[2])
     return e_a, e_b
 
 
@@ -314,7 +333,7 @@ def damper_law_jacobian(t, inputs, refs, sh, F, I):
         return np.zeros((12, 12))
     _, _, cap_spin, cap_t = _limits(sh, refs[len(refs) - 1], F, I)
     _, _, dW = _kc.damper_efforts(sh[10], sh[11], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
-                                  F[LAW : LAW + 5], sh[2])
+                                  sh[12], sh[2])
     return _kc.damper_jacobian(sh[10], sh[11], dW)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from . import closest as _kc
+from . import hertz as _kh
 from . import lie as _lie
 from . import surfaces as _s
 
@@ -510,6 +511,9 @@ LAW_LINEAR = 0
 LAW_HERTZ = 1
 LAW_HUNT_CROSSLEY = 2
 LAW_GIVEN = 3          # (code, F_e, F_d, slope, 0): evaluated in Python (a user's law)
+LAW_LOCAL_HERTZ = 4    # (code, E*, a, 1.5, clip): Hunt-Crossley with k from the local curvatures
+#: largest k_max / k_min of a Hertz point contact (beyond: a line contact)
+HERTZ_MAX_RATIO = 1e10
 
 
 @njit(cache=True)
@@ -521,7 +525,8 @@ def normal_force(law, delta, rate):
     law : ndarray, shape (5,)
         ``(code, k, c, n, clip)``: `LAW_*` code, stiffness, damping (c [N s/m], or a [s/m]
         for Hunt-Crossley), exponent, 1.0 to clip the total force at zero; or
-        ``(LAW_GIVEN, F_e, F_d, slope, 0)`` for a law evaluated in Python, returned as is.
+        ``(LAW_GIVEN, F_e, F_d, slope, 0)`` for a law evaluated in Python, returned as is; a
+        `LAW_LOCAL_HERTZ` law must be resolved first (`resolve_law`, NaN otherwise).
     delta : float [m]
         Penetration.
     rate : float [m/s]
@@ -537,6 +542,8 @@ def normal_force(law, delta, rate):
     """
     if law[0] == LAW_GIVEN:
         return law[1], law[2], law[3]
+    if law[0] == LAW_LOCAL_HERTZ:   # not resolved (`resolve_law`): no stiffness here
+        return np.nan, np.nan, np.nan
     k, c, n = law[1], law[2], law[3]
     dp = delta if delta > 0.0 else 0.0
     fe = k * dp**n if delta > 0.0 else 0.0
@@ -548,13 +555,87 @@ def normal_force(law, delta, rate):
 
 
 @njit(cache=True)
-def spring_outputs(G_a, G_b, K_t, s, F_e):
-    """Port efforts of a compliant contact's spring: the wrench ``W_C = (0, 0, K_t s, -F_e)``
-    on the relative motion, as ``(-G_a^T W_C, G_b^T W_C)``, and the slip port's force
-    ``K_t s`` (`library.compliant_contact`)."""
-    W = np.zeros(6)
-    W[2:5] = K_t * s
-    W[5] = -F_e
+def normal_potential(law, delta):
+    """Elastic energy ``k delta^(n+1) / (n+1)`` [J] of a packed built-in (or resolved) law, 0
+    for ``delta <= 0``."""
+    if not delta > 0.0:
+        return 0.0
+    n = law[3]
+    return law[1] * delta ** (n + 1.0) / (n + 1.0)
+
+
+@njit(cache=True)
+def resolve_law(law, K):
+    """The packed law with its stiffness: a `LAW_LOCAL_HERTZ` law becomes the Hunt-Crossley
+    law ``(LAW_HUNT_CROSSLEY, K, a, 1.5, clip)`` of the local stiffness ``K``; any other law is
+    returned as a copy."""
+    out = law.copy()
+    if law[0] == LAW_LOCAL_HERTZ:
+        out[0] = LAW_HUNT_CROSSLEY
+        out[1] = K
+    return out
+
+
+@njit(cache=True)
+def local_hertz(F1, I1, F2, I2, x, c1, c2, D1, D2, H_12, H_1C, E_star, max_ratio):
+    """Hertz stiffness of a contact from its local curvatures, and its rate per unit twist.
+
+    ``K = K(E*, k_max, k_min)`` (`porthamiltonian.kernels.hertz.stiffness`, the exact
+    elliptical solution) with ``k_max, k_min`` the principal relative curvatures at the
+    generalized contact points (`curvature_invariants`). As the contact point moves over
+    both surfaces, ``dK/dt = g . T_C`` for the relative twist ``T_C`` of body b w.r.t. body a
+    in the contact frame; a spring storing ``V = 2/5 K delta^(5/2)`` then exerts the exact
+    gradient wrench ``W_C = (2/5) delta^(5/2) g`` besides ``-K delta^(3/2)`` along the normal.
+
+    With ``s = (k_max - k_min)/2``: ``dK/dt = (K_max + K_min)/2 d(trace)/dt + (K_max -
+    K_min) ds/dt`` (partials of `stiffness`), ``ds/dt = (trace/2 d(trace)/dt - d(det)/dt) /
+    (2 s)``. At a circular contact (``s <= 1e-9 trace``) the second term is dropped: it
+    vanishes there (``K_max - K_min = O(s)`` and ``s^2``, a smooth function >= 0, has zero
+    gradient where it vanishes), and dropping it costs at most ~1e-9 of ``dK/dt``.
+
+    Parameters
+    ----------
+    F1, I1, F2, I2, x, c1, c2, D1, D2, H_12 :
+        As `curvature_rates`.
+    H_1C : ndarray, shape (4, 4)
+        Contact frame in frame 1.
+    E_star : float [Pa]
+    max_ratio : float
+        Largest ``k_max / k_min`` of a point contact
+        (`porthamiltonian.contact.hertz.MAX_CURVATURE_RATIO`).
+
+    Returns
+    -------
+    K : float [N/m^(3/2)]
+    g : ndarray, shape (6,) [N/m^(3/2) per unit twist]
+    ok : bool
+        False where Hertz does not apply (``k_min <= 0``: conforming or concave; ratio
+        beyond `max_ratio`: a line contact) or the kinematics are singular; the caller
+        evaluates in Python, which raises saying so.
+    """
+    trace, det, g_t, g_d, s_min = curvature_rates(F1, I1, F2, I2, x, c1, c2, D1, D2, H_12)
+    s = math.sqrt(max(0.25 * trace * trace - det, 0.0))
+    k_max, k_min = 0.5 * trace + s, 0.5 * trace - s
+    g = np.zeros(6)
+    if not (s_min > 0.0 and k_min > 0.0 and k_max <= max_ratio * k_min):
+        return np.nan, g, False
+    K, K_max, K_min = _kh.stiffness(E_star, k_max, k_min)
+    g1 = 0.5 * (K_max + K_min) * g_t
+    if s > 1e-9 * trace:
+        g1 += (K_max - K_min) * (0.5 * trace * g_t - g_d) / (2.0 * s)
+    # T_1 = Ad(H_1C) T_C: the rate is g1 . T_1 = (Ad(H_1C)^T g1) . T_C
+    return K, _lie.mtv(_lie.adjoint(H_1C), g1), True
+
+
+@njit(cache=True)
+def spring_outputs(G_a, G_b, K_t, s, F_e, W_geo):
+    """Port efforts of a compliant contact's spring: the wrench ``W_C = (0, 0, K_t s, -F_e) +
+    W_geo`` on the relative motion, as ``(-G_a^T W_C, G_b^T W_C)``, and the slip port's force
+    ``K_t s`` (`library.compliant_contact`). ``W_geo`` is the part of the gradient of a
+    stiffness that depends on the configuration (`local_hertz`; zero for a fixed law)."""
+    W = W_geo.copy()
+    W[2:5] += K_t * s
+    W[5] -= F_e
     return -_lie.mtv(G_a, W), _lie.mtv(G_b, W), K_t * s
 
 
@@ -671,3 +752,159 @@ def slip_jacobian(f, lim_spin, lim_t, c_slip, spin_speed, slide_speed):
         for j in range(2):
             J[1 + i, 1 + j] = (dr - ratio) * u[i] * u[j] + (ratio if i == j else 0.0)
     return J
+
+
+# ------------------------------------------------------------------ relative curvature and its rates
+
+#: imaginary step of the complex-step derivatives of the curvature invariants (their arguments
+#: are O(1) to O(1/scale); any step far below round-off and far above underflow is exact)
+COMPLEX_STEP = 1e-30
+
+
+@njit(cache=True, inline="always")
+def _c3(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@njit(cache=True, inline="always")
+def _d3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True, inline="always")
+def _row(D, i, j):
+    return (D[i, j, 0], D[i, j, 1], D[i, j, 2])
+
+
+@njit(cache=True, inline="always")
+def _rot(R, a):
+    return (R[0, 0] * a[0] + R[0, 1] * a[1] + R[0, 2] * a[2], R[1, 0] * a[0] + R[1, 1] * a[1] + R[1, 2] * a[2],
+            R[2, 0] * a[0] + R[2, 1] * a[1] + R[2, 2] * a[2])
+
+
+@njit(cache=True)
+def _tangent_form(D):
+    """``(n, b00, b01, b11)`` of `porthamiltonian.kernels.closest.weingarten`, written for real
+    or complex derivative arrays (the analytic continuation used by complex steps: no
+    conjugates, ``sqrt`` of ``m . m``)."""
+    fu, fv = _row(D, 1, 0), _row(D, 0, 1)
+    m = _c3(fu, fv)
+    s = _d3(m, m) ** 0.5
+    n = (m[0] / s, m[1] / s, m[2] / s)
+    E, Fm, G = _d3(fu, fu), _d3(fu, fv), _d3(fv, fv)
+    e, f, g = -_d3(n, _row(D, 2, 0)), -_d3(n, _row(D, 1, 1)), -_d3(n, _row(D, 0, 2))
+    det = E * G - Fm * Fm
+    a00, a01 = (G * e - Fm * f) / det, (G * f - Fm * g) / det
+    a10, a11 = (E * f - Fm * e) / det, (E * g - Fm * f) / det
+    b00 = (a00 * G - a01 * Fm) / det
+    b01 = 0.5 * ((a01 * E - a00 * Fm) + (a10 * G - a11 * Fm)) / det
+    b11 = (a11 * E - a10 * Fm) / det
+    return n, b00, b01, b11
+
+
+@njit(cache=True)
+def curvature_invariants(D1, D2, R):
+    """Trace and determinant of the relative curvature ``K1 + K2`` of two surfaces at a
+    generalized contact pair [1/m, 1/m^2].
+
+    ``K1 = E^T L1 E`` and ``K2 = E^T R L2 R^T E`` as in
+    `porthamiltonian.kernels.closest.tangent_curvatures` (curvature forms with the outward
+    normals, in the tangent basis ``E`` of surface 1): the gap between the undeformed surfaces
+    near the contact is ``h = 1/2 y^T (K1 + K2) y`` (Johnson's ``A x^2 + B y^2``), whose
+    eigenvalues are the principal relative curvatures ``k_max, k_min`` of Hertz theory. The
+    formulas take real or complex arrays (`curvature_rates` differentiates them by complex
+    steps).
+
+    Parameters
+    ----------
+    D1, D2 : ndarray, shape (>=3, >=3, 3)
+        Derivative arrays of S1 and S2 at the contact parameters (entries of order <= 2 read).
+    R : ndarray, shape (3, 3)
+        Rotation of ``H_12``.
+
+    Returns
+    -------
+    trace : float or complex [1/m]
+    det : float or complex [1/m^2]
+    """
+    n1, a00, a01, a11 = _tangent_form(D1)
+    _, b00, b01, b11 = _tangent_form(D2)
+    f1u, f1v = _row(D1, 1, 0), _row(D1, 0, 1)
+    lu = _d3(f1u, f1u) ** 0.5
+    e1 = (f1u[0] / lu, f1u[1] / lu, f1u[2] / lu)
+    e2 = _c3(n1, e1)
+    Rf2u, Rf2v = _rot(R, _row(D2, 1, 0)), _rot(R, _row(D2, 0, 1))
+    s00, s01, s11 = _kc._congruence(a00, a01, a11, lu, 0.0 * lu, _d3(f1v, e1), _d3(f1v, e2))
+    k00, k01, k11 = _kc._congruence(b00, b01, b11, _d3(Rf2u, e1), _d3(Rf2u, e2), _d3(Rf2v, e1), _d3(Rf2v, e2))
+    m00, m01, m11 = s00 + k00, s01 + k01, s11 + k11
+    return m00 + m11, m00 * m11 - m01 * m01
+
+
+@njit(cache=True)
+def _moved(D, Dn, du, dv, h):
+    """``D + i h dD`` with ``dD[i, j] = D[i+1, j] du + D[i, j+1] dv`` for ``i + j <= 2`` (the
+    derivative of the order-2 array as the parameters move at ``(du, dv)``); ``Dn`` holds
+    the orders up to 3."""
+    out = np.zeros((3, 3, 3), dtype=np.complex128)
+    for i in range(3):
+        for j in range(3 - i):
+            for k in range(3):
+                out[i, j, k] = D[i, j, k] + 1j * h * (Dn[i + 1, j, k] * du + Dn[i, j + 1, k] * dv)
+    return out
+
+
+@njit(cache=True)
+def curvature_rates(F1, I1, F2, I2, x, c1, c2, D1, D2, H_12):
+    """The relative curvature's invariants and their rates per unit relative twist.
+
+    As the bodies move with the relative twist ``T`` (of S2 w.r.t. S1 in frame 1), the
+    generalized contact points move at the rates of `kinematics` and ``R`` at ``hat(w) R``;
+    the invariants of `curvature_invariants` then change at ``g_trace . T`` and ``g_det . T``.
+    Each of the six columns is the exact directional derivative (complex step on the
+    order-2 derivative arrays moved along the surfaces' order-3 derivatives, and on ``R``).
+
+    Parameters
+    ----------
+    F1, I1, F2, I2 : ndarray
+        Packed surfaces.
+    x : ndarray, shape (4,)
+        Exact contact parameters in charts ``c1``, ``c2``.
+    D1, D2 : ndarray, shape (3, 3, 3)
+        Their order-2 derivative arrays.
+    H_12 : ndarray, shape (4, 4)
+
+    Returns
+    -------
+    trace, det : float [1/m, 1/m^2]
+    g_trace, g_det : ndarray, shape (6,) [1/m, 1/m^2 per unit twist]
+    s_min : float
+        Smallest singular value of the contact matrix over the six twists (0 where the
+        kinematics are singular; the caller checks it).
+    """
+    R = H_12[:3, :3].copy()
+    d = H_12[:3, 3].copy()
+    E1 = _s.derivatives(F1, I1, x[0], x[1], 3, c1)
+    E2 = _s.derivatives(F2, I2, x[2], x[3], 3, c2)
+    trace, det = curvature_invariants(D1, D2, R)
+    g_trace = np.zeros(6)
+    g_det = np.zeros(6)
+    h = COMPLEX_STEP
+    s_min = np.inf
+    for k in range(6):
+        T = np.zeros(6)
+        T[k] = 1.0
+        _, _, _, _, rate, _, smin = kinematics(D1, D2, R, d, T)
+        s_min = min(s_min, smin)
+        if not smin > 0.0:
+            return trace, det, g_trace, g_det, 0.0
+        Rc = R.astype(np.complex128)
+        if k < 3:   # d R / dt = hat(w) R
+            w = T[:3]
+            for j in range(3):
+                c = (w[1] * R[2, j] - w[2] * R[1, j], w[2] * R[0, j] - w[0] * R[2, j], w[0] * R[1, j] - w[1] * R[0, j])
+                for i in range(3):
+                    Rc[i, j] += 1j * h * c[i]
+        tc, dc = curvature_invariants(_moved(D1, E1, rate[0], rate[1], h), _moved(D2, E2, rate[2], rate[3], h), Rc)
+        g_trace[k] = tc.imag / h
+        g_det[k] = dc.imag / h
+    return trace, det, g_trace, g_det, s_min

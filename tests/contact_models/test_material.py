@@ -75,7 +75,7 @@ def test_friction_means_one_thing_per_kind_without_a_material():
     ({"restitution": 0.0}, r"`restitution` must be"),
     ({"restitution": 1.2}, r"`restitution` must lie in \(0, 1\], got 1.2"),
     ({"friction": -0.1}, r"`friction` must be"),
-    ({"normal": "linear"}, r"`normal` must be a NormalLaw, got 'linear'"),
+    ({"normal": "linear"}, r"`normal` must be a NormalLaw or a LocalHertzLaw, got 'linear'"),
     ({"normal": NormalLaw("linear", stiffness=1e4, damping=3.0)}, r"`normal` must be elastic \(damping 0, got 3.0\)"),
 ])
 def test_material_checks_its_arguments(arguments, match):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+from porthamiltonian.contact import LocalHertzLaw
 from porthamiltonian.geometry import Ellipsoid, Plane
 from porthamiltonian.library import CompliantContact, Ground, RigidBody, SlidingPlaneContact
 from porthamiltonian.lie import se3
@@ -117,11 +118,15 @@ def test_sliding_plane_bias_needs_the_moving_contact_point():
 
 
 @pytest.mark.parametrize("kind", ["ellipsoids", "plane"])
-def test_compliant_spring_efforts_are_the_gradient_of_its_energy(kind):
-    """Normal part (the deformation s is zero): e_a . T_a + e_b . T_b = dV/dt along a motion."""
+@pytest.mark.parametrize("law", ["hertz", "local"])
+def test_compliant_spring_efforts_are_the_gradient_of_its_energy(kind, law):
+    """Normal part (the deformation s is zero): e_a . T_a + e_b . T_b = dV/dt along a motion;
+    with the stiffness from the local curvatures (`LocalHertzLaw`) V depends on the
+    configuration through K too, and the efforts include its gradient."""
     rng = np.random.default_rng(11)
     a, Ea, b, Eb, ma, mb = moving_pair(rng, kind, -0.01)
-    comp = CompliantContact("c", a, Ea, b, Eb, normal="hertz", stiffness=3e5, damping=0.0)
+    normal = dict(normal="hertz", stiffness=3e5, damping=0.0) if law == "hertz" else dict(normal=LocalHertzLaw(6e5))
+    comp = CompliantContact("c", a, Ea, b, Eb, **normal)
     spring = comp["spring"]
 
     state = {}
