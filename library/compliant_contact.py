@@ -228,7 +228,9 @@ class ContactSpring(StorageElement):
         if packed is None:
             return None
         if role == "outputs":
-            return Kernel(_kcompliant.spring_outputs, *packed, shares=True)
+            local = isinstance(self.p.law, LocalHertzLaw)
+            outputs = _kcompliant.spring_outputs_local if local else _kcompliant.spring_outputs
+            return Kernel(outputs, *packed, shares=True)
         if role == "rates":
             return Kernel(_kcompliant.spring_rates, *packed, reads=self)
         if role == "events":

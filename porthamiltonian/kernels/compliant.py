@@ -144,39 +144,56 @@ def pair_state(x, refs, F, I):
 
 
 @njit(cache=True, inline="always")
-def _resolved(sh, F, I, delta):
-    """The packed normal law with its stiffness and the configuration-dependent part of the
-    spring's wrench (`porthamiltonian.kernels.contact.local_hertz` for a law from the local
-    curvatures; zero otherwise), and False where the local stiffness is not defined."""
-    law = F[LAW : LAW + 5]
-    W_geo = np.zeros(6)
-    if law[0] != _kc.LAW_LOCAL_HERTZ:
-        return law.copy(), W_geo, True
-    F1, I1, F2, I2 = _surfaces(F, I)
-    K, g, ok = _kc.local_hertz(F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], sh[9], law[1],
-                               _kc.HERTZ_MAX_RATIO)
-    if delta > 0.0:
-        W_geo = 0.4 * delta**2.5 * g
-    return _kc.resolve_law(law, K), W_geo, ok
+def _touching(x, sh):
+    return x[_ACT] > 0.5 and sh[1] == 0.0 and sh[0] == _kc.OK
+
+
+@njit(cache=True, inline="always")
+def _idle(sh, F):
+    """The outputs of a spring that exerts nothing (not touching, culled, or sent to Python)."""
+    z = np.zeros(6)
+    return z, z.copy(), np.zeros(3), sh + (F[LAW : LAW + 5].copy(),)
+
+
+@njit(cache=True, inline="always")
+def _efforts(x, sh, F, law, W_geo, ok):
+    """Port efforts of a touching spring with its normal law resolved (`spring_outputs`)."""
+    delta = sh[2]
+    if delta > F[DEPTH_LIMIT] or not ok:   # outside the model's range: the Python path raises
+        z = np.zeros(6)
+        return z, z.copy(), np.zeros(3), (_kc.FAILED,) + sh[1:] + (law,)
+    K_t = np.array((F[K_SPIN], F[K_T], F[K_T]))
+    F_e = _kc.normal_force(law, delta, 0.0)[0]
+    e_a, e_b, e_s = _kc.spring_outputs(sh[10], sh[11], K_t, x[7:10].copy(), F_e, W_geo)
+    return e_a, e_b, e_s, sh + (law,)
 
 
 @njit(cache=True, inline="always")
 def spring_outputs(t, x, refs, F, I):
     """Port efforts ``(e_a, e_b, e_slip)`` of the spring and the shared tuple (last), which
-    ends with the normal law resolved at this configuration (`_resolved`)."""
+    ends with the packed normal law (a law of fixed stiffness)."""
     sh = pair_state(x, refs, F, I)
-    z = np.zeros(6)
-    if x[_ACT] < 0.5 or sh[1] != 0.0 or sh[0] != _kc.OK:
-        return z, z.copy(), np.zeros(3), sh + (F[LAW : LAW + 5].copy(),)
-    delta = sh[2]
-    law, W_geo, ok = _resolved(sh, F, I, delta)
-    if delta > F[DEPTH_LIMIT] or not ok:   # outside the model's range: the Python path raises
-        bad = (_kc.FAILED,) + sh[1:] + (law,)
-        return z, z.copy(), np.zeros(3), bad
-    K_t = np.array((F[K_SPIN], F[K_T], F[K_T]))
-    F_e = _kc.normal_force(law, delta, 0.0)[0]
-    e_a, e_b, e_s = _kc.spring_outputs(sh[10], sh[11], K_t, x[7:10].copy(), F_e, W_geo)
-    return e_a, e_b, e_s, sh + (law,)
+    if not _touching(x, sh):
+        return _idle(sh, F)
+    return _efforts(x, sh, F, F[LAW : LAW + 5].copy(), np.zeros(6), True)
+
+
+@njit(cache=True, inline="always")
+def spring_outputs_local(t, x, refs, F, I):
+    """`spring_outputs` of a spring whose law takes its stiffness from the local curvatures
+    (`porthamiltonian.contact.LocalHertzLaw`): the shared tuple ends with the law resolved
+    at this configuration (`porthamiltonian.kernels.contact.resolve_law`), and the wrench
+    holds the stiffness's gradient (`porthamiltonian.kernels.contact.local_hertz`). A separate
+    kernel, so that contacts of fixed stiffness do not compile it."""
+    sh = pair_state(x, refs, F, I)
+    if not _touching(x, sh):
+        return _idle(sh, F)
+    F1, I1, F2, I2 = _surfaces(F, I)
+    law = F[LAW : LAW + 5]
+    K, g, ok = _kc.local_hertz(F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], sh[9], law[1],
+                               _kc.HERTZ_MAX_RATIO)
+    W_geo = 0.4 * sh[2] ** 2.5 * g if sh[2] > 0.0 else np.zeros(6)
+    return _efforts(x, sh, F, _kc.resolve_law(law, K), W_geo, ok)
 
 
 @njit(cache=True, inline="always")

@@ -89,7 +89,8 @@ def test_two_ellipsoid_poles_add_their_curvatures_aligned_and_crossed():
 
 def test_spheres_use_the_effective_radius():
     E = contact_modulus(210e9, 0.3, 70e9, 0.33)
-    K, g, _, _ = stiffness_at(Plane(), Sphere(0.05), pole_down(0.05 - 1e-6, se3.exp([0.3, -1.1, 0.4, 0, 0, 0])[:3, :3]), E)
+    tumbled = se3.exp([0.3, -1.1, 0.4, 0, 0, 0])[:3, :3]
+    K, g, _, _ = stiffness_at(Plane(), Sphere(0.05), pole_down(0.05 - 1e-6, tumbled), E)
     assert_allclose(K, 4.0 / 3.0 * E * math.sqrt(0.05), rtol=1e-14)
     assert_allclose(g, 0.0, atol=1e-12 * K)
     H = se3.exp([0.2, 0.5, -0.3, 0.0, 0.0, 0.0])
@@ -193,7 +194,7 @@ def rocking(normal, t_end=0.6):
     the ellipsoid between the pole and the flank, so its stiffness changes."""
     axes = (0.2, 0.12, 0.08)
     m = 1.0
-    I = [m / 5 * (axes[1] ** 2 + axes[2] ** 2), m / 5 * (axes[0] ** 2 + axes[2] ** 2), m / 5 * (axes[0] ** 2 + axes[1] ** 2)]
+    I = [m / 5 * (axes[(k + 1) % 3] ** 2 + axes[(k + 2) % 3] ** 2) for k in range(3)]
     H = pole_down(0.0, se3.exp([0.0, 0.35, 0.1, 0, 0, 0])[:3, :3])
     R = H[:3, :3]
     H[2, 3] = math.sqrt(sum((ax * R[2, k]) ** 2 for k, ax in enumerate(axes)))   # resting on its lowest point
@@ -253,7 +254,8 @@ def test_the_local_law_checks_its_arguments_and_its_surfaces():
         LocalHertzLaw.from_solids(1e9, STEEL)
     body, sphere = ball(1.0, 0.1, 0.2)
     with pytest.raises(ModelError, match="without edges"):
-        CompliantContact("c", body, sphere, Ground("g"), Plane(extent=((-1.0, 1.0), (-1.0, 1.0))), normal=LocalHertzLaw(1e7))
+        CompliantContact("c", body, sphere, Ground("g"), Plane(extent=((-1.0, 1.0), (-1.0, 1.0))),
+                         normal=LocalHertzLaw(1e7))
     with pytest.raises(ParameterError, match="holds its own"):
         CompliantContact("c", body, sphere, Ground("g"), Plane(), normal=LocalHertzLaw(1e7), stiffness=1e5)
 
