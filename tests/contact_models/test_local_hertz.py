@@ -5,7 +5,8 @@ bodies move. Checked against:
 
 - closed forms of the curvatures: an ellipsoid's pole (principal radii a^2/c, b^2/c) on a
   plane and against another ellipsoid, crossed or aligned; a sphere on a plane and two
-  spheres of different radii (K = 4/3 E* sqrt(R_eff), R_eff = R1 R2 / (R1 + R2));
+  spheres of different radii (K = 4/3 E* sqrt(R_eff), R_eff = R1 R2 / (R1 + R2)); crossed
+  cylinders;
 - central differences of the stiffness along relative motions (its rate per unit twist,
   which the spring's exact gradient wrench needs);
 - Hertz impacts by quadrature (`reference.hertz_impact_quadrature`) with E* and R computed
@@ -24,7 +25,7 @@ import porthamiltonian as ph
 from porthamiltonian.contact import ContactMaterial, ElasticSolid, LocalHertzLaw
 from porthamiltonian.contact.hertz import hertz_stiffness_exact
 from porthamiltonian.errors import ModelError, ParameterError
-from porthamiltonian.geometry import Ellipsoid, Plane, Sphere, closest_points
+from porthamiltonian.geometry import Cylinder, Ellipsoid, Plane, Sphere, closest_points
 from porthamiltonian.kernels import contact as kc
 from porthamiltonian.library import CompliantContact, Gravity, Ground, RigidBody
 from porthamiltonian.lie import se3
@@ -98,6 +99,20 @@ def test_spheres_use_the_effective_radius():
     K, g, _, _ = stiffness_at(Sphere(0.05), Sphere(0.12), H, E)
     assert_allclose(K, 4.0 / 3.0 * E * math.sqrt(0.05 * 0.12 / 0.17), rtol=1e-13)
     assert_allclose(g, 0.0, atol=1e-12 * K)
+
+
+def test_crossed_cylinders_use_their_radii():
+    """Two cylinders crossed at right angles: relative curvatures 1/R1 and 1/R2 (each tube is
+    flat along its axis); equal radii give the sphere-on-flat stiffness (4/3) E* sqrt(R)."""
+    E = 1e8
+    for R1, R2 in ((0.05, 0.05), (0.05, 0.08)):
+        H = se3.exp([math.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0])   # the second axis along -y
+        H[:3, 3] = [R1 + R2 - 1e-5, 0.0, 0.0]
+        K, _, _, _ = stiffness_at(Cylinder(R1, 0.3), Cylinder(R2, 0.3), H, E)
+        if R1 == R2:
+            assert_allclose(K, 4.0 / 3.0 * E * math.sqrt(R1), rtol=1e-14)
+        else:
+            assert_allclose(K, hertz_stiffness_exact(E, 1 / R1, 1 / R2), rtol=1e-13)
 
 
 PAIRS = {
