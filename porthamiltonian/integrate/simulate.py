@@ -392,6 +392,46 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         )
     if not isinstance(system, PHSystem):
         raise ParameterError(f"`system` must be a PHSystem from compile(), got {type(system).__name__}")
+    t0, t1, rtol, atol, max_step, first_step = _checked_times(t_span, rtol, atol, max_step, first_step)
+    budget = _checked_limits(dense_output, max_events, max_nfev, timeout)
+    _check_method(method)
+    x0 = _checked_state(system, x0)
+    projection = _checked_projection(system, projection)
+    t_eval = _checked_t_eval(t_eval, t0, t1)
+    ufun = _input_function(system, inputs, t0, x0)
+    user_events = _check_events(events, t0, x0)
+
+    rhs = _Evaluator(system, method, ufun, callable(inputs), budget, t0, t1, _Progress(t0, t1, progress))
+    try:  # an initial state the model cannot evaluate fails here, with the element's message
+        system._rhs(t0, x0, system._u0 if ufun is None else np.asarray(ufun(t0, x0), dtype=float), False)
+    except Exception as exc:
+        raise IntegrationError(f"the initial state cannot be evaluated at t = {t0:.9g} s: {type(exc).__name__}: {exc}") from exc
+    if check_constraints and (system._plan.constraints or system._plan.cuts):
+        _check_initial_constraints(system, t0, x0, atol)
+
+    solver = dict(method=method, rtol=rtol, atol=atol, max_step=max_step, dense_output=dense_output,
+                  **({"jac": _jacobian(rhs, system, rtol, atol)} if _uses_jacobian(method) else {}))
+    run = _Segments(system, rhs, solver, user_events, t_eval, first_step, projection, max_events)
+    run.integrate(t0, t1, x0)
+    rhs.progress.close(_last_time(run.T))
+    traj = Trajectory(
+        system, np.concatenate(run.T), np.concatenate(run.X, axis=0), run.status, run.message, run.records,
+        nfev=rhs.nfev, njev=run.njev, nlu=run.nlu, method=method if isinstance(method, str) else method.__name__,
+        rtol=rtol, atol=atol, dense=run.pieces if dense_output else None,
+    )
+    if run.status == -1 and throw:
+        err = IntegrationError(run.message)
+        err.trajectory = traj
+        raise err
+    return traj
+
+
+# ------------------------------------------------------------------ arguments
+
+
+def _checked_times(t_span, rtol, atol, max_step, first_step):
+    """``(t0, t1, rtol, atol, max_step, first_step)`` as floats, or a ParameterError naming the
+    argument and the rule."""
     ts = as_array(t_span, "t_span", (2,))
     t0, t1 = float(ts[0]), float(ts[1])
     if not t1 > t0:
@@ -405,7 +445,6 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     atol = as_finite_float(atol, "atol", positive=True)
     if not (is_real_scalar(max_step) and float(max_step) > 0):  # np.inf allowed (no limit)
         raise ParameterError(f"`max_step` must be a positive number (or np.inf), got {max_step!r}")
-    max_step = float(max_step)
     if first_step is not None:
         fs = as_finite_float(first_step, "first_step")
         if not fs > 0:
@@ -415,6 +454,11 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             raise ParameterError(
                 f"`first_step` must be <= t1 - t0 = {t1 - t0!r} (the length of t_span), got {first_step!r}"
             )
+    return t0, t1, rtol, atol, float(max_step), first_step
+
+
+def _checked_limits(dense_output, max_events, max_nfev, timeout):
+    """Check the run's switches and limits; returns the evaluation budget (`_check_budget`)."""
     if not isinstance(dense_output, (bool, np.bool_)):
         raise ParameterError(f"`dense_output` must be True or False, got {dense_output!r}")
     if isinstance(max_events, (bool, np.bool_)) or not isinstance(max_events, (int, np.integer)) or max_events < 0:
@@ -424,7 +468,10 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         raise ParameterError(f"`max_nfev` must be a positive integer (or None), got {max_nfev!r}")
     if timeout is not None:
         timeout = as_finite_float(timeout, "timeout", positive=True)
-    budget = {"nfev": max_nfev, "deadline": None if timeout is None else _time.perf_counter() + timeout}
+    return {"nfev": max_nfev, "deadline": None if timeout is None else _time.perf_counter() + timeout}
+
+
+def _check_method(method):
     if isinstance(method, str):
         if method not in _SCIPY_METHODS:
             import difflib
@@ -436,6 +483,11 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
             )
     elif not (inspect.isclass(method) and issubclass(method, OdeSolver)):
         raise ParameterError(f"`method` must be a solve_ivp method name or an OdeSolver subclass, got {method!r}")
+
+
+def _checked_state(system, x0):
+    """The initial state as a fresh array (a dict goes through `system.initial_state`), each
+    element's block checked by the element."""
     if isinstance(x0, dict):
         x0 = system.initial_state(x0)
     x0 = system.check_state(x0, "x0").copy()
@@ -443,99 +495,266 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         sl = system.layout.element_slice(path)
         if sl.stop > sl.start:
             obj.validate_state(x0[sl], f"x0[{path!r}]")
-    if projection is not None:
-        projection = as_finite_float(projection, "projection", positive=True)
-        if not (system._plan.constraints or system._plan.cuts):
-            raise ParameterError(f"`projection` was given but system {system.name!r} has no constraints")
-    if t_eval is not None:
-        t_eval = as_array(t_eval, "t_eval", (None,))
-        if np.any(np.diff(t_eval) < 0) or t_eval[0] < t0 or t_eval[-1] > t1:
-            raise ParameterError(f"`t_eval` must be sorted and inside t_span [{t0}, {t1}]")
+    return x0
 
-    # inputs
+
+def _checked_projection(system, projection):
+    if projection is None:
+        return None
+    projection = as_finite_float(projection, "projection", positive=True)
+    if not (system._plan.constraints or system._plan.cuts):
+        raise ParameterError(f"`projection` was given but system {system.name!r} has no constraints")
+    return projection
+
+
+def _checked_t_eval(t_eval, t0, t1):
+    if t_eval is None:
+        return None
+    t_eval = as_array(t_eval, "t_eval", (None,))
+    if np.any(np.diff(t_eval) < 0) or t_eval[0] < t0 or t_eval[-1] > t1:
+        raise ParameterError(f"`t_eval` must be sorted and inside t_span [{t0}, {t1}]")
+    return t_eval
+
+
+def _input_function(system, inputs, t0, x0):
+    """``u(t, x)`` of the external inputs (None without inputs: the system's defaults)."""
     if system.n_inputs == 0:
         if inputs is not None:
             raise ParameterError(f"system {system.name!r} has no external inputs, but `inputs` was given")
-        ufun = None
-    elif inputs is None:
-        ufun = None
-    elif callable(inputs):
+        return None
+    if inputs is None:
+        return None
+    if callable(inputs):
         _check_inputs_callable(inputs, system, t0, x0)
-        ufun = inputs
-    else:
-        uc = as_array(inputs, "inputs", (system.n_inputs,))
-        ufun = lambda t, x: uc  # noqa: E731
-    user_events = _check_events(events, t0, x0)
-    n_inputs = system.n_inputs
-    user_inputs = callable(inputs)
+        return inputs
+    uc = as_array(inputs, "inputs", (system.n_inputs,))
+    return lambda t, x: uc
 
-    names = system.layout.names()
-    prog = _Progress(t0, t1, progress)
-    counter = {"nfev": 0}
-    failed = {"last": None}  # (t, reason) of the last evaluation that could not be made
-    explicit = _STAGES.get(method if isinstance(method, str) else getattr(method, "__name__", "")) is not None
-    last = {"t": t0, "x": None}  # the last finite state evaluated
-    nan = np.full(system.layout.size, np.nan)
 
-    def rhs(t, x):
-        # An evaluation at a solver stage far outside the model's range (a contact extrapolated
-        # deep into a body) returns NaN: explicit and implicit scipy solvers then reject the step
-        # and shrink it. If the integration fails anyway, the last such reason is reported.
-        counter["nfev"] += 1
-        _check_budget(budget, counter["nfev"], t)
-        if counter["nfev"] == STIFF_CHECK_AT - STIFF_WINDOW:
-            counter["t_window"] = last["t"]
-        elif counter["nfev"] == STIFF_CHECK_AT and explicit and last["x"] is not None:
-            _warn_if_stiff(system, last["t"], last["x"], method, counter.get("t_window", t0), t1)
+# ------------------------------------------------------------------ the right-hand side
+
+
+class _Evaluator:
+    """The right-hand side handed to solve_ivp: the system's fast evaluation with the external
+    inputs, counting evaluations against the budget, checking once for stiffness, and
+    remembering where the solver was (the last finite state) and why an evaluation could not
+    be made.
+
+    An evaluation at a solver stage far outside the model's range (a contact extrapolated deep
+    into a body) returns NaN: explicit and implicit scipy solvers then reject the step and
+    shrink it. If the integration fails anyway, the last such reason (`failed`) is reported.
+    """
+
+    def __init__(self, system, method, ufun, user_inputs, budget, t0, t1, progress):
+        self.system, self.method, self.ufun, self.budget, self.progress = system, method, ufun, budget, progress
+        self.user_inputs = user_inputs   # a user's callable: its values are checked
+        self.t1 = t1
+        self.explicit = _STAGES.get(method if isinstance(method, str) else getattr(method, "__name__", "")) is not None
+        self.names = system.layout.names()
+        self.nan = np.full(system.layout.size, np.nan)
+        self.nfev = 0
+        self.t_window = t0
+        self.last_t, self.last_x = t0, None   # the last finite state evaluated
+        self.failed = None                    # (t, reason) of the last evaluation that could not be made
+
+    def __call__(self, t, x):
+        system = self.system
+        self.nfev += 1
+        _check_budget(self.budget, self.nfev, t)
+        if self.nfev == STIFF_CHECK_AT - STIFF_WINDOW:
+            self.t_window = self.last_t
+        elif self.nfev == STIFF_CHECK_AT and self.explicit and self.last_x is not None:
+            _warn_if_stiff(system, self.last_t, self.last_x, self.method, self.t_window, self.t1)
         if not _finite(x):  # a stage built from a rejected (NaN) stage
-            return nan
-        last["t"], last["x"] = t, x  # where the solver was when it gave up, if it does
-        u = None if ufun is None else np.asarray(ufun(t, x), dtype=float)
-        if user_inputs and (u.shape != (n_inputs,) or not np.all(np.isfinite(u))):
-            # raised through solve_ivp, reported as the failure (not as a step-size failure)
-            if u.shape != (n_inputs,):
-                raise IntegrationError(f"input u returned shape {u.shape} at t = {t:.9g} s; `inputs` must return shape ({n_inputs},)")
-            bad = "nan" if np.any(np.isnan(u)) else "inf"
-            raise IntegrationError(f"input u returned {bad} at t = {t:.9g} s (u = {u.tolist()}); `inputs(t, x)` must stay finite")
+            return self.nan
+        self.last_t, self.last_x = t, x  # where the solver was when it gave up, if it does
+        u = None if self.ufun is None else self._inputs(t, x)
         try:
             xd = system._fast(t, x, system._u0 if u is None else u)
         except GeometryError as exc:
-            failed["last"] = (t, f"{type(exc).__name__}: {exc}")
-            return nan
+            self.failed = (t, f"{type(exc).__name__}: {exc}")
+            return self.nan
         if not _finite(xd):
-            bad = sorted({names[i].split("[")[0] for i in np.flatnonzero(~np.isfinite(xd))})
-            failed["last"] = (t, f"non-finite state rate in {bad}")
-        if progress:
-            prog.update(t)
+            bad = sorted({self.names[i].split("[")[0] for i in np.flatnonzero(~np.isfinite(xd))})
+            self.failed = (t, f"non-finite state rate in {bad}")
+        if self.progress.enabled:
+            self.progress.update(t)
         return xd
 
-    jac_option = {"jac": _jacobian(rhs, system, rtol, atol)} if _uses_jacobian(method) else {}
+    def _inputs(self, t, x):
+        """u(t, x), checked (a user's callable): raised through solve_ivp, reported as the
+        failure (not as a step-size failure)."""
+        u = np.asarray(self.ufun(t, x), dtype=float)
+        n = self.system.n_inputs
+        if self.user_inputs and (u.shape != (n,) or not np.all(np.isfinite(u))):
+            if u.shape != (n,):
+                raise IntegrationError(f"input u returned shape {u.shape} at t = {t:.9g} s; `inputs` must return shape ({n},)")
+            bad = "nan" if np.any(np.isnan(u)) else "inf"
+            raise IntegrationError(f"input u returned {bad} at t = {t:.9g} s (u = {u.tolist()}); `inputs(t, x)` must stay finite")
+        return u
 
-    try:  # an initial state the model cannot evaluate fails here, with the element's message
-        system._rhs(t0, x0, system._u0 if ufun is None else np.asarray(ufun(t0, x0), dtype=float), False)
-    except Exception as exc:
-        raise IntegrationError(f"the initial state cannot be evaluated at t = {t0:.9g} s: {type(exc).__name__}: {exc}") from exc
-    if check_constraints and (system._plan.constraints or system._plan.cuts):
-        _check_initial_constraints(system, t0, x0, atol)
 
-    # the ledger entry "lost" of each element with events
-    lost_index = {e.element: system.layout.n_physical + e.index for e in system.layout.ledger if e.kind == "lost"}
-    proj_index = next(
-        (system.layout.n_physical + e.index for e in system.layout.ledger if e.element == "projection"), None
-    )
-    next_projection = t0 + projection if projection is not None else np.inf
+# ------------------------------------------------------------------ segments between events
 
-    T, X = [np.array([t0])], [x0[None, :]]
-    records: list[EventRecord] = []
-    status, message = 0, "The solver successfully reached the end of the integration interval."
-    t, x = t0, x0
-    n_events = 0
-    element_events = list(system.events)
-    nfev_total, njev_total, nlu_total = 0, 0, 0
-    supplied_index = {e.element: system.layout.n_physical + e.index for e in system.layout.ledger if e.kind == "supplied"}
 
-    def fire(b, te_, xe):
-        """Apply element event b at te_ to state xe; book its energy; return the new state."""
+class _Segments:
+    """The integration in segments (module docstring): solve_ivp from one event to the next,
+    the element's handler changing the state in between. Collects the samples (`T`, `X`),
+    the event records, each segment's interpolant (`pieces`, with dense output), the solver's
+    counts, and how the run ended (`status`, `message`)."""
+
+    def __init__(self, system, rhs, solver, user_events, t_eval, first_step, projection, max_events):
+        self.system, self.rhs, self.solver = system, rhs, solver
+        self.user_events, self.t_eval, self.first_step = user_events, t_eval, first_step
+        self.projection, self.max_events = projection, max_events
+        self.element_events = list(system.events)
+        layout = system.layout
+        # ledger entries: "lost" and "supplied" per element, the projection's
+        self.lost_index = {e.element: layout.n_physical + e.index for e in layout.ledger if e.kind == "lost"}
+        self.supplied_index = {e.element: layout.n_physical + e.index for e in layout.ledger if e.kind == "supplied"}
+        self.proj_index = next((layout.n_physical + e.index for e in layout.ledger if e.element == "projection"), None)
+        self.T, self.X, self.records, self.pieces = [], [], [], []
+        self.status, self.message = 0, "The solver successfully reached the end of the integration interval."
+        self.njev = self.nlu = 0
+        self.n_events = 0
+        self.fired_at_start = set()   # (event, time) fired at a segment's start: once per instant
+
+    def integrate(self, t0, t1, x0):
+        """Run from ``(t0, x0)`` to `t1`, a terminal user event, a failure, or too many events."""
+        self.T.append(np.array([t0]))
+        self.X.append(x0[None, :])
+        t, x = t0, x0
+        next_projection = t0 + self.projection if self.projection is not None else np.inf
+        while True:
+            b = self._starting(t, x)
+            if b is not None:   # zero at the start, moving in its direction: fire it now
+                self.fired_at_start.add((b.name, t))
+                x = self._fire(b, t, x)
+                self.n_events += 1
+                continue
+            t_stop = min(t1, next_projection)
+            sol, evs = self._solve(t, x, t_stop)
+            if sol is None or sol.status == -1:
+                break
+            if sol.status == 0:
+                if t_stop >= t1:
+                    break
+                t, x = t_stop, self._project(t_stop, np.asarray(sol.y, dtype=float)[:, -1].copy())
+                next_projection = t + self.projection
+                continue
+            t, x, stop = self._terminal(sol, evs)
+            if stop or t >= t1:
+                break
+
+    def _starting(self, t, x):
+        """The first element event exactly zero at ``(t, x)`` and moving in its direction
+        (not fired at this instant yet), or None."""
+        for b in self.element_events:
+            if (b.name, t) not in self.fired_at_start and _starts_crossing(
+                    lambda tt, xx, b=b: b.value(tt, xx, self.system), b.spec.direction, t, x, self.rhs):
+                return b
+        return None
+
+    def _solve(self, t, x, t_stop):
+        """One segment of solve_ivp from ``(t, x)`` to `t_stop` or the first terminal event;
+        stores its samples. Returns ``(sol, event functions)``, sol None if solve_ivp raised."""
+        system, rhs = self.system, self.rhs
+        evs = [
+            _wrap_event(lambda tt, xx, k=k: system._event_value(k, tt, xx), b.spec.direction, True, t, x, rhs)
+            for k, b in enumerate(self.element_events)
+        ]
+        evs += [
+            _wrap_event(e, getattr(e, "direction", 0.0), bool(getattr(e, "terminal", False)), t, x, rhs)
+            for e in self.user_events
+        ]
+        accepted = _StepRecorder()   # solve_ivp loses its steps when it raises: keep them here
+        te = None
+        if self.t_eval is not None:
+            # the segment's own end is always evaluated (the state to restart from); it is
+            # dropped from the output below unless it is one of the requested times
+            te = np.union1d(self.t_eval[(self.t_eval > t) & (self.t_eval <= t_stop)], [t_stop])
+        first = None if self.first_step is None else min(self.first_step, t_stop - t)
+        try:
+            sol = solve_ivp(rhs, (t, t_stop), x, t_eval=te, events=evs + [accepted], first_step=first, **self.solver)
+        except IntegrationError as exc:
+            accepted.keep(self.T, self.X)
+            self.status, self.message = -1, str(exc)
+            return None, evs
+        except Exception as exc:  # an element kernel or event failed: say when and where
+            accepted.keep(self.T, self.X)
+            self.status, self.message = -1, (
+                f"evaluation failed near t = {rhs.last_t:.9g} s (the last accepted step ends at "
+                f"t = {_last_time(self.T):.9g} s, kept in the trajectory): {type(exc).__name__}: {exc}")
+            return None, evs
+        self._store(sol, len(x))
+        if sol.status == -1:
+            self.status = -1
+            self.message = _explain_failure(system, rhs.last_t, rhs.last_x, sol.message, self.solver["method"],
+                                            rhs.names)
+            if rhs.failed is not None:
+                self.message += f" Last evaluation that could not be made: at t = {rhs.failed[0]:.9g} s, {rhs.failed[1]}"
+        return sol, evs
+
+    def _store(self, sol, n):
+        """Keep a segment's samples, interpolant, counts and non-terminal user events."""
+        if self.solver["dense_output"] and sol.sol is not None and sol.t.size:
+            self.pieces.append((float(sol.t[0]), float(sol.t[-1]), sol.sol))
+        self.njev += sol.njev
+        self.nlu += sol.nlu
+        ts_, ys_ = np.asarray(sol.t, dtype=float), np.asarray(sol.y, dtype=float).reshape(n, -1).T
+        if self.t_eval is not None and ts_.size and sol.status == 0 and not np.any(self.t_eval == ts_[-1]):
+            ts_, ys_ = ts_[:-1], ys_[:-1]  # the segment end was added for the restart only
+        if ts_.size:
+            self.T.append(ts_)
+            self.X.append(ys_)
+        n_el = len(self.element_events)
+        for k, e in enumerate(self.user_events):
+            if not getattr(e, "terminal", False):
+                for te_k, ye_k in zip(sol.t_events[n_el + k], sol.y_events[n_el + k]):
+                    self.records.append(EventRecord(float(te_k), getattr(e, "__name__", f"event{k}"), "crossing", 0.0,
+                                                    np.array(ye_k)))
+
+    def _project(self, t, x):
+        """At a projection time: move onto the constraint manifold, book the energy change."""
+        H_before = self.system.energy(x)
+        x = self.system.project_constraints(t, x)
+        x[self.proj_index] += H_before - self.system.energy(x)
+        self.T.append(np.array([t]))
+        self.X.append(x[None, :])
+        return x
+
+    def _terminal(self, sol, evs):
+        """After a segment ended at a terminal event: fire it (an element's) or stop (a
+        user's). Returns ``(t, x, stop)``. A non-terminal user event crossed earlier in the
+        same step is not the one."""
+        fired = [(k, sol.t_events[k][-1]) for k in range(len(evs)) if evs[k].terminal and sol.t_events[k].size]
+        k, te_ = min(fired, key=lambda kv: kv[1])
+        xe = sol.y_events[k][-1].copy()
+        if k < len(self.element_events):
+            b = self.element_events[k]
+            self.fired_at_start.add((b.name, te_))  # it just fired: not again at the restart
+            x = self._fire(b, te_, xe)
+            self.n_events += 1
+            if self.n_events > self.max_events:
+                self.status, self.message = -1, (
+                    f"more than {self.max_events} events by t = {te_:.9g} s (last: {b.name}); the model may be "
+                    "chattering: check contact parameters or raise `max_events`"
+                )
+                return te_, x, True
+            return te_, x, False
+        e = self.user_events[k - len(self.element_events)]
+        self.records.append(EventRecord(te_, getattr(e, "__name__", "user event"), "terminal user event", 0.0,
+                                        np.array(xe)))
+        self.records.sort(key=lambda r: r.t)
+        if self.T[-1][-1] != te_:
+            self.T.append(np.array([te_]))
+            self.X.append(xe[None, :])
+        self.status, self.message = 1, f"A terminal user event occurred at t = {te_:.9g} s."
+        return te_, xe, True
+
+    def _fire(self, b, te_, xe):
+        """Apply element event `b` at `te_` to state `xe`; book its energy; return the new state."""
+        system = self.system
         out = b.spec.handler(te_, xe[b.own], tuple(xe[s] for s in b.refs))
         xn = xe.copy()
         xn[b.own] = out.x
@@ -543,143 +762,20 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         if out.impulse is not None:
             xn, works = system.apply_impulse(te_, xn, b.element, out.impulse, work=True)
             for path, (supplied_k, absorbed_k) in works.items():
-                if supplied_k and path in supplied_index:  # a driven constraint's impulsive work
-                    xn[supplied_index[path]] += supplied_k
+                if supplied_k and path in self.supplied_index:  # a driven constraint's impulsive work
+                    xn[self.supplied_index[path]] += supplied_k
                 lost += absorbed_k
         if out.x_after is not None:
             xn[b.own] = out.x_after(system, te_, xn)
-        if b.element in lost_index:
-            xn[lost_index[b.element]] += lost
-        records.append(EventRecord(te_, b.name, out.message, lost, np.array(xe)))
-        if T[-1][-1] != te_:
-            T.append(np.array([te_]))
-            X.append(xe[None, :])
-        T.append(np.array([te_]))
-        X.append(xn[None, :])
+        if b.element in self.lost_index:
+            xn[self.lost_index[b.element]] += lost
+        self.records.append(EventRecord(te_, b.name, out.message, lost, np.array(xe)))
+        if self.T[-1][-1] != te_:
+            self.T.append(np.array([te_]))
+            self.X.append(xe[None, :])
+        self.T.append(np.array([te_]))
+        self.X.append(xn[None, :])
         return xn
-
-    pieces = []   # (t_start, t_end, OdeSolution) of each segment, with dense_output
-    fired_at_start: set = set()
-    while True:
-        # an event function exactly zero at the start, moving in its direction: fire it now
-        # (each event at most once per instant: its handler changes the mode)
-        starting = [
-            b for b in element_events
-            if (b.name, t) not in fired_at_start
-            and _starts_crossing(lambda tt, xx, b=b: b.value(tt, xx, system), b.spec.direction, t, x, rhs)
-        ]
-        if starting:
-            b = starting[0]
-            fired_at_start.add((b.name, t))
-            x = fire(b, t, x)
-            n_events += 1
-            continue
-        evs = [
-            _wrap_event(lambda tt, xx, k=k: system._event_value(k, tt, xx), b.spec.direction, True, t, x, rhs)
-            for k, b in enumerate(element_events)
-        ]
-        evs += [
-            _wrap_event(e, getattr(e, "direction", 0.0), bool(getattr(e, "terminal", False)), t, x, rhs)
-            for e in user_events
-        ]
-        accepted = _StepRecorder()   # solve_ivp loses its steps when it raises: keep them here
-        t_stop = min(t1, next_projection)
-        te = None
-        if t_eval is not None:
-            # the segment's own end is always evaluated (the state to restart from); it is
-            # dropped from the output below unless it is one of the requested times
-            te = np.union1d(t_eval[(t_eval > t) & (t_eval <= t_stop)], [t_stop])
-        try:
-            sol = solve_ivp(
-                rhs, (t, t_stop), x, method=method, rtol=rtol, atol=atol, max_step=max_step, t_eval=te,
-                events=evs + [accepted], first_step=None if first_step is None else min(first_step, t_stop - t),
-                dense_output=dense_output, **jac_option,
-            )
-        except IntegrationError as exc:
-            accepted.keep(T, X)
-            status, message = -1, str(exc)
-            break
-        except Exception as exc:  # an element kernel or event failed: say when and where
-            accepted.keep(T, X)
-            status, message = -1, (f"evaluation failed near t = {last['t']:.9g} s (the last accepted step ends at "
-                                   f"t = {_last_time(T):.9g} s, kept in the trajectory): {type(exc).__name__}: {exc}")
-            break
-        if dense_output and sol.sol is not None and sol.t.size:
-            pieces.append((float(sol.t[0]), float(sol.t[-1]), sol.sol))
-        nfev_total += sol.nfev
-        njev_total += sol.njev
-        nlu_total += sol.nlu
-        ts_, ys_ = np.asarray(sol.t, dtype=float), np.asarray(sol.y, dtype=float).reshape(len(x), -1).T
-        if sol.status == 0 and ts_.size:
-            x_end = ys_[-1].copy()
-        if t_eval is not None and ts_.size and sol.status == 0 and not np.any(t_eval == ts_[-1]):
-            ts_, ys_ = ts_[:-1], ys_[:-1]  # the segment end was added for the restart only
-        if ts_.size:
-            T.append(ts_)
-            X.append(ys_)
-        for k, e in enumerate(user_events):
-            if not getattr(e, "terminal", False):
-                for te_k, ye_k in zip(sol.t_events[len(element_events) + k], sol.y_events[len(element_events) + k]):
-                    records.append(EventRecord(float(te_k), getattr(e, "__name__", f"event{k}"), "crossing", 0.0,
-                                               np.array(ye_k)))
-        if sol.status == -1:
-            status = -1
-            message = _explain_failure(system, last["t"], last["x"], sol.message, method, names)
-            if failed["last"] is not None:
-                message += f" Last evaluation that could not be made: at t = {failed['last'][0]:.9g} s, {failed['last'][1]}"
-            break
-        if sol.status == 0:
-            if t_stop >= t1:
-                break
-            # a projection time: move onto the constraint manifold, book the energy change
-            t, x = t_stop, x_end
-            H_before = system.energy(x)
-            x = system.project_constraints(t, x)
-            x[proj_index] += H_before - system.energy(x)
-            T.append(np.array([t]))
-            X.append(x[None, :])
-            next_projection = t + projection
-            continue
-        # a terminal event fired: find which
-        # (a non-terminal user event crossed earlier in the same step is not it)
-        fired = [(k, sol.t_events[k][-1]) for k in range(len(evs)) if evs[k].terminal and sol.t_events[k].size]
-        k, te_ = min(fired, key=lambda kv: kv[1])
-        xe = sol.y_events[k][-1].copy()
-        if k < len(element_events):
-            b = element_events[k]
-            fired_at_start.add((b.name, te_))  # it just fired: not again at the restart
-            t, x = te_, fire(b, te_, xe)
-            n_events += 1
-            if n_events > max_events:
-                status, message = -1, (
-                    f"more than {max_events} events by t = {te_:.9g} s (last: {b.name}); the model may be "
-                    "chattering: check contact parameters or raise `max_events`"
-                )
-                break
-        else:
-            e = user_events[k - len(element_events)]
-            records.append(EventRecord(te_, getattr(e, "__name__", "user event"), "terminal user event", 0.0,
-                                       np.array(xe)))
-            records.sort(key=lambda r: r.t)
-            if T[-1][-1] != te_:
-                T.append(np.array([te_]))
-                X.append(xe[None, :])
-            message = f"A terminal user event occurred at t = {te_:.9g} s."
-            status = 1
-            break
-        if t >= t1:
-            break
-    prog.close(_last_time(T))
-    traj = Trajectory(
-        system, np.concatenate(T), np.concatenate(X, axis=0), status, message, records,
-        nfev=counter["nfev"], njev=njev_total, nlu=nlu_total, method=method if isinstance(method, str) else method.__name__,
-        rtol=rtol, atol=atol, dense=pieces if dense_output else None,
-    )
-    if status == -1 and throw:
-        err = IntegrationError(message)
-        err.trajectory = traj
-        raise err
-    return traj
 
 
 class _StepRecorder:
