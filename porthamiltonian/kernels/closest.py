@@ -215,6 +215,43 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     return x, c1, c2, max_iter, False, clamped, ok, D1, D2, r, w, Rn2, e
 
 
+@njit(cache=True, inline="always")
+def cross3(a, b):
+    """``a x b`` of 3-tuples or 3-vectors, real or complex, as a tuple."""
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@njit(cache=True, inline="always")
+def dot3(a, b):
+    """``a . b`` of 3-tuples or 3-vectors, real or complex (no conjugate)."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True, inline="always")
+def row3(D, i, j):
+    """``D[i, j]`` of a derivative array as a 3-tuple."""
+    return (D[i, j, 0], D[i, j, 1], D[i, j, 2])
+
+
+@njit(cache=True)
+def tangent_form(D):
+    """`weingarten` with the normal as a tuple, for real or complex derivative arrays (the
+    analytic continuation used by complex steps: no conjugates, ``sqrt`` of ``m . m``)."""
+    fu, fv = row3(D, 1, 0), row3(D, 0, 1)
+    m = cross3(fu, fv)
+    s = np.sqrt(dot3(m, m))
+    n = (m[0] / s, m[1] / s, m[2] / s)
+    E, Fm, G = dot3(fu, fu), dot3(fu, fv), dot3(fv, fv)
+    e, f, g = -dot3(n, row3(D, 2, 0)), -dot3(n, row3(D, 1, 1)), -dot3(n, row3(D, 0, 2))
+    det = E * G - Fm * Fm
+    a00, a01 = (G * e - Fm * f) / det, (G * f - Fm * g) / det
+    a10, a11 = (E * f - Fm * e) / det, (E * g - Fm * f) / det
+    b00 = (a00 * G - a01 * Fm) / det
+    b01 = 0.5 * ((a01 * E - a00 * Fm) + (a10 * G - a11 * Fm)) / det
+    b11 = (a11 * E - a10 * Fm) / det
+    return n, b00, b01, b11
+
+
 @njit(cache=True)
 def weingarten(D):
     """Unit normal and ``B = I^-1 II I^-1`` (so that ``L = F^T B F``) of a derivative array.
@@ -224,18 +261,8 @@ def weingarten(D):
     n : ndarray, shape (3,)
     b00, b01, b11 : float [1/m per param^2]
     """
-    fu, fv = D[1, 0], D[0, 1]
-    m = _lie.cross3(fu, fv)
-    n = m / math.sqrt(_lie.dot3(m, m))
-    E, Fm, G = _lie.dot3(fu, fu), _lie.dot3(fu, fv), _lie.dot3(fv, fv)
-    e, f, g = -_lie.dot3(n, D[2, 0]), -_lie.dot3(n, D[1, 1]), -_lie.dot3(n, D[0, 2])
-    det = E * G - Fm * Fm
-    a00, a01 = (G * e - Fm * f) / det, (G * f - Fm * g) / det
-    a10, a11 = (E * f - Fm * e) / det, (E * g - Fm * f) / det
-    b00 = (a00 * G - a01 * Fm) / det
-    b01 = 0.5 * ((a01 * E - a00 * Fm) + (a10 * G - a11 * Fm)) / det
-    b11 = (a11 * E - a10 * Fm) / det
-    return n, b00, b01, b11
+    n, b00, b01, b11 = tangent_form(D)
+    return np.array(n), b00, b01, b11
 
 
 @njit(cache=True)

@@ -762,44 +762,9 @@ COMPLEX_STEP = 1e-30
 
 
 @njit(cache=True, inline="always")
-def _c3(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-@njit(cache=True, inline="always")
-def _d3(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(cache=True, inline="always")
-def _row(D, i, j):
-    return (D[i, j, 0], D[i, j, 1], D[i, j, 2])
-
-
-@njit(cache=True, inline="always")
 def _rot(R, a):
     return (R[0, 0] * a[0] + R[0, 1] * a[1] + R[0, 2] * a[2], R[1, 0] * a[0] + R[1, 1] * a[1] + R[1, 2] * a[2],
             R[2, 0] * a[0] + R[2, 1] * a[1] + R[2, 2] * a[2])
-
-
-@njit(cache=True)
-def _tangent_form(D):
-    """``(n, b00, b01, b11)`` of `porthamiltonian.kernels.closest.weingarten`, written for real
-    or complex derivative arrays (the analytic continuation used by complex steps: no
-    conjugates, ``sqrt`` of ``m . m``)."""
-    fu, fv = _row(D, 1, 0), _row(D, 0, 1)
-    m = _c3(fu, fv)
-    s = _d3(m, m) ** 0.5
-    n = (m[0] / s, m[1] / s, m[2] / s)
-    E, Fm, G = _d3(fu, fu), _d3(fu, fv), _d3(fv, fv)
-    e, f, g = -_d3(n, _row(D, 2, 0)), -_d3(n, _row(D, 1, 1)), -_d3(n, _row(D, 0, 2))
-    det = E * G - Fm * Fm
-    a00, a01 = (G * e - Fm * f) / det, (G * f - Fm * g) / det
-    a10, a11 = (E * f - Fm * e) / det, (E * g - Fm * f) / det
-    b00 = (a00 * G - a01 * Fm) / det
-    b01 = 0.5 * ((a01 * E - a00 * Fm) + (a10 * G - a11 * Fm)) / det
-    b11 = (a11 * E - a10 * Fm) / det
-    return n, b00, b01, b11
 
 
 @njit(cache=True)
@@ -827,15 +792,16 @@ def curvature_invariants(D1, D2, R):
     trace : float or complex [1/m]
     det : float or complex [1/m^2]
     """
-    n1, a00, a01, a11 = _tangent_form(D1)
-    _, b00, b01, b11 = _tangent_form(D2)
-    f1u, f1v = _row(D1, 1, 0), _row(D1, 0, 1)
-    lu = _d3(f1u, f1u) ** 0.5
+    n1, a00, a01, a11 = _kc.tangent_form(D1)
+    _, b00, b01, b11 = _kc.tangent_form(D2)
+    f1u, f1v = _kc.row3(D1, 1, 0), _kc.row3(D1, 0, 1)
+    lu = np.sqrt(_kc.dot3(f1u, f1u))
     e1 = (f1u[0] / lu, f1u[1] / lu, f1u[2] / lu)
-    e2 = _c3(n1, e1)
-    Rf2u, Rf2v = _rot(R, _row(D2, 1, 0)), _rot(R, _row(D2, 0, 1))
-    s00, s01, s11 = _kc._congruence(a00, a01, a11, lu, 0.0 * lu, _d3(f1v, e1), _d3(f1v, e2))
-    k00, k01, k11 = _kc._congruence(b00, b01, b11, _d3(Rf2u, e1), _d3(Rf2u, e2), _d3(Rf2v, e1), _d3(Rf2v, e2))
+    e2 = _kc.cross3(n1, e1)
+    Rf2u, Rf2v = _rot(R, _kc.row3(D2, 1, 0)), _rot(R, _kc.row3(D2, 0, 1))
+    s00, s01, s11 = _kc._congruence(a00, a01, a11, lu, 0.0 * lu, _kc.dot3(f1v, e1), _kc.dot3(f1v, e2))
+    k00, k01, k11 = _kc._congruence(b00, b01, b11, _kc.dot3(Rf2u, e1), _kc.dot3(Rf2u, e2), _kc.dot3(Rf2v, e1),
+                                    _kc.dot3(Rf2v, e2))
     m00, m01, m11 = s00 + k00, s01 + k01, s11 + k11
     return m00 + m11, m00 * m11 - m01 * m01
 
