@@ -154,7 +154,11 @@ def test_sigint_during_a_run_prints_one_line_and_exits_130(tmp_path):
         # run takes hours (a damped one at rest takes huge steps and may finish in a second)
         [sys.executable, "-m", "porthamiltonian.cli", "run", "mass-spring-damper", "-p", "damping=0", "--t-end", "1e7",
          "--rtol", "1e-12", "--atol", "1e-14", "--samples", "0", "--no-progress", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+        # a test session started in the background of a non-interactive shell ignores SIGINT
+        # and its children inherit that (Python then installs no KeyboardInterrupt handler):
+        # give the CLI the disposition of a terminal's foreground process
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         line = ""
         deadline = time.monotonic() + 120
