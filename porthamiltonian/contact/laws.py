@@ -163,7 +163,6 @@ class LocalHertzLaw:
     damping: float = 0.0
     clip: bool = False
     kind = "local_hertz"
-    exponent = 1.5
 
     def __post_init__(self):
         as_finite_float(self.modulus, "modulus", positive=True)
