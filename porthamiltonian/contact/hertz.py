@@ -1,6 +1,7 @@
 """Hertz contact from the materials and the local geometry of the two surfaces.
 
-Pure functions on floats and 2x2 arrays; no bodies, no bond graphs. The result feeds
+Pure functions on floats and 2x2 arrays, and the elastic constants of a material
+(`ElasticSolid`); no bodies, no bond graphs. The result feeds
 ``NormalLaw("hertz", stiffness=K)`` (or a Hunt-Crossley law with exponent 3/2): the elastic
 normal force is P = K delta^(3/2), delta the approach [m], P the load [N].
 
@@ -32,6 +33,7 @@ integrals", Numerical Algorithms 10, 1995.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from scipy.optimize import brentq
@@ -40,15 +42,16 @@ from scipy.special import elliprd, elliprf
 from .._validate import as_array, as_finite_float
 from ..errors import ParameterError
 from ..kernels.contact import HERTZ_MAX_RATIO
-from .laws import hertz_impact
 
 __all__ = [
     "GREENWOOD_MAX_RATIO",
     "MAX_CURVATURE_RATIO",
+    "ElasticSolid",
     "HertzEllipse",
     "HertzImpact",
     "effective_modulus",
     "hertz_ellipse",
+    "hertz_impact",
     "hertz_sphere_impact",
     "hertz_stiffness",
     "hertz_stiffness_exact",
@@ -299,6 +302,42 @@ def hertz_stiffness(E_star, k_max, k_min):
     return hertz_stiffness_exact(E_star, k_max, k_min)
 
 
+def hertz_impact(mass, stiffness, speed):
+    """Undamped Hertz impact: (maximum compression [m], contact duration [s]).
+
+    delta_max = (5 m v^2 / (4 k))^(2/5); t_c = 2 (delta_max / v) int_0^1 dx / sqrt(1 - x^(5/2))
+    = 2.943 delta_max / v (the integral is sqrt(pi) Gamma(7/5) / Gamma(9/10)).
+    """
+    m = as_finite_float(mass, "mass", positive=True)
+    k = as_finite_float(stiffness, "stiffness", positive=True)
+    v = as_finite_float(speed, "speed", positive=True)
+    dmax = (5.0 * m * v * v / (4.0 * k)) ** 0.4
+    integral = math.sqrt(math.pi) * math.gamma(7.0 / 5.0) / math.gamma(9.0 / 10.0)
+    return dmax, 2.0 * integral * dmax / v
+
+
+@dataclass(frozen=True)
+class ElasticSolid:
+    """The elastic constants of a body's material (for `LocalHertzLaw.from_solids`).
+
+    Parameters
+    ----------
+    young : float [Pa]
+        Young's modulus E > 0 (steel about 210e9, aluminium 70e9, hard rubber about 1e7).
+    poisson : float [-]
+        Poisson's ratio nu in (-1, 0.5] (steel 0.3; 0.5 incompressible).
+    """
+
+    young: float
+    poisson: float
+
+    def __post_init__(self):
+        as_finite_float(self.young, "young", positive=True)
+        nu = as_finite_float(self.poisson, "poisson")
+        if not -1.0 < nu <= 0.5:
+            raise ParameterError(f"`poisson` must lie in (-1, 0.5], got {nu!r}")
+
+
 class HertzImpact(NamedTuple):
     """Closed-form undamped Hertz impact (see `hertz_sphere_impact`)."""
 
@@ -331,7 +370,7 @@ def hertz_sphere_impact(mass, E_star, radius, speed):
         peak_force P* = (4/3) E* sqrt(R) delta*^(3/2) [N];
         duration t* = 2 (delta*/v) int_0^1 dx / sqrt(1 - x^(5/2)) = 2.9432 delta*/v [s], the
         integral being (2/5) B(2/5, 1/2) = sqrt(pi) Gamma(7/5) / Gamma(9/10) = 1.4716
-        (`laws.hertz_impact` with K = (4/3) E* sqrt(R)).
+        (`hertz_impact` with K = (4/3) E* sqrt(R)).
     """
     m = as_finite_float(mass, "mass", positive=True)
     E_star = as_finite_float(E_star, "E_star", positive=True)

@@ -38,6 +38,7 @@ from ..errors import ParameterError, SerializationError
 from ..kernels.contact import LAW_GIVEN, LAW_HERTZ, LAW_HUNT_CROSSLEY, LAW_LINEAR, LAW_LOCAL_HERTZ
 from ..kernels.contact import normal_force as _normal_force
 from ..kernels.contact import normal_potential as _normal_potential
+from .hertz import ElasticSolid, effective_modulus, hertz_impact
 
 __all__ = [
     "LocalHertzLaw",
@@ -172,11 +173,8 @@ class LocalHertzLaw:
 
     @classmethod
     def from_solids(cls, a, b, *, damping=0.0, clip=False):
-        """The law of two `porthamiltonian.contact.materials.ElasticSolid` bodies: E* =
+        """The law of two `porthamiltonian.contact.hertz.ElasticSolid` bodies: E* =
         1 / ((1 - nu_a^2)/E_a + (1 - nu_b^2)/E_b)."""
-        from .materials import ElasticSolid
-        from .hertz import effective_modulus
-
         for key, solid in (("a", a), ("b", b)):
             if not isinstance(solid, ElasticSolid):
                 raise ParameterError(f"`{key}` must be an ElasticSolid, got {solid!r}")
@@ -238,20 +236,6 @@ def linear_response(mass, law):
         raise ParameterError(f"the law is overdamped for mass {m} (zeta = {zeta:.3g}): no rebound")
     wd = w0 * math.sqrt(1.0 - zeta * zeta)
     return math.pi / wd, math.exp(-zeta * math.pi / math.sqrt(1.0 - zeta * zeta))
-
-
-def hertz_impact(mass, stiffness, speed):
-    """Undamped Hertz impact: (maximum compression [m], contact duration [s]).
-
-    delta_max = (5 m v^2 / (4 k))^(2/5); t_c = 2 (delta_max / v) int_0^1 dx / sqrt(1 - x^(5/2))
-    = 2.943 delta_max / v (the integral is sqrt(pi) Gamma(7/5) / Gamma(9/10)).
-    """
-    m = as_finite_float(mass, "mass", positive=True)
-    k = as_finite_float(stiffness, "stiffness", positive=True)
-    v = as_finite_float(speed, "speed", positive=True)
-    dmax = (5.0 * m * v * v / (4.0 * k)) ** 0.4
-    integral = math.sqrt(math.pi) * math.gamma(7.0 / 5.0) / math.gamma(9.0 / 10.0)
-    return dmax, 2.0 * integral * dmax / v
 
 
 class UserNormalLaw:

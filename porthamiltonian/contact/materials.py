@@ -13,32 +13,11 @@ from dataclasses import dataclass
 
 from .._validate import as_finite_float
 from ..errors import ParameterError
+from .hertz import ElasticSolid
 from .laws import LocalHertzLaw, NormalLaw, linear_damping_ratio
 from .restitution import hunt_crossley_damping
 
 __all__ = ["ContactMaterial", "ElasticSolid"]
-
-
-@dataclass(frozen=True)
-class ElasticSolid:
-    """The elastic constants of a body's material (for `LocalHertzLaw.from_solids`).
-
-    Parameters
-    ----------
-    young : float [Pa]
-        Young's modulus E > 0 (steel about 210e9, aluminium 70e9, hard rubber about 1e7).
-    poisson : float [-]
-        Poisson's ratio nu in (-1, 0.5] (steel 0.3; 0.5 incompressible).
-    """
-
-    young: float
-    poisson: float
-
-    def __post_init__(self):
-        as_finite_float(self.young, "young", positive=True)
-        nu = as_finite_float(self.poisson, "poisson")
-        if not -1.0 < nu <= 0.5:
-            raise ParameterError(f"`poisson` must lie in (-1, 0.5], got {nu!r}")
 
 
 @dataclass(frozen=True)
