@@ -532,25 +532,27 @@ def constant_matrix(t, x, refs, F, I):
     return F.reshape((I[0], I[1]))
 
 
+def _one_moving(refs, I):
+    ident = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    if I[0]:
+        return refs[0], ident
+    return ident, refs[0]
+
+
+def _both_moving(refs, I):
+    return refs[0], refs[1]
+
+
 def _two_poses(refs, I):
     """The poses of the bodies of frames a and b from a two-frame element's refs (the
-    identity for a frame on the ground; ``I = (moving_a, moving_b)``). Compiled by the length
-    of the `refs` tuple (`_two_poses_typed`)."""
-    raise NotImplementedError("compiled only")
+    identity for a frame on the ground; ``I = (moving_a, moving_b)``). In compiled code the
+    choice is made by the length of the `refs` tuple, at compile time (`_two_poses_typed`)."""
+    return (_both_moving if len(refs) == 2 else _one_moving)(refs, I)
 
 
 @overload(_two_poses, inline="always")
 def _two_poses_typed(refs, I):
-    if len(refs) == 2:
-        return lambda refs, I: (refs[0], refs[1])
-
-    def one(refs, I):
-        ident = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
-        if I[0]:
-            return refs[0], ident
-        return ident, refs[0]
-
-    return one
+    return _both_moving if len(refs) == 2 else _one_moving
 
 
 @njit(cache=True, inline="always")
