@@ -167,6 +167,7 @@ class ContactPair:
         self._cache_key = None
         self._cache = None
         self._last = None   # the last exact state (a fallback warm start)
+        self._local = None  # (state, modulus, local_hertz result) of the last local_hertz call
         # per surface and chart, the edges (finite bounds that are not singular sets such as
         # an ellipsoid's poles): (lower_u, lower_v, upper_u, upper_v), -inf / inf where none
         self._edges = [[_edges(S.domain(c)) for c in range(S.n_charts)] for S in (surface_a, surface_b)]
@@ -404,6 +405,8 @@ class ContactPair:
             Where Hertz theory does not apply: the relative curvature is not positive
             definite (conforming or concave surfaces) or is a line contact.
         """
+        if self._local is not None and self._local[0] is st and self._local[1] == modulus:
+            return self._local[2]   # the spring, damper and slip of one evaluation share it
         D1, D2 = st.D
         K, g, ok = _kcontact.local_hertz(self._F1, self._I1, self._F2, self._I2, np.asarray(st.cp.x, dtype=float),
                                          int(st.cp.charts[0]), int(st.cp.charts[1]), D1, D2, st.H_12, st.H_1C,
@@ -416,6 +419,7 @@ class ContactPair:
                 f"local curvatures is not defined at parameters {np.round(st.cp.x, 6).tolist()}: principal relative "
                 f"curvatures ({0.5 * trace + s:.6g}, {0.5 * trace - s:.6g}) 1/m must both be positive with a ratio "
                 f"<= {_kcontact.HERTZ_MAX_RATIO:g} (conforming, concave or line contact)")
+        self._local = (st, modulus, (K, g))
         return K, g
 
     def relative_twist_12(self, T_a, T_b, H12):
