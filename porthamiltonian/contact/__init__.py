@@ -1,5 +1,5 @@
 """Contact between posed surfaces: kinematics, frames, sliding-plane and contact coordinates;
-normal laws (`laws`), Hertz theory from materials and curvatures (`hertz`), damping from a
+dynamics in contact coordinates (`reduced`); normal laws (`laws`), Hertz theory from materials and curvatures (`hertz`), damping from a
 coefficient of restitution (`restitution`).
 
 Pure functions on arrays. Conventions everywhere: bodies 1 and 2 with surfaces ``S1``, ``S2``
@@ -29,6 +29,7 @@ from .kinematics import MAX_CONDITION, ContactKinematics, contact_kinematics, re
 from .laws import LocalHertzLaw
 from .materials import ContactMaterial, ElasticSolid
 from .restitution import hunt_crossley_damping, hunt_crossley_restitution
+from .reduced import ReducedDynamics, body_motion, reduced_coordinates_from, reduced_dynamics
 from .sliding_plane import centripetal_accelerations, sliding_plane_rates
 
 __all__ = [
@@ -41,7 +42,9 @@ __all__ = [
     "ContactMaterial",
     "ElasticSolid",
     "LocalHertzLaw",
+    "ReducedDynamics",
     "TwistSplit",
+    "body_motion",
     "centripetal_accelerations",
     "contact_coordinate_jacobian",
     "contact_coordinates",
@@ -52,6 +55,8 @@ __all__ = [
     "hertz_stiffness",
     "hunt_crossley_damping",
     "hunt_crossley_restitution",
+    "reduced_coordinates_from",
+    "reduced_dynamics",
     "relative_curvature",
     "contact_pose",
     "patch_frame",
