@@ -23,9 +23,13 @@ from .._validate import as_array, as_finite_float, is_real_scalar
 from ..bondgraph.graph import BondGraph
 from ..compile.system import PHSystem
 from ..errors import GeometryError, IntegrationError, IntegrationWarning, ParameterError, PhaseError
+from .fixed_step import RK4
 from .trajectory import EventRecord, Trajectory
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "FIXED_STEP_METHODS"]
+
+#: fixed-step methods of `simulate` (name -> OdeSolver subclass), used with ``step=``
+FIXED_STEP_METHODS = {"RK4": RK4}
 
 
 class _Progress:
@@ -298,7 +302,7 @@ def _check_inputs_callable(inputs, system, t0, x0):
 
 def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_step=np.inf, t_eval=None,
              events=(), inputs=None, progress=False, throw=True, first_step=None, max_events=10000,
-             check_constraints=True, projection=None, max_nfev=None, timeout=None, dense_output=False):
+             check_constraints=True, projection=None, max_nfev=None, timeout=None, dense_output=False, step=None):
     """Integrate a compiled system over `t_span`.
 
     Parameters
@@ -311,9 +315,15 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         Initial state (see `system.layout`), or a mapping "element.block" -> value applied to
         the default state (`system.initial_state`).
     method : str or OdeSolver subclass
-        Any `scipy.integrate.solve_ivp` method ("RK45", "DOP853", "Radau", "BDF", "LSODA", ...).
+        Any `scipy.integrate.solve_ivp` method ("RK45", "DOP853", "Radau", "BDF", "LSODA", ...),
+        or "RK4": the classical Runge-Kutta method at the fixed `step`
+        (`porthamiltonian.integrate.fixed_step.RK4`; events and dense output as usual, no
+        error control: rtol and atol then only set the initial-constraint check).
         Implicit methods get a finite-difference Jacobian over the continuous state entries
         (discrete entries change only at events; see `_jacobian`).
+    step : float, optional
+        The step [s] of a fixed-step method (required there, refused otherwise; a segment
+        between events ends with a shorter step on the event).
     rtol, atol : float
         Integration tolerances, > 0; rtol must be >= 100 machine epsilons (about 2.2e-14), the
         smallest value scipy's solvers use (they would clamp it silently, with a warning only).
@@ -394,7 +404,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         raise ParameterError(f"`system` must be a PHSystem from compile(), got {type(system).__name__}")
     t0, t1, rtol, atol, max_step, first_step = _checked_times(t_span, rtol, atol, max_step, first_step)
     budget = _checked_limits(dense_output, max_events, max_nfev, timeout)
-    _check_method(method)
+    method, fixed = _checked_method(method, step, max_step, first_step)
     x0 = _checked_state(system, x0)
     projection = _checked_projection(system, projection)
     t_eval = _checked_t_eval(t_eval, t0, t1)
@@ -409,7 +419,7 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     if check_constraints and (system._plan.constraints or system._plan.cuts):
         _check_initial_constraints(system, t0, x0, atol)
 
-    solver = dict(method=method, rtol=rtol, atol=atol, max_step=max_step, dense_output=dense_output,
+    solver = dict(method=method, rtol=rtol, atol=atol, max_step=max_step, dense_output=dense_output, **fixed,
                   **({"jac": _jacobian(rhs, system, rtol, atol)} if _uses_jacobian(method) else {}))
     run = _Segments(system, rhs, solver, user_events, t_eval, first_step, projection, max_events)
     run.integrate(t0, t1, x0)
@@ -471,18 +481,34 @@ def _checked_limits(dense_output, max_events, max_nfev, timeout):
     return {"nfev": max_nfev, "deadline": None if timeout is None else _time.perf_counter() + timeout}
 
 
-def _check_method(method):
+def _checked_method(method, step, max_step, first_step):
+    """``(method, extra solver options)``: a fixed-step method's name becomes its class and
+    brings its `step`; a step without a fixed-step method, or one without its step, is an error."""
+    names = sorted(_SCIPY_METHODS) + sorted(FIXED_STEP_METHODS)
     if isinstance(method, str):
-        if method not in _SCIPY_METHODS:
+        if method not in _SCIPY_METHODS and method not in FIXED_STEP_METHODS:
             import difflib
 
-            close = difflib.get_close_matches(method, list(_SCIPY_METHODS), n=1)
+            close = difflib.get_close_matches(method, names, n=1)
             raise ParameterError(
-                f"`method` {method!r} is not a solve_ivp method; use one of {sorted(_SCIPY_METHODS)}"
+                f"`method` {method!r} is not a solve_ivp method; use one of {names}"
                 + (f" (did you mean {close[0]!r}?)" if close else "")
             )
+        method = FIXED_STEP_METHODS.get(method, method)
     elif not (inspect.isclass(method) and issubclass(method, OdeSolver)):
         raise ParameterError(f"`method` must be a solve_ivp method name or an OdeSolver subclass, got {method!r}")
+    if method not in FIXED_STEP_METHODS.values():
+        if step is not None:
+            raise ParameterError(f"`step` is for the fixed-step methods {sorted(FIXED_STEP_METHODS)}; "
+                                 f"method {getattr(method, '__name__', method)!r} chooses its own steps (got step={step!r})")
+        return method, {}
+    name = method.__name__
+    if step is None:
+        raise ParameterError(f"method {name!r} needs `step`, the fixed step [s]")
+    step = as_finite_float(step, "step", positive=True)
+    if math.isfinite(max_step) or first_step is not None:
+        raise ParameterError(f"method {name!r} steps by `step` = {step!r}: leave `max_step` and `first_step` unset")
+    return method, {"step": step}
 
 
 def _checked_state(system, x0):
@@ -838,6 +864,7 @@ def _check_initial_constraints(system, t0, x0, atol):
 def _explain_failure(system, t, x, solver_message, method, names):
     """When (the time of the solver's last evaluation), where (the state entries changing
     fastest relative to their size there) and why (the solver's message), with a hint."""
+    method = getattr(method, "__name__", method)
     where = ""
     if x is not None:
         try:

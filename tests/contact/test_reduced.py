@@ -14,6 +14,7 @@ from porthamiltonian.contact import contact_coordinate_jacobian, contact_pose
 from porthamiltonian.contact.reduced import body_motion, reduced_coordinates_from, reduced_dynamics
 from porthamiltonian.errors import GeometryError, ParameterError
 from porthamiltonian.geometry import Ellipsoid, Plane, Sphere, closest_points
+from porthamiltonian.integrate.fixed_step import RK4
 from porthamiltonian.library.rigid_body import pose_vector, spatial_inertia
 from porthamiltonian.lie import quaternion, se3
 from porthamiltonian.models import build_model
@@ -201,22 +202,32 @@ def test_a_sliding_ball_starts_rolling_at_the_closed_form_time():
     assert rolling.force[2] == pytest.approx(m * G, rel=1e-9)
 
 
-def test_the_reduced_pose_keeps_contact_at_round_off():
-    """Integrated at a large fixed step, the frictionless rocking ellipsoid's gap is zero to
-    round-off: the pose is a function of the contact coordinates."""
+def test_at_large_fixed_steps_the_gap_is_round_off_and_the_energy_error_is_truncation():
+    """A frictionless ellipsoid rocking and spinning, RK4 at 16 ms and 8 ms for 10 s (no
+    stabilization): the surfaces touch to 1e-12 m at every step, because the pose is a
+    function of the contact coordinates; the energy error is the method's truncation error:
+    RK4's amplitude error on an oscillation is (omega h)^6 / 144 per step, so over a fixed time
+    the energy error is O(h^5) and falls 32-fold when the step halves (measured 30.1 and 31.6
+    for 32 -> 16 -> 8 ms; 2.3e-5 of H at 16 ms)."""
     a, b_, c, m = 0.2, 0.15, 0.1, 1.0
     M = spatial_inertia(m, np.diag(m / 5 * np.array([b_ * b_ + c * c, a * a + c * c, a * a + b_ * b_])), np.zeros(3))
     S1, S2, charts = Plane(), Ellipsoid(a, b_, c), (0, 1)
     f = _reduced_ode(S1, S2, charts, M, m, "frictionless")
-    z, h = np.r_[0.0, 0.0, -math.pi / 2 + 0.2, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0], 0.016
-    for k in range(60):                                              # RK4 at 16 ms, ~1 s
-        k1 = f(0, z)
-        k2 = f(0, z + 0.5 * h * k1)
-        k3 = f(0, z + 0.5 * h * k2)
-        k4 = f(0, z + h * k3)
-        z = z + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        H = contact_pose(S1, S2, z[:5], charts=charts)
-        assert abs(closest_points(S1, S2, H).distance) < 1e-12
+
+    def energy(z):
+        H, T = body_motion(S1, S2, z[:5], z[5:], charts=charts)
+        return 0.5 * T @ M @ T + m * G * H[2, 3]
+    z0 = np.r_[0.0, 0.0, -math.pi / 2 + 0.2, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    drift = []
+    for h in (0.016, 0.008):
+        sol = solve_ivp(f, (0.0, 10.0), z0, method=RK4, step=h)
+        if h == 0.016:
+            for z in sol.y.T:
+                H = contact_pose(S1, S2, z[:5], charts=charts)
+                assert abs(closest_points(S1, S2, H).distance) < 1e-12
+        drift.append(max(abs(energy(z) - energy(z0)) for z in sol.y.T[::10]))
+    assert drift[0] < 1e-4 * energy(z0)
+    assert 26.0 < drift[0] / drift[1] < 38.0, drift
 
 
 def test_bad_input_is_named():
