@@ -489,10 +489,10 @@ def _checked_method(method, step, max_step, first_step):
         if method not in _SCIPY_METHODS and method not in FIXED_STEP_METHODS:
             import difflib
 
-            close = difflib.get_close_matches(method, names, n=1)
+            close = difflib.get_close_matches(method, names, n=2)   # "RK54": RK4 or RK45
             raise ParameterError(
                 f"`method` {method!r} is not a solve_ivp method; use one of {names}"
-                + (f" (did you mean {close[0]!r}?)" if close else "")
+                + (f" (did you mean {' or '.join(map(repr, close))}?)" if close else "")
             )
         method = FIXED_STEP_METHODS.get(method, method)
     elif not (inspect.isclass(method) and issubclass(method, OdeSolver)):

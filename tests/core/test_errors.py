@@ -282,7 +282,7 @@ BAD_INPUTS = [
     ),
     pytest.param(
         simulate_with_unknown_method, ParameterError,
-        r"`method` 'RK54' is not a solve_ivp method.*did you mean 'RK45'",
+        r"`method` 'RK54' is not a solve_ivp method.*did you mean 'RK4' or 'RK45'",
         id="simulate_with_unknown_method",
     ),
     pytest.param(
