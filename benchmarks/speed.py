@@ -51,7 +51,8 @@ HERE = Path(__file__).resolve().parent
 EXTRA_VARIANTS = {
     "four-bar-clearance": [dict(model="massless_link")],
     "cam-follower": [dict(cam="eccentric", contact=c) for c in ("compliant", "sliding_plane")],
-    "rocking-ellipsoid": [dict(friction="rolling", contact=c) for c in ("compliant", "sliding_plane")],
+    "rocking-ellipsoid": [dict(friction="rolling", contact=c) for c in ("compliant", "sliding_plane", "reduced")]
+    + [dict(contact="reduced")],
 }
 
 #: states at which the rhs is timed alone

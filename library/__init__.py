@@ -9,6 +9,7 @@ from .gravity import Gravity
 from .joints import JOINT_LOCKS, ConstantRotation, DistanceJoint, Joint
 from .placement import place_on
 from .point_mass import DistanceConstraint, PointMass
+from .reduced_contact import ReducedContact, ReducedContactConstraint
 from .rigid_body import Frame, Ground, RigidBody, spatial_inertia
 from .sliding_plane_contact import FRICTION_MODES, SlidingPlaneConstraint, SlidingPlaneContact
 from .springs import PointDamper, PointSpring, SpatialDamper, SpatialSpring
@@ -17,6 +18,7 @@ __all__ = [
     "PointMass", "DistanceConstraint", "RigidBody", "Ground", "Frame", "spatial_inertia", "Gravity",
     "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS", "DistanceJoint", "ConstantRotation",
     "CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactPair",
-    "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "contact", "CONTACT_KINDS", "ContactMaterial",
+    "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "ReducedContact", "ReducedContactConstraint",
+    "contact", "CONTACT_KINDS", "ContactMaterial",
     "place_on",
 ]

@@ -10,17 +10,19 @@ from porthamiltonian.contact.materials import ContactMaterial
 from porthamiltonian.errors import ParameterError
 
 from .compliant_contact import CompliantContact, _reduced_mass
+from .reduced_contact import ReducedContact
 from .sliding_plane_contact import SlidingPlaneContact
 
 __all__ = ["contact", "CONTACT_KINDS"]
 
-#: contact kind -> factory; both build a component with ports "a" and "b"
-CONTACT_KINDS = {"compliant": CompliantContact, "sliding_plane": SlidingPlaneContact}
+#: contact kind -> factory; each builds a component with ports "a" and "b"
+CONTACT_KINDS = {"compliant": CompliantContact, "sliding_plane": SlidingPlaneContact, "reduced": ReducedContact}
 
 #: the factory parameters a `ContactMaterial` sets, per kind
 _FROM_MATERIAL = {
     "compliant": ("normal", "stiffness", "damping", "exponent", "clip", "friction"),
     "sliding_plane": ("friction", "mu", "restitution"),
+    "reduced": ("friction", "mu", "restitution"),
 }
 
 
@@ -36,7 +38,7 @@ def _material_parameters(kind, name, material, body_a, body_b, parameters):
         raise ParameterError(
             f"{kind} contact {name!r}: {', '.join(f'`{c}`' for c in clash)} would override the material's "
             f"friction, restitution or normal law; set them in the ContactMaterial")
-    if kind == "sliding_plane":
+    if kind in ("sliding_plane", "reduced"):
         return material.sliding_plane_parameters()
     law = material.normal_law(_reduced_mass(body_a, body_b))
     if isinstance(law, LocalHertzLaw):
@@ -50,11 +52,12 @@ def contact(kind, name, body_a, surface_a, body_b, surface_b, *, material=None, 
 
     Parameters
     ----------
-    kind : {"compliant", "sliding_plane"}
-        `CompliantContact` (spring-damper, Duindam & Stramigioli) or `SlidingPlaneContact`
-        (constraint, Tasora & Righettini). Both expose ports "a" and "b", bonded from the
-        bodies' "B" ports, so a model built with one swaps to the other by this argument
-        (or `BondGraph.swap` on the component).
+    kind : {"compliant", "sliding_plane", "reduced"}
+        `CompliantContact` (spring-damper, Duindam & Stramigioli), `SlidingPlaneContact`
+        (constraint, Tasora & Righettini) or `ReducedContact` (reduced contact coordinates,
+        Kry & Pai; one body fixed). All expose ports "a" and "b", bonded from the bodies'
+        "B" ports, so a model built with one swaps to another by this argument (or
+        `BondGraph.swap` on the component).
     material : ContactMaterial, optional
         One parameter set for every kind (friction, restitution, normal law): the same
         `material` gives both kinds the same materials (`ContactMaterial` says how each kind

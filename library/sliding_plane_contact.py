@@ -352,6 +352,11 @@ def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=No
         "constraint", pair, friction=friction, mu=mu, eps=eps, restitution=restitution, unilateral=unilateral,
         stabilization=stabilization, softening=softening, max_gap=max_gap, relax=relax, rest_speed=rest_speed,
     )
+    return contact_component(name, con)
+
+
+def contact_component(name, con):
+    """The component of a two-port contact constraint: ports "a" and "b" on 1-junctions."""
     g = BondGraph(name)
     ja = Junction1("ja", dim=6)
     jb = Junction1("jb", dim=6)

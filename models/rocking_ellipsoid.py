@@ -14,8 +14,9 @@ vertical, which makes the motion three-dimensional)::
 
 Tangential behaviour: "frictionless" (the centre of mass moves only vertically) or
 "rolling" (no slip: the contact point is the instantaneous centre of rotation). Contact:
-"compliant" (a spring-damper, Duindam & Stramigioli) or "sliding_plane" (a constraint,
-Tasora & Righettini); the two agree as the stiffness grows.
+"compliant" (a spring-damper, Duindam & Stramigioli), "sliding_plane" (a constraint,
+Tasora & Righettini) or "reduced" (reduced contact coordinates, Kry & Pai: the gap stays at
+round-off at any step); they agree as the stiffness grows.
 
 Small oscillations (radius of curvature a^2/c of the xz section at the resting point,
 centre of mass c above it, I_y = m (a^2 + c^2)/5)::
@@ -106,7 +107,7 @@ def _distance(system, t, x):
     tilt=Parameter(0.1, "rad", "initial tilt about the body y axis"),
     spin=Parameter(0.0, "rad/s", "initial angular velocity about the vertical (through the contact point if rolling)"),
     friction=Parameter("frictionless", "-", "tangential behaviour: frictionless or rolling (no slip)"),
-    contact=Parameter("compliant", "-", "contact model: compliant or sliding_plane"),
+    contact=Parameter("compliant", "-", "contact model: compliant, sliding_plane or reduced"),
     unilateral=Parameter(True, "-", "sliding_plane: detach when the normal force would pull"),
     stiffness=Parameter(1.0e5, "N/m", "compliant: normal (and, rolling, tangential) stiffness", rule="positive"),
     damping_ratio=Parameter(0.1, "-", "compliant: damping as a fraction of critical for the mass", rule="nonnegative"),
@@ -148,6 +149,8 @@ def rocking_ellipsoid(*, mass=1.0, axes=(0.2, 0.15, 0.1), tilt=0.1, spin=0.0, fr
             law = dict(stiffness=k, damping=c_n, friction=100.0, tangential_stiffness=k, tangential_damping=c_n,
                        spin_stiffness=0.0, spin_damping=0.0)
         height -= _quasi_static_load(mass, axes, tilt, friction, g) / k
+    elif contact == "reduced":
+        law = dict(friction=friction)
     else:
         law = dict(friction=friction, unilateral=unilateral)
     R_WB = so3.exp(np.array((0.0, tilt, 0.0)))

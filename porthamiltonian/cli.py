@@ -329,7 +329,7 @@ def make_parser():
         q.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", help="override a model parameter")
         q.add_argument("--out", "-o", required=name == "save",
                        help="the model file to write" if name == "save" else "output directory (default out/MODEL)")
-        q.add_argument("--contact", help="contact model for models with contacts (compliant or sliding_plane)")
+        q.add_argument("--contact", help="contact model for models with contacts (compliant, sliding_plane, or reduced for a body on the ground)")
         if name == "run":
             q.add_argument("--t-end", type=float, help="simulated time [s]")
             q.add_argument("--method", help="solve_ivp method (RK45, DOP853, Radau, BDF, LSODA, ...)")

@@ -97,7 +97,7 @@ def _mode(mode, mu):
 
 
 def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionless", mu=0.0,
-                     max_condition=1e12) -> ReducedDynamics:
+                     slip_direction=None, slip_floor=0.0, max_condition=1e12) -> ReducedDynamics:
     """Contact-coordinate accelerations and contact force of body 2 touching fixed body 1.
 
     Parameters
@@ -114,9 +114,16 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
         ``W_ext`` the body-frame wrench of every other force (gravity, springs...) [N m, N].
     charts : tuple of int
     mode : {"frictionless", "sliding", "rolling"}
-        Module docstring. ``"sliding"`` needs a non-zero slip velocity.
+        Module docstring. ``"sliding"`` needs a slip velocity above `slip_floor` or a
+        `slip_direction`.
     mu : float
         Coefficient of dynamic friction (``"sliding"``; > 0 there).
+    slip_direction : array_like, shape (2,), optional
+        ``"sliding"``: the direction of the slip in C1 to use while the slip speed is at most
+        `slip_floor` (leaving the no-slip mode the slip starts from zero, against the
+        friction force that the cone could no longer hold).
+    slip_floor : float [m/s]
+        Below this slip speed ``"sliding"`` uses `slip_direction`.
     max_condition : float
         Largest accepted condition number of the square system (conforming contact, where
         the contact point is not isolated, makes it singular: seed 002 sec. 3.2).
@@ -167,10 +174,14 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
         d = np.array([0.0, 0.0, 1.0])
         if mode == "sliding":
             speed = float(np.hypot(*slip))
-            if not speed > 0.0:
+            if speed > slip_floor and speed > 0.0:
+                d[:2] = -mu * slip / speed
+            elif slip_direction is not None:
+                u = np.array(check_vector(slip_direction, "slip_direction", 2))
+                d[:2] = -mu * u / np.linalg.norm(u)
+            else:
                 raise GeometryError(f"sliding with no slip at q = {np.asarray(q, float).tolist()}: the friction "
-                                    "force has no direction (use the 'rolling' mode)")
-            d[:2] = -mu * slip / speed
+                                    "force has no direction (give `slip_direction`, or use the 'rolling' mode)")
         K = np.zeros((6, 6))
         K[:, :5] = M @ Jc.H_2
         K[:, 5] = -A @ d

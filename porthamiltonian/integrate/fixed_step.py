@@ -39,8 +39,11 @@ class RK4(OdeSolver):
     Four evaluations per step; the derivative at the step's end is the next step's first
     stage. Dense output is the cubic Hermite interpolant of the step's end values and
     derivatives (error ``O(h^4)``, the method's own order), which solve_ivp uses to locate
-    events inside a step. A step whose result is not finite fails the integration with the
-    time and step in the message.
+    events inside a step. A step whose stages leave the model's range (the rates are NaN, as
+    `simulate`'s right-hand side returns them there: a contact point beyond its chart before
+    the chart-change event is located) is halved until it succeeds, up to `MAX_HALVINGS`
+    times, then the step is `step` again; failing that, the integration fails with the time
+    in the message. Normal steps are all `step` long.
 
     Examples
     --------
@@ -52,6 +55,8 @@ class RK4(OdeSolver):
     """
 
     order = 4
+    #: a step whose stages or result are not finite is halved at most this many times
+    MAX_HALVINGS = 30
 
     def __init__(self, fun, t0, y0, t_bound, step, vectorized=False, rtol=None, atol=None, max_step=None,
                  first_step=None):
@@ -67,18 +72,25 @@ class RK4(OdeSolver):
         t, y, f = self.t, self.y, self.f
         left = abs(self.t_bound - t)
         h = self.h if left > self.h * (1.0 + 1e-9) else left
-        h *= self.direction
-        k2 = self.fun(t + 0.5 * h, y + 0.5 * h * f)
-        k3 = self.fun(t + 0.5 * h, y + 0.5 * h * k2)
-        k4 = self.fun(t + h, y + h * k3)
-        y_new = y + h / 6.0 * (f + 2.0 * k2 + 2.0 * k3 + k4)
-        t_new = self.t_bound if h == self.direction * left else t + h
-        if not np.all(np.isfinite(y_new)):
-            return False, f"RK4: the state is not finite after the step of {abs(h):.6g} s from t = {t:.9g} s"
-        self.t_old, self.y_old, self.f_old = t, y, f
-        self.t, self.y = t_new, y_new
-        self.f = self.fun(t_new, y_new)
-        return True, None
+        for _ in range(self.MAX_HALVINGS + 1):
+            t_new, y_new, f_new = self._try(t, y, f, h, left)
+            if np.all(np.isfinite(y_new)) and np.all(np.isfinite(f_new)):
+                self.t_old, self.y_old, self.f_old = t, y, f
+                self.t, self.y, self.f = t_new, y_new, f_new
+                return True, None
+            h *= 0.5
+        return False, (f"RK4: no finite step from t = {t:.9g} s down to {2 * h:.3g} s (the rates are not finite "
+                       "there: the state left the model's range)")
+
+    def _try(self, t, y, f, h, left):
+        """``(t_new, y_new, f_new)`` of one step of size ``h`` (unsigned)."""
+        s = h * self.direction
+        k2 = self.fun(t + 0.5 * s, y + 0.5 * s * f)
+        k3 = self.fun(t + 0.5 * s, y + 0.5 * s * k2)
+        k4 = self.fun(t + s, y + s * k3)
+        y_new = y + s / 6.0 * (f + 2.0 * k2 + 2.0 * k3 + k4)
+        t_new = self.t_bound if h == left else t + s
+        return t_new, y_new, (self.fun(t_new, y_new) if np.all(np.isfinite(y_new)) else y_new)
 
     def _dense_output_impl(self):
         return _Hermite(self.t_old, self.t, self.y_old, self.y, self.f_old, self.f)

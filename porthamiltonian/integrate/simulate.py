@@ -23,7 +23,9 @@ from .._validate import as_array, as_finite_float, is_real_scalar
 from ..bondgraph.graph import BondGraph
 from ..compile.system import PHSystem
 from ..errors import GeometryError, IntegrationError, IntegrationWarning, ParameterError, PhaseError
+from .events import starts_crossing, wrap_event
 from .fixed_step import RK4
+from .reduced import ReducedPhases
 from .trajectory import EventRecord, Trajectory
 
 __all__ = ["simulate", "FIXED_STEP_METHODS"]
@@ -69,63 +71,10 @@ class _Progress:
             self.stream.flush()
 
 
-def _start_trend(fun, t_start, x_start, rhs):
-    """(value, sign just after, leaves at a nonzero rate) of an event function at a segment start.
-
-    The sign an instant later comes from two Euler predictor steps dt and 2 dt; the function
-    leaves zero at a nonzero rate when it is zero at the start and g(2 dt) / g(dt) is close to
-    2 (a grazing start, where the rate vanishes, gives 4 or more, round-off anything).
-    """
-    g0 = float(fun(t_start, x_start))
-    if not math.isfinite(g0) or abs(g0) > 1e-10 * max(1.0, abs(g0)):   # inf: an event that cannot occur
-        return g0, np.sign(g0), False
-    dt = 1e-7 * max(1.0, abs(t_start))
-    f0 = rhs(t_start, x_start)
-    g1 = fun(t_start + dt, x_start + dt * f0)
-    g2 = fun(t_start + 2 * dt, x_start + 2 * dt * f0)
-    linear = g1 != 0 and 1.5 < g2 / g1 < 2.5
-    return g0, (np.sign(g1) if g1 != 0 else 1.0), linear
-
-
-def _starts_crossing(fun, direction, t_start, x_start, rhs):
-    """True if `fun` is zero at the segment start and leaves zero at a nonzero rate in its
-    event's direction (an initial condition exactly on an event surface, moving through it).
-    A grazing start (zero rate) is left to the integration: it fires if the function crosses."""
-    _, sign, linear = _start_trend(fun, t_start, x_start, rhs)
-    return linear and ((sign < 0 and direction <= 0) or (sign > 0 and direction >= 0))
-
-
 def _finite(v):
     """All entries finite: a sum is finite unless an entry is not (or it overflows, which the
     exact test after it sorts out); a third of `np.all(np.isfinite(v))`'s cost per call."""
     return math.isfinite(v.sum()) or bool(np.all(np.isfinite(v)))
-
-
-def _wrap_event(fun, direction, terminal, t_start, x_start, rhs):
-    """An event function whose value at the segment start has the sign it takes just after.
-
-    After an event, the restarted segment begins exactly on the zero of that event's function
-    (or of others); solve_ivp would see a sign change 0 -> +-, and fire again. We replace the
-    value at the start time by the sign the function takes an instant later (Euler predictor).
-    A grazing start (zero value, zero rate: a ball at rest exactly on the floor) counts as
-    lying on the side the event's direction crosses from, so that the function's first move
-    through zero in that direction fires it: the predictor cannot see the second-order motion,
-    and the start value's round-off sign would otherwise decide whether the contact is made.
-    """
-    g0, sign, linear = _start_trend(fun, t_start, x_start, rhs)
-    if abs(g0) > 1e-10 * max(1.0, abs(g0)):
-        start_value = g0
-    elif not linear and direction != 0:
-        start_value = -np.copysign(1e-300, direction)
-    else:
-        start_value = np.copysign(1e-300, sign)
-
-    def ev(t, x):
-        return start_value if t == t_start else fun(t, x)
-
-    ev.direction = direction
-    ev.terminal = terminal
-    return ev
 
 
 def _uses_jacobian(method):
@@ -644,6 +593,7 @@ class _Segments:
         self.njev = self.nlu = 0
         self.n_events = 0
         self.fired_at_start = set()   # (event, time) fired at a segment's start: once per instant
+        self.reduced = ReducedPhases(self)
 
     def integrate(self, t0, t1, x0):
         """Run from ``(t0, x0)`` to `t1`, a terminal user event, a failure, or too many events."""
@@ -659,24 +609,29 @@ class _Segments:
                 self.n_events += 1
                 continue
             t_stop = min(t1, next_projection)
-            sol, evs = self._solve(t, x, t_stop)
-            if sol is None or sol.status == -1:
-                break
-            if sol.status == 0:
-                if t_stop >= t1:
+            contact = self.reduced.active(x)
+            if contact is not None:   # continuous contact in reduced coordinates
+                t, x, stop, reached = self.reduced.run(contact, t, x, t_stop)
+            else:
+                sol, evs = self._solve(t, x, t_stop)
+                if sol is None or sol.status == -1:
                     break
-                t, x = t_stop, self._project(t_stop, np.asarray(sol.y, dtype=float)[:, -1].copy())
-                next_projection = t + self.projection
-                continue
-            t, x, stop = self._terminal(sol, evs)
+                reached = sol.status == 0
+                if reached:
+                    t, x, stop = t_stop, np.asarray(sol.y, dtype=float)[:, -1].copy(), False
+                else:
+                    t, x, stop = self._terminal(sol, evs)
             if stop or t >= t1:
                 break
+            if reached:
+                t, x = t_stop, self._project(t_stop, x)
+                next_projection = t + self.projection
 
     def _starting(self, t, x):
         """The first element event exactly zero at ``(t, x)`` and moving in its direction
         (not fired at this instant yet), or None."""
         for b in self.element_events:
-            if (b.name, t) not in self.fired_at_start and _starts_crossing(
+            if (b.name, t) not in self.fired_at_start and starts_crossing(
                     lambda tt, xx, b=b: b.value(tt, xx, self.system), b.spec.direction, t, x, self.rhs):
                 return b
         return None
@@ -686,13 +641,20 @@ class _Segments:
         stores its samples. Returns ``(sol, event functions)``, sol None if solve_ivp raised."""
         system, rhs = self.system, self.rhs
         evs = [
-            _wrap_event(lambda tt, xx, k=k: system._event_value(k, tt, xx), b.spec.direction, True, t, x, rhs)
+            wrap_event(lambda tt, xx, k=k: system._event_value(k, tt, xx), b.spec.direction, True, t, x, rhs)
             for k, b in enumerate(self.element_events)
         ]
         evs += [
-            _wrap_event(e, getattr(e, "direction", 0.0), bool(getattr(e, "terminal", False)), t, x, rhs)
+            wrap_event(e, getattr(e, "direction", 0.0), bool(getattr(e, "terminal", False)), t, x, rhs)
             for e in self.user_events
         ]
+        return self.run_solver(rhs, t, x, t_stop, evs, len(self.element_events), None, self.solver), evs
+
+    def run_solver(self, fun, t, y, t_stop, evs, n_before_user, to_x, solver):
+        """solve_ivp of ``dy/dt = fun(t, y)`` from ``(t, y)`` to `t_stop` with the event
+        functions `evs` (the user events after the first `n_before_user`); stores the samples
+        as states (``to_x(y)``, or y itself when None). Returns sol, None if solve_ivp raised."""
+        rhs = self.rhs
         accepted = _StepRecorder()   # solve_ivp loses its steps when it raises: keep them here
         te = None
         if self.t_eval is not None:
@@ -701,30 +663,31 @@ class _Segments:
             te = np.union1d(self.t_eval[(self.t_eval > t) & (self.t_eval <= t_stop)], [t_stop])
         first = None if self.first_step is None else min(self.first_step, t_stop - t)
         try:
-            sol = solve_ivp(rhs, (t, t_stop), x, t_eval=te, events=evs + [accepted], first_step=first, **self.solver)
+            sol = solve_ivp(fun, (t, t_stop), y, t_eval=te, events=evs + [accepted], first_step=first, **solver)
         except IntegrationError as exc:
-            accepted.keep(self.T, self.X)
+            accepted.keep(self.T, self.X, to_x)
             self.status, self.message = -1, str(exc)
-            return None, evs
+            return None
         except Exception as exc:  # an element kernel or event failed: say when and where
-            accepted.keep(self.T, self.X)
+            accepted.keep(self.T, self.X, to_x)
             self.status, self.message = -1, (
                 f"evaluation failed near t = {rhs.last_t:.9g} s (the last accepted step ends at "
                 f"t = {_last_time(self.T):.9g} s, kept in the trajectory): {type(exc).__name__}: {exc}")
-            return None, evs
-        self._store(sol, len(x))
+            return None
+        self._store(sol, len(y), n_before_user, to_x)
         if sol.status == -1:
             self.status = -1
-            self.message = _explain_failure(system, rhs.last_t, rhs.last_x, sol.message, self.solver["method"],
+            self.message = _explain_failure(self.system, rhs.last_t, rhs.last_x, sol.message, solver["method"],
                                             rhs.names)
             if rhs.failed is not None:
                 self.message += f" Last evaluation that could not be made: at t = {rhs.failed[0]:.9g} s, {rhs.failed[1]}"
-        return sol, evs
+        return sol
 
-    def _store(self, sol, n):
-        """Keep a segment's samples, interpolant, counts and non-terminal user events."""
+    def _store(self, sol, n, n_el, to_x):
+        """Keep a segment's samples (as states, through `to_x` when not None), interpolant,
+        counts and non-terminal user events (after the first `n_el` event functions)."""
         if self.solver["dense_output"] and sol.sol is not None and sol.t.size:
-            self.pieces.append((float(sol.t[0]), float(sol.t[-1]), sol.sol))
+            self.pieces.append((float(sol.t[0]), float(sol.t[-1]), sol.sol if to_x is None else _Mapped(sol.sol, to_x)))
         self.njev += sol.njev
         self.nlu += sol.nlu
         ts_, ys_ = np.asarray(sol.t, dtype=float), np.asarray(sol.y, dtype=float).reshape(n, -1).T
@@ -732,13 +695,12 @@ class _Segments:
             ts_, ys_ = ts_[:-1], ys_[:-1]  # the segment end was added for the restart only
         if ts_.size:
             self.T.append(ts_)
-            self.X.append(ys_)
-        n_el = len(self.element_events)
+            self.X.append(ys_ if to_x is None else np.array([to_x(y) for y in ys_]))
         for k, e in enumerate(self.user_events):
             if not getattr(e, "terminal", False):
                 for te_k, ye_k in zip(sol.t_events[n_el + k], sol.y_events[n_el + k]):
                     self.records.append(EventRecord(float(te_k), getattr(e, "__name__", f"event{k}"), "crossing", 0.0,
-                                                    np.array(ye_k)))
+                                                    np.array(ye_k if to_x is None else to_x(ye_k))))
 
     def _project(self, t, x):
         """At a projection time: move onto the constraint manifold, book the energy change."""
@@ -822,13 +784,27 @@ class _StepRecorder:
         self.x.append(np.array(x, dtype=float))
         return 1.0
 
-    def keep(self, T, X):
-        """Append the recorded steps after the last stored sample to the output lists."""
+    def keep(self, T, X, to_x=None):
+        """Append the recorded steps after the last stored sample to the output lists (as
+        states, through `to_x` when not None)."""
         last = _last_time(T)
         keep = [k for k, tk in enumerate(self.t) if tk > last]
         if keep:
             T.append(np.array([self.t[k] for k in keep]))
-            X.append(np.array([self.x[k] for k in keep]))
+            X.append(np.array([self.x[k] if to_x is None else to_x(self.x[k]) for k in keep]))
+
+
+class _Mapped:
+    """A segment's interpolant in other coordinates, returning states (``to_x`` per column)."""
+
+    def __init__(self, sol, to_x):
+        self.sol, self.to_x = sol, to_x
+
+    def __call__(self, t):
+        y = self.sol(t)
+        if y.ndim == 1:
+            return self.to_x(y)
+        return np.column_stack([self.to_x(c) for c in y.T])
 
 
 def _last_time(T):

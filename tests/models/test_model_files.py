@@ -14,7 +14,7 @@ from porthamiltonian.models import MODELS, build_model
 EXTRA = {
     "four-bar-clearance": [dict(model="massless_link")],
     "cam-follower": [dict(cam="eccentric", contact="compliant")],
-    "rocking-ellipsoid": [dict(friction="rolling", contact="sliding_plane")],
+    "rocking-ellipsoid": [dict(friction="rolling", contact="sliding_plane"), dict(friction="rolling", contact="reduced")],
 }
 VARIANTS = [(name, params) for name, spec in sorted(MODELS.items())
             for params in ([dict(contact=c) for c in ("compliant", "sliding_plane")]

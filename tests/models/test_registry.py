@@ -20,7 +20,8 @@ for name, spec in sorted(MODELS.items()):
     if name == "cam-follower":
         choices += [dict(cam="eccentric", contact=c) for c in ("compliant", "sliding_plane")]
     if name == "rocking-ellipsoid":
-        choices += [dict(friction="rolling", contact=c) for c in ("compliant", "sliding_plane")]
+        choices += [dict(friction="rolling", contact=c) for c in ("compliant", "sliding_plane", "reduced")]
+        choices.append(dict(contact="reduced"))
     VARIANTS += [(name, params) for params in choices]
 
 

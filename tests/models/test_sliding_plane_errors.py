@@ -122,10 +122,10 @@ def test_restitution_bounds_are_accepted():
 @pytest.mark.parametrize(
     "kind, match",
     [
-        ("sliding-plane", r"unknown contact kind 'sliding-plane'; use one of \['compliant', 'sliding_plane'\] "
+        ("sliding-plane", r"unknown contact kind 'sliding-plane'; use one of \['compliant', 'reduced', 'sliding_plane'\] "
                           r"\(did you mean 'sliding_plane'\?\)"),
         ("complaint", r"unknown contact kind 'complaint'.*\(did you mean 'compliant'\?\)"),
-        ("rigid", r"unknown contact kind 'rigid'; use one of \['compliant', 'sliding_plane'\]$"),
+        ("rigid", r"unknown contact kind 'rigid'; use one of \['compliant', 'reduced', 'sliding_plane'\]$"),
         (None, r"unknown contact kind None"),
     ],
 )

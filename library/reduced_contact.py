@@ -1,0 +1,275 @@
+"""Reduced contact coordinates (Kry & Pai, seed 002): the third contact submodel.
+
+`ReducedContact(...)` returns a component with the ports of `CompliantContact` and
+`SlidingPlaneContact` ("a", "b", bonded from the two bodies' "B" ports), so a model swaps to
+it with one argument (`library.contact("reduced", ...)`). One of the two bodies must be fixed
+(a `Ground`): the seed's formulation evolves one body in contact with a fixed one.
+
+Phases (`simulate` runs them; `porthamiltonian.integrate.reduced`):
+
+* **Free flight**: the contact is off; the bodies move under their other forces. The
+  contact's "impact" event watches the signed distance (closest points, warm-started).
+* **Impact**: when the distance reaches zero, Newton's law with `restitution` acts on the
+  normal speed (the kinetic energy it removes is booked as lost). An impact slower than
+  `rest_speed` is plastic and the contact stays on: continuous contact is established.
+* **Continuous contact**: the state of the moving body is carried by the contact coordinates
+  ``q = (s, t, u, v, psi)`` and their rates (`porthamiltonian.contact.reduced`), so the
+  surfaces touch by construction: no stabilization, the gap stays at round-off at any step
+  size. Entering, the state is moved exactly onto the contact (its residual normal speed and
+  distance, solver-tolerance small, are dropped; the energy change is booked as lost).
+* **Separation**: when the normal force of the reduced solve turns negative (the contact
+  would pull), the body leaves with its pose and twist.
+
+Friction (`friction`):
+
+* ``"frictionless"``: no tangential force.
+* ``"rolling"``: no slip at all (unlimited friction), as the sliding plane's rolling mode.
+* ``"coulomb"``: the seed's two regimes. Sliding: dynamic Coulomb friction ``mu N`` against
+  the slip; when the slip speed falls below `slip_speed` (seed: 5 mm/s) the contact sticks:
+  a tangential impulse at the contact point removes the remaining slip (its kinetic energy
+  is booked as lost) and the no-slip mode follows; it slips again when the friction force
+  it needs leaves the cone ``|F_t| <= mu N``, the friction force then keeping its direction
+  (the slip starts against it).
+
+Outside continuous contact (and for diagnostics such as `PHSystem.multipliers`) the
+element is the sliding-plane constraint of the same pair (`SlidingPlaneConstraint`, its
+rolling rows for ``"rolling"``, regularized Coulomb with ``eps = slip_speed`` for
+``"coulomb"``); on an exact contact state the two formulations give the same accelerations
+(tests/contact/test_reduced.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from porthamiltonian._validate import as_finite_float
+from porthamiltonian.bondgraph.element import register_element
+from porthamiltonian.contact.coordinates import contact_coordinate_jacobian, contact_pose
+from porthamiltonian.contact.reduced import reduced_coordinates_from, reduced_dynamics
+from porthamiltonian.errors import ModelError, ParameterError
+from porthamiltonian.lie import quaternion, se3
+
+from .contact_geometry import ContactPair
+from .rigid_body import pose_vector
+from .sliding_plane_contact import _ACT, _CH, _X, SlidingPlaneConstraint, contact_component
+
+__all__ = ["ReducedContact", "ReducedContactConstraint", "ReducedChart"]
+
+#: how far (m, relative to 1 + |position|) the pose may be from an exact contact when the
+#: continuous phase starts (an impact located by the solver, a user's initial state)
+ENTRY_TOLERANCE = 1e-6
+
+
+@register_element
+class ReducedContactConstraint(SlidingPlaneConstraint):
+    """The contact element of `ReducedContact` (module docstring).
+
+    Own state: that of `SlidingPlaneConstraint` (contact parameters, charts, contact flag).
+    The stick/slip regime of ``"coulomb"`` is the integrator's (it starts stuck when the slip
+    is below `slip_speed` and the friction cone holds the no-slip force).
+    """
+
+    type_name = "ReducedContactConstraint"
+    reduced = True
+
+    def __init__(self, name, pair: ContactPair, *, friction="frictionless", mu=0.5, restitution=0.0, rest_speed=1e-3,
+                 slip_speed=5e-3, max_gap=None):
+        if friction == "coulomb" and not as_finite_float(mu, "mu", nonnegative=True) > 0.0:
+            raise ParameterError(f"`mu` must be > 0 with friction='coulomb' (use 'frictionless'), got {mu!r}")
+        slip_speed = as_finite_float(slip_speed, "slip_speed", positive=True)
+        super().__init__(name, pair, friction=friction, mu=mu, eps=slip_speed, restitution=restitution, unilateral=True,
+                         max_gap=max_gap, rest_speed=rest_speed)
+        self.slip_speed = slip_speed
+        if pair._moving[0] == pair._moving[1]:
+            raise ModelError(
+                f"reduced contact {name!r}: one of the bodies must be fixed (a Ground); got the moving bodies "
+                f"{pair.body_a.name!r} and {pair.body_b.name!r} (seed 002 evolves one body on a fixed one: use "
+                "the sliding-plane or compliant contact between two moving bodies)")
+
+    def events(self):
+        """The chart change and the impact; separation is the reduced phase's own event (the
+        normal force of the reduced solve), not the multiplier's."""
+        return tuple(e for e in super().events() if e.name != "detach")
+
+    def is_active(self, own):
+        return own[_ACT] > 0.5
+
+    def reduced_chart(self, system, path, t, x):
+        """A `ReducedChart` of this contact at the touching state `x` of `system`."""
+        return ReducedChart(self, system, path, t, x)
+
+    def parameters(self):
+        return {"pair": self.pair.parameters(), "friction": self.friction, "mu": self.mu,
+                "restitution": self.restitution, "rest_speed": self.rest_speed, "slip_speed": self.slip_speed,
+                "max_gap": self.max_gap}
+
+
+class ReducedChart:
+    """The map between a system's state ``x`` and ``z = (q, dq/dt, rest)`` for one contact in
+    continuous contact, in one pair of charts.
+
+    ``rest`` is every entry of ``x`` but the moving body's pose and momentum. In ``x`` the
+    moving body's pose is ``H_W1 H_12(q) inv(G)`` and its momentum ``M Ad(G) H_2(q) dq/dt``
+    (``H_W1`` the fixed surface's frame in the world, ``G`` the moving surface's frame in its
+    body); the contact's own parameters follow ``q`` and its flag is on.
+
+    Attributes
+    ----------
+    z0 : ndarray
+        The start of the chart (`x` moved exactly onto the contact).
+    x0 : ndarray
+        `z0` as a state (`to_x`).
+    normal_speed : float [m/s]
+        The separating speed the start dropped (solver-tolerance small after an impact).
+    """
+
+    def __init__(self, element, system, path, t, x):
+        pair, L = element.pair, system.layout
+        self.element, self.system, self.path = element, system, path
+        fixed_a = not pair._moving[0]
+        self.swap = not fixed_a
+        moving = pair.body_b if fixed_a else pair.body_a
+        self.S1, self.S2 = (pair.S1, pair.S2) if fixed_a else (pair.S2, pair.S1)
+        fixed_body = pair.body_a if fixed_a else pair.body_b
+        self.H_W1 = fixed_body.H_WG @ (pair.H_aS1 if fixed_a else pair.H_bS2)
+        self.H_1W = se3.inverse(self.H_W1)
+        G = pair.H_bS2 if fixed_a else pair.H_aS1
+        self.G, self.G_inv = G, se3.inverse(G)
+        self.AdG = se3.Ad(G)
+        body_path = next(p for p, o in system.elements.items() if o is moving)
+        self.M = moving.M
+        self.Minv = np.linalg.inv(moving.M)
+        self.M_s = self.AdG.T @ moving.M @ self.AdG
+        self.pose, self.P = L[f"{body_path}.pose"], L[f"{body_path}.P"]
+        self.own = L.element_slice(path)
+        body = np.zeros(L.size, dtype=bool)
+        body[self.pose] = body[self.P] = True
+        self.rest = np.flatnonzero(~body)
+        own_mask = np.zeros(L.size, dtype=bool)
+        own_mask[self.own] = True
+        self.own_in_rest = np.flatnonzero(own_mask[self.rest])   # slaved to q: no rates
+        entry = next(e for e in L.ledger if e.element == path and e.kind == "dissipated")
+        self.dissipated = self.z_index(L.n_physical + entry.index)
+        self.template = np.array(x, dtype=float)
+        self.z0, self.normal_speed = self._start(t, x)
+        self.x0 = self.to_x(self.z0)
+
+    def _start(self, t, x):
+        """``z`` of the exact contact nearest `x`, and the normal speed it drops."""
+        el, own = self.element, x[self.own]
+        st = el._state(own, self.system.element_state(self.path, x)[1])
+        params, charts = np.array(st.cp.x, dtype=float), tuple(int(c) for c in st.cp.charts)
+        if self.swap:
+            params, charts = params[[2, 3, 0, 1]], charts[::-1]
+        self.charts = charts
+        H_Wm = _pose_matrix(x[self.pose])
+        H_12 = self.H_1W @ H_Wm @ self.G
+        T_s = se3.Ad(self.G_inv) @ (self.Minv @ x[self.P])
+        q, qd, vn = reduced_coordinates_from(self.S1, self.S2, params, H_12, T_s, charts=charts,
+                                             pose_tol=ENTRY_TOLERANCE)
+        return np.r_[q, qd, x[self.rest]], vn
+
+    def z_index(self, index):
+        """Position in ``z`` of the state entry `index` (one of ``rest``)."""
+        return 10 + int(np.flatnonzero(self.rest == index)[0])
+
+    def to_x(self, z, active=True):
+        """The state of the system at ``z`` (with the contact flag off when not `active`: the
+        body leaves the contact)."""
+        q, qd = z[:5], z[5:10]
+        x = self.template.copy()
+        x[self.rest] = z[10:]
+        H_12 = contact_pose(self.S1, self.S2, q, charts=self.charts)
+        x[self.pose] = pose_vector(self.H_W1 @ H_12 @ self.G_inv)
+        T_s = contact_coordinate_jacobian(self.S1, self.S2, q, charts=self.charts).H_2 @ qd
+        x[self.P] = self.M @ (self.AdG @ T_s)
+        own = x[self.own]
+        own[_X] = q[[2, 3, 0, 1]] if self.swap else q[:4]
+        own[_CH] = self.charts[::-1] if self.swap else self.charts
+        own[_ACT] = 1.0 if active else 0.0
+        x[self.own] = own
+        return x
+
+    def dynamics(self, t, z, rhs, mode, slip_direction=None):
+        """``(dz/dt, ReducedDynamics)`` at ``z``: the other forces on the moving body from the
+        system's rates with this contact off (`rhs` evaluates the system), the contact from
+        `reduced_dynamics` in `mode`; friction's power goes to the contact's dissipated
+        ledger entry."""
+        xd = rhs(t, self.to_x(z, active=False))
+        b_s = self.AdG.T @ xd[self.P]
+        r = reduced_dynamics(self.S1, self.S2, z[:5], z[5:10], self.M_s, b_s, charts=self.charts, mode=mode,
+                             mu=self.element.mu if mode == "sliding" else 0.0, slip_direction=slip_direction,
+                             slip_floor=1e-6 * self.element.slip_speed)
+        zd = np.empty_like(z)
+        zd[:5], zd[5:10], zd[10:] = z[5:10], r.q_acc, xd[self.rest]
+        zd[10 + self.own_in_rest] = 0.0
+        zd[self.dissipated] += r.dissipation
+        return zd, r
+
+    def stick(self, z):
+        """``z`` with the slip removed by a tangential impulse at the contact point (the
+        change of the rates of least kinetic energy that zeroes the slip), and the kinetic
+        energy it removes [J]."""
+        q, qd = z[:5], z[5:10]
+        Jc = contact_coordinate_jacobian(self.S1, self.S2, q, charts=self.charts)
+        K = Jc.H_2.T @ self.M_s @ Jc.H_2
+        C = Jc.H_C[3:5]
+        KiC = np.linalg.solve(K, C.T)
+        qd_new = qd - KiC @ np.linalg.solve(C @ KiC, C @ qd)
+        out = z.copy()
+        out[5:10] = qd_new
+        return out, 0.5 * (qd @ K @ qd - qd_new @ K @ qd_new)
+
+
+def _pose_matrix(p):
+    H = np.eye(4)
+    H[:3, :3] = quaternion.to_matrix(p[:4] / np.linalg.norm(p[:4]))
+    H[:3, 3] = p[4:]
+    return H
+
+
+def ReducedContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, friction="frictionless",
+                   mu=0.5, restitution=0.0, rest_speed=1e-3, slip_speed=5e-3, max_gap=None):
+    """A contact in reduced coordinates between a moving body and a fixed one (module docstring).
+
+    Same ports and bonding as `SlidingPlaneContact` and `CompliantContact`::
+
+        c = ReducedContact("c", ball, Sphere(0.05), ground, Plane(), friction="coulomb", mu=0.3)
+
+    Parameters
+    ----------
+    name : str
+    body_a, body_b : RigidBody or Ground
+        Exactly one of them a `Ground`.
+    surface_a, surface_b : Surface
+        Smooth and regular near the contact (the reduced coordinates are the surfaces'
+        parameters); the pair must touch at isolated points (no conforming contact).
+    pose_a, pose_b : array_like (4, 4), optional
+        The surfaces' frames in their bodies.
+    friction : {"frictionless", "rolling", "coulomb"}
+    mu : float
+        Coulomb coefficient ("coulomb"; > 0 there).
+    restitution : float in [0, 1]
+        Newton's coefficient at impacts.
+    rest_speed : float [m/s]
+        Impacts slower than this are plastic and establish continuous contact.
+    slip_speed : float [m/s]
+        "coulomb": the slip speed below which the contact sticks (seed 002: 5 mm/s).
+    max_gap : float [m], optional
+        As for `SlidingPlaneContact`: a contact initialised farther than this is an error.
+
+    Raises
+    ------
+    ParameterError
+        Bad parameters (named).
+    ModelError
+        Both bodies moving (or both fixed).
+    """
+    if not isinstance(friction, str) or friction not in ("frictionless", "rolling", "coulomb"):
+        raise ParameterError(
+            f"reduced contact {name!r}: `friction` must be 'frictionless', 'rolling' or 'coulomb', got {friction!r} "
+            "(the coefficient is `mu`)")
+    pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=0.0)
+    con = ReducedContactConstraint("constraint", pair, friction=friction, mu=mu, restitution=restitution,
+                                   rest_speed=rest_speed, slip_speed=slip_speed, max_gap=max_gap)
+    return contact_component(name, con)

@@ -1,0 +1,154 @@
+"""The reduced-coordinate contact in whole simulations: swapped into a model by one argument,
+against the sliding-plane formulation, large fixed steps, Coulomb stick/slip, impacts and the
+energy ledger, and its typed errors."""
+
+import math
+
+import numpy as np
+import pytest
+
+import porthamiltonian as ph
+from porthamiltonian.bondgraph.serialize import from_json, to_json
+from porthamiltonian.errors import ModelError, ParameterError
+from porthamiltonian.geometry import Plane, Sphere
+from porthamiltonian.library import Gravity, Ground, RigidBody, contact
+from porthamiltonian.lie import se3
+from porthamiltonian.models import build_model
+
+G = 9.81
+
+
+def _run(kind, friction, **kw):
+    model = build_model("rocking-ellipsoid", contact=kind, friction=friction, spin=1.0, tilt=0.3)
+    system = ph.compile(model.graph, baumgarte=model.baumgarte)
+    x0 = system.initial_state(model.initial)
+    return model, system, x0, ph.simulate(system, (0.0, kw.pop("t_end", 2.0)), x0, **{**model.solver, **kw})
+
+
+def _observed(model, system, traj, names=("tilt", "centre x", "centre y", "height")):
+    return np.array([[model.observables[k](system, t, x) for k in names] for t, x in zip(traj.t, traj.x)])
+
+
+@pytest.mark.parametrize("friction", ["frictionless", "rolling"])
+def test_reduced_and_sliding_plane_agree_on_the_rocking_ellipsoid(friction):
+    """One argument swaps the contact model; the two formulations of the same rigid contact
+    give the same motion (2 s of rocking and spinning, DOP853 at rtol 1e-8) and both close the
+    ledger; the reduced one keeps the gap at round-off."""
+    t_eval = np.linspace(0.0, 2.0, 21)
+    model, system, x0, reduced = _run("reduced", friction, t_eval=t_eval)
+    _, system_sp, _, sliding = _run("sliding_plane", friction, t_eval=t_eval)
+    assert reduced.status == 0 and not reduced.events
+    diff = np.abs(_observed(model, system, reduced) - _observed(model, system_sp, sliding)).max()
+    assert diff < 1e-8                                   # measured 9e-10 (rad, m)
+    assert np.abs(reduced.power_budget().residual).max() < model.solver["rtol"] * system.energy(x0)   # 2e-9 J
+    gaps = [model.observables["Delta"](system, t, x) for t, x in zip(reduced.t, reduced.x)]
+    assert np.abs(gaps).max() < 1e-12
+
+
+def test_large_fixed_steps_keep_the_contact_exact():
+    """RK4 at 16 ms for 10 s, no stabilization: the gap stays at round-off at every sample;
+    the ledger's residual is RK4's energy error, O(h^5) over a fixed time (32-fold per
+    halving of the step; module docstring of tests/contact/test_reduced.py)."""
+    residual = []
+    for h in (0.016, 0.008):
+        model, system, x0, traj = _run("reduced", "frictionless", method="RK4", step=h, t_end=10.0)
+        residual.append(np.abs(traj.power_budget().residual).max())
+        if h == 0.016:
+            assert np.allclose(np.diff(np.unique(traj.t)), h)
+            gaps = [model.observables["Delta"](system, t, x) for t, x in zip(traj.t, traj.x)]
+            assert np.abs(gaps).max() < 1e-12
+            assert residual[0] < 1e-3 * system.energy(x0)
+    assert 20.0 < residual[0] / residual[1] < 45.0, residual
+
+
+def _ball(z0, v0=2.0, mu=0.3, restitution=0.0, g=G, **kw):
+    r, m = 0.05, 0.2
+    bg = ph.BondGraph("ball")
+    ball = RigidBody("ball", m, 0.4 * m * r * r * np.ones(3), pose=se3.make(np.eye(3), np.array([0.0, 0.0, z0])),
+                     twist=np.array([0.0, 0.0, 0.0, v0, 0.0, 0.0]))
+    ground = Ground("ground")
+    c = contact("reduced", "contact", ball, Sphere(r), ground, Plane(), friction="coulomb", mu=mu,
+                restitution=restitution, **kw)
+    bg.add(ball, ground, Gravity("gravity", ball, (0.0, 0.0, -g)), c)
+    bg.connect(ball.frame().port, "gravity")
+    bg.connect(ball.frame().port, ("contact", "a"))
+    bg.connect(ground.frame().port, ("contact", "b"))
+    return ph.compile(bg), r, m
+
+
+def _velocity(system, x, m):
+    pose = x[system.layout["ball.pose"]]
+    H = se3.make(ph.lie.quaternion.to_matrix(pose[:4]), pose[4:])
+    return H[:3, :3] @ (x[system.layout["ball.P"]][3:] / m)
+
+
+def test_a_sliding_ball_sticks_at_the_closed_form_time():
+    """Thrown sliding without spin: the slip v - r w starts at v0 and falls at
+    mu g (1 + m r^2 / I) = 3.5 mu g under dynamic Coulomb friction, so it reaches `slip_speed`
+    s at t = (v0 - s) / (3.5 mu g) (2 v0 / (7 mu g) for s = 0); a tangential impulse then
+    removes the rest of the slip, losing (m / 3.5) s^2 / 2 (m / 3.5 is the effective mass of a
+    solid sphere at its contact point), and the ball rolls at 5/7 v0."""
+    v0, mu, s = 2.0, 0.3, 5e-3
+    system, r, m = _ball(0.05, v0=v0, mu=mu)
+    x0 = system.initial_state({})
+    traj = ph.simulate(system, (0.0, 0.5), x0, rtol=1e-10, atol=1e-12)
+    stick = [e for e in traj.events if e.name.endswith(".stick")]
+    assert len(stick) == 1
+    assert stick[0].t == pytest.approx((v0 - s) / (3.5 * mu * G), rel=1e-7)
+    assert stick[0].lost == pytest.approx(0.5 * m / 3.5 * s * s, rel=1e-6)
+    assert np.linalg.norm(_velocity(system, traj.x[-1], m)) == pytest.approx(5 / 7 * v0, rel=1e-3)
+    assert np.abs(traj.power_budget().residual).max() < 1e-10 * system.energy(x0)
+    assert np.abs(traj.x[:, system.layout["ball.pose"]][:, 6] - r).max() < 1e-14
+
+
+def test_a_dropped_ball_bounces_then_rolls():
+    """Dropped with a horizontal speed: Newton impacts with e = 0.5 (each keeps e of the normal
+    speed and loses (1 - e^2) of its energy), the last one below `rest_speed` plastic and
+    continuous contact from there, sliding, then rolling; the ledger closes."""
+    z0, e, r_ = 0.2, 0.5, 0.05
+    system, r, m = _ball(z0, restitution=e)
+    x0 = system.initial_state({})
+    traj = ph.simulate(system, (0.0, 1.0), x0, rtol=1e-10, atol=1e-12)
+    impacts = [ev for ev in traj.events if ev.name.endswith(".impact")]
+    t1 = math.sqrt(2 * (z0 - r_) / G)
+    assert impacts[0].t == pytest.approx(t1, rel=1e-8)
+    assert impacts[0].lost == pytest.approx(m * G * (z0 - r_) * (1 - e * e), rel=1e-8)
+    assert impacts[1].t - impacts[0].t == pytest.approx(2 * e * t1, rel=1e-7)   # flight at e g t1 up
+    rest = impacts[-1].t
+    stick = [ev for ev in traj.events if ev.name.endswith(".stick")]
+    assert len(stick) == 1 and stick[0].t > rest
+    assert stick[0].t - rest == pytest.approx((2.0 - 5e-3) / (3.5 * 0.3 * G), rel=1e-6)
+    assert np.abs(traj.power_budget().residual).max() < 1e-10 * system.energy(x0)
+
+
+def test_a_pulling_contact_separates_at_once():
+    """Gravity pointing away from the floor: the normal force of the reduced solve is
+    negative, so the ball leaves the floor at once and flies (height r + g t^2 / 2)."""
+    system, r, m = _ball(0.05, v0=0.0, g=-G)
+    traj = ph.simulate(system, (0.0, 0.3), system.initial_state({}), rtol=1e-10, atol=1e-12)
+    assert [ev.name for ev in traj.events] == ["contact/constraint.separation"]
+    z = traj.x[-1, system.layout["ball.pose"]][6]
+    assert z == pytest.approx(r + 0.5 * G * 0.3**2, rel=1e-9)
+
+
+def test_saved_and_loaded_it_is_the_same_contact():
+    model = build_model("rocking-ellipsoid", contact="reduced", friction="rolling")
+    back = from_json(to_json(model.graph))
+    el = ph.compile(back).elements["contact/constraint"]
+    assert type(el).__name__ == "ReducedContactConstraint"
+    assert (el.friction, el.slip_speed) == ("rolling", 5e-3)
+
+
+def test_bad_reduced_contacts_are_named():
+    r, m = 0.05, 0.2
+    a = RigidBody("a", m, 0.4 * m * r * r * np.ones(3))
+    b = RigidBody("b", m, 0.4 * m * r * r * np.ones(3))
+    ground = Ground("ground")
+    with pytest.raises(ModelError, match="one of the bodies must be fixed"):
+        contact("reduced", "c", a, Sphere(r), b, Sphere(r))
+    with pytest.raises(ParameterError, match="`mu` must be > 0"):
+        contact("reduced", "c", a, Sphere(r), ground, Plane(), friction="coulomb", mu=0.0)
+    with pytest.raises(ParameterError, match="`friction` must be"):
+        contact("reduced", "c", a, Sphere(r), ground, Plane(), friction="sticky")
+    with pytest.raises(ParameterError, match="slip_speed"):
+        contact("reduced", "c", a, Sphere(r), ground, Plane(), friction="coulomb", slip_speed=-1.0)
