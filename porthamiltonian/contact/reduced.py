@@ -36,7 +36,8 @@ stays in the cone) come out of the same solve. In the frictionless mode the Newt
 rows projected on ``H_2`` give the seed's ``H^T M H d2q/dt2 = H^T (b - M dH/dt dq/dt)``.
 
 Power: the contact force does work ``F . (s, 0)`` on body 2, which is ``-mu N |s|`` while
-sliding and zero otherwise, the `dissipation` of `ReducedDynamics`.
+sliding and zero otherwise (no slip, or no tangential force), the `dissipation` of
+`ReducedDynamics`.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ class ReducedDynamics:
     slip : ndarray, shape (2,) [m/s]
         Slip velocity of body 2 on body 1 in C1.
     dissipation : float [W]
-        Power taken by friction, ``-F_t . slip`` (non-negative while sliding with ``N >= 0``).
+        Power taken by friction while sliding, ``-F_t . slip = mu N |slip|`` (zero in the other
+        modes: rolling keeps the slip at zero, up to the integrator's drift).
     twist : ndarray, shape (6,)
         Body twist of body 2, ``H_2 dq/dt`` [rad/s, m/s].
     twist_rate : ndarray, shape (6,)
@@ -188,7 +190,10 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
         y = _solve(K, rhs, max_condition, mode, S1, S2, q)
         force = y[5] * d
     q_acc = y[:5]
-    return ReducedDynamics(q_acc, force, slip, float(-force[:2] @ slip), T, Jc.H_2 @ q_acc + Jc.dH_2 @ qd)
+    # rolling: the slip is zero up to the integrator's drift, on which the stick force does no
+    # physical work: nothing is dissipated (booking F_t . drift would hide the drift's energy error)
+    dissipation = float(-force[:2] @ slip) if mode == "sliding" else 0.0
+    return ReducedDynamics(q_acc, force, slip, dissipation, T, Jc.H_2 @ q_acc + Jc.dH_2 @ qd)
 
 
 def _solve(K, rhs, max_condition, mode, S1, S2, q):

@@ -175,7 +175,8 @@ def test_reduceat_matches_numpy():
 
 
 #: variants whose events compile too (the sliding-plane contact's events stay in Python)
-EVENTS_COMPILED = [(n, p) for n, p in COMPILED if p.get("contact") != "sliding_plane"]
+#: the sliding-plane and reduced contacts' events stay in Python
+EVENTS_COMPILED = [(n, p) for n, p in COMPILED if p.get("contact") not in ("sliding_plane", "reduced")]
 
 
 @pytest.mark.parametrize("name, params", EVENTS_COMPILED, ids=[f"{n}-{p}" for n, p in EVENTS_COMPILED])
