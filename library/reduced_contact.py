@@ -44,8 +44,9 @@ import numpy as np
 
 from porthamiltonian._validate import as_finite_float
 from porthamiltonian.bondgraph.element import register_element
-from porthamiltonian.contact.coordinates import contact_coordinate_jacobian, contact_pose
-from porthamiltonian.contact.reduced import reduced_coordinates_from, reduced_dynamics
+from porthamiltonian.contact.coordinates import (contact_coordinate_jacobian, jacobian_from_derivatives,
+                                                 pose_from_derivatives)
+from porthamiltonian.contact.reduced import reduced_coordinates_from, reduced_solve
 from porthamiltonian.errors import ModelError, ParameterError
 from porthamiltonian.lie import quaternion, se3
 
@@ -173,16 +174,22 @@ class ReducedChart:
         """Position in ``z`` of the state entry `index` (one of ``rest``)."""
         return 10 + int(np.flatnonzero(self.rest == index)[0])
 
-    def to_x(self, z, active=True):
+    def _geometry(self, z):
+        """``(H_12, ContactJacobian with rates)`` at ``z``: the surfaces evaluated once."""
+        q, ch = z[:5], self.charts
+        D1 = self.S1.derivatives(q[0], q[1], 3, ch[0])
+        D2 = self.S2.derivatives(q[2], q[3], 3, ch[1])
+        return pose_from_derivatives(D1, D2, q[4]), jacobian_from_derivatives(D1, D2, q[4], z[5:10])
+
+    def to_x(self, z, active=True, geometry=None):
         """The state of the system at ``z`` (with the contact flag off when not `active`: the
         body leaves the contact)."""
-        q, qd = z[:5], z[5:10]
+        H_12, Jc = self._geometry(z) if geometry is None else geometry
+        q = z[:5]
         x = self.template.copy()
         x[self.rest] = z[10:]
-        H_12 = contact_pose(self.S1, self.S2, q, charts=self.charts)
         x[self.pose] = pose_vector(self.H_W1 @ H_12 @ self.G_inv)
-        T_s = contact_coordinate_jacobian(self.S1, self.S2, q, charts=self.charts).H_2 @ qd
-        x[self.P] = self.M @ (self.AdG @ T_s)
+        x[self.P] = self.M @ (self.AdG @ (Jc.H_2 @ z[5:10]))
         own = x[self.own]
         own[_X] = q[[2, 3, 0, 1]] if self.swap else q[:4]
         own[_CH] = self.charts[::-1] if self.swap else self.charts
@@ -193,13 +200,14 @@ class ReducedChart:
     def dynamics(self, t, z, rhs, mode, slip_direction=None):
         """``(dz/dt, ReducedDynamics)`` at ``z``: the other forces on the moving body from the
         system's rates with this contact off (`rhs` evaluates the system), the contact from
-        `reduced_dynamics` in `mode`; friction's power goes to the contact's dissipated
-        ledger entry."""
-        xd = rhs(t, self.to_x(z, active=False))
-        b_s = self.AdG.T @ xd[self.P]
-        r = reduced_dynamics(self.S1, self.S2, z[:5], z[5:10], self.M_s, b_s, charts=self.charts, mode=mode,
-                             mu=self.element.mu if mode == "sliding" else 0.0, slip_direction=slip_direction,
-                             slip_floor=1e-6 * self.element.slip_speed)
+        `reduced_solve` in `mode`; friction's power goes to the contact's dissipated ledger
+        entry. No checks here (the right-hand side): a point outside its chart raises the
+        surface's GeometryError, which the caller turns into a rejected step."""
+        geometry = self._geometry(z)
+        xd = rhs(t, self.to_x(z, active=False, geometry=geometry))
+        r = reduced_solve(geometry[1], geometry[0], z[5:10], self.M_s, self.AdG.T @ xd[self.P], mode=mode,
+                          mu=self.element.mu, slip_direction=slip_direction, slip_floor=1e-6 * self.element.slip_speed,
+                          where=f"in {self.path} at q = {z[:5].tolist()}")
         zd = np.empty_like(z)
         zd[:5], zd[5:10], zd[10:] = z[5:10], r.q_acc, xd[self.rest]
         zd[10 + self.own_in_rest] = 0.0

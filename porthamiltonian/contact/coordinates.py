@@ -27,7 +27,7 @@ from ..geometry.gauss import unit_normal
 from ._local import check_pose, check_vector, frame_from, pair_derivatives
 
 __all__ = ["ContactJacobian", "contact_coordinate_jacobian", "contact_coordinates",
-           "contact_pose"]
+           "contact_pose", "jacobian_from_derivatives", "pose_from_derivatives"]
 
 # Second-order jets in (s, t): arrays of shape (6, ...) with rows (value, d/ds, d/dt,
 # d2/ds2, d2/dsdt, d2/dt2). The Leibniz rule makes every product of two jets a fixed bilinear
@@ -170,7 +170,12 @@ def contact_pose(S1, S2, q, *, charts=(0, 0)) -> np.ndarray:
     [0.0, 0.0, 1.0]
     """
     q, D1, D2 = _check_q(q, charts, S1, S2, 1)
-    return _frame(D1) @ _flip(q[4]) @ se3.inverse(_frame(D2))
+    return pose_from_derivatives(D1, D2, q[4])
+
+
+def pose_from_derivatives(D1, D2, psi) -> np.ndarray:
+    """`contact_pose` from the surfaces' derivative arrays (order >= 1), without checks."""
+    return _frame(D1) @ _flip(psi) @ se3.inverse(_frame(D2))
 
 
 def contact_coordinates(S1, S2, x, H_12, *, charts=(0, 0)) -> np.ndarray:
@@ -300,9 +305,17 @@ def contact_coordinate_jacobian(S1, S2, q, *, charts=(0, 0), q_rate=None) -> Con
     ((6, 5), True)
     """
     q, D1, D2 = _check_q(q, charts, S1, S2, 3)
+    qd = None if q_rate is None else np.array(check_vector(q_rate, "q_rate", 5))
+    return jacobian_from_derivatives(D1, D2, q[4], qd)
+
+
+def jacobian_from_derivatives(D1, D2, psi, q_rate=None) -> ContactJacobian:
+    """`contact_coordinate_jacobian` from the surfaces' derivative arrays (shape (4, 4, 3),
+    order 3) at the contact parameters, without checks: the hot path of the reduced contact
+    (`library.reduced_contact.ReducedChart`), which evaluates the surfaces once."""
     J1, dJ1, A = _patch_velocity(D1)
     J2, dJ2, C = _patch_velocity(D2)
-    B = _flip(q[4])
+    B = _flip(psi)
     AdB = np.zeros((6, 6))
     AdB[:3, :3] = AdB[3:, 3:] = B[:3, :3]
     H_C = np.zeros((6, 5))
@@ -314,7 +327,7 @@ def contact_coordinate_jacobian(S1, S2, q, *, charts=(0, 0), q_rate=None) -> Con
     H_2 = se3.Ad(G2) @ H_C
     dH_C = dH_1 = dH_2 = None
     if q_rate is not None:
-        qd = np.array(check_vector(q_rate, "q_rate", 5))
+        qd = q_rate
         e_psi = np.zeros(6)
         e_psi[2] = qd[4]
         dJ1q = dJ1[0] * qd[0] + dJ1[1] * qd[1]

@@ -50,9 +50,10 @@ from .._validate import as_finite_float, as_spd
 from ..errors import GeometryError, ParameterError
 from ..lie import se3
 from ._local import check_pose, check_vector
-from .coordinates import contact_coordinate_jacobian, contact_coordinates, contact_pose
+from .coordinates import (_check_q, contact_coordinate_jacobian, contact_coordinates, contact_pose,
+                          jacobian_from_derivatives, pose_from_derivatives)
 
-__all__ = ["MODES", "ReducedDynamics", "reduced_dynamics", "body_motion", "reduced_coordinates_from"]
+__all__ = ["MODES", "ReducedDynamics", "reduced_dynamics", "reduced_solve", "body_motion", "reduced_coordinates_from"]
 
 #: contact modes of `reduced_dynamics`
 MODES = ("frictionless", "sliding", "rolling")
@@ -159,9 +160,26 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
     M = as_spd(M, "M", 6)
     b = np.array(check_vector(b, "b", 6))
     qd = np.array(check_vector(q_rate, "q_rate", 5))
-    Jc = contact_coordinate_jacobian(S1, S2, q, charts=charts, q_rate=qd)
-    G = se3.inverse(Jc.H_1C) @ contact_pose(S1, S2, q, charts=charts)
-    A = se3.Ad(G).T[:, 3:]                       # body-2 wrench of a unit force along C1's axes
+    if slip_direction is not None:
+        slip_direction = np.array(check_vector(slip_direction, "slip_direction", 2))
+        if not np.hypot(*slip_direction) > 0.0:
+            raise ParameterError(f"`slip_direction` must be a non-zero 2-vector, got {slip_direction.tolist()}")
+    q, D1, D2 = _check_q(q, charts, S1, S2, 3)
+    q = np.array(q)
+    Jc = jacobian_from_derivatives(D1, D2, q[4], qd)
+    return reduced_solve(Jc, pose_from_derivatives(D1, D2, q[4]), qd, M, b, mode=mode, mu=mu,
+                         slip_direction=slip_direction, slip_floor=slip_floor, max_condition=max_condition,
+                         where=f"between {S1!r} and {S2!r} at q = {q.tolist()}")
+
+
+def reduced_solve(Jc, H_12, q_rate, M, b, *, mode, mu, slip_direction=None, slip_floor=0.0, max_condition=1e12,
+                  where=""):
+    """The square solve of `reduced_dynamics` from the contact matrices `Jc`
+    (`ContactJacobian` with its rates) and the pose ``H_12``, without checks: the hot path of
+    the reduced contact (`library.reduced_contact.ReducedChart`). `where` names the state in
+    the errors."""
+    qd = q_rate
+    A = se3.Ad(se3.inverse(Jc.H_1C) @ H_12).T[:, 3:]   # body-2 wrench of a unit force along C1's axes
     T = Jc.H_2 @ qd
     slip = (Jc.H_C @ qd)[3:5]
     rhs = b - M @ (Jc.dH_2 @ qd)
@@ -170,7 +188,7 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
         K[:6, :5] = M @ Jc.H_2
         K[:6, 5:] = -A
         K[6:, :5] = Jc.H_C[3:5]
-        y = _solve(K, np.r_[rhs, -(Jc.dH_C @ qd)[3:5]], max_condition, mode, S1, S2, q)
+        y = _solve(K, np.r_[rhs, -(Jc.dH_C @ qd)[3:5]], max_condition, mode, where)
         force = y[5:]
     else:
         d = np.array([0.0, 0.0, 1.0])
@@ -179,15 +197,14 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
             if speed > slip_floor and speed > 0.0:
                 d[:2] = -mu * slip / speed
             elif slip_direction is not None:
-                u = np.array(check_vector(slip_direction, "slip_direction", 2))
-                d[:2] = -mu * u / np.linalg.norm(u)
+                d[:2] = -mu * slip_direction / np.hypot(*slip_direction)
             else:
-                raise GeometryError(f"sliding with no slip at q = {np.asarray(q, float).tolist()}: the friction "
-                                    "force has no direction (give `slip_direction`, or use the 'rolling' mode)")
+                raise GeometryError(f"sliding with no slip {where}: the friction force has no direction (give "
+                                    "`slip_direction`, or use the 'rolling' mode)")
         K = np.zeros((6, 6))
         K[:, :5] = M @ Jc.H_2
         K[:, 5] = -A @ d
-        y = _solve(K, rhs, max_condition, mode, S1, S2, q)
+        y = _solve(K, rhs, max_condition, mode, where)
         force = y[5] * d
     q_acc = y[:5]
     # rolling: the slip is zero up to the integrator's drift, on which the stick force does no
@@ -196,14 +213,13 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
     return ReducedDynamics(q_acc, force, slip, dissipation, T, Jc.H_2 @ q_acc + Jc.dH_2 @ qd)
 
 
-def _solve(K, rhs, max_condition, mode, S1, S2, q):
+def _solve(K, rhs, max_condition, mode, where):
     sv = np.linalg.svd(K, compute_uv=False)
     if not sv[-1] > sv[0] / max_condition:
         cond = sv[0] / sv[-1] if sv[-1] > 0.0 else np.inf
         raise GeometryError(
-            f"singular reduced contact system ({mode}) between {S1!r} and {S2!r} at q = "
-            f"{np.asarray(q, float).tolist()}: condition number {cond:.3g} > {max_condition:g} (conforming "
-            "contact: the contact point is not isolated)")
+            f"singular reduced contact system ({mode}) {where}: condition number {cond:.3g} > {max_condition:g} "
+            "(conforming contact: the contact point is not isolated)")
     return np.linalg.solve(K, rhs)
 
 
