@@ -61,7 +61,11 @@ class ReducedPhases:
         reached)``: `stop` when the run must end (a failure, a terminal user event), `reached`
         when the phase got to `t_stop`."""
         seg, path, el = self.seg, contact[0], contact[1]
-        chart = el.reduced_chart(seg.system, path, t, x)
+        try:
+            chart = el.reduced_chart(seg.system, path, t, x)
+        except GeometryError as exc:    # not touching (a state given with the contact on), a singular point
+            seg.status, seg.message = -1, f"continuous contact of {path} cannot start at t = {t:.9g} s: {exc}"
+            return t, x, True, False
         lost = seg.system.energy(x) - seg.system.energy(chart.x0)
         z = chart.z0.copy()
         mode, direction, z, lost = self._regime(chart, el, path, t, z, lost)

@@ -131,6 +131,37 @@ def test_a_pulling_contact_separates_at_once():
     assert z == pytest.approx(r + 0.5 * G * 0.3**2, rel=1e-9)
 
 
+def test_dense_output_and_user_events_see_the_system_state():
+    """In continuous contact the interpolant returns system states (the ball on the floor,
+    between samples too), and a terminal user event on the state stops the run where the
+    ball's centre passes x = 0.3 m."""
+    system, r, m = _ball(0.05, v0=2.0)
+    x0 = system.initial_state({})
+
+    def past(t, x):
+        return x[system.layout["ball.pose"]][4] - 0.3
+    past.terminal = True
+    traj = ph.simulate(system, (0.0, 1.0), x0, rtol=1e-10, atol=1e-12, dense_output=True, events=[past])
+    assert traj.status == 1 and traj.events[-1].name == "past"
+    assert traj.x[-1, system.layout["ball.pose"]][4] == pytest.approx(0.3, abs=1e-12)
+    for t in np.linspace(0.01, traj.t[-1] - 0.01, 7):
+        x = traj.sol(t)
+        assert x.shape == (system.layout.size,)
+        assert x[system.layout["ball.pose"]][6] == pytest.approx(r, abs=1e-15)
+
+
+def test_a_state_off_the_surface_cannot_start_continuous_contact():
+    """The contact flagged on while the ball floats 1 cm above the floor: refused by the
+    initial check, and (that check off) the run fails saying when, where and why."""
+    system, r, m = _ball(0.06)
+    x0 = system.initial_state({"contact/constraint.active": [1.0]})
+    with pytest.raises(ParameterError, match="violates constraint 'contact/constraint': gap 0.01"):
+        ph.simulate(system, (0.0, 0.1), x0)
+    with pytest.raises(ph.IntegrationError, match=r"continuous contact of contact/constraint cannot start at "
+                                                  r"t = 0 s: the surfaces do not touch"):
+        ph.simulate(system, (0.0, 0.1), x0, check_constraints=False)
+
+
 def test_saved_and_loaded_it_is_the_same_contact():
     model = build_model("rocking-ellipsoid", contact="reduced", friction="rolling")
     back = from_json(to_json(model.graph))
