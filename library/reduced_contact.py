@@ -44,9 +44,9 @@ import numpy as np
 
 from porthamiltonian._validate import as_finite_float
 from porthamiltonian.bondgraph.element import register_element
-from porthamiltonian.contact.coordinates import (contact_coordinate_jacobian, jacobian_from_derivatives,
-                                                 pose_from_derivatives)
+from porthamiltonian.contact.coordinates import contact_coordinate_jacobian
 from porthamiltonian.contact.reduced import reduced_coordinates_from, reduced_solve
+from porthamiltonian.kernels import reduced as _kred
 from porthamiltonian.errors import ModelError, ParameterError
 from porthamiltonian.lie import quaternion, se3
 
@@ -127,6 +127,7 @@ class ReducedChart:
     def __init__(self, element, system, path, t, x):
         pair, L = element.pair, system.layout
         self.element, self.system, self.path = element, system, path
+        self.where = f"in contact {path}"
         fixed_a = not pair._moving[0]
         self.swap = not fixed_a
         moving = pair.body_b if fixed_a else pair.body_a
@@ -174,22 +175,22 @@ class ReducedChart:
         """Position in ``z`` of the state entry `index` (one of ``rest``)."""
         return 10 + int(np.flatnonzero(self.rest == index)[0])
 
-    def _geometry(self, z):
-        """``(H_12, ContactJacobian with rates)`` at ``z``: the surfaces evaluated once."""
+    def _matrices(self, z):
+        """`porthamiltonian.kernels.reduced.contact_matrices` at ``z`` (the surfaces evaluated
+        once; outside a chart's domain they raise GeometryError)."""
         q, ch = z[:5], self.charts
-        D1 = self.S1.derivatives(q[0], q[1], 3, ch[0])
-        D2 = self.S2.derivatives(q[2], q[3], 3, ch[1])
-        return pose_from_derivatives(D1, D2, q[4]), jacobian_from_derivatives(D1, D2, q[4], z[5:10])
+        return _kred.contact_matrices(self.S1.derivatives(q[0], q[1], 3, ch[0]), self.S2.derivatives(q[2], q[3], 3, ch[1]),
+                                      q[4], z[5:10])
 
-    def to_x(self, z, active=True, geometry=None):
+    def to_x(self, z, active=True, matrices=None):
         """The state of the system at ``z`` (with the contact flag off when not `active`: the
         body leaves the contact)."""
-        H_12, Jc = self._geometry(z) if geometry is None else geometry
+        m = self._matrices(z) if matrices is None else matrices
         q = z[:5]
         x = self.template.copy()
         x[self.rest] = z[10:]
-        x[self.pose] = pose_vector(self.H_W1 @ H_12 @ self.G_inv)
-        x[self.P] = self.M @ (self.AdG @ (Jc.H_2 @ z[5:10]))
+        x[self.pose] = pose_vector(self.H_W1 @ m[0] @ self.G_inv)
+        x[self.P] = self.M @ (self.AdG @ (m[4] @ z[5:10]))
         own = x[self.own]
         own[_X] = q[[2, 3, 0, 1]] if self.swap else q[:4]
         own[_CH] = self.charts[::-1] if self.swap else self.charts
@@ -203,11 +204,10 @@ class ReducedChart:
         `reduced_solve` in `mode`; friction's power goes to the contact's dissipated ledger
         entry. No checks here (the right-hand side): a point outside its chart raises the
         surface's GeometryError, which the caller turns into a rejected step."""
-        geometry = self._geometry(z)
-        xd = rhs(t, self.to_x(z, active=False, geometry=geometry))
-        r = reduced_solve(geometry[1], geometry[0], z[5:10], self.M_s, self.AdG.T @ xd[self.P], mode=mode,
-                          mu=self.element.mu, slip_direction=slip_direction, slip_floor=1e-6 * self.element.slip_speed,
-                          where=f"in {self.path} at q = {z[:5].tolist()}")
+        m = self._matrices(z)
+        xd = rhs(t, self.to_x(z, active=False, matrices=m))
+        r = reduced_solve(m, z[5:10], self.M_s, self.AdG.T @ xd[self.P], mode=mode, mu=self.element.mu,
+                          slip_direction=slip_direction, slip_floor=1e-6 * self.element.slip_speed, where=self.where)
         zd = np.empty_like(z)
         zd[:5], zd[5:10], zd[10:] = z[5:10], r.q_acc, xd[self.rest]
         zd[10 + self.own_in_rest] = 0.0

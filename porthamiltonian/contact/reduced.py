@@ -50,13 +50,15 @@ from .._validate import as_finite_float, as_spd
 from ..errors import GeometryError, ParameterError
 from ..lie import se3
 from ._local import check_pose, check_vector
-from .coordinates import (_check_q, contact_coordinate_jacobian, contact_coordinates, contact_pose,
-                          jacobian_from_derivatives, pose_from_derivatives)
+from ..kernels import reduced as _kred
+from .coordinates import _check_q, contact_coordinate_jacobian, contact_coordinates, contact_pose
 
 __all__ = ["MODES", "ReducedDynamics", "reduced_dynamics", "reduced_solve", "body_motion", "reduced_coordinates_from"]
 
 #: contact modes of `reduced_dynamics`
 MODES = ("frictionless", "sliding", "rolling")
+_MODE_CODES = {"frictionless": _kred.FRICTIONLESS, "sliding": _kred.SLIDING, "rolling": _kred.ROLLING}
+_NO_DIRECTION = np.zeros(2)
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,61 +168,29 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
             raise ParameterError(f"`slip_direction` must be a non-zero 2-vector, got {slip_direction.tolist()}")
     q, D1, D2 = _check_q(q, charts, S1, S2, 3)
     q = np.array(q)
-    Jc = jacobian_from_derivatives(D1, D2, q[4], qd)
-    return reduced_solve(Jc, pose_from_derivatives(D1, D2, q[4]), qd, M, b, mode=mode, mu=mu,
+    return reduced_solve(_kred.contact_matrices(D1, D2, q[4], qd), qd, M, b, mode=mode, mu=mu,
                          slip_direction=slip_direction, slip_floor=slip_floor, max_condition=max_condition,
                          where=f"between {S1!r} and {S2!r} at q = {q.tolist()}")
 
 
-def reduced_solve(Jc, H_12, q_rate, M, b, *, mode, mu, slip_direction=None, slip_floor=0.0, max_condition=1e12,
+def reduced_solve(matrices, q_rate, M, b, *, mode, mu, slip_direction=None, slip_floor=0.0, max_condition=1e12,
                   where=""):
-    """The square solve of `reduced_dynamics` from the contact matrices `Jc`
-    (`ContactJacobian` with its rates) and the pose ``H_12``, without checks: the hot path of
-    the reduced contact (`library.reduced_contact.ReducedChart`). `where` names the state in
-    the errors."""
-    qd = q_rate
-    A = se3.Ad(se3.inverse(Jc.H_1C) @ H_12).T[:, 3:]   # body-2 wrench of a unit force along C1's axes
-    T = Jc.H_2 @ qd
-    slip = (Jc.H_C @ qd)[3:5]
-    rhs = b - M @ (Jc.dH_2 @ qd)
-    if mode == "rolling":
-        K = np.zeros((8, 8))
-        K[:6, :5] = M @ Jc.H_2
-        K[:6, 5:] = -A
-        K[6:, :5] = Jc.H_C[3:5]
-        y = _solve(K, np.r_[rhs, -(Jc.dH_C @ qd)[3:5]], max_condition, mode, where)
-        force = y[5:]
-    else:
-        d = np.array([0.0, 0.0, 1.0])
-        if mode == "sliding":
-            speed = float(np.hypot(*slip))
-            if speed > slip_floor and speed > 0.0:
-                d[:2] = -mu * slip / speed
-            elif slip_direction is not None:
-                d[:2] = -mu * slip_direction / np.hypot(*slip_direction)
-            else:
-                raise GeometryError(f"sliding with no slip {where}: the friction force has no direction (give "
-                                    "`slip_direction`, or use the 'rolling' mode)")
-        K = np.zeros((6, 6))
-        K[:, :5] = M @ Jc.H_2
-        K[:, 5] = -A @ d
-        y = _solve(K, rhs, max_condition, mode, where)
-        force = y[5] * d
-    q_acc = y[:5]
-    # rolling: the slip is zero up to the integrator's drift, on which the stick force does no
-    # physical work: nothing is dissipated (booking F_t . drift would hide the drift's energy error)
-    dissipation = float(-force[:2] @ slip) if mode == "sliding" else 0.0
-    return ReducedDynamics(q_acc, force, slip, dissipation, T, Jc.H_2 @ q_acc + Jc.dH_2 @ qd)
-
-
-def _solve(K, rhs, max_condition, mode, where):
-    sv = np.linalg.svd(K, compute_uv=False)
-    if not sv[-1] > sv[0] / max_condition:
-        cond = sv[0] / sv[-1] if sv[-1] > 0.0 else np.inf
-        raise GeometryError(
-            f"singular reduced contact system ({mode}) {where}: condition number {cond:.3g} > {max_condition:g} "
-            "(conforming contact: the contact point is not isolated)")
-    return np.linalg.solve(K, rhs)
+    """`reduced_dynamics` from the contact matrices of `porthamiltonian.kernels.reduced.
+    contact_matrices`, without checks: the hot path of the reduced contact
+    (`library.reduced_contact.ReducedChart`). The compiled solve's status is raised as a
+    GeometryError naming the state (`where`)."""
+    H_12, H_1C, H_C, _, H_2, dH_C, _, dH_2 = matrices
+    direction = _NO_DIRECTION if slip_direction is None else np.asarray(slip_direction, dtype=float)
+    status, q_acc, force, slip, dissipation, T, T_rate, cond = _kred.solve(
+        H_12, H_1C, H_C, H_2, dH_C, dH_2, q_rate, M, b, _MODE_CODES[mode], float(mu), direction, float(slip_floor),
+        float(max_condition))
+    if status == _kred.SINGULAR:
+        raise GeometryError(f"singular reduced contact system ({mode}) {where}: condition number {cond:.3g} > "
+                            f"{max_condition:g} (conforming contact: the contact point is not isolated)")
+    if status == _kred.NO_SLIP_DIRECTION:
+        raise GeometryError(f"sliding with no slip {where}: the friction force has no direction (give "
+                            "`slip_direction`, or use the 'rolling' mode)")
+    return ReducedDynamics(q_acc, force, slip, float(dissipation), T, T_rate)
 
 
 def body_motion(S1, S2, q, q_rate, *, charts=(0, 0)):

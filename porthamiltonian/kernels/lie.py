@@ -231,6 +231,24 @@ def adjoint(H):
 
 
 @njit(cache=True)
+def _put_hat(out, r, c, a):
+    out[r, c + 1], out[r, c + 2] = -a[2], a[1]
+    out[r + 1, c], out[r + 1, c + 2] = a[2], -a[0]
+    out[r + 2, c], out[r + 2, c + 1] = -a[1], a[0]
+
+
+@njit(cache=True)
+def ad_matrix(T):
+    """Return ``ad(T) = [[hat(w), 0], [hat(v), hat(w)]]`` for a twist ``T = (w, v)``: the Lie
+    bracket as a matrix, ``ad(T1) T2 = (w1 x w2, w1 x v2 + v1 x w2)``."""
+    out = np.zeros((6, 6))
+    _put_hat(out, 0, 0, T[:3])
+    _put_hat(out, 3, 3, T[:3])
+    _put_hat(out, 3, 0, T[3:])
+    return out
+
+
+@njit(cache=True)
 def quat_rate_matrix(q):
     """Return the 4x3 matrix G(q) with ``dq/dt = G(q) omega_body``.
 

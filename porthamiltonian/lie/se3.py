@@ -457,6 +457,7 @@ def ad(T):
     Notes
     -----
     ad(T) = [[hat(w), 0], [hat(v), hat(w)]]; ad(T1) T2 = (w1 x w2, w1 x v2 + v1 x w2).
+    Computed by `porthamiltonian.kernels.lie.ad_matrix`.
 
     Examples
     --------
@@ -465,9 +466,7 @@ def ad(T):
     >>> bool(np.allclose(ad(T) @ T, 0.0, rtol=0, atol=1e-15))
     True
     """
-    wx, wy, wz, vx, vy, vz = np.asarray(T).tolist()
-    return _block((0.0, -wz, wy, wz, 0.0, -wx, -wy, wx, 0.0), _ZERO,
-                  (0.0, -vz, vy, vz, 0.0, -vx, -vy, vx, 0.0))
+    return _kernels.ad_matrix(np.asarray(T, dtype=float))
 
 
 def coadjoint(T):
