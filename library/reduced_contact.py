@@ -47,6 +47,7 @@ from porthamiltonian.bondgraph.element import register_element
 from porthamiltonian.contact.coordinates import contact_coordinate_jacobian
 from porthamiltonian.contact.reduced import reduced_coordinates_from, reduced_solve
 from porthamiltonian.kernels import reduced as _kred
+from porthamiltonian.kernels import surfaces as _ksurf
 from porthamiltonian.errors import ModelError, ParameterError
 from porthamiltonian.lie import quaternion, se3
 
@@ -94,6 +95,40 @@ class ReducedContactConstraint(SlidingPlaneConstraint):
 
     def is_active(self, own):
         return own[_ACT] > 0.5
+
+    # ---- off the surface: a bounded surface's edge ends the contact (the body leaves it);
+    # while the contact point lies beyond an edge the contact stays off and only its distance
+    # (positive: the amount outside) is asked, for the impact event
+    def _state(self, x, refs):
+        return self.pair.state(x[_X], x[_CH], refs)
+
+    def terms(self, t, x, refs):
+        st = self._state(x, refs)
+        if not st.culled:
+            return super().terms(t, x, refs)
+        n = len(self._rows)
+        g = np.full(n, np.nan)
+        g[0] = st.delta
+        return np.zeros((n, 12)), np.zeros(n), g
+
+    def acceleration_bias(self, t, x, refs, flows):
+        if self._state(x, refs).culled:
+            return np.zeros(len(self._rows))
+        return super().acceleration_bias(t, x, refs, flows)
+
+    def effort_map(self, t, x, refs, flows):
+        if self._state(x, refs).culled:
+            return None
+        return super().effort_map(t, x, refs, flows)
+
+    def rates(self, t, x, refs, flows):
+        if self._state(x, refs).culled:
+            return np.zeros(7)
+        return super().rates(t, x, refs, flows)
+
+    def _chart_fn(self, t, x, refs):
+        st = self._state(x, refs)
+        return 1.0 if st.culled else self.pair.chart_margin(st, x[_CH])
 
     def reduced_chart(self, system, path, t, x):
         """A `ReducedChart` of this contact at the touching state `x` of `system`."""
@@ -154,6 +189,8 @@ class ReducedChart:
         self.dissipated = self.z_index(L.n_physical + entry.index)
         self.template = np.array(x, dtype=float)
         self.z0, self.normal_speed = self._start(t, x)
+        sides = (1, 0) if self.swap else (0, 1)
+        self.edges = [pair._edges[sides[k]][self.charts[k]] for k in range(2)]
         self.x0 = self.to_x(self.z0)
 
     def _start(self, t, x):
@@ -175,12 +212,43 @@ class ReducedChart:
         """Position in ``z`` of the state entry `index` (one of ``rest``)."""
         return 10 + int(np.flatnonzero(self.rest == index)[0])
 
+    def _derivatives(self, k, u, v):
+        """Order-3 derivative array of side k's surface in its chart: compiled surfaces by their
+        kernel, extrapolated past a bounded edge (so that a step's stages may cross it and the
+        edge event is located), the others through `Surface.derivatives` (GeometryError
+        outside the domain: the step is rejected and shrinks)."""
+        S, chart = (self.S1, self.S2)[k], self.charts[k]
+        if S._is_compiled:
+            F, I = S._kernel_spec
+            return _ksurf.derivatives(F, I, float(u), float(v), 3, chart)
+        return S.derivatives(u, v, 3, chart)
+
     def _matrices(self, z):
         """`porthamiltonian.kernels.reduced.contact_matrices` at ``z`` (the surfaces evaluated
-        once; outside a chart's domain they raise GeometryError)."""
-        q, ch = z[:5], self.charts
-        return _kred.contact_matrices(self.S1.derivatives(q[0], q[1], 3, ch[0]), self.S2.derivatives(q[2], q[3], 3, ch[1]),
-                                      q[4], z[5:10])
+        once)."""
+        return _kred.contact_matrices(self._derivatives(0, z[0], z[1]), self._derivatives(1, z[2], z[3]), z[4], z[5:10])
+
+    def chart_margin(self, z):
+        """The contact coordinates' distance to the nearest singular set of their charts (an
+        ellipsoid's or sphere's poles) minus the pair's chart switch margin, inf with single
+        charts: at zero the contact point changes chart (the element's "chart" event)."""
+        m = np.inf
+        for k, S in enumerate((self.S1, self.S2)):
+            if S.n_charts > 1:
+                m = min(m, _signed_distance_to_singular(S.domain(self.charts[k]), z[2 * k], z[2 * k + 1])
+                        - self.element.pair.CHART_MARGIN)
+        return m
+
+    def edge_margin(self, z):
+        """How far the contact point is from the nearest edge of a bounded surface (a plane's
+        extent, a patch's sides; not poles or periodic directions), in parameter units; inf
+        when neither surface has edges. At zero the contact leaves the surface."""
+        m = np.inf
+        for k in range(2):
+            lo_u, lo_v, hi_u, hi_v = self.edges[k]
+            u, v = z[2 * k], z[2 * k + 1]
+            m = min(m, u - lo_u, v - lo_v, hi_u - u, hi_v - v)
+        return m
 
     def to_x(self, z, active=True, matrices=None):
         """The state of the system at ``z`` (with the contact flag off when not `active`: the
@@ -227,6 +295,27 @@ class ReducedChart:
         out = z.copy()
         out[5:10] = qd_new
         return out, 0.5 * (qd @ K @ qd - qd_new @ K @ qd_new)
+
+
+def _signed_distance_to_singular(dom, u, v):
+    """`ParameterDomain.distance_to_singular`, negative past a singular set that bounds the
+    domain (a pole at the end of a latitude range): the solver's steps may carry the
+    coordinates past it, and the chart event must still see the crossing."""
+    d = np.inf
+    for x, lo, hi, singular, periodic in ((u, dom.lower[0], dom.upper[0], dom.singular_u, dom.periodic[0]),
+                                          (v, dom.lower[1], dom.upper[1], dom.singular_v, dom.periodic[1])):
+        for s_ in singular:
+            if not periodic and s_ == lo:
+                d = min(d, x - s_)
+            elif not periodic and s_ == hi:
+                d = min(d, s_ - x)
+            else:
+                gap = abs(x - s_)
+                if periodic:
+                    per = hi - lo
+                    gap = min(gap % per, per - gap % per)
+                d = min(d, gap)
+    return d
 
 
 def _pose_matrix(p):

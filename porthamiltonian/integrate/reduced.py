@@ -11,13 +11,18 @@ A phase ends at the first of these events (terminal, located by the solver on ``
 
 * ``separation``: the normal force of the reduced solve reaches zero; the contact turns off
   and the body flies (free-flight segments follow, until the element's impact event);
+* ``edge``: the contact point reaches an edge of a bounded surface (a plane's extent, a
+  patch's side): the body leaves the surface, the contact turns off (stages of the step that
+  crosses it evaluate the surfaces extrapolated past the edge, so the event is located);
 * ``stick`` ("coulomb", sliding): the slip speed falls to the element's `slip_speed`; a
   tangential impulse removes the rest of the slip (booked as lost) and no-slip follows;
 * ``slip`` ("coulomb", no slip): the friction force needed leaves the cone ``mu N``;
   sliding follows, the friction force keeping its direction;
-* any element event of the system other than this contact's impact (the contact's own
-  chart change re-expresses ``q`` in the new charts: a new phase starts there), and the
-  user's events, evaluated on the state of ``z``.
+* the contact's chart change, when ``q`` comes within the pair's chart margin of a pole of
+  its charts (`ReducedChart.chart_margin`): the element's handler re-expresses the contact
+  in the farthest charts and a new phase starts there;
+* any element event of the other elements, and the user's events, evaluated on the state of
+  ``z``.
 
 Energy: moving the state exactly onto the contact at the start of a phase changes it by a
 solver-tolerance amount, booked as lost; friction's power goes to the contact's dissipated
@@ -123,8 +128,17 @@ class ReducedPhases:
             funs.append((lambda tt, zz: el.mu * cache.result(tt, zz).force[2] - float(np.hypot(*cache.result(tt, zz).force[:2])),
                          -1.0))
             kinds.append("slip")
+        if np.isfinite(chart.edge_margin(z)):
+            funs.append((lambda tt, zz: chart.edge_margin(zz), -1.0))
+            kinds.append("edge")
         for b in seg.element_events:
-            if b.element == path and b.name.endswith(".impact"):
+            if b.element == path and b.name.endswith(".chart") and np.isfinite(chart.chart_margin(z)):
+                # on the contact coordinates themselves (the element's function re-solves the
+                # closest points, which would follow a parameter carried past a pole)
+                funs.append((lambda tt, zz: chart.chart_margin(zz), -1.0))
+                kinds.append(b)
+                continue
+            if b.element == path:   # its impact (the contact is on) and a chart event it does not need
                 continue
             funs.append((lambda tt, zz, b=b: b.value(tt, chart.to_x(zz), seg.system), b.spec.direction))
             kinds.append(b)
@@ -140,6 +154,9 @@ class ReducedPhases:
         seg = self.seg
         if kind == "separation":
             return te, self._separate(chart, te, ze, "normal force reached zero: separated"), False, False
+        if kind == "edge":
+            return te, self._separate(chart, te, ze, "the contact point reached the edge of a bounded surface: "
+                                      "the body leaves it"), False, False
         if kind == "stick":
             zn, dE = chart.stick(ze)
             zn[chart.z_index(seg.lost_index[path])] += dE

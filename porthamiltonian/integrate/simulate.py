@@ -602,7 +602,13 @@ class _Segments:
         t, x = t0, x0
         next_projection = t0 + self.projection if self.projection is not None else np.inf
         while True:
-            b = self._starting(t, x)
+            try:
+                b = self._starting(t, x)
+            except Exception as exc:  # an element's event function failed at the segment start
+                self.status, self.message = -1, (
+                    f"an event function could not be evaluated at t = {t:.9g} s (the start of a segment, kept in the "
+                    f"trajectory): {type(exc).__name__}: {exc}")
+                break
             if b is not None:   # zero at the start, moving in its direction: fire it now
                 self.fired_at_start.add((b.name, t))
                 x = self._fire(b, t, x)
