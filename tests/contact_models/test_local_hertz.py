@@ -27,7 +27,7 @@ from porthamiltonian.contact.hertz import hertz_stiffness_exact
 from porthamiltonian.errors import ModelError, ParameterError
 from porthamiltonian.geometry import Cylinder, Ellipsoid, Plane, Sphere, closest_points
 from porthamiltonian.kernels import contact as kc
-from porthamiltonian.library import CompliantContact, Gravity, Ground, RigidBody
+from porthamiltonian.library import CompliantContact, Ground, RigidBody
 from porthamiltonian.lie import se3
 
 from .conftest import RTOL, TIGHT, assert_ledger_closes, ball, body_on_plane, contact_distance, world_momenta

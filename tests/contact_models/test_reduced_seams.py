@@ -4,12 +4,11 @@ it rolls the same whether the surface is one polynomial patch or the same surfac
 spans by knot insertion (the seams leave no trace)."""
 
 import numpy as np
-import pytest
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import BSplineSurface, Sphere
 from porthamiltonian.library import Gravity, Ground, RigidBody, contact
-from porthamiltonian.lie import quaternion, se3
+from porthamiltonian.lie import se3
 
 R, M = 0.05, 0.2
 
