@@ -48,7 +48,8 @@ from porthamiltonian.contact.coordinates import contact_coordinate_jacobian
 from porthamiltonian.contact.reduced import reduced_coordinates_from, reduced_solve
 from porthamiltonian.kernels import reduced as _kred
 from porthamiltonian.kernels import surfaces as _ksurf
-from porthamiltonian.errors import ModelError, ParameterError
+from porthamiltonian.errors import GeometryError, ModelError, ParameterError
+from porthamiltonian.geometry.surface import REGULARITY_TOL
 from porthamiltonian.lie import quaternion, se3
 
 from .contact_geometry import ContactPair
@@ -216,12 +217,17 @@ class ReducedChart:
         """Order-3 derivative array of side k's surface in its chart: compiled surfaces by their
         kernel, extrapolated past a bounded edge (so that a step's stages may cross it and the
         edge event is located), the others through `Surface.derivatives` (GeometryError
-        outside the domain: the step is rejected and shrinks)."""
+        outside the domain: the step is rejected and shrinks). A point where the normal is
+        undefined raises GeometryError naming the surface and the point."""
         S, chart = (self.S1, self.S2)[k], self.charts[k]
-        if S._is_compiled:
-            F, I = S._kernel_spec
-            return _ksurf.derivatives(F, I, float(u), float(v), 3, chart)
-        return S.derivatives(u, v, 3, chart)
+        if not S._is_compiled:
+            return S.derivatives(u, v, 3, chart)
+        F, I = S._kernel_spec
+        D = _ksurf.derivatives(F, I, float(u), float(v), 3, chart)
+        if not _ksurf.regular(F, D, chart, REGULARITY_TOL):
+            raise GeometryError(f"{S!r} is not regular at (u, v) = ({u:.9g}, {v:.9g}) in chart {chart} (f_u x f_v "
+                                "vanishes): the reduced contact coordinates are undefined there")
+        return D
 
     def _matrices(self, z):
         """`porthamiltonian.kernels.reduced.contact_matrices` at ``z`` (the surfaces evaluated

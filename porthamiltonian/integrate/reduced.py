@@ -200,12 +200,12 @@ class _Cache:
 
     def __init__(self, chart, rhs, mode, direction):
         self.chart, self.rhs, self.mode, self.direction = chart, rhs, mode, direction
-        self.key, self.value = None, None
+        self.key, self.value, self.error = None, None, None
 
     def _eval(self, t, z):
         key = (float(t), z.tobytes())
         if key != self.key:
-            self.key = key
+            self.key, self.error = key, None
             if not np.all(np.isfinite(z)):      # a stage built from a rejected (NaN) stage
                 self.value = self._nan(z)
                 return self.value
@@ -213,8 +213,20 @@ class _Cache:
                 self.value = self.chart.dynamics(t, z, self.rhs, self.mode, self.direction)
             except GeometryError as exc:        # a stage outside the charts (or singular): the solver shrinks the step
                 self.rhs.failed = (t, f"{type(exc).__name__}: {exc}")
-                self.value = self._nan(z)
+                self.value, self.error = self._nan(z), exc
         return self.value
+
+    def rates(self, t, z):
+        return self._eval(t, np.asarray(z, dtype=float))[0]
+
+    def result(self, t, z):
+        """The `ReducedDynamics` at ``(t, z)``; the events ask it on accepted steps and their
+        interpolants, where a state that cannot be evaluated is a failure of the run (its
+        GeometryError is raised), not a stage to shrink away from."""
+        value = self._eval(t, np.asarray(z, dtype=float))
+        if self.error is not None:
+            raise self.error
+        return value[1]
 
     @staticmethod
     def _nan(z):
@@ -222,8 +234,3 @@ class _Cache:
         return np.full(z.shape, np.nan), ReducedDynamics(np.full(5, np.nan), np.full(3, np.nan), nan2, math.nan,
                                                          nan6, nan6)
 
-    def rates(self, t, z):
-        return self._eval(t, np.asarray(z, dtype=float))[0]
-
-    def result(self, t, z):
-        return self._eval(t, np.asarray(z, dtype=float))[1]

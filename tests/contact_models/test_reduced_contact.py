@@ -10,7 +10,7 @@ import pytest
 import porthamiltonian as ph
 from porthamiltonian.bondgraph.serialize import from_json, to_json
 from porthamiltonian.errors import ModelError, ParameterError
-from porthamiltonian.geometry import Plane, Sphere
+from porthamiltonian.geometry import BezierPatch, Plane, Sphere
 from porthamiltonian.library import Gravity, Ground, RigidBody, contact
 from porthamiltonian.lie import se3
 from porthamiltonian.models import build_model
@@ -215,3 +215,30 @@ def test_a_ball_rolls_off_the_edge_of_a_table():
     assert np.abs(pose[:, 4] - (edge + v0 * dt)).max() < 1e-9
     # the free fall's ledger quadrature at rtol 1e-10: 3.5e-11 J of 0.24 J
     assert np.abs(traj.power_budget().residual).max() < 1e-9 * system.energy(x0)
+
+
+def test_rolling_onto_a_degenerate_point_of_a_patch_is_named():
+    """A Bezier patch with one edge collapsed to a point (f_u = 0 there: the normal is
+    undefined): a ball rolling towards that edge on it fails the run saying the patch, the
+    point and the rule."""
+    net = np.zeros((4, 4, 3))
+    for i in range(4):
+        for j in range(4):
+            net[i, j] = ((i - 1.5) * 0.2 * (j / 3), (j - 1.5) * 0.2, 0.0)   # row j = 0 collapses to (0, -0.3, 0)
+    S = BezierPatch(net)
+    assert np.allclose(S.normal(0.5, 0.5), (0.0, 0.0, 1.0))
+    r, m = 0.05, 0.2
+    p = S.point(0.5, 0.5)
+    ball = RigidBody("ball", m, 0.4 * m * r * r * np.ones(3), pose=se3.make(np.eye(3), p + (0.0, 0.0, r)),
+                     twist=np.array([2.0 / r, 0.0, 0.0, 0.0, -2.0, 0.0]))       # rolling towards -y
+    ground = Ground("ground")
+    bg = ph.BondGraph("degenerate")
+    bg.add(ball, ground, Gravity("gravity", ball), contact("reduced", "contact", ball, Sphere(r), ground, S,
+                                                           friction="rolling"))
+    bg.connect(ball.frame().port, "gravity")
+    bg.connect(ball.frame().port, ("contact", "a"))
+    bg.connect(ground.frame().port, ("contact", "b"))
+    system = ph.compile(bg)
+    with pytest.raises(ph.IntegrationError, match=r"BezierPatch\(degrees=\(3, 3\)\) is not regular at \(u, v\) = .* "
+                                                  r"\(f_u x f_v vanishes\)"):
+        ph.simulate(system, (0.0, 1.0), system.initial_state({}), rtol=1e-9, atol=1e-12)
