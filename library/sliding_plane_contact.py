@@ -216,7 +216,9 @@ class SlidingPlaneConstraint(ConstraintElement):
         if packed is None:
             return None
         mode = {"frictionless": _ksp.FRICTIONLESS, "coulomb": _ksp.COULOMB, "rolling": _ksp.ROLLING}[self.friction]
-        return Kernel(fn, *_ksp.pack(*packed, mode, self._rows, self.mu, self.eps))
+        # terms computes the pair's geometry once per evaluation; the later kernels read it
+        share = {"terms": dict(shares=True), "active": {}}.get(role, dict(reads=self))
+        return Kernel(fn, *_ksp.pack(*packed, mode, self._rows, self.mu, self.eps), **share)
 
     # ---- events
     def events(self):

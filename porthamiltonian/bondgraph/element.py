@@ -177,8 +177,9 @@ class Kernel(NamedTuple):
     F : ndarray of float64, I : ndarray of int64
         The element's packed constants.
     shares : bool
-        An outputs kernel whose last returned value is not a port output but a value
-        other kernels of the same evaluation read (a contact's geometry, computed once).
+        An outputs kernel whose last returned value is not a port output, or a constraint's
+        terms kernel returning a fourth value: a value other kernels of the same evaluation
+        read (a contact's geometry, computed once).
     reads : Element or None
         The element whose shared value this kernel takes as an argument after the others
         (before ``F, I``).

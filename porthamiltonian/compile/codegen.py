@@ -300,6 +300,10 @@ class _Gen:
         self._modrates.add(f"Md{i}")
         self.emit(f"Md{i} = {self.call(el, 'modulus_rate', ['t', self.r(el), f'rr{i}'])}")
 
+    def terms(self, i, c):
+        """``J{i}, b{i}, g{i}``: a constraint's rows, velocity bias and gaps."""
+        self.emit(f"J{i}, b{i}, g{i} = {self.call(c['path'], 'terms', ['t', self.xe(c['path']), self.r(c['path'])])}")
+
     def check_terms(self, i):
         """Hook after a constraint's terms: nothing here (the Python terms raise their errors)."""
 
@@ -335,7 +339,7 @@ class _Gen:
         # constraint kernels that depend on the state only
         for c in p.constraints:
             i = self.index(c["path"])
-            self.emit(f"J{i}, b{i}, g{i} = {self.call(c['path'], 'terms', ['t', self.xe(c['path']), self.r(c['path'])])}")
+            self.terms(i, c)
             self.check_terms(i)
             flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
             self.emit(f"F{i} = np.concatenate(({flows},))")

@@ -147,6 +147,17 @@ class _JitGen(_Gen):
         return f"{name}({', '.join(args + [self._pack(kern.F), self._pack(kern.I)])})"
 
     # -- constraints
+    def terms(self, i, c):
+        """A terms kernel that shares (`Kernel.shares`) returns, fourth, the value the
+        constraint's later kernels read."""
+        obj, kern, _ = self.kernel(c["path"], "terms")
+        call = self.call(c["path"], "terms", ["t", self.xe(c["path"]), self.r(c["path"])])
+        if not kern.shares:
+            self.emit(f"J{i}, b{i}, g{i} = {call}")
+            return
+        self.emit(f"J{i}, b{i}, g{i}, SC{i} = {call}")
+        self.shared[id(obj)] = f"SC{i}"
+
     def check_terms(self, i):
         """A constraint kernel that meets a state it does not handle returns NaN terms: the
         evaluation goes to Python (before the multipliers' solve, which would refuse them)."""

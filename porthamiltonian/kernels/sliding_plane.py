@@ -5,10 +5,11 @@
 The constraint's own state (7) starts like a compliant spring's: tracked contact parameters
 (4), their charts (2), the contact flag. So its geometry is the compliant contact's shared
 tuple (`porthamiltonian.kernels.compliant.pair_state`, packed by
-`library.contact_geometry.ContactPair.pack` without culling), evaluated by each kernel (the
-constraint's kernels are called at different points of the evaluation; a closed-form pair
-costs about a microsecond, a Newton pair a few). The formulas are the Python element's,
-through the same kernels of `porthamiltonian.kernels.contact`.
+`library.contact_geometry.ContactPair.pack` without culling), computed once per evaluation
+by `terms` (the first of the constraint's kernels the generated code calls), which returns it
+as its last value; `acceleration_bias`, `effort_map` and `rates` take it (the ``sh``
+argument: `Kernel.shares` / `Kernel.reads`). The formulas are the Python element's, through
+the same kernels of `porthamiltonian.kernels.contact`.
 
 A state the kernels do not handle (no closed form and an insane warm start, a failed
 refinement, the contact point off a bounded surface, a singular contact matrix) gives NaN
@@ -55,10 +56,9 @@ def _rows(I):
 
 
 @njit(cache=True, inline="always")
-def _geometry(x, refs, F, I):
-    """The pair's shared tuple, and whether the kernels handle it."""
-    sh = _kcp.pair_state(x, refs, F, I)
-    return sh, sh[0] == _kc.OK and sh[1] == 0.0
+def _handled(sh):
+    """Whether the kernels handle the pair's shared tuple (exact contact points, not culled)."""
+    return sh[0] == _kc.OK and sh[1] == 0.0
 
 
 @njit(cache=True, inline="always")
@@ -72,29 +72,29 @@ def _R(sh, k):
 
 @njit(cache=True, inline="always")
 def terms(t, x, refs, F, I):
-    """``(J, b, g)`` of the active rows: the rows ``R_k``, zero velocity bias, the penetration
-    as the normal row's gap (NaN for the others); NaN rows where the kernels decline."""
+    """``(J, b, g, sh)`` of the active rows: the rows ``R_k``, zero velocity bias, the
+    penetration as the normal row's gap (NaN for the others), and the pair's shared tuple for
+    the constraint's other kernels; NaN rows where the kernels decline."""
     rows = _rows(I)
     n = rows.shape[0]
     J = np.empty((n, 12))
     g = np.full(n, np.nan)
-    sh, ok = _geometry(x, refs, F, I)
-    if not ok:
+    sh = _kcp.pair_state(x, refs, F, I)
+    if not _handled(sh):
         J[:, :] = np.nan
-        return J, np.zeros(n), g
+        return J, np.zeros(n), g, sh
     for i in range(n):
         J[i] = _R(sh, rows[i])
     g[0] = sh[2]
-    return J, np.zeros(n), g
+    return J, np.zeros(n), g, sh
 
 
 @njit(cache=True, inline="always")
-def acceleration_bias(t, x, refs, flows, F, I):
+def acceleration_bias(t, x, refs, flows, sh, F, I):
     """`porthamiltonian.kernels.contact.sliding_plane_bias` of the rows; NaN where the
     contact matrix is singular (`porthamiltonian.contact.kinematics.MAX_CONDITION`)."""
     rows = _rows(I)
-    sh, ok = _geometry(x, refs, F, I)
-    if not ok:
+    if not _handled(sh):
         return np.full(rows.shape[0], np.nan)
     bias, s_max, s_min = _kc.sliding_plane_bias(
         sh[7], sh[8], sh[3], sh[9], _kcp._mat(F, _kcp.AD_S2B, 6), _kcp._mat(F, _kcp.AD_S1A, 6), flows[0], flows[1],
@@ -105,14 +105,13 @@ def acceleration_bias(t, x, refs, flows, F, I):
 
 
 @njit(cache=True, inline="always")
-def effort_map(t, x, refs, flows, F, I):
+def effort_map(t, x, refs, flows, sh, F, I):
     """The rows' effort map: with Coulomb friction the normal row plus the regularized
     sliding friction, ``R_5 - mu (v_x R_3 + v_y R_4) / sqrt(|v_t|^2 + eps^2)``; else the
     Jacobian itself."""
     rows = _rows(I)
-    sh, ok = _geometry(x, refs, F, I)
     D = np.empty((rows.shape[0], 12))
-    if not ok:
+    if not _handled(sh):
         D[:, :] = np.nan
         return D
     at = _tail(I)
@@ -129,12 +128,11 @@ def effort_map(t, x, refs, flows, F, I):
 
 
 @njit(cache=True, inline="always")
-def rates(t, x, refs, flows, F, I):
+def rates(t, x, refs, flows, sh, F, I):
     """Rates of the own state (7): the tracked parameters' (contact kinematics plus the
     relaxation toward the exact ones); NaN where the contact matrix is singular."""
     out = np.zeros(7)
-    sh, ok = _geometry(x, refs, F, I)
-    if not ok:
+    if not _handled(sh):
         out[:] = np.nan
         return out
     F1, I1, F2, I2 = _kcp._surfaces(F, I)
