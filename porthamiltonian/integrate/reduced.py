@@ -161,13 +161,13 @@ class ReducedPhases:
             zn, dE = chart.stick(ze)
             zn[chart.z_index(seg.lost_index[path])] += dE
             self.regime[path] = ("rolling", None)
-            return te, self._record(te, chart.to_x(ze), chart.to_x(zn), f"{path}.stick",
+            return te, self.seg.record_event(te, chart.to_x(ze), chart.to_x(zn), f"{path}.stick",
                                     f"slip below {el.slip_speed:g} m/s: sticks (no slip)", dE), False, False
         if kind == "slip":
             F_t = cache.result(te, ze).force[:2]
             self.regime[path] = ("sliding", -F_t / np.hypot(*F_t))
             x = chart.to_x(ze)
-            return te, self._record(te, x, x, f"{path}.slip", "friction force left the cone: slips", 0.0), False, False
+            return te, self.seg.record_event(te, x, x, f"{path}.slip", "friction force left the cone: slips", 0.0), False, False
         x = chart.to_x(ze)
         if isinstance(kind, int):       # a terminal user event
             e = seg.user_events[kind]
@@ -182,17 +182,7 @@ class ReducedPhases:
 
     def _separate(self, chart, t, z, message):
         self.regime.pop(chart.path, None)
-        return self._record(t, chart.to_x(z), chart.to_x(z, active=False), f"{chart.path}.separation", message, 0.0)
-
-    def _record(self, t, x_before, x_after, name, message, lost):
-        seg = self.seg
-        seg.records.append(EventRecord(t, name, message, lost, np.array(x_before)))
-        if seg.T[-1][-1] != t:
-            seg.T.append(np.array([t]))
-            seg.X.append(x_before[None, :])
-        seg.T.append(np.array([t]))
-        seg.X.append(x_after[None, :])
-        return x_after
+        return self.seg.record_event(t, chart.to_x(z), chart.to_x(z, active=False), f"{chart.path}.separation", message, 0.0)
 
 
 class _Cache:

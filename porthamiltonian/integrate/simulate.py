@@ -763,13 +763,17 @@ class _Segments:
             xn[b.own] = out.x_after(system, te_, xn)
         if b.element in self.lost_index:
             xn[self.lost_index[b.element]] += lost
-        self.records.append(EventRecord(te_, b.name, out.message, lost, np.array(xe)))
-        if self.T[-1][-1] != te_:
-            self.T.append(np.array([te_]))
-            self.X.append(xe[None, :])
-        self.T.append(np.array([te_]))
-        self.X.append(xn[None, :])
-        return xn
+        return self.record_event(te_, xe, xn, b.name, out.message, lost)
+
+    def record_event(self, t, x_before, x_after, name, message, lost):
+        """Log an event at `t` and store the states before and after it; returns `x_after`."""
+        self.records.append(EventRecord(t, name, message, lost, np.array(x_before)))
+        if self.T[-1][-1] != t:
+            self.T.append(np.array([t]))
+            self.X.append(x_before[None, :])
+        self.T.append(np.array([t]))
+        self.X.append(x_after[None, :])
+        return x_after
 
 
 class _StepRecorder:

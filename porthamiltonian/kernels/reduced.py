@@ -182,6 +182,7 @@ def contact_matrices(D1, D2, psi, qd):
         ``H`` in the frames C1, 1 and 2, and their time derivatives along ``qd``
         (`porthamiltonian.contact.coordinates.contact_coordinate_jacobian`).
     """
+    qd = np.ascontiguousarray(qd)   # a slice of the reduced state: '@' wants contiguous operands
     J1, dJ1 = patch_velocity(D1)
     J2, dJ2 = patch_velocity(D2)
     A, C = patch_frame(D1), patch_frame(D2)

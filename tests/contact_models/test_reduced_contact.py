@@ -61,19 +61,31 @@ def test_large_fixed_steps_keep_the_contact_exact():
     assert 20.0 < residual[0] / residual[1] < 45.0, residual
 
 
-def _ball(z0, v0=2.0, mu=0.3, restitution=0.0, g=G, **kw):
-    r, m = 0.05, 0.2
+R_BALL, M_BALL = 0.05, 0.2
+
+
+def _ball_on(surface, centre, twist, g=G, **contact_kw):
+    """A solid ball (R_BALL, M_BALL) with its centre at `centre` and body twist `twist`, under
+    gravity, in reduced contact with `surface` on the ground."""
+    r, m = R_BALL, M_BALL
     bg = ph.BondGraph("ball")
-    ball = RigidBody("ball", m, 0.4 * m * r * r * np.ones(3), pose=se3.make(np.eye(3), np.array([0.0, 0.0, z0])),
-                     twist=np.array([0.0, 0.0, 0.0, v0, 0.0, 0.0]))
+    ball = RigidBody("ball", m, 0.4 * m * r * r * np.ones(3), pose=se3.make(np.eye(3), np.asarray(centre, float)),
+                     twist=np.asarray(twist, float))
     ground = Ground("ground")
-    c = contact("reduced", "contact", ball, Sphere(r), ground, Plane(), friction="coulomb", mu=mu,
-                restitution=restitution, **kw)
-    bg.add(ball, ground, Gravity("gravity", ball, (0.0, 0.0, -g)), c)
+    bg.add(ball, ground, Gravity("gravity", ball, (0.0, 0.0, -g)),
+           contact("reduced", "contact", ball, Sphere(r), ground, surface, **contact_kw))
     bg.connect(ball.frame().port, "gravity")
     bg.connect(ball.frame().port, ("contact", "a"))
     bg.connect(ground.frame().port, ("contact", "b"))
-    return ph.compile(bg), r, m
+    return ph.compile(bg)
+
+
+def _ball(z0, v0=2.0, mu=0.3, restitution=0.0, g=G, **kw):
+    """The ball at height z0 above the plane z = 0, sliding at v0 along x without spin
+    (Coulomb friction)."""
+    system = _ball_on(Plane(), (0.0, 0.0, z0), (0.0, 0.0, 0.0, v0, 0.0, 0.0), g=g, friction="coulomb", mu=mu,
+                      restitution=restitution, **kw)
+    return system, R_BALL, M_BALL
 
 
 def _velocity(system, x, m):
@@ -171,7 +183,7 @@ def test_saved_and_loaded_it_is_the_same_contact():
 
 
 def test_bad_reduced_contacts_are_named():
-    r, m = 0.05, 0.2
+    r, m = R_BALL, M_BALL
     a = RigidBody("a", m, 0.4 * m * r * r * np.ones(3))
     b = RigidBody("b", m, 0.4 * m * r * r * np.ones(3))
     ground = Ground("ground")
@@ -189,18 +201,9 @@ def test_a_ball_rolls_off_the_edge_of_a_table():
     """Rolling without slip towards the edge of a plane of finite extent: the contact ends
     when the contact point reaches the edge, at (x_edge - x0) / v, and the ball falls freely
     from there (its centre at r - g t^2 / 2 below the edge time, the same horizontal speed)."""
-    r, m, v0, edge = 0.05, 0.2, 1.0, 0.3
-    bg = ph.BondGraph("ball_table")
-    ball = RigidBody("ball", m, 0.4 * m * r * r * np.ones(3), pose=se3.make(np.eye(3), np.array([0.0, 0.0, r])),
-                     twist=np.array([0.0, v0 / r, 0.0, v0, 0.0, 0.0]))
-    ground = Ground("ground")
+    r, v0, edge = R_BALL, 1.0, 0.3
     table = Plane(extent=((-0.5, edge), (-0.5, 0.5)))
-    bg.add(ball, ground, Gravity("gravity", ball), contact("reduced", "contact", ball, Sphere(r), ground, table,
-                                                           friction="rolling"))
-    bg.connect(ball.frame().port, "gravity")
-    bg.connect(ball.frame().port, ("contact", "a"))
-    bg.connect(ground.frame().port, ("contact", "b"))
-    system = ph.compile(bg)
+    system = _ball_on(table, (0.0, 0.0, r), (0.0, v0 / r, 0.0, v0, 0.0, 0.0), friction="rolling")
     x0 = system.initial_state({})
     traj = ph.simulate(system, (0.0, 0.5), x0, rtol=1e-10, atol=1e-12)
     names = [e.name for e in traj.events]
@@ -227,18 +230,9 @@ def test_rolling_onto_a_degenerate_point_of_a_patch_is_named():
             net[i, j] = ((i - 1.5) * 0.2 * (j / 3), (j - 1.5) * 0.2, 0.0)   # row j = 0 collapses to (0, -0.3, 0)
     S = BezierPatch(net)
     assert np.allclose(S.normal(0.5, 0.5), (0.0, 0.0, 1.0))
-    r, m = 0.05, 0.2
-    p = S.point(0.5, 0.5)
-    ball = RigidBody("ball", m, 0.4 * m * r * r * np.ones(3), pose=se3.make(np.eye(3), p + (0.0, 0.0, r)),
-                     twist=np.array([2.0 / r, 0.0, 0.0, 0.0, -2.0, 0.0]))       # rolling towards -y
-    ground = Ground("ground")
-    bg = ph.BondGraph("degenerate")
-    bg.add(ball, ground, Gravity("gravity", ball), contact("reduced", "contact", ball, Sphere(r), ground, S,
-                                                           friction="rolling"))
-    bg.connect(ball.frame().port, "gravity")
-    bg.connect(ball.frame().port, ("contact", "a"))
-    bg.connect(ground.frame().port, ("contact", "b"))
-    system = ph.compile(bg)
+    r = R_BALL
+    system = _ball_on(S, S.point(0.5, 0.5) + (0.0, 0.0, r), (2.0 / r, 0.0, 0.0, 0.0, -2.0, 0.0),   # towards -y
+                      friction="rolling")
     with pytest.raises(ph.IntegrationError, match=r"BezierPatch\(degrees=\(3, 3\)\) is not regular at \(u, v\) = .* "
                                                   r"\(f_u x f_v vanishes\)"):
         ph.simulate(system, (0.0, 1.0), system.initial_state({}), rtol=1e-9, atol=1e-12)
