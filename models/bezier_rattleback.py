@@ -113,8 +113,8 @@ def bezier_rattleback(*, mass=0.3, length=0.2, rise_long=0.01, rise_across=0.012
     S = rattleback_patch(length, width, rise_long, rise_across, math.radians(skew), height)
     w = np.array((rock, 0.0, spin))
     v = -np.cross(w, (0.0, 0.0, -height))                    # the contact point does not slip
-    top = RigidBody("top", mass, np.asarray(inertia, dtype=float), pose=se3.make(np.eye(3), np.array((0.0, 0.0, height))),
-                    twist=np.r_[w, v])
+    top = RigidBody("top", mass, np.asarray(inertia, dtype=float),
+                    pose=se3.make(np.eye(3), np.array((0.0, 0.0, height))), twist=np.r_[w, v])
     ground = Ground("ground")
     law = dict(friction=friction) if friction == "rolling" else dict(friction=friction, mu=mu)
     if contact == "compliant":

@@ -89,7 +89,16 @@ class ReducedPhases:
         fired = [(k, sol.t_events[k][-1]) for k in range(len(evs)) if evs[k].terminal and sol.t_events[k].size]
         k, te = min(fired, key=lambda kv: kv[1])
         ze = np.array(sol.y_events[k][-1], dtype=float)
-        return self._after(chart, cache, el, path, kinds[k], te, ze)
+        t, x, stop, reached = self._after(chart, cache, el, path, kinds[k], te, ze)
+        if not isinstance(kinds[k], int):   # an event of the model (a terminal user event has stopped the run)
+            seg.n_events += 1
+            if seg.n_events > seg.max_events:
+                seg.status, seg.message = -1, (
+                    f"more than {seg.max_events} events by t = {te:.9g} s (last: {seg.records[-1].name}); the model "
+                    "may be chattering (stick and slip of a reduced contact: check `slip_speed` and `mu`), or raise "
+                    "`max_events`")
+                return t, x, True, False
+        return t, x, stop, reached
 
     # ---- regimes
     def _regime(self, chart, el, path, t, z, lost):
@@ -125,8 +134,10 @@ class ReducedPhases:
             funs.append((lambda tt, zz: float(np.hypot(*cache.result(tt, zz).slip)) - el.slip_speed, -1.0))
             kinds.append("stick")
         elif el.friction == "coulomb":
-            funs.append((lambda tt, zz: el.mu * cache.result(tt, zz).force[2] - float(np.hypot(*cache.result(tt, zz).force[:2])),
-                         -1.0))
+            def cone(tt, zz):
+                force = cache.result(tt, zz).force
+                return el.mu * force[2] - float(np.hypot(force[0], force[1]))
+            funs.append((cone, -1.0))
             kinds.append("slip")
         if np.isfinite(chart.edge_margin(z)):
             funs.append((lambda tt, zz: chart.edge_margin(zz), -1.0))
@@ -167,7 +178,8 @@ class ReducedPhases:
             F_t = cache.result(te, ze).force[:2]
             self.regime[path] = ("sliding", -F_t / np.hypot(*F_t))
             x = chart.to_x(ze)
-            return te, self.seg.record_event(te, x, x, f"{path}.slip", "friction force left the cone: slips", 0.0), False, False
+            x = self.seg.record_event(te, x, x, f"{path}.slip", "friction force left the cone: slips", 0.0)
+            return te, x, False, False
         x = chart.to_x(ze)
         if isinstance(kind, int):       # a terminal user event
             e = seg.user_events[kind]
@@ -176,13 +188,12 @@ class ReducedPhases:
             seg.status, seg.message = 1, f"A terminal user event occurred at t = {te:.9g} s."
             return te, x, True, False
         seg.fired_at_start.add((kind.name, te))
-        x = seg._fire(kind, te, x)
-        seg.n_events += 1
-        return te, x, seg.n_events > seg.max_events, False
+        return te, seg._fire(kind, te, x), False, False
 
     def _separate(self, chart, t, z, message):
         self.regime.pop(chart.path, None)
-        return self.seg.record_event(t, chart.to_x(z), chart.to_x(z, active=False), f"{chart.path}.separation", message, 0.0)
+        return self.seg.record_event(t, chart.to_x(z), chart.to_x(z, active=False), f"{chart.path}.separation",
+                                     message, 0.0)
 
 
 class _Cache:

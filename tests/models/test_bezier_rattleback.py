@@ -69,3 +69,11 @@ def test_the_rattleback_reverses_its_spin_once_between_4_and_12_s():
     gaps = [el.distance(*system.element_state("contact/constraint", x)) for x in traj.x[::50]]
     assert np.abs(gaps).max() < 1e-12
     assert np.abs(traj.power_budget().residual).max() < 1e-4 * system.energy(x0)   # measured 1e-5
+
+
+def test_a_centre_of_mass_above_the_bottom_curvature_is_refused():
+    """Resting on a bottom whose radius of curvature across is below the centre's height is
+    an unstable equilibrium: refused, naming the parameter and the radii."""
+    with pytest.raises(ph.ParameterError, match=r"`height` = 0.08 m must be below the bottom's radii of curvature "
+                                                r"0.75 m and 0.06944 m \(else the rest position is unstable\)"):
+        build_model("bezier-rattleback", height=0.08)
