@@ -53,7 +53,6 @@ from porthamiltonian.geometry.surface import REGULARITY_TOL
 from porthamiltonian.lie import quaternion, se3
 
 from .contact_geometry import ContactPair
-from .rigid_body import pose_vector
 from .sliding_plane_contact import _ACT, _CH, _X, SlidingPlaneConstraint, contact_component
 
 __all__ = ["ReducedContact", "ReducedContactConstraint", "ReducedChart"]
@@ -263,7 +262,7 @@ class ReducedChart:
         q = z[:5]
         x = self.template.copy()
         x[self.rest] = z[10:]
-        x[self.pose] = pose_vector(self.H_W1 @ m[0] @ self.G_inv)
+        x[self.pose] = quaternion.matrix_to_pose(self.H_W1 @ m[0] @ self.G_inv)   # a pose by construction: no check
         x[self.P] = self.M @ (self.AdG @ (m[4] @ z[5:10]))
         own = x[self.own]
         own[_X] = q[[2, 3, 0, 1]] if self.swap else q[:4]
