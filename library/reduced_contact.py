@@ -18,7 +18,9 @@ Phases (`simulate` runs them; `porthamiltonian.integrate.reduced`):
   size. Entering, the state is moved exactly onto the contact (its residual normal speed and
   distance, solver-tolerance small, are dropped; the energy change is booked as lost).
 * **Separation**: when the normal force of the reduced solve turns negative (the contact
-  would pull), the body leaves with its pose and twist.
+  would pull), the body leaves with its pose and twist; also when the contact point reaches
+  the edge of a bounded surface (a table's extent, a patch's side): the body leaves that
+  surface, and while its would-be contact point lies beyond the edge the contact stays off.
 
 Friction (`friction`):
 
