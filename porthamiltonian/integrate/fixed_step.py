@@ -55,6 +55,8 @@ class RK4(OdeSolver):
     """
 
     order = 4
+    #: no error control: code that would otherwise rely on it to resolve a switch asks this
+    fixed_step = True
     #: a step whose stages or result are not finite is halved at most this many times
     MAX_HALVINGS = 30
 

@@ -131,7 +131,21 @@ class ReducedPhases:
         seg = self.seg
         funs, kinds = [(lambda tt, zz: cache.result(tt, zz).force[2], -1.0)], ["separation"]
         if el.friction == "coulomb" and cache.mode == "sliding":
-            funs.append((lambda tt, zz: float(np.hypot(*cache.result(tt, zz).slip)) - el.slip_speed, -1.0))
+            # the slip speed reaching slip_speed, or its component along the slip's direction
+            # at the start of the phase doing so: Coulomb friction stops the slip linearly,
+            # and a large step can carry it through zero and back above the threshold in one
+            # step (the speed alone would not change sign at the step's ends)
+            # (or, at a fixed step, with the slip's reversal seen by a stage of the step: the
+            # stages' friction directions can cancel and leave the step's end value unchanged)
+            slip0 = cache.result(t, z).slip
+            d0 = slip0 / np.hypot(*slip0) if np.hypot(*slip0) > 0.0 else np.asarray(cache.direction)
+            cache.watch_reversal(d0, el.slip_speed, latch=getattr(seg.solver["method"], "fixed_step", False))
+
+            def slowed(tt, zz):
+                sl = cache.result(tt, zz).slip
+                g = min(float(np.hypot(sl[0], sl[1])), float(sl @ d0)) - el.slip_speed
+                return min(g, -el.slip_speed) if tt >= cache.reversed_at else g
+            funs.append((slowed, -1.0))
             kinds.append("stick")
         elif el.friction == "coulomb":
             def cone(tt, zz):
@@ -202,6 +216,13 @@ class _Cache:
     def __init__(self, chart, rhs, mode, direction):
         self.chart, self.rhs, self.mode, self.direction = chart, rhs, mode, direction
         self.key, self.value, self.error = None, None, None
+        self.d0, self.reversed_at = None, np.inf
+
+    def watch_reversal(self, d0, threshold, latch):
+        """With `latch` (a fixed-step method), remember the earliest time at which an evaluation
+        of the rates (a stage) sees the slip's component along `d0` fall below `threshold`
+        (`reversed_at`; inf until then)."""
+        self.d0, self.threshold = (np.asarray(d0, dtype=float), threshold) if latch else (None, None)
 
     def _eval(self, t, z):
         key = (float(t), z.tobytes())
@@ -215,6 +236,9 @@ class _Cache:
             except GeometryError as exc:        # a stage outside the charts (or singular): the solver shrinks the step
                 self.rhs.failed = (t, f"{type(exc).__name__}: {exc}")
                 self.value, self.error = self._nan(z), exc
+                return self.value
+            if self.d0 is not None and float(self.value[1].slip @ self.d0) < self.threshold:
+                self.reversed_at = min(self.reversed_at, float(t))
         return self.value
 
     def rates(self, t, z):

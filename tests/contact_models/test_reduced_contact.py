@@ -236,3 +236,16 @@ def test_rolling_onto_a_degenerate_point_of_a_patch_is_named():
     with pytest.raises(ph.IntegrationError, match=r"BezierPatch\(degrees=\(3, 3\)\) is not regular at \(u, v\) = .* "
                                                   r"\(f_u x f_v vanishes\)"):
         ph.simulate(system, (0.0, 1.0), system.initial_state({}), rtol=1e-9, atol=1e-12)
+
+
+def test_sticking_is_found_at_large_fixed_steps():
+    """RK4 at 50 ms, a step in which Coulomb friction would carry the slip through zero and
+    back above the threshold: the stick is still found (its time to the dense output's
+    accuracy) and the ball rolls on at 5/7 v0."""
+    v0, mu, s = 2.0, 0.3, 5e-3
+    system, r, m = _ball(0.05, v0=v0, mu=mu)
+    traj = ph.simulate(system, (0.0, 0.5), system.initial_state({}), method="RK4", step=0.05)
+    stick = [e for e in traj.events if e.name.endswith(".stick")]
+    assert len(stick) == 1
+    assert stick[0].t == pytest.approx((v0 - s) / (3.5 * mu * G), abs=0.05)   # within the step that holds it
+    assert np.linalg.norm(_velocity(system, traj.x[-1], m)) == pytest.approx(5 / 7 * v0, rel=1e-2)
