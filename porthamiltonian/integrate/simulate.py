@@ -3,7 +3,10 @@
 The integration runs in segments: solve_ivp integrates until a terminal event (an element
 event such as contact making/breaking, or a terminal user event), the element's handler
 changes its own state (and reports the energy lost), and a new segment starts. Energy lost
-at events is accumulated in the ledger quadrature "lost" of the element.
+at events is accumulated in the ledger quadrature "lost" of the element. While a reduced
+contact (`library.ReducedContact`) is on, its segments integrate the contact coordinates
+instead of the system state (`porthamiltonian.integrate.reduced`); the trajectory holds
+system states throughout.
 """
 
 from __future__ import annotations
