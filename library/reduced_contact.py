@@ -48,6 +48,7 @@ from porthamiltonian._validate import as_finite_float
 from porthamiltonian.bondgraph.element import register_element
 from porthamiltonian.contact.coordinates import contact_coordinate_jacobian
 from porthamiltonian.contact.reduced import reduced_coordinates_from, reduced_solve
+from porthamiltonian.kernels import lie as _klie
 from porthamiltonian.kernels import reduced as _kred
 from porthamiltonian.kernels import surfaces as _ksurf
 from porthamiltonian.errors import GeometryError, ModelError, ParameterError
@@ -177,7 +178,7 @@ class ReducedChart:
         self.AdG = se3.Ad(G)
         body_path = next(p for p, o in system.elements.items() if o is moving)
         self.M = moving.M
-        self.Minv = np.linalg.inv(moving.M)
+        self.Minv = moving.Minv
         self.M_s = self.AdG.T @ moving.M @ self.AdG
         self.pose, self.P = L[f"{body_path}.pose"], L[f"{body_path}.P"]
         self.own = L.element_slice(path)
@@ -203,7 +204,7 @@ class ReducedChart:
         if self.swap:
             params, charts = params[[2, 3, 0, 1]], charts[::-1]
         self.charts = charts
-        H_Wm = _pose_matrix(x[self.pose])
+        H_Wm = _klie.pose_to_matrix(x[self.pose])
         H_12 = self.H_1W @ H_Wm @ self.G
         T_s = se3.Ad(self.G_inv) @ (self.Minv @ x[self.P])
         q, qd, vn = reduced_coordinates_from(self.S1, self.S2, params, H_12, T_s, charts=charts,
@@ -323,13 +324,6 @@ def _signed_distance_to_singular(dom, u, v):
                     gap = min(gap % per, per - gap % per)
                 d = min(d, gap)
     return d
-
-
-def _pose_matrix(p):
-    H = np.eye(4)
-    H[:3, :3] = quaternion.to_matrix(p[:4] / np.linalg.norm(p[:4]))
-    H[:3, 3] = p[4:]
-    return H
 
 
 def ReducedContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, friction="frictionless",

@@ -9,6 +9,7 @@ import numpy as np
 from .._validate import as_finite_float
 from ..errors import ParameterError
 from ..geometry.gauss import unit_normal
+from ..kernels import reduced as _kred
 from ..lie import se3
 from ._local import (
     check_pose,
@@ -75,8 +76,7 @@ def patch_frame(S, u: float, v: float, chart: int = 0) -> np.ndarray:
             or not 0 <= int(chart) < S.n_charts):
         raise ParameterError(f"`chart` must be an integer in {list(range(S.n_charts))}, "
                              f"got {chart!r}")
-    D = np.array(surface_derivatives(S, x[0], x[1], int(chart), 1, "S"))
-    return frame_from(D[0, 0], D[1, 0], unit_normal(D))
+    return _kred.patch_frame(np.array(surface_derivatives(S, x[0], x[1], int(chart), 1, "S"), dtype=float))
 
 
 @dataclass(frozen=True, eq=False)

@@ -99,7 +99,7 @@ def _jet_rsqrt(q):
 def patch_frame(D):
     """The patch frame at a point: origin ``c``, ``x = c_s / |c_s|``, ``z`` the unit normal
     ``c_s x c_t / |c_s x c_t|``, ``y = z x x`` (seed 002 eqs. 5-6), from a derivative array of
-    order >= 1; shape (4, 4)."""
+    order >= 1; shape (4, 4). `porthamiltonian.contact.frames.patch_frame` checks and calls it."""
     fu, fv = D[1, 0], D[0, 1]
     lu = math.sqrt(fu[0] * fu[0] + fu[1] * fu[1] + fu[2] * fu[2])
     n0, n1, n2 = fu[1] * fv[2] - fu[2] * fv[1], fu[2] * fv[0] - fu[0] * fv[2], fu[0] * fv[1] - fu[1] * fv[0]
