@@ -243,7 +243,7 @@ class ReducedChart:
         m = np.inf
         for k, S in enumerate((self.S1, self.S2)):
             if S.n_charts > 1:
-                m = min(m, _signed_distance_to_singular(S.domain(self.charts[k]), z[2 * k], z[2 * k + 1])
+                m = min(m, S.domain(self.charts[k]).distance_to_singular(z[2 * k], z[2 * k + 1], signed=True)
                         - self.element.pair.CHART_MARGIN)
         return m
 
@@ -303,27 +303,6 @@ class ReducedChart:
         out = z.copy()
         out[5:10] = qd_new
         return out, 0.5 * (qd @ K @ qd - qd_new @ K @ qd_new)
-
-
-def _signed_distance_to_singular(dom, u, v):
-    """`ParameterDomain.distance_to_singular`, negative past a singular set that bounds the
-    domain (a pole at the end of a latitude range): the solver's steps may carry the
-    coordinates past it, and the chart event must still see the crossing."""
-    d = np.inf
-    for x, lo, hi, singular, periodic in ((u, dom.lower[0], dom.upper[0], dom.singular_u, dom.periodic[0]),
-                                          (v, dom.lower[1], dom.upper[1], dom.singular_v, dom.periodic[1])):
-        for s_ in singular:
-            if not periodic and s_ == lo:
-                d = min(d, x - s_)
-            elif not periodic and s_ == hi:
-                d = min(d, s_ - x)
-            else:
-                gap = abs(x - s_)
-                if periodic:
-                    per = hi - lo
-                    gap = min(gap % per, per - gap % per)
-                d = min(d, gap)
-    return d
 
 
 def ReducedContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, friction="frictionless",

@@ -110,19 +110,27 @@ class ParameterDomain:
                 out[k] = lo if x >= hi else x
         return out[0], out[1]
 
-    def distance_to_singular(self, u: float, v: float) -> float:
+    def distance_to_singular(self, u: float, v: float, *, signed: bool = False) -> float:
         """Parameter-space distance from ``(u, v)`` to the singular set (``inf`` if none).
 
-        Distances in periodic directions are measured modulo the period.
+        Distances in periodic directions are measured modulo the period. With `signed`, a
+        singular value that bounds a non-periodic direction (a pole at the end of a latitude
+        range) counts negative beyond it: a solver step that carries the parameters past the
+        pole still shows a sign change.
         """
         d = math.inf
         for k, (x, sing) in enumerate(((u, self.singular_u), (v, self.singular_v))):
             for s in sing:
-                gap = abs(x - s)
-                if self.periodic[k]:
-                    per = float(self.upper[k] - self.lower[k])
-                    gap = gap % per
-                    gap = min(gap, per - gap)
+                if signed and not self.periodic[k] and s == self.lower[k]:
+                    gap = x - s
+                elif signed and not self.periodic[k] and s == self.upper[k]:
+                    gap = s - x
+                else:
+                    gap = abs(x - s)
+                    if self.periodic[k]:
+                        per = float(self.upper[k] - self.lower[k])
+                        gap = gap % per
+                        gap = min(gap, per - gap)
                 d = min(d, gap)
         return d
 

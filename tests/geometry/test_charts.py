@@ -97,3 +97,13 @@ def test_wrap_lands_in_the_domain_on_the_same_point(u, v):
     # same point on the surface; round-off of the reduction grows with |u| (|u| eps)
     assert_allclose(s.point(uw, vw), Sphere(1.0)._derivatives(u, v, 0, 0)[0, 0],
                     atol=1e-15 * (1.0 + abs(u)) * 8)
+
+
+def test_signed_distance_to_a_bounding_pole_turns_negative_past_it():
+    """Latitude-longitude chart: the poles bound v; past one the signed distance is negative
+    (what a step carried over the pole must show), the unsigned one positive again."""
+    dom = Ellipsoid(1.0, 2.0, 3.0).domain(0)
+    half = math.pi / 2
+    for v, expected in ((half - 0.1, 0.1), (half + 0.2, -0.2), (-half - 0.3, -0.3)):
+        assert dom.distance_to_singular(0.5, v, signed=True) == pytest.approx(expected, abs=1e-15)
+        assert dom.distance_to_singular(0.5, v) == pytest.approx(abs(expected), abs=1e-15)
