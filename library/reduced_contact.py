@@ -46,7 +46,6 @@ import numpy as np
 
 from porthamiltonian._validate import as_finite_float
 from porthamiltonian.bondgraph.element import register_element
-from porthamiltonian.contact.coordinates import contact_coordinate_jacobian
 from porthamiltonian.contact.reduced import reduced_coordinates_from, reduced_solve
 from porthamiltonian.kernels import lie as _klie
 from porthamiltonian.kernels import reduced as _kred
@@ -294,10 +293,10 @@ class ReducedChart:
         """``z`` with the slip removed by a tangential impulse at the contact point (the
         change of the rates of least kinetic energy that zeroes the slip), and the kinetic
         energy it removes [J]."""
-        q, qd = z[:5], z[5:10]
-        Jc = contact_coordinate_jacobian(self.S1, self.S2, q, charts=self.charts)
-        K = Jc.H_2.T @ self.M_s @ Jc.H_2
-        C = Jc.H_C[3:5]
+        qd = z[5:10]
+        _, _, H_C, _, H_2, _, _, _ = self._matrices(z)
+        K = H_2.T @ self.M_s @ H_2
+        C = H_C[3:5]
         KiC = np.linalg.solve(K, C.T)
         qd_new = qd - KiC @ np.linalg.solve(C @ KiC, C @ qd)
         out = z.copy()
