@@ -708,6 +708,12 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
         raise ParameterError(
             f"compliant contact {name!r}: `friction` is the Coulomb coefficient mu (a number), got {friction!r}; "
             "friction modes are the sliding-plane contact's (or use material=ContactMaterial(friction=mu) for both)")
+    for key, S in (("surface_a", surface_a), ("surface_b", surface_b)):
+        if getattr(S, "is_network", False):
+            raise ModelError(
+                f"compliant contact {name!r}: `{key}` is a patch network, whose patch transitions only the reduced and "
+                "sliding-plane contacts handle; give the compliant contact the surface the network was made from "
+                "(PatchNetwork.from_bspline's B-spline) or use contact('reduced', ...)")
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha, cull=cull)
     law0 = _normal_law(name, normal, stiffness, damping, exponent, clip)
     scale_law = _scale_law(name, law0, pair)

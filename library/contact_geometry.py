@@ -49,20 +49,6 @@ _CHART_TIE = 1e-9      # [rad] distances to the singular sets closer than this a
 CULL_FRACTION = 0.1
 
 
-def _edges(dom):
-    """(lower_u, lower_v, upper_u, upper_v) of a domain's edges: its finite, non-periodic
-    bounds that are not singular sets (a pole is not an edge); -inf / inf where there is none."""
-    out = [-math.inf, -math.inf, math.inf, math.inf]
-    for i, singular in enumerate((dom.singular_u, dom.singular_v)):
-        if dom.periodic[i]:
-            continue
-        if math.isfinite(dom.lower[i]) and not any(abs(dom.lower[i] - s) < 1e-12 for s in singular):
-            out[i] = float(dom.lower[i])
-        if math.isfinite(dom.upper[i]) and not any(abs(dom.upper[i] - s) < 1e-12 for s in singular):
-            out[2 + i] = float(dom.upper[i])
-    return np.array(out)
-
-
 def _map(S, u, v, src, dst):
     """Chart map without domain checks (a solver stage may have carried (u, v) past a pole,
     where the chart's formulas still describe a surface point)."""
@@ -170,7 +156,7 @@ class ContactPair:
         self._local = None  # (state, modulus, local_hertz result) of the last local_hertz call
         # per surface and chart, the edges (finite bounds that are not singular sets such as
         # an ellipsoid's poles): (lower_u, lower_v, upper_u, upper_v), -inf / inf where none
-        self._edges = [[_edges(S.domain(c)) for c in range(S.n_charts)] for S in (surface_a, surface_b)]
+        self._edges = [[S.edges(c) for c in range(S.n_charts)] for S in (surface_a, surface_b)]
         self._bounded = any(np.isfinite(e).any() for per in self._edges for e in per)
 
     # ---- files
@@ -513,12 +499,15 @@ class ContactPair:
 
     def chart_margin(self, st, charts):
         """Smallest distance of the exact contact points to a singular set of the tracked
-        charts, minus `CHART_MARGIN` (the event function of chart switches)."""
+        charts, minus `CHART_MARGIN`, or for a patch network their `transition_margin` in
+        the tracked patch (the event function of chart switches)."""
         ch = (int(round(charts[0])), int(round(charts[1])))
         x = self.in_charts(st, ch)
         out = np.inf
         for k, S in enumerate((self.S1, self.S2)):
-            if S.n_charts > 1:
+            if S.is_network:    # the exact point past a shared side of the tracked patch (NaN: not a neighbour's)
+                out = min(out, S.transition_margin(x[2 * k], x[2 * k + 1], ch[k]))
+            elif S.n_charts > 1:
                 d = S.domain(ch[k]).distance_to_singular(x[2 * k], x[2 * k + 1])
                 out = min(out, d - self.CHART_MARGIN)
         return out
@@ -536,12 +525,16 @@ class ContactPair:
 
     def farthest_charts(self, params, charts):
         """The parameters re-expressed, for each surface, in the chart whose singular set is
-        farthest (no hysteresis: used when the tracker reached the switch margin; a tie to
+        farthest (a patch network: in the patch that holds them) (no hysteresis: used when the tracker reached the switch margin; a tie to
         within `_CHART_TIE` keeps the given chart, so round-off does not pick it)."""
         x = np.array(params, dtype=float)
         out = []
         for k, S in enumerate((self.S1, self.S2)):
             c = int(round(charts[k]))
+            if S.is_network:     # the patch that holds the point
+                c, x[2 * k], x[2 * k + 1] = S._best_chart(x[2 * k], x[2 * k + 1], c)
+                out.append(c)
+                continue
             x[2 * k], x[2 * k + 1] = self._canonical(S, x[2 * k], x[2 * k + 1], c)
             best = (S.domain(c).distance_to_singular(x[2 * k], x[2 * k + 1]), c, x[2 * k], x[2 * k + 1])
             for other in range(S.n_charts):

@@ -237,11 +237,16 @@ class ReducedChart:
 
     def chart_margin(self, z):
         """The contact coordinates' distance to the nearest singular set of their charts (an
-        ellipsoid's or sphere's poles) minus the pair's chart switch margin, inf with single
-        charts: at zero the contact point changes chart (the element's "chart" event)."""
+        ellipsoid's or sphere's poles) minus the pair's chart switch margin, or to a shared
+        side of a patch network's patch (`PatchNetwork.transition_margin`: a patch
+        transition), inf with single charts: at zero the contact point changes chart (the
+        element's "chart" event, after which the phase restarts in the new charts from the
+        same physical state; Kry & Pai sec. 3.5)."""
         m = np.inf
         for k, S in enumerate((self.S1, self.S2)):
-            if S.n_charts > 1:
+            if S.is_network:
+                m = min(m, S.transition_margin(z[2 * k], z[2 * k + 1], self.charts[k]))
+            elif S.n_charts > 1:
                 m = min(m, S.domain(self.charts[k]).distance_to_singular(z[2 * k], z[2 * k + 1], signed=True)
                         - self.element.pair.CHART_MARGIN)
         return m

@@ -23,6 +23,7 @@ from .gauss import (
     shape_operator,
     unit_normal,
 )
+from .network import PatchNetwork
 from .plane import Plane
 from .spec import surface_from_spec, surface_to_spec
 from .sphere import Sphere
@@ -38,6 +39,7 @@ __all__ = [
     "Ellipsoid",
     "GlobalCheck",
     "ParameterDomain",
+    "PatchNetwork",
     "Plane",
     "PointProjection",
     "PrincipalCurvatures",

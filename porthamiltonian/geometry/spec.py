@@ -19,6 +19,8 @@ One line per kind (keys in brackets are optional on load, with the constructor's
 - ``Torus``: R, r.
 - ``Cylinder``: radius, half_length.
 - ``BezierPatch``: control_points (p+1, q+1, 3).
+- ``PatchNetwork``: patches (a list of control nets (p+1, q+1, 3)), [tol], [normal_tol],
+  [closed], [convex].
 - ``BSplineSurface``: knots_u, knots_v, degree_u, degree_v, control_points (n_u, n_v, 3),
   [weights] ((n_u, n_v) for NURBS, null for polynomial), [periodic_u], [periodic_v],
   [closed], [convex]. Surfaces from `BSplineSurface.interpolate` are saved by their knots and
@@ -71,6 +73,7 @@ from sympy.printing.str import StrPrinter
 
 from ..errors import SerializationError
 from .bezier import BezierPatch
+from .network import PatchNetwork
 from .bspline import BSplineSurface
 from .cylinder import Cylinder
 from .domain import ParameterDomain
@@ -123,6 +126,11 @@ def _cylinder_params(s: Cylinder) -> dict:
 
 def _bezier_params(s: BezierPatch) -> dict:
     return {"control_points": s.control_points.tolist()}
+
+
+def _network_params(s: PatchNetwork) -> dict:
+    return {"patches": [p.control_points.tolist() for p in s.patches], "tol": s.tol, "normal_tol": s.normal_tol,
+            "closed": bool(s.is_closed), "convex": bool(s.is_convex)}
 
 
 def _bspline_params(s: BSplineSurface) -> dict:
@@ -298,6 +306,8 @@ _KINDS: dict[str, _Kind] = {
     "Torus": _Kind(Torus, ("R", "r"), (), _torus_params, _call(Torus)),
     "Cylinder": _Kind(Cylinder, ("radius", "half_length"), (), _cylinder_params, _call(Cylinder)),
     "BezierPatch": _Kind(BezierPatch, ("control_points",), (), _bezier_params, _call(BezierPatch)),
+    "PatchNetwork": _Kind(PatchNetwork, ("patches",), ("tol", "normal_tol", "closed", "convex"), _network_params,
+                          _call(PatchNetwork), ("closed", "convex")),
     "BSplineSurface": _Kind(
         BSplineSurface, ("knots_u", "knots_v", "degree_u", "degree_v", "control_points"),
         ("weights", "periodic_u", "periodic_v", "closed", "convex"), _bspline_params,

@@ -109,6 +109,8 @@ class Surface(abc.ABC):
 
     is_convex: bool = False
     is_closed: bool = False
+    #: a `PatchNetwork`: charts are patches, changed across shared sides (not at poles)
+    is_network: bool = False
     #: evaluated by `porthamiltonian.kernels.surfaces` (the built-in kinds); others are
     #: evaluated through their Python ``_derivatives``
     _is_compiled: bool = False
@@ -139,6 +141,22 @@ class Surface(abc.ABC):
     def domain(self, chart: int = 0) -> ParameterDomain:
         """The parameter domain of `chart`."""
         return self._domains[self._check_chart(chart)]
+
+    def edges(self, chart: int = 0) -> np.ndarray:
+        """``(lower_u, lower_v, upper_u, upper_v)`` of the edges of `chart`, where the surface
+        ends (a contact point reaching one leaves the surface): its finite, non-periodic
+        bounds that are not singular sets (a pole is not an edge); ``-inf`` / ``inf`` where
+        there is none. A patch network's shared sides are not edges either."""
+        dom = self._domains[self._check_chart(chart)]
+        out = [-math.inf, -math.inf, math.inf, math.inf]
+        for i, singular in enumerate((dom.singular_u, dom.singular_v)):
+            if dom.periodic[i]:
+                continue
+            if math.isfinite(dom.lower[i]) and not any(abs(dom.lower[i] - s) < 1e-12 for s in singular):
+                out[i] = float(dom.lower[i])
+            if math.isfinite(dom.upper[i]) and not any(abs(dom.upper[i] - s) < 1e-12 for s in singular):
+                out[2 + i] = float(dom.upper[i])
+        return np.array(out)
 
     def _check_chart(self, chart) -> int:
         return _check_int(chart, "chart", range(self.n_charts))
@@ -191,20 +209,20 @@ class Surface(abc.ABC):
         m = gauss._cross(D[1, 0].tolist(), D[0, 1].tolist())
         return min(1.0, math.sqrt(gauss._dot(m, m)) / scale)
 
-    def _verify_convex(self, n: int = 12) -> None:
+    def _verify_convex(self, n: int = 12, chart: int = 0) -> None:
         """Check a declared convexity: ``k2 > 0`` at the regular points of an interior
-        ``n x n`` grid of chart 0 (a necessary condition; a sample cannot prove it)."""
-        dom = self._domains[0]
+        ``n x n`` grid of `chart` (a necessary condition; a sample cannot prove it)."""
+        dom = self._domains[chart]
         for u in np.linspace(dom.lower[0], dom.upper[0], n + 2)[1:-1].tolist():
             for v in np.linspace(dom.lower[1], dom.upper[1], n + 2)[1:-1].tolist():
-                D = self._derivatives(u, v, 2, 0)
-                if self._regularity(D, 0) < REGULARITY_TOL:
+                D = self._derivatives(u, v, 2, chart)
+                if self._regularity(D, chart) < REGULARITY_TOL:
                     continue
                 k2 = gauss.principal_curvatures(D).k2
                 if not k2 > 0.0:
                     raise GeometryError(f"`convex` was declared for {self!r} but it has "
                                         f"principal curvature k2 = {k2:.6g} <= 0 at "
-                                        f"(u, v) = ({u:.6g}, {v:.6g})")
+                                        f"(u, v) = ({u:.6g}, {v:.6g}) of chart {chart}")
 
     def _require_regular(self, D: np.ndarray, u: float, v: float, chart: int) -> None:
         r = self._regularity(D, chart)

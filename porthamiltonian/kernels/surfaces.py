@@ -47,14 +47,25 @@ Kinds:
   then ``3 (o+1)^2`` output registers of ``D[i, j, k]`` row-major (-1: zero). The constants
   follow the domain block in ``F``. The translation from sympy is
   `porthamiltonian.geometry.symbolic`; no new compile per surface.
+- ``NETWORK``: a patch network (`porthamiltonian.geometry.PatchNetwork`): one chart per
+  patch, each a self-contained ``PIECEWISE`` block on ``[0, 1]^2``.
+  ``I = (NETWORK, n_charts, ATLAS_NETWORK, 0, 0, SHAPE_GENERAL,`` then per chart
+  ``(f_offset, f_length, i_offset, i_length)`` of its block in ``F`` and ``I``, then per chart
+  and side (0: ``u = 0``, 1: ``u = 1``, 2: ``v = 0``, 3: ``v = 1``) ``(neighbour chart or -1,
+  neighbour side, reversed)``, then the blocks' ``I``); ``F`` holds the domain block, then
+  the blocks' ``F``. In the domain block a side shared with a neighbour has an infinite
+  bound, so that the Newton iteration is not clamped there: `best_chart` carries a point
+  past a shared side into the neighbour (`network_hop`).
 - ``CALLBACK``: a surface without a compiled evaluator (user subclasses of `Surface`, a
   symbolic surface using a function the tape lacks): only its domains are packed, for the
   kernels that work on derivative arrays evaluated in Python (`derivatives` must not be
   called on it).
 
-Atlases: ``ATLAS_SINGLE`` (one chart) and ``ATLAS_LATLONG`` (the two latitude-longitude charts
+Atlases: ``ATLAS_SINGLE`` (one chart), ``ATLAS_LATLONG`` (the two latitude-longitude charts
 of `porthamiltonian.geometry.Ellipsoid`: chart 1 permutes the unit-sphere coordinates
-cyclically, so chart maps go through the unit-sphere point and ``atan2``).
+cyclically, so chart maps go through the unit-sphere point and ``atan2``) and
+``ATLAS_NETWORK`` (the patches of a network: maps only between neighbours, across their
+shared side).
 """
 
 from __future__ import annotations
@@ -67,6 +78,7 @@ from numba import njit
 SEPARABLE = 0
 PIECEWISE = 1
 TAPE = 2
+NETWORK = 3
 CALLBACK = -1      # evaluated in Python (symbolic and user surfaces): only the domain is packed
 
 TRIG = 0
@@ -74,10 +86,17 @@ LINEAR = 1
 
 ATLAS_SINGLE = 0
 ATLAS_LATLONG = 1
+ATLAS_NETWORK = 2
 
 SHAPE_GENERAL = 0
 SHAPE_PLANE = 1
 SHAPE_ELLIPSOID = 2
+
+#: ints per chart of a network's block table, and per side of its neighbour table; hops
+#: `network_hop` makes at most (a contact through a corner where several patches meet)
+NETWORK_BLOCK = 4
+NETWORK_SIDE = 3
+MAX_HOPS = 8
 
 #: floats per chart in the domain block, and per chart in the coefficient block
 DOMAIN_SIZE = 12
@@ -206,6 +225,42 @@ def pack_piecewise(edges_u, edges_v, p, q, coeffs, dim, domain, ref_speeds, marg
     I = np.array((PIECEWISE, 1, ATLAS_SINGLE, p, q, len(edges_u) - 1, len(edges_v) - 1, dim,
                   int(bool(wrap_u)), int(bool(wrap_v))), dtype=np.int64)
     return F, I
+
+
+def pack_network(blocks, neighbours, domains, ref_speeds, margin):
+    """Pack a patch network (called at construction; not a kernel).
+
+    Parameters
+    ----------
+    blocks : sequence of (F, I)
+        Each patch packed alone (`pack_piecewise`, domain ``[0, 1]^2``).
+    neighbours : ndarray, shape (n_charts, 4, 3) int
+        Per patch and side ``(neighbour, its side, reversed)``, neighbour -1 on the boundary.
+    domains : sequence of ParameterDomain
+        The kernels' domains: ``[0, 1]^2`` with infinite bounds on the shared sides.
+    ref_speeds : ndarray, shape (n_charts, 2)
+    margin : float
+
+    Returns
+    -------
+    (F, I) : ndarray float64, ndarray int64
+    """
+    n = len(blocks)
+    F0, _ = pack_separable([np.zeros((3, 3, 3))] * n, TRIG, TRIG, domains, ref_speeds, margin, ATLAS_NETWORK)
+    head = [NETWORK, n, ATLAS_NETWORK, 0, 0, SHAPE_GENERAL]
+    table = np.zeros((n, NETWORK_BLOCK), dtype=np.int64)
+    f_parts, i_parts = [F0[: 1 + DOMAIN_SIZE * n]], []
+    f_off = 1 + DOMAIN_SIZE * n
+    i_off = len(head) + NETWORK_BLOCK * n + 4 * NETWORK_SIDE * n
+    for c, (Fb, Ib) in enumerate(blocks):
+        table[c] = (f_off, len(Fb), i_off, len(Ib))
+        f_parts.append(np.asarray(Fb, dtype=float))
+        i_parts.append(np.asarray(Ib, dtype=np.int64))
+        f_off += len(Fb)
+        i_off += len(Ib)
+    I = np.concatenate([np.array(head, dtype=np.int64), table.ravel(),
+                        np.asarray(neighbours, dtype=np.int64).ravel()] + i_parts)
+    return np.concatenate(f_parts), I
 
 
 @njit(cache=True)
@@ -453,6 +508,9 @@ def derivatives(F, I, u, v, order, chart):
     """
     if I[0] == PIECEWISE:
         return _piecewise(F, I, u, v, order)
+    if I[0] == NETWORK:
+        t = 6 + NETWORK_BLOCK * chart
+        return _piecewise(F[I[t]:I[t] + I[t + 1]], I[I[t + 2]:I[t + 2] + I[t + 3]], u, v, order)
     if I[0] == TAPE:
         return _run_tape(F, I, u, v, order)
     n = order + 1
@@ -534,9 +592,15 @@ def place(F, chart, u, v):
 
 @njit(cache=True)
 def chart_map(F, I, u, v, src, dst):
-    """Parameters in chart `dst` of the point ``(u, v)`` of chart `src` (no domain check)."""
+    """Parameters in chart `dst` of the point ``(u, v)`` of chart `src` (no domain check).
+    In a network only neighbours map onto each other (`across`); NaN for other patches."""
     if src == dst or I[2] == ATLAS_SINGLE:
         return u, v
+    if I[2] == ATLAS_NETWORK:
+        for side in range(4):
+            if neighbour(I, src, side)[0] == dst:
+                return across(I, src, side, u, v)[1:]
+        return np.nan, np.nan
     # ATLAS_LATLONG: through the unit-sphere point in axis-scaled coordinates
     cv = math.cos(v)
     s0, s1, s2 = cv * math.cos(u), cv * math.sin(u), math.sin(v)
@@ -555,6 +619,8 @@ def best_chart(F, I, u, v, chart):
     margin from its singular set, else the chart farthest from it (`Surface.best_chart`)."""
     if I[1] == 1:
         return chart, u, v
+    if I[2] == ATLAS_NETWORK:
+        return network_hop(I, u, v, chart)
     dist = distance_to_singular(F, chart, u, v)
     if dist >= F[0]:
         return chart, u, v
@@ -566,6 +632,49 @@ def best_chart(F, I, u, v, chart):
             if do > best_d:
                 best_d, best_c, best_u, best_v = do, other, uo, vo
     return best_c, best_u, best_v
+
+
+@njit(cache=True)
+def neighbour(I, chart, side):
+    """``(neighbour chart, its side, reversed)`` across `side` of patch `chart` of a network
+    (neighbour -1 on the boundary)."""
+    k = 6 + NETWORK_BLOCK * I[1] + NETWORK_SIDE * (4 * chart + side)
+    return I[k], I[k + 1], I[k + 2] != 0
+
+
+@njit(cache=True)
+def across(I, chart, side, u, v):
+    """``(chart', u', v')``: the point ``(u, v)`` of patch `chart` expressed in the neighbour
+    across `side`, by the affine map that takes the shared side onto itself (the position
+    along it kept, or reversed) and the signed distance past it to the distance inside the
+    neighbour. Exact on the side; off it, exact for networks whose neighbours join with
+    equal parameter speeds (split B-splines), a first-order start otherwise."""
+    nb, nside, rev = neighbour(I, chart, side)
+    along = v if side < 2 else u
+    past = (-u, u - 1.0, -v, v - 1.0)[side]
+    if rev:
+        along = 1.0 - along
+    depth = past if nside % 2 == 0 else 1.0 - past
+    if nside < 2:
+        return nb, depth, along
+    return nb, along, depth
+
+
+@njit(cache=True)
+def network_hop(I, u, v, chart):
+    """``(chart', u', v')``: a point of a network's patch carried across shared sides until it
+    lies in a patch (or past a boundary side, where it stays): at each hop the side it is
+    farthest past, so a path through a corner visits the patches around it in turn."""
+    for _ in range(MAX_HOPS):
+        best, side = 0.0, -1
+        for s in range(4):
+            past = (-u, u - 1.0, -v, v - 1.0)[s]
+            if past > best and neighbour(I, chart, s)[0] >= 0:
+                best, side = past, s
+        if side < 0:
+            break
+        chart, u, v = across(I, chart, side, u, v)
+    return chart, u, v
 
 
 @njit(cache=True)
