@@ -283,9 +283,13 @@ class ReducedChart:
         system's rates with this contact off (`rhs` evaluates the system), the contact from
         `reduced_solve` in `mode`; friction's power goes to the contact's dissipated ledger
         entry. No checks here (the right-hand side): a point outside its chart raises the
-        surface's GeometryError, which the caller turns into a rejected step."""
+        surface's GeometryError, and so does a stage at which the rest of the system has no
+        rates (`rhs` gives NaN there), which the caller turns into a rejected step."""
         m = self._matrices(z)
         xd = rhs(t, self.to_x(z, active=False, matrices=m))
+        if not np.all(np.isfinite(xd)):     # the system could not be evaluated at this stage (`rhs.failed` says why)
+            raise GeometryError(f"the rest of the system has no rates at t = {t:.9g} s (a solver stage past the "
+                                "contact's events)")
         r = reduced_solve(m, z[5:10], self.M_s, self.AdG.T @ xd[self.P], mode=mode, mu=self.element.mu,
                           slip_direction=slip_direction, slip_floor=1e-6 * self.element.slip_speed, where=self.where)
         zd = np.empty_like(z)

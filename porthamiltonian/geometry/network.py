@@ -133,13 +133,12 @@ class PatchNetwork(CompiledSurface):
             raise ParameterError(f"`closed` was declared but side {SIDES[s]} of patch {c} (and "
                                  f"{len(open_sides) - 1} other sides) is shared with no patch")
         self._domains = tuple(ParameterDomain((0.0, 0.0), (1.0, 1.0)) for _ in nets)
-        kernel_domains = []
-        for c in range(len(nets)):
-            lo = [-math.inf if self._neighbours[c, s, 0] >= 0 else 0.0 for s in (0, 2)]
-            hi = [math.inf if self._neighbours[c, s, 0] >= 0 else 1.0 for s in (1, 3)]
-            kernel_domains.append(ParameterDomain(lo, hi))
-        self._F, self._I = _k.pack_network([(p._F, p._I) for p in self._patches], self._neighbours, kernel_domains,
-                                           np.zeros((len(nets), 2)), self.chart_switch_margin)
+        # the kernels' domains are unbounded: the closest-point iteration is not clamped at a
+        # side; past a shared side it moves to the neighbour, past a boundary side it follows the
+        # patch extended (the contact then finds its point outside the surface and releases)
+        unbounded = ParameterDomain((-math.inf, -math.inf), (math.inf, math.inf))
+        self._F, self._I = _k.pack_network([(p._F, p._I) for p in self._patches], self._neighbours,
+                                           [unbounded] * len(nets), np.zeros((len(nets), 2)), self.chart_switch_margin)
         self._check_regular()
         self._check_tangent_planes()
         self.is_closed = bool(closed)

@@ -53,9 +53,9 @@ Kinds:
   ``(f_offset, f_length, i_offset, i_length)`` of its block in ``F`` and ``I``, then per chart
   and side (0: ``u = 0``, 1: ``u = 1``, 2: ``v = 0``, 3: ``v = 1``) ``(neighbour chart or -1,
   neighbour side, reversed)``, then the blocks' ``I``); ``F`` holds the domain block, then
-  the blocks' ``F``. In the domain block a side shared with a neighbour has an infinite
-  bound, so that the Newton iteration is not clamped there: `best_chart` carries a point
-  past a shared side into the neighbour (`network_hop`).
+  the blocks' ``F``. The domain block's bounds are infinite, so that the Newton iteration is
+  not clamped at a side: `best_chart` carries a point past a shared side into the neighbour
+  (`network_hop`), past a boundary side the patch is extrapolated.
 - ``CALLBACK``: a surface without a compiled evaluator (user subclasses of `Surface`, a
   symbolic surface using a function the tape lacks): only its domains are packed, for the
   kernels that work on derivative arrays evaluated in Python (`derivatives` must not be
