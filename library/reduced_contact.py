@@ -33,6 +33,9 @@ Friction (`friction`):
   it needs leaves the cone ``|F_t| <= mu N``, the friction force then keeping its direction
   (the slip starts against it).
 
+``rolling_damping`` and ``spin_damping`` (0 by default, not in the seed) add a viscous moment
+against rolling and spinning in continuous contact, booked as dissipated.
+
 Outside continuous contact (and for diagnostics such as `PHSystem.multipliers`) the
 element is the sliding-plane constraint of the same pair (`SlidingPlaneConstraint`, its
 rolling rows for ``"rolling"``, regularized Coulomb with ``eps = slip_speed`` for
@@ -77,13 +80,15 @@ class ReducedContactConstraint(SlidingPlaneConstraint):
     reduced = True
 
     def __init__(self, name, pair: ContactPair, *, friction="frictionless", mu=0.5, restitution=0.0, rest_speed=1e-3,
-                 slip_speed=5e-3, max_gap=None):
+                 slip_speed=5e-3, max_gap=None, rolling_damping=0.0, spin_damping=0.0):
         if friction == "coulomb" and not as_finite_float(mu, "mu", nonnegative=True) > 0.0:
             raise ParameterError(f"`mu` must be > 0 with friction='coulomb' (use 'frictionless'), got {mu!r}")
         slip_speed = as_finite_float(slip_speed, "slip_speed", positive=True)
         super().__init__(name, pair, friction=friction, mu=mu, eps=slip_speed, restitution=restitution, unilateral=True,
                          max_gap=max_gap, rest_speed=rest_speed)
         self.slip_speed = slip_speed
+        self.rolling_damping = as_finite_float(rolling_damping, "rolling_damping", nonnegative=True)
+        self.spin_damping = as_finite_float(spin_damping, "spin_damping", nonnegative=True)
         if pair._moving[0] == pair._moving[1]:
             raise ModelError(
                 f"reduced contact {name!r}: one of the bodies must be fixed (a Ground); got the moving bodies "
@@ -139,7 +144,7 @@ class ReducedContactConstraint(SlidingPlaneConstraint):
     def parameters(self):
         return {"pair": self.pair.parameters(), "friction": self.friction, "mu": self.mu,
                 "restitution": self.restitution, "rest_speed": self.rest_speed, "slip_speed": self.slip_speed,
-                "max_gap": self.max_gap}
+                "max_gap": self.max_gap, "rolling_damping": self.rolling_damping, "spin_damping": self.spin_damping}
 
 
 class ReducedChart:
@@ -290,8 +295,10 @@ class ReducedChart:
         if not np.all(np.isfinite(xd)):     # the system could not be evaluated at this stage (`rhs.failed` says why)
             raise GeometryError(f"the rest of the system has no rates at t = {t:.9g} s (a solver stage past the "
                                 "contact's events)")
-        r = reduced_solve(m, z[5:10], self.M_s, self.AdG.T @ xd[self.P], mode=mode, mu=self.element.mu,
-                          slip_direction=slip_direction, slip_floor=1e-6 * self.element.slip_speed, where=self.where)
+        el = self.element
+        r = reduced_solve(m, z[5:10], self.M_s, self.AdG.T @ xd[self.P], mode=mode, mu=el.mu,
+                          slip_direction=slip_direction, slip_floor=1e-6 * el.slip_speed, where=self.where,
+                          rolling_damping=el.rolling_damping, spin_damping=el.spin_damping)
         zd = np.empty_like(z)
         zd[:5], zd[5:10], zd[10:] = z[5:10], r.q_acc, xd[self.rest]
         zd[10 + self.own_in_rest] = 0.0
@@ -314,7 +321,8 @@ class ReducedChart:
 
 
 def ReducedContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, friction="frictionless",
-                   mu=0.5, restitution=0.0, rest_speed=1e-3, slip_speed=5e-3, max_gap=None):
+                   mu=0.5, restitution=0.0, rest_speed=1e-3, slip_speed=5e-3, max_gap=None, rolling_damping=0.0,
+                   spin_damping=0.0):
     """A contact in reduced coordinates between a moving body and a fixed one (module docstring).
 
     Same ports and bonding as `SlidingPlaneContact` and `CompliantContact`::
@@ -342,6 +350,11 @@ def ReducedContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, p
         "coulomb": the slip speed below which the contact sticks (seed 002: 5 mm/s).
     max_gap : float [m], optional
         As for `SlidingPlaneContact`: a contact initialised farther than this is an error.
+    rolling_damping, spin_damping : float [N m s/rad]
+        Viscous resistance to rolling and spinning in continuous contact
+        (`porthamiltonian.contact.reduced.reduced_dynamics`; not in the seed, 0 by default): a
+        moment against the moving body's angular velocity relative to the fixed one, which
+        lets a rocking body come to rest. Its power is booked as dissipated.
 
     Raises
     ------
@@ -356,5 +369,6 @@ def ReducedContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, p
             "(the coefficient is `mu`)")
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=0.0)
     con = ReducedContactConstraint("constraint", pair, friction=friction, mu=mu, restitution=restitution,
-                                   rest_speed=rest_speed, slip_speed=slip_speed, max_gap=max_gap)
+                                   rest_speed=rest_speed, slip_speed=slip_speed, max_gap=max_gap,
+                                   rolling_damping=rolling_damping, spin_damping=spin_damping)
     return contact_component(name, con)

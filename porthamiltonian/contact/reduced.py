@@ -77,7 +77,8 @@ class ReducedDynamics:
         Slip velocity of body 2 on body 1 in C1.
     dissipation : float [W]
         Power taken by friction while sliding, ``-F_t . slip = mu N |slip|`` (zero in the other
-        modes: rolling keeps the slip at zero, up to the integrator's drift).
+        modes: rolling keeps the slip at zero, up to the integrator's drift), plus that of the
+        rolling and spinning resistance.
     twist : ndarray, shape (6,)
         Body twist of body 2, ``H_2 dq/dt`` [rad/s, m/s].
     twist_rate : ndarray, shape (6,)
@@ -102,7 +103,8 @@ def _mode(mode, mu):
 
 
 def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionless", mu=0.0,
-                     slip_direction=None, slip_floor=0.0, max_condition=1e12) -> ReducedDynamics:
+                     slip_direction=None, slip_floor=0.0, max_condition=1e12, rolling_damping=0.0,
+                     spin_damping=0.0) -> ReducedDynamics:
     """Contact-coordinate accelerations and contact force of body 2 touching fixed body 1.
 
     Parameters
@@ -132,6 +134,11 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
     max_condition : float
         Largest accepted condition number of the square system (conforming contact, where
         the contact point is not isolated, makes it singular: seed 002 sec. 3.2).
+    rolling_damping, spin_damping : float [N m s/rad]
+        Viscous resistance to rolling and to spinning: a moment on body 2 at the contact,
+        ``-(c_r w_x, c_r w_y, c_s w_z)`` in C1 with ``w`` its angular velocity relative to body
+        1 (not in the seed: real contacts have a finite patch that resists rolling, which is
+        what lets a rocking body come to rest; 0 by default). Its power is dissipated.
 
     Returns
     -------
@@ -166,15 +173,18 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
         slip_direction = np.array(check_vector(slip_direction, "slip_direction", 2))
         if not np.hypot(*slip_direction) > 0.0:
             raise ParameterError(f"`slip_direction` must be a non-zero 2-vector, got {slip_direction.tolist()}")
+    c_roll = as_finite_float(rolling_damping, "rolling_damping", nonnegative=True)
+    c_spin = as_finite_float(spin_damping, "spin_damping", nonnegative=True)
     q, D1, D2 = _check_q(q, charts, S1, S2, 3)
     q = np.array(q)
     return reduced_solve(_kred.contact_matrices(D1, D2, q[4], qd), qd, M, b, mode=mode, mu=mu,
                          slip_direction=slip_direction, slip_floor=slip_floor, max_condition=max_condition,
-                         where=f"between {S1!r} and {S2!r} at q = {q.tolist()}")
+                         where=f"between {S1!r} and {S2!r} at q = {q.tolist()}", rolling_damping=c_roll,
+                         spin_damping=c_spin)
 
 
 def reduced_solve(matrices, q_rate, M, b, *, mode, mu, slip_direction=None, slip_floor=0.0, max_condition=1e12,
-                  where=""):
+                  where="", rolling_damping=0.0, spin_damping=0.0):
     """`reduced_dynamics` from the contact matrices of `porthamiltonian.kernels.reduced.
     contact_matrices`, without checks: the hot path of the reduced contact
     (`library.reduced_contact.ReducedChart`). The compiled solve's status is raised as a
@@ -183,7 +193,7 @@ def reduced_solve(matrices, q_rate, M, b, *, mode, mu, slip_direction=None, slip
     direction = _NO_DIRECTION if slip_direction is None else np.asarray(slip_direction, dtype=float)
     status, q_acc, force, slip, dissipation, T, T_rate, cond = _kred.solve(
         H_12, H_1C, H_C, H_2, dH_C, dH_2, q_rate, M, b, _MODE_CODES[mode], float(mu), direction, float(slip_floor),
-        float(max_condition))
+        float(max_condition), float(rolling_damping), float(spin_damping))
     if status == _kred.SINGULAR:
         raise GeometryError(f"singular reduced contact system ({mode}) {where}: condition number {cond:.3g} > "
                             f"{max_condition:g} (conforming contact: the contact point is not isolated)")

@@ -214,7 +214,8 @@ def contact_matrices(D1, D2, psi, qd):
 
 
 @njit(cache=True)
-def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, slip_floor, max_condition):
+def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, slip_floor, max_condition, c_roll,
+          c_spin):
     """The square solve of the reduced dynamics (`porthamiltonian.contact.reduced`).
 
     Parameters
@@ -232,6 +233,9 @@ def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, 
     slip_direction : ndarray, shape (2,)
         Used by `SLIDING` while the slip speed is at most `slip_floor` (zeros: none).
     slip_floor, max_condition : float
+    c_roll, c_spin : float
+        Viscous rolling and spinning resistance [N m s/rad]: a moment on body 2 against its
+        angular velocity relative to body 1, ``-(c_roll w_x, c_roll w_y, c_spin w_z)`` in C1.
 
     Returns
     -------
@@ -246,10 +250,13 @@ def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, 
     cond : float
         The condition number of the system.
     """
-    A = adjoint(se3_inverse(H_1C) @ H_12).T[:, 3:].copy()
+    Ad_C2 = adjoint(se3_inverse(H_1C) @ H_12).T      # wrenches in C1 -> body 2
+    A = Ad_C2[:, 3:].copy()
     T = H_2 @ qd
-    slip = (H_C @ qd)[3:5].copy()
-    rhs = b - M @ (dH_2 @ qd)
+    T_C = H_C @ qd
+    slip = T_C[3:5].copy()
+    moment = np.array((-c_roll * T_C[0], -c_roll * T_C[1], -c_spin * T_C[2]))
+    rhs = b - M @ (dH_2 @ qd) + Ad_C2[:, :3].copy() @ moment
     force = np.zeros(3)
     q_acc = np.full(5, np.nan)
     MH = M @ H_2
@@ -289,4 +296,5 @@ def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, 
     # rolling: the slip is zero up to the integrator's drift, on which the stick force does no
     # physical work: nothing is dissipated (booking F_t . drift would hide the drift's energy error)
     dissipation = -(force[0] * slip[0] + force[1] * slip[1]) if mode == SLIDING else 0.0
+    dissipation -= moment[0] * T_C[0] + moment[1] * T_C[1] + moment[2] * T_C[2]
     return OK, q_acc, force, slip, dissipation, T, H_2 @ q_acc + dH_2 @ qd, cond

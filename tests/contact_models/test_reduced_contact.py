@@ -12,7 +12,7 @@ from porthamiltonian.bondgraph.serialize import from_json, to_json
 from porthamiltonian.errors import ModelError, ParameterError
 from porthamiltonian.geometry import BezierPatch, Plane, Sphere
 from porthamiltonian.library import Gravity, Ground, RigidBody, contact
-from porthamiltonian.lie import se3
+from porthamiltonian.lie import quaternion, se3
 from porthamiltonian.models import build_model
 
 G = 9.81
@@ -249,3 +249,27 @@ def test_sticking_is_found_at_large_fixed_steps():
     assert len(stick) == 1
     assert stick[0].t == pytest.approx((v0 - s) / (3.5 * mu * G), abs=0.05)   # within the step that holds it
     assert np.linalg.norm(_velocity(system, traj.x[-1], m)) == pytest.approx(5 / 7 * v0, rel=1e-2)
+
+
+def test_rolling_and_spinning_resistance_decay_at_the_closed_form_rates():
+    """A ball rolling without slip on a plane while spinning about the vertical, with viscous
+    rolling and spinning resistance: about the contact point (I + m r^2) dw/dt = -c_r w, so
+    the rolling rate decays as exp(-c_r t / (7/5 m r^2)); the spin as exp(-c_s t / (2/5 m r^2));
+    the ledger books the resistance as dissipated and closes."""
+    r, m, c_r, c_s, w0, s0 = R_BALL, M_BALL, 2e-4, 1e-4, 20.0, 5.0
+    system = _ball_on(Plane(), (0.0, 0.0, r), (0.0, w0, s0, w0 * r, 0.0, 0.0), friction="rolling",
+                      rolling_damping=c_r, spin_damping=c_s)
+    x0 = system.initial_state({})
+    traj = ph.simulate(system, (0.0, 1.0), x0, rtol=1e-10, atol=1e-12)
+    assert traj.status == 0 and all(e.name.endswith(".chart") for e in traj.events)   # the ball's poles
+    P = traj.x[:, system.layout["ball.P"]]
+    I0 = 0.4 * m * r * r
+    w, v = P[:, :3] / I0, P[:, 3:] / m         # body frame at the centre, isotropic inertia
+    R_of = [quaternion.to_matrix(p[:4]) for p in traj.x[:, system.layout["ball.pose"]]]
+    v_world = np.array([R @ vv for R, vv in zip(R_of, v)])
+    w_world = np.array([R @ ww for R, ww in zip(R_of, w)])
+    assert np.allclose(v_world[:, 0], w0 * r * np.exp(-c_r * traj.t / (1.4 * m * r * r)), rtol=1e-7, atol=0)
+    assert np.allclose(w_world[:, 2], s0 * np.exp(-c_s * traj.t / I0), rtol=1e-7, atol=0)
+    budget = traj.power_budget()
+    assert budget.dissipated[-1] > 0.1 * system.energy(x0)
+    assert np.abs(budget.residual).max() < 1e-9 * system.energy(x0)
