@@ -72,6 +72,7 @@ _ALIGN_MIN = 0.5           # global candidates need normals antiparallel within 
 _N_STARTS = 4              # Newton runs from this many distinct global candidates,
 _MAX_STARTS = 12           # or up to this many while none has reached a valid optimum
 _SAMPLES = (48, 25)        # global-search grid per chart (u periodic over 2 pi, v over pi)
+_NETWORK_SAMPLES = 9       # ... per patch of a patch network (in u and v)
 _N_DIRECTIONS = 400        # directions of the separating-axis search for convex bodies
 
 
@@ -275,6 +276,8 @@ class _Cloud:
             dom = S.domain(chart)
             n_u = _SAMPLES[0] if dom.periodic[0] else _SAMPLES[1] + 8
             n_v = _SAMPLES[0] if dom.periodic[1] else _SAMPLES[1] + 8
+            if S.is_network:      # a patch is a small part of its surface
+                n_u = n_v = _NETWORK_SAMPLES
             grid = S._grid(n_u, n_v, chart)
             for u, v in zip(grid[0].ravel().tolist(), grid[1].ravel().tolist()):
                 D = S._derivatives(u, v, 1, chart)

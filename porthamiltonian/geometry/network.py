@@ -151,14 +151,26 @@ class PatchNetwork(CompiledSurface):
     # ---------------------------------------------------------------- topology
     @staticmethod
     def _match(nets, tol):
-        """Per patch and side ``(neighbour, its side, reversed)`` (-1: boundary)."""
+        """Per patch and side ``(neighbour, its side, reversed)`` (-1: boundary). Sides are
+        compared with the sides that have a corner within a gap's reach of theirs (a grid of
+        the corners), so that large networks do not compare every pair."""
         n = len(nets)
         out = np.full((n, 4, 3), -1, dtype=np.int64)
         sides = [(c, s, _side_polygon(nets[c], s)) for c in range(n) for s in range(4)]
+        lengths = [float(np.sum(np.linalg.norm(np.diff(A, axis=0), axis=1))) for _, _, A in sides]
+        cell = max(GAP_FRACTION * max(lengths), tol, 1e-300)
+        grid = {}
+        for i, (_, _, A) in enumerate(sides):
+            for key in {tuple(np.floor(A[0] / cell).astype(int)), tuple(np.floor(A[-1] / cell).astype(int))}:
+                grid.setdefault(key, []).append(i)
         for i, (c, s, A) in enumerate(sides):
-            length = float(np.sum(np.linalg.norm(np.diff(A, axis=0), axis=1)))
-            for d, t, B in sides[i + 1:]:
-                if B.shape != A.shape or (c == d and s == t):
+            near = set()
+            base = np.floor(A[0] / cell).astype(int)
+            for off in np.ndindex(3, 3, 3):
+                near.update(j for j in grid.get(tuple(base + np.array(off) - 1), ()) if j > i)
+            for j in sorted(near):
+                d, t, B = sides[j]
+                if B.shape != A.shape:
                     continue
                 gaps = (float(np.max(np.linalg.norm(A - B, axis=1))), float(np.max(np.linalg.norm(A - B[::-1], axis=1))))
                 rev = gaps[1] < gaps[0]
@@ -171,7 +183,7 @@ class PatchNetwork(CompiledSurface):
                                 f"(patches {out[e, f, 0]}, {c if e == d else d}): a network must be a manifold")
                     out[c, s] = (d, t, int(rev))
                     out[d, t] = (c, s, int(rev))
-                elif gap < GAP_FRACTION * length:
+                elif gap < GAP_FRACTION * lengths[i]:
                     raise ParameterError(
                         f"patch network has a gap: side {SIDES[s]} of patch {c} and side {SIDES[t]} of patch {d} "
                         f"are {gap:.3g} m apart; neighbouring patches must share their side's control points to "
