@@ -158,6 +158,7 @@ class ContactPair:
         # an ellipsoid's poles): (lower_u, lower_v, upper_u, upper_v), -inf / inf where none
         self._edges = [[S.edges(c) for c in range(S.n_charts)] for S in (surface_a, surface_b)]
         self._bounded = any(np.isfinite(e).any() for per in self._edges for e in per)
+        self._networks = surface_a.is_network or surface_b.is_network
 
     # ---- files
     def parameters(self):
@@ -262,10 +263,30 @@ class ContactPair:
         self._last = st
         if self._bounded:
             outside = self._outside(st.cp.x, st.cp.charts)
+            if outside > 0.0 and self._networks:
+                # a patch network's iteration runs past its boundary sides (extrapolated), and
+                # from a stale start it can end there: only a global search may say "outside"
+                st = self._global_state(st, params, ch)
+                outside = self._outside(st.cp.x, st.cp.charts)
             if outside > 0.0:   # the contact point left a bounded surface: no contact there
                 st = ContactState(None, st.H_12, None, None, None, -outside, None, True)
         self._cache_key, self._cache = key, st
         return st
+
+    def _global_state(self, st, params, ch):
+        """The contact state from the global search at `st`'s pose when it finds a pair inside
+        the surfaces, else `st`."""
+        try:
+            cp = closest_points(self.S1, self.S2, st.H_12)
+        except GeometryError:
+            return st
+        if self._outside(cp.x, cp.charts) > 0.0:
+            return st
+        found = self._pair_state(st.H_12, cp.x, cp.charts)
+        if found is None:
+            return st
+        self._last = found
+        return found
 
     def _off_edge(self, refs, ch):
         """The no-contact state where a closed form puts the contact point off a bounded

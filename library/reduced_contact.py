@@ -223,11 +223,19 @@ class ReducedChart:
         """Order-3 derivative array of side k's surface in its chart: compiled surfaces by their
         kernel, extrapolated past a bounded edge (so that a step's stages may cross it and the
         edge event is located), the others through `Surface.derivatives` (GeometryError
-        outside the domain: the step is rejected and shrinks). A point where the normal is
+        outside the domain: the step is rejected and shrinks). A patch of a network is
+        extrapolated at most `PatchNetwork.REACH` past its sides (GeometryError beyond: a
+        polynomial patch departs quickly from its neighbour outside its domain, so a large
+        step that carries the contact across a patch is shrunk and the transition approached
+        from inside, as the seed does, sec. 3.5). A point where the normal is
         undefined raises GeometryError naming the surface and the point."""
         S, chart = (self.S1, self.S2)[k], self.charts[k]
         if not S._is_compiled:
             return S.derivatives(u, v, 3, chart)
+        if S.is_network and not (-S.REACH <= u <= 1.0 + S.REACH and -S.REACH <= v <= 1.0 + S.REACH):
+            raise GeometryError(f"the contact point is past a side of patch {chart} of {S!r} at (u, v) = "
+                                f"({u:.6g}, {v:.6g}) (by more than REACH = {S.REACH:g}): the step is shrunk so that "
+                                "the transition is approached from inside the patch")
         F, I = S._kernel_spec
         D = _ksurf.derivatives(F, I, float(u), float(v), 3, chart)
         if not _ksurf.regular(F, D, chart, REGULARITY_TOL):

@@ -115,6 +115,10 @@ class PatchNetwork(CompiledSurface):
     #: units] past a shared side, and arrive as far inside it: the hysteresis that keeps a
     #: contact running along a side from switching back and forth at every step
     TRANSITION_DEPTH = 1e-7
+    #: how far [parameter units] past its sides the reduced contact evaluates a patch (a solver
+    #: stage); beyond, the stage is rejected and the step shrinks (Kry & Pai sec. 3.5: approach
+    #: the transition from inside the patch, the polynomial departing quickly outside it)
+    REACH = 0.25
 
     def __init__(self, patches, *, tol=1e-9, normal_tol=1e-6, closed=False, convex=False):
         if isinstance(patches, (str, bytes)) or not hasattr(patches, "__len__") or len(patches) < 1:

@@ -304,7 +304,9 @@ def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params
     (reusing ``D1`` or ``D2`` where the charts agree, the usual case); otherwise (a solver stage
     that overshot toward a pole) in the exact charts, carried over by the chart maps'
     Jacobians. A relaxation toward the exact parameters at rate `relax` [1/s] is added
-    (periodic differences taken the short way).
+    (periodic differences taken the short way). Where the exact point lies in a patch of a
+    network that does not neighbour the tracked one (no chart map), the rates are zero: the
+    tracked parameters wait for their chart event.
 
     Returns
     -------
@@ -331,7 +333,8 @@ def _tracked_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_m
         x[2], x[3] = _s.chart_map(F2, I2, x_exact[2], x_exact[3], ce2, c2)
     regular = (_s.distance_to_singular(F1, c1, x[0], x[1]) > SANE_MARGIN
                and _s.distance_to_singular(F2, c2, x[2], x[3]) > SANE_MARGIN)
-    if regular and ce1 == c1 and ce2 == c2:
+    mapped = math.isfinite(x[0]) and math.isfinite(x[1]) and math.isfinite(x[2]) and math.isfinite(x[3])
+    if (regular and ce1 == c1 and ce2 == c2) or not mapped:
         rate = re.copy()
     elif regular:
         # a surface evaluated in Python (kind CALLBACK) has one chart: its D is always reused
@@ -348,6 +351,11 @@ def _tracked_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_m
             rate[2 * k] = J[0, 0] * re[2 * k] + J[0, 1] * re[2 * k + 1]
             rate[2 * k + 1] = J[1, 0] * re[2 * k] + J[1, 1] * re[2 * k + 1]
     for k in range(4):
+        if not math.isfinite(x[k]):
+            # a patch of a network that is not a neighbour of the tracked one (chart_map is NaN):
+            # the tracked parameters wait for their chart event, which fires there
+            rate[k] = 0.0
+            continue
         c = c1 if k < 2 else c2
         F = F1 if k < 2 else F2
         diff = x[k] - params[k]
