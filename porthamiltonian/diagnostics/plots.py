@@ -8,7 +8,8 @@ import numpy as np
 
 from .._files import atomic_file
 
-__all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "save_figure", "draw_scene", "figure"]
+__all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "plot_planar_paths", "save_figure", "draw_scene",
+           "figure"]
 
 
 def figure(rows=1, cols=1, **kwargs):
@@ -96,6 +97,54 @@ def plot_series(t, series, *, ylabel="", title="", events=(), ax=None):
     ax.grid(alpha=0.3)
     if series:
         ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+#: marker styles of `plot_planar_paths` by event kind
+EVENT_MARKERS = {"impact": ("o", "collision"), "contact": ("v", "continuous contact starts"),
+                 "separation": ("^", "continuous contact ends"), "patch": ("|", "patch transition"),
+                 "stick": ("s", "no-slip starts"), "slip": ("D", "slip starts")}
+
+
+def plot_planar_paths(paths, *, markers=(), xlabel="x [m]", ylabel="y [m]", title="", ax=None):
+    """Planar paths (e.g. a centre of mass seen from above) with their events marked.
+
+    Parameters
+    ----------
+    paths : dict
+        label -> (x, y), two (N,) arrays [m].
+    markers : sequence of (label, x, y, kind)
+        Events on the path of `label`; `kind` one of `EVENT_MARKERS` ("impact", "contact",
+        "separation", "patch", "stick", "slip").
+    xlabel, ylabel, title : str
+    ax : matplotlib axes, optional
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    plt = _plt()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7, 6))
+    else:
+        fig = ax.figure
+    colors = {}
+    for label, (x, y) in paths.items():
+        (line,) = ax.plot(x, y, lw=1.2, label=label)
+        colors[label] = line.get_color()
+    seen = set()
+    for label, x, y, kind in markers:
+        style, name = EVENT_MARKERS[kind]
+        ax.plot([x], [y], style, ms=6 if style != "|" else 9, mfc="none", color=colors[label],
+                label=None if kind in seen else name)
+        seen.add(kind)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
     return fig
 
