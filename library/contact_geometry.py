@@ -266,14 +266,14 @@ class ContactPair:
             if outside > 0.0 and self._networks:
                 # a patch network's iteration runs past its boundary sides (extrapolated), and
                 # from a stale start it can end there: only a global search may say "outside"
-                st = self._global_state(st, params, ch)
+                st = self._global_state(st)
                 outside = self._outside(st.cp.x, st.cp.charts)
             if outside > 0.0:   # the contact point left a bounded surface: no contact there
                 st = ContactState(None, st.H_12, None, None, None, -outside, None, True)
         self._cache_key, self._cache = key, st
         return st
 
-    def _global_state(self, st, params, ch):
+    def _global_state(self, st):
         """The contact state from the global search at `st`'s pose when it finds a pair inside
         the surfaces, else `st`."""
         try:
@@ -546,8 +546,9 @@ class ContactPair:
 
     def farthest_charts(self, params, charts):
         """The parameters re-expressed, for each surface, in the chart whose singular set is
-        farthest (a patch network: in the patch that holds them) (no hysteresis: used when the tracker reached the switch margin; a tie to
-        within `_CHART_TIE` keeps the given chart, so round-off does not pick it)."""
+        farthest (no hysteresis: used when the tracker reached the switch margin; a tie to
+        within `_CHART_TIE` keeps the given chart, so round-off does not pick it); for a patch
+        network, in the patch that holds them."""
         x = np.array(params, dtype=float)
         out = []
         for k, S in enumerate((self.S1, self.S2)):

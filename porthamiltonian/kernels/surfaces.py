@@ -237,7 +237,7 @@ def pack_network(blocks, neighbours, domains, ref_speeds, margin):
     neighbours : ndarray, shape (n_charts, 4, 3) int
         Per patch and side ``(neighbour, its side, reversed)``, neighbour -1 on the boundary.
     domains : sequence of ParameterDomain
-        The kernels' domains: ``[0, 1]^2`` with infinite bounds on the shared sides.
+        The kernels' domains of the patches (unbounded: module docstring).
     ref_speeds : ndarray, shape (n_charts, 2)
     margin : float
 
