@@ -79,6 +79,9 @@ class ReducedDynamics:
         Power taken by friction while sliding, ``-F_t . slip = mu N |slip|`` (zero in the other
         modes: rolling keeps the slip at zero, up to the integrator's drift), plus that of the
         rolling and spinning resistance.
+    stabilization : float [W]
+        Power taken by the relaxation of the slip in the rolling mode (`slip_relax`): the
+        stick force's work on the slip the integrator's error leaves.
     twist : ndarray, shape (6,)
         Body twist of body 2, ``H_2 dq/dt`` [rad/s, m/s].
     twist_rate : ndarray, shape (6,)
@@ -89,6 +92,7 @@ class ReducedDynamics:
     force: np.ndarray
     slip: np.ndarray
     dissipation: float
+    stabilization: float
     twist: np.ndarray
     twist_rate: np.ndarray
 
@@ -104,7 +108,7 @@ def _mode(mode, mu):
 
 def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionless", mu=0.0,
                      slip_direction=None, slip_floor=0.0, max_condition=1e12, rolling_damping=0.0,
-                     spin_damping=0.0) -> ReducedDynamics:
+                     spin_damping=0.0, slip_relax=0.0) -> ReducedDynamics:
     """Contact-coordinate accelerations and contact force of body 2 touching fixed body 1.
 
     Parameters
@@ -139,6 +143,9 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
         ``-(c_r w_x, c_r w_y, c_s w_z)`` in C1 with ``w`` its angular velocity relative to body
         1 (not in the seed: real contacts have a finite patch that resists rolling, which is
         what lets a rocking body come to rest; 0 by default). Its power is dissipated.
+    slip_relax : float [1/s]
+        ``"rolling"``: the no-slip condition asks ``d(slip)/dt = -slip_relax slip``, so that
+        a slip left by the integrator's error decays (0: ``d(slip)/dt = 0``).
 
     Returns
     -------
@@ -175,32 +182,33 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
             raise ParameterError(f"`slip_direction` must be a non-zero 2-vector, got {slip_direction.tolist()}")
     c_roll = as_finite_float(rolling_damping, "rolling_damping", nonnegative=True)
     c_spin = as_finite_float(spin_damping, "spin_damping", nonnegative=True)
+    relax = as_finite_float(slip_relax, "slip_relax", nonnegative=True)
     q, D1, D2 = _check_q(q, charts, S1, S2, 3)
     q = np.array(q)
     return reduced_solve(_kred.contact_matrices(D1, D2, q[4], qd), qd, M, b, mode=mode, mu=mu,
                          slip_direction=slip_direction, slip_floor=slip_floor, max_condition=max_condition,
                          where=f"between {S1!r} and {S2!r} at q = {q.tolist()}", rolling_damping=c_roll,
-                         spin_damping=c_spin)
+                         spin_damping=c_spin, slip_relax=relax)
 
 
 def reduced_solve(matrices, q_rate, M, b, *, mode, mu, slip_direction=None, slip_floor=0.0, max_condition=1e12,
-                  where="", rolling_damping=0.0, spin_damping=0.0):
+                  where="", rolling_damping=0.0, spin_damping=0.0, slip_relax=0.0):
     """`reduced_dynamics` from the contact matrices of `porthamiltonian.kernels.reduced.
     contact_matrices`, without checks: the hot path of the reduced contact
     (`library.reduced_contact.ReducedChart`). The compiled solve's status is raised as a
     GeometryError naming the state (`where`)."""
     H_12, H_1C, H_C, _, H_2, dH_C, _, dH_2 = matrices
     direction = _NO_DIRECTION if slip_direction is None else np.asarray(slip_direction, dtype=float)
-    status, q_acc, force, slip, dissipation, T, T_rate, cond = _kred.solve(
+    status, q_acc, force, slip, dissipation, stabilization, T, T_rate, cond = _kred.solve(
         H_12, H_1C, H_C, H_2, dH_C, dH_2, q_rate, M, b, _MODE_CODES[mode], float(mu), direction, float(slip_floor),
-        float(max_condition), float(rolling_damping), float(spin_damping))
+        float(max_condition), float(rolling_damping), float(spin_damping), float(slip_relax))
     if status == _kred.SINGULAR:
         raise GeometryError(f"singular reduced contact system ({mode}) {where}: condition number {cond:.3g} > "
                             f"{max_condition:g} (conforming contact: the contact point is not isolated)")
     if status == _kred.NO_SLIP_DIRECTION:
         raise GeometryError(f"sliding with no slip {where}: the friction force has no direction (give "
                             "`slip_direction`, or use the 'rolling' mode)")
-    return ReducedDynamics(q_acc, force, slip, float(dissipation), T, T_rate)
+    return ReducedDynamics(q_acc, force, slip, float(dissipation), float(stabilization), T, T_rate)
 
 
 def body_motion(S1, S2, q, q_rate, *, charts=(0, 0)):

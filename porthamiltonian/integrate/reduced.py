@@ -26,7 +26,8 @@ A phase ends at the first of these events (terminal, located by the solver on ``
 
 Energy: moving the state exactly onto the contact at the start of a phase changes it by a
 solver-tolerance amount, booked as lost; friction's power goes to the contact's dissipated
-entry (`ReducedChart.dynamics`). The stick/slip regime of a "coulomb" contact is remembered
+entry, the work of the no-slip mode's slip relaxation to its stabilization entry
+(`ReducedChart.dynamics`). The stick/slip regime of a "coulomb" contact is remembered
 from phase to phase; a new contact starts stuck when its slip is below `slip_speed` and the
 cone holds.
 """
@@ -257,5 +258,5 @@ class _Cache:
     def _nan(z):
         nan2, nan6 = np.full(2, np.nan), np.full(6, np.nan)
         return np.full(z.shape, np.nan), ReducedDynamics(np.full(5, np.nan), np.full(3, np.nan), nan2, math.nan,
-                                                         nan6, nan6)
+                                                         math.nan, nan6, nan6)
 

@@ -25,8 +25,8 @@ def _drop_stale_cache() -> str:
     numba invalidates a cached function only when the file defining it changes, not when a
     kernel it calls from another file does (a caller compiled against an old `surfaces.py`
     would keep running the old evaluation). A stamp of all kernel sources, kept beside the
-    cache, makes any change drop every cached kernel at once. An unwritable package folder
-    is left alone (numba then caches in its user-wide folder, keyed the same way). Returns the
+    cache, makes any change drop every cached kernel at once, in the package folder and in
+    ``NUMBA_CACHE_DIR`` when that is set. An unwritable folder is left alone. Returns the
     stamp (`SOURCES_DIGEST`).
     """
     here = Path(__file__).parent
@@ -34,18 +34,32 @@ def _drop_stale_cache() -> str:
     for src in sorted(here.glob("*.py")):
         digest.update(src.name.encode())
         digest.update(src.read_bytes())
-    cache = here / "__pycache__"
-    stamp = cache / "kernels.stamp"
-    try:
-        if stamp.is_file() and stamp.read_text() == digest.hexdigest():
-            return digest.hexdigest()
-        for entry in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
-            entry.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:
-        pass
+    for cache in _cache_folders(here):
+        stamp = cache / "kernels.stamp"
+        try:
+            if stamp.is_file() and stamp.read_text() == digest.hexdigest():
+                continue
+            for entry in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+                entry.unlink(missing_ok=True)
+            cache.mkdir(parents=True, exist_ok=True)
+            stamp.write_text(digest.hexdigest())
+        except OSError:
+            pass
     return digest.hexdigest()
+
+
+def _cache_folders(here):
+    """Where numba caches these kernels: beside them, and under ``NUMBA_CACHE_DIR`` when it
+    is set (numba's own sub-folder for this source folder: `_CacheLocator`)."""
+    import os
+
+    folders = [here / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        from numba.core.caching import _CacheLocator
+
+        sub = _CacheLocator.get_suitable_cache_subpath(str(here / "__init__.py"))
+        folders.append(Path(os.environ["NUMBA_CACHE_DIR"]) / sub)
+    return folders
 
 
 #: digest of every kernel source: the generated right-hand sides carry it, so that a changed

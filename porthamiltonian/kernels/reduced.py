@@ -215,7 +215,7 @@ def contact_matrices(D1, D2, psi, qd):
 
 @njit(cache=True)
 def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, slip_floor, max_condition, c_roll,
-          c_spin):
+          c_spin, slip_relax):
     """The square solve of the reduced dynamics (`porthamiltonian.contact.reduced`).
 
     Parameters
@@ -236,6 +236,10 @@ def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, 
     c_roll, c_spin : float
         Viscous rolling and spinning resistance [N m s/rad]: a moment on body 2 against its
         angular velocity relative to body 1, ``-(c_roll w_x, c_roll w_y, c_spin w_z)`` in C1.
+    slip_relax : float [1/s]
+        `ROLLING`: the no-slip rows ask ``d(slip)/dt = -slip_relax slip`` instead of zero, so
+        that the slip the integrator's error leaves decays instead of persisting (at RK4's
+        large steps a bowl otherwise glides on at the drift's speed).
 
     Returns
     -------
@@ -245,7 +249,8 @@ def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, 
     force : ndarray, shape (3,)
         Contact force on body 2 in C1 (tangential, normal).
     slip : ndarray, shape (2,)
-    dissipation : float
+    dissipation, stabilization : float
+        Power taken by friction and the resistance moments, and by the slip's relaxation.
     twist, twist_rate : ndarray, shape (6,)
     cond : float
         The condition number of the system.
@@ -267,7 +272,7 @@ def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, 
         K[6:, :5] = H_C[3:5]
         r = np.empty(8)
         r[:6] = rhs
-        r[6:] = -(dH_C @ qd)[3:5]
+        r[6:] = -(dH_C @ qd)[3:5] - slip_relax * slip
     else:
         d = np.array((0.0, 0.0, 1.0))
         if mode == SLIDING:
@@ -277,7 +282,7 @@ def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, 
             else:
                 n = math.hypot(slip_direction[0], slip_direction[1])
                 if not n > 0.0:
-                    return NO_SLIP_DIRECTION, q_acc, force, slip, math.nan, T, np.full(6, np.nan), math.nan
+                    return NO_SLIP_DIRECTION, q_acc, force, slip, math.nan, math.nan, T, np.full(6, np.nan), math.nan
                 d[0], d[1] = -mu * slip_direction[0] / n, -mu * slip_direction[1] / n
         K = np.zeros((6, 6))
         K[:, :5] = MH
@@ -286,15 +291,17 @@ def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, 
     sv = np.linalg.svd(K)[1]
     cond = sv[0] / sv[-1] if sv[-1] > 0.0 else np.inf
     if not sv[-1] > sv[0] / max_condition:
-        return SINGULAR, q_acc, force, slip, math.nan, T, np.full(6, np.nan), cond
+        return SINGULAR, q_acc, force, slip, math.nan, math.nan, T, np.full(6, np.nan), cond
     y = np.linalg.solve(K, r)
     q_acc = y[:5].copy()
     if mode == ROLLING:
         force[:] = y[5:]
     else:
         force[:] = y[5] * d
-    # rolling: the slip is zero up to the integrator's drift, on which the stick force does no
-    # physical work: nothing is dissipated (booking F_t . drift would hide the drift's energy error)
-    dissipation = -(force[0] * slip[0] + force[1] * slip[1]) if mode == SLIDING else 0.0
+    # rolling: the slip is zero up to the integrator's drift; the stick force's work on the
+    # drift is the relaxation's (stabilization), not friction's
+    friction = -(force[0] * slip[0] + force[1] * slip[1])
+    dissipation = friction if mode == SLIDING else 0.0
+    stabilization = friction if mode == ROLLING else 0.0
     dissipation -= moment[0] * T_C[0] + moment[1] * T_C[1] + moment[2] * T_C[2]
-    return OK, q_acc, force, slip, dissipation, T, H_2 @ q_acc + dH_2 @ qd, cond
+    return OK, q_acc, force, slip, dissipation, stabilization, T, H_2 @ q_acc + dH_2 @ qd, cond

@@ -296,7 +296,7 @@ def _symbolic_spec(**changes):
 @pytest.mark.parametrize("spec, match", [
     ({"kind": "Elipsoid", "a": 1.0, "b": 1.0, "c": 1.0},
      r"unknown surface kind 'Elipsoid'; did you mean 'Ellipsoid'\? \(known kinds: BSplineSurface, "
-     r"BezierPatch, Cylinder, Ellipsoid, Plane, Sphere, SymbolicSurface, Torus\)"),
+     r"BezierPatch, Cylinder, Ellipsoid, PatchNetwork, Plane, Sphere, SymbolicSurface, Torus\)"),
     ({"kind": "Banana"}, r"unknown surface kind 'Banana' \(known kinds: .*Torus\)"),
     ({"radius": 1.0}, r"unknown surface kind None"),
     ([1.0], r"a surface spec must be a dict with a 'kind' key, got list"),

@@ -20,7 +20,7 @@ def _run(step, t_end=3.0, **params):
     return model, system, x0, ph.simulate(system, (0.0, t_end), x0, **model.solver)
 
 
-@pytest.mark.parametrize("step", [0.001, 0.016])
+@pytest.mark.parametrize("step", [0.001, 0.016, 0.064])
 def test_the_bowl_bounces_then_rolls_and_slides_to_rest_on_the_table(step):
     """Thrown with a spin, the bowl bounces (impacts with restitution 0.4, each returning it to
     the air), establishes continuous contact by a plastic impact, slides, sticks at 5 mm/s,
@@ -51,8 +51,8 @@ def test_the_bowl_bounces_then_rolls_and_slides_to_rest_on_the_table(step):
     assert abs(ob["x"](system, 3.0, x_end)) < 0.2 and abs(ob["y"](system, 3.0, x_end)) < 0.2
     assert ob["tilt"](system, 3.0, x_end) < 0.05
     residual = np.abs(traj.power_budget().residual).max()
-    # RK4's energy-balance error: measured 2e-7 J at 1 ms, 2e-3 J at 16 ms, of H(0) = 1.13 J
-    assert residual < (1e-6 if step == 0.001 else 5e-3) * system.energy(x0)
+    # RK4's energy-balance error: measured 2e-7 J at 1 ms, 2e-3 J at 16 ms, 1.5e-2 J at 64 ms, of H(0) = 1.13 J
+    assert residual < {0.001: 1e-6, 0.016: 5e-3, 0.064: 3e-2}[step] * system.energy(x0)
 
 
 def test_the_scene_runs_from_the_cli(tmp_path):
