@@ -388,7 +388,10 @@ class ContactSpring(StorageElement):
         return 1.0 if st.culled else self.pair.chart_margin(st, x[_CH])
 
     def _chart(self, t, x, refs):
-        from porthamiltonian.contact.frames import patch_frame
+        from porthamiltonian.kernels.reduced import patch_frame
+
+        def frame(S, u, v, chart):     # unchecked: at a patch transition the old chart's point lies just past its side
+            return patch_frame(np.array(S._derivatives(u, v, 1, chart), dtype=float))
 
         ch_old = (int(round(x[_CH][0])), int(round(x[_CH][1])))
         st = self.pair.state(x[_X], x[_CH], refs)
@@ -399,8 +402,8 @@ class ContactSpring(StorageElement):
         out[_X], out[_CH] = x_new, ch_new
         if ch_new[0] != ch_old[0] and x[_ACT] > 0.5:
             # re-express the tangential deformation in the new frame axes (rotation about n)
-            Fo = patch_frame(self.pair.S1, *self.pair.S1.chart_map(xe[0], xe[1], ch_e[0], ch_old[0]), ch_old[0])
-            Fn = patch_frame(self.pair.S1, x_new[0], x_new[1], ch_new[0])
+            Fo = frame(self.pair.S1, *self.pair.S1._chart_map(xe[0], xe[1], ch_e[0], ch_old[0]), ch_old[0])
+            Fn = frame(self.pair.S1, x_new[0], x_new[1], ch_new[0])
             Rrel = Fn[:3, :3].T @ Fo[:3, :3]
             s = np.array(x[_S])
             out[_S][1:3] = Rrel[:2, :2] @ s[1:3]
@@ -708,12 +711,6 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
         raise ParameterError(
             f"compliant contact {name!r}: `friction` is the Coulomb coefficient mu (a number), got {friction!r}; "
             "friction modes are the sliding-plane contact's (or use material=ContactMaterial(friction=mu) for both)")
-    for key, S in (("surface_a", surface_a), ("surface_b", surface_b)):
-        if getattr(S, "is_network", False):
-            raise ModelError(
-                f"compliant contact {name!r}: `{key}` is a patch network, whose patch transitions only the reduced and "
-                "sliding-plane contacts handle; give the compliant contact the surface the network was made from "
-                "(PatchNetwork.from_bspline's B-spline) or use contact('reduced', ...)")
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha, cull=cull)
     law0 = _normal_law(name, normal, stiffness, damping, exponent, clip)
     scale_law = _scale_law(name, law0, pair)

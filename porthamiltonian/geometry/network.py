@@ -114,7 +114,7 @@ class PatchNetwork(CompiledSurface):
     #: a contact's tracked parameters move to the neighbour when they are this far [parameter
     #: units] past a shared side, and arrive as far inside it: the hysteresis that keeps a
     #: contact running along a side from switching back and forth at every step
-    TRANSITION_DEPTH = 1e-7
+    TRANSITION_DEPTH = _k.TRANSITION_DEPTH
     #: how far [parameter units] past its sides the reduced contact evaluates a patch (a solver
     #: stage); beyond, the stage is rejected and the step shrinks (Kry & Pai sec. 3.5: approach
     #: the transition from inside the patch, the polynomial departing quickly outside it)
@@ -222,14 +222,8 @@ class PatchNetwork(CompiledSurface):
         """Signed parameter distance from ``(u, v)`` of patch `chart` to the nearest shared
         side plus `TRANSITION_DEPTH` (inf when no side is shared; NaN parameters give -inf):
         a contact's tracked parameters move to the neighbour at zero (the contacts' "chart"
-        event)."""
-        if not (math.isfinite(u) and math.isfinite(v)):
-            return -math.inf
-        out = math.inf
-        for s in range(4):
-            if self._neighbours[chart, s, 0] >= 0:
-                out = min(out, (u, 1.0 - u, v, 1.0 - v)[s] + self.TRANSITION_DEPTH)
-        return out
+        event; `porthamiltonian.kernels.surfaces.transition_margin`)."""
+        return _k.transition_margin(self._I, float(u), float(v), int(chart), self.TRANSITION_DEPTH)
 
     def _best_chart(self, u, v, chart):
         return _k.network_hop(self._I, float(u), float(v), int(chart))

@@ -286,7 +286,10 @@ def spring_events(t, x, refs, sh, F, I):
                 ce = sh[5] if k == 0 else sh[6]
                 ch = int(round(x[4 + k]))
                 u, v = _s.chart_map(Fk, Ik, xe[2 * k], xe[2 * k + 1], ce, ch)
-                margin = min(margin, _s.distance_to_singular(Fk, ch, u, v) - F[CHART_MARGIN])
+                if Ik[2] == _s.ATLAS_NETWORK:     # a patch transition (`PatchNetwork.transition_margin`)
+                    margin = min(margin, _s.transition_margin(Ik, u, v, ch, _s.TRANSITION_DEPTH))
+                else:
+                    margin = min(margin, _s.distance_to_singular(Fk, ch, u, v) - F[CHART_MARGIN])
     out[2] = 1.0 if culled else margin
     if I[CULLABLE]:
         if active:

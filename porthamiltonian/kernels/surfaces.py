@@ -97,6 +97,8 @@ SHAPE_ELLIPSOID = 2
 NETWORK_BLOCK = 4
 NETWORK_SIDE = 3
 MAX_HOPS = 8
+#: `PatchNetwork.TRANSITION_DEPTH` [parameter units]
+TRANSITION_DEPTH = 1e-7
 
 #: floats per chart in the domain block, and per chart in the coefficient block
 DOMAIN_SIZE = 12
@@ -658,6 +660,20 @@ def across(I, chart, side, u, v):
     if nside < 2:
         return nb, depth, along
     return nb, along, depth
+
+
+@njit(cache=True)
+def transition_margin(I, u, v, chart, depth):
+    """Signed distance of ``(u, v)`` of a network's patch `chart` to its nearest shared side,
+    plus `depth` (inf when no side is shared, -inf for NaN parameters: a point of a patch that
+    is not a neighbour), as `PatchNetwork.transition_margin`."""
+    if not (math.isfinite(u) and math.isfinite(v)):
+        return -np.inf
+    out = np.inf
+    for s in range(4):
+        if neighbour(I, chart, s)[0] >= 0:
+            out = min(out, (u, 1.0 - u, v, 1.0 - v)[s] + depth)
+    return out
 
 
 @njit(cache=True)
