@@ -4,9 +4,11 @@ A `PatchNetwork` is one surface whose charts are its patches, each on ``[0, 1]^2
 where two patches meet are found from the control nets (a shared side has the same control
 polygon in both, in the same or the reverse order); a point carried past a shared side is
 re-expressed in the neighbour (`porthamiltonian.kernels.surfaces.network_hop`), which is how
-the closest-point iteration and the contact coordinates of `library.ReducedContact` move
-from patch to patch (Kry & Pai, "Continuous contact simulation for smooth surfaces", ACM
-TOG 2003, sec. 3.5: patch transitions). Sides shared with no patch are the surface's
+the closest-point iteration moves from patch to patch; the contacts change patch on a
+"chart" event when their point is `PatchNetwork.TRANSITION_DEPTH` past a shared side (the
+reduced contact's coordinates, the sliding-plane and compliant contacts' tracked parameters;
+Kry & Pai, "Continuous contact simulation for smooth surfaces", ACM TOG 2003, sec. 3.5:
+patch transitions). Sides shared with no patch are the surface's
 boundary: a contact point that reaches one leaves the surface.
 
 What the seed used, and what this is instead: the seed's surfaces are Loop subdivision
