@@ -40,13 +40,13 @@ def _dish():
     return BSplineSurface(t, t, 3, 3, P)
 
 
-def _ball_on(kind, surface, centre, twist, friction):
+def _ball_on(kind, surface, centre, twist, **law):
     bg = ph.BondGraph("ball")
     ball = RigidBody("ball", M, 0.4 * M * R * R * np.ones(3), pose=se3.make(np.eye(3), np.asarray(centre, float)),
                      twist=np.asarray(twist, float))
     ground = Ground("ground")
     bg.add(ball, ground, Gravity("gravity", ball, (0.0, 0.0, -G)),
-           contact(kind, "contact", ball, Sphere(R), ground, surface, friction=friction))
+           contact(kind, "contact", ball, Sphere(R), ground, surface, **law))
     bg.connect(ball.frame().port, "gravity")
     bg.connect(ball.frame().port, ("contact", "a"))
     bg.connect(ground.frame().port, ("contact", "b"))
@@ -61,7 +61,7 @@ def test_rolling_across_the_seams_of_a_flat_network_is_analytic_rolling(kind):
     and the ledger closes."""
     v = np.array((0.6, 0.25))
     x0, y0 = -0.35, -0.3
-    system = _ball_on(kind, _flat_network(), (x0, y0, R), (-v[1] / R, v[0] / R, 0.0, v[0], v[1], 0.0), "rolling")
+    system = _ball_on(kind, _flat_network(), (x0, y0, R), (-v[1] / R, v[0] / R, 0.0, v[0], v[1], 0.0), friction="rolling")
     traj = ph.simulate(system, (0.0, 1.0), system.initial_state({}), rtol=1e-10, atol=1e-12)
     assert traj.status == 0, traj.message
     pose = traj.x[:, system.layout["ball.pose"]]
@@ -86,44 +86,21 @@ def test_rolling_across_the_seams_of_a_flat_network_is_analytic_rolling(kind):
     assert np.abs(traj.power_budget().residual).max() < 1e-9 * system.energy(traj.x[0])
 
 
-@pytest.mark.parametrize("kind", ["reduced", "sliding_plane"])
+CURVED = {   # kind: (contact law, start depth [m], ledger bound / H, path bound [m])
+    "reduced": (dict(friction="frictionless"), 0.0, 1e-9, 1e-8),                  # measured 4e-10 m
+    "sliding_plane": (dict(friction="frictionless"), 0.0, 1e-9, 1e-8),            # measured 4e-10 m
+    # a stiff spring with Coulomb friction: its ledger at rtol 1e-10 through 250 stick/slip
+    # events is 7e-9 of H on both surfaces, its paths agree to 1.4e-8 m
+    "compliant": (dict(stiffness=1e5, damping=0.0, friction=0.3), 1e-4, 2e-8, 1e-7),
+}
+
+
+@pytest.mark.parametrize("kind", list(CURVED))
 def test_a_curved_network_is_the_surface_it_was_split_from(kind):
-    """A ball sliding and spinning over a rippled dish (frictionless, 2 s): on the 25-patch
-    network it moves as on the single B-spline (9 patch transitions leave no trace) and as
-    the reduced contact on the B-spline; the ledger closes."""
-    B = _dish()
-    net = PatchNetwork.from_bspline(B)
-    p0, n0 = B.point(0.3, 0.4), B.normal(0.3, 0.4)
-    v = np.array((0.4, 0.3, 0.0))
-    v -= (v @ n0) * n0
-    t_eval = np.linspace(0.0, 2.0, 21)
-    centres = {}
-    for name, S in (("bspline", B), ("network", net)):
-        system = _ball_on(kind, S, p0 + R * n0, (0.0, 0.0, 3.0, *v), "frictionless")
-        traj = ph.simulate(system, (0.0, 2.0), system.initial_state({}), rtol=1e-10, atol=1e-12, dense_output=True)
-        assert traj.status == 0, traj.message
-        assert np.abs(traj.power_budget().residual).max() < 1e-9 * system.energy(traj.x[0])
-        if name == "network":
-            assert sum(e.name.endswith(".chart") for e in traj.events) >= 5
-        centres[name] = traj.sol(t_eval)[:, system.layout["ball.pose"]][:, 4:7]
-    assert np.abs(centres["network"] - centres["bspline"]).max() < 1e-8      # measured 4e-10
-
-
-def test_a_ball_leaves_a_network_at_its_boundary():
-    """Rolling off the flat network's outer side (x = 0.4), not at the seams before it: the
-    contact separates on the edge event at the closed-form time."""
-    v = 1.0
-    system = _ball_on("reduced", _flat_network(), (0.05, 0.1, R), (0.0, v / R, 0.0, v, 0.0, 0.0), "rolling")
-    traj = ph.simulate(system, (0.0, 0.45), system.initial_state({}), rtol=1e-10, atol=1e-12)
-    leave = [e for e in traj.events if e.name == "contact/constraint.separation"]
-    assert len(leave) == 1 and "edge" in leave[0].message
-    assert leave[0].t == pytest.approx((0.4 - 0.05) / v, rel=1e-9)
-
-
-def test_a_compliant_contact_crosses_patches_as_on_the_single_surface():
-    """The compliant contact (stiff spring, Coulomb friction) of a ball sliding and spinning
-    over the rippled dish: on the network (11 chart events, its tangential deformation
-    re-expressed at each) as on the B-spline, to the stiff contact's integration level."""
+    """A ball sliding and spinning over a rippled dish for 2 s: on the 25-patch network
+    (several patch transitions; the compliant spring's tangential deformation re-expressed
+    at each) it moves as on the single B-spline it was split from; the ledger closes."""
+    law, depth, ledger, bound = CURVED[kind]
     B = _dish()
     p0, n0 = B.point(0.3, 0.4), B.normal(0.3, 0.4)
     v = np.array((0.4, 0.3, 0.0))
@@ -131,21 +108,22 @@ def test_a_compliant_contact_crosses_patches_as_on_the_single_surface():
     t_eval = np.linspace(0.0, 2.0, 21)
     centres = {}
     for name, S in (("bspline", B), ("network", PatchNetwork.from_bspline(B))):
-        bg = ph.BondGraph("ball")
-        ball = RigidBody("ball", M, 0.4 * M * R * R * np.ones(3), pose=se3.make(np.eye(3), p0 + (R - 1e-4) * n0),
-                         twist=np.r_[0.0, 0.0, 3.0, v])
-        ground = Ground("ground")
-        bg.add(ball, ground, Gravity("gravity", ball, (0.0, 0.0, -G)),
-               contact("compliant", "contact", ball, Sphere(R), ground, S, stiffness=1e5, damping=0.0, friction=0.3))
-        bg.connect(ball.frame().port, "gravity")
-        bg.connect(ball.frame().port, ("contact", "a"))
-        bg.connect(ground.frame().port, ("contact", "b"))
-        system = ph.compile(bg)
+        system = _ball_on(kind, S, p0 + (R - depth) * n0, (0.0, 0.0, 3.0, *v), **law)
         traj = ph.simulate(system, (0.0, 2.0), system.initial_state({}), rtol=1e-10, atol=1e-12, dense_output=True)
         assert traj.status == 0, traj.message
-        # the stiff spring's ledger at rtol 1e-10 through 250 stick/slip events: 7e-9 of H on both
-        assert np.abs(traj.power_budget().residual).max() < 2e-8 * system.energy(traj.x[0])
+        assert np.abs(traj.power_budget().residual).max() < ledger * system.energy(traj.x[0])
         if name == "network":
             assert sum(e.name.endswith(".chart") for e in traj.events) >= 5
         centres[name] = traj.sol(t_eval)[:, system.layout["ball.pose"]][:, 4:7]
-    assert np.abs(centres["network"] - centres["bspline"]).max() < 1e-7      # measured 1.4e-8
+    assert np.abs(centres["network"] - centres["bspline"]).max() < bound
+
+
+def test_a_ball_leaves_a_network_at_its_boundary():
+    """Rolling off the flat network's outer side (x = 0.4), not at the seams before it: the
+    contact separates on the edge event at the closed-form time."""
+    v = 1.0
+    system = _ball_on("reduced", _flat_network(), (0.05, 0.1, R), (0.0, v / R, 0.0, v, 0.0, 0.0), friction="rolling")
+    traj = ph.simulate(system, (0.0, 0.45), system.initial_state({}), rtol=1e-10, atol=1e-12)
+    leave = [e for e in traj.events if e.name == "contact/constraint.separation"]
+    assert len(leave) == 1 and "edge" in leave[0].message
+    assert leave[0].t == pytest.approx((0.4 - 0.05) / v, rel=1e-9)
