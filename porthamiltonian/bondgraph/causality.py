@@ -458,7 +458,7 @@ def equation_graph(report: CausalityReport):
             for p, r in zip(ports, roles):
                 add(var("e" if r == EFFORT_OUT else "f", node, p), ins, node)
         elif cat == "twoport":
-            (p1, p2), (r1, r2) = ports, roles
+            (p1, p2), (r1, _) = ports, roles
             if obj.kind == "TF":
                 src, dst = (p1, p2) if r1 == EFFORT_OUT else (p2, p1)
                 add(var("f", node, dst), [var("f", node, src)], node)

@@ -40,7 +40,7 @@ from typing import Callable, ClassVar, NamedTuple
 import numpy as np
 
 from ..errors import ModelError
-from .ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef, check_name
+from .ports import EFFORT_OUT, Port, StateBlock, StateRef, check_name
 
 __all__ = [
     "Element",

@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import networkx as nx
-import numpy as np
 
 from ..bondgraph.causality import CausalityReport, equation_graph
 from ..bondgraph.ports import EFFORT_OUT, FLOW_OUT
@@ -263,7 +262,6 @@ def build_plan(report: CausalityReport, *, baumgarte=(1.0, 1.0)) -> Plan:
                 n_inputs += obj.input_dim
             sgn = 1.0 if obj.role == EFFORT_OUT else sig
             step("source", path, [(out, sgn)], [], input=sl)
-            other = bvar("f" if obj.role == EFFORT_OUT else "e", path, p)
             sources.append(dict(path=path, e=bvar("e", path, p), f=bvar("f", path, p), omega=_omega(flat, path, p, i)))
         elif cat == "storage":
             ptypes = obj.port_types()

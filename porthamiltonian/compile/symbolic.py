@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..bondgraph.elements import GY, MGY, MTF, TF, C, I, R, Se, Sf
+from ..bondgraph.elements import GY, MGY, MTF, TF, C, I
 from ..bondgraph.functions import T_SYMBOL
-from ..bondgraph.junctions import Junction0, Junction1
 from ..errors import ModelError
 
 __all__ = ["SymbolicEquations", "symbolic_equations"]

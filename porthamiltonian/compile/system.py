@@ -8,10 +8,9 @@ import numba
 import numpy as np
 
 from .._validate import as_array
-from ..errors import IntegrationError, ModelError, ParameterError, PhaseError, PortHamiltonianError
+from ..errors import ModelError, ParameterError, PhaseError, PortHamiltonianError
 from ..bondgraph.element import ConstraintElement
 from .codegen import _solve
-from .layout import StateLayout
 
 __all__ = ["PHSystem", "EventBinding", "JIT_AFTER"]
 
