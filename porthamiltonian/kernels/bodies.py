@@ -462,24 +462,24 @@ def point_damper_efforts(F, x_a, x_b, T_a, T_b):
 # code (first-run JIT cost, see `porthamiltonian.kernels.compliant`).
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rigid_body_outputs1(t, x, refs, F, I):
     return (body_outputs(F, x),)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rigid_body_outputs2(t, x, refs, F, I):
     T = body_outputs(F, x)
     return T[0:6], T[6:12]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rigid_body_outputs3(t, x, refs, F, I):
     T = body_outputs(F, x)
     return T[0:6], T[6:12], T[12:18]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rigid_body_outputs4(t, x, refs, F, I):
     T = body_outputs(F, x)
     return T[0:6], T[6:12], T[12:18], T[18:24]
@@ -488,7 +488,7 @@ def rigid_body_outputs4(t, x, refs, F, I):
 RIGID_BODY_OUTPUTS = (rigid_body_outputs1, rigid_body_outputs2, rigid_body_outputs3, rigid_body_outputs4)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rigid_body_rates(t, x, refs, inputs, F, I):
     """`body_rates` with the port wrenches given frame by frame."""
     W = np.empty(6 * len(inputs))
@@ -497,22 +497,22 @@ def rigid_body_rates(t, x, refs, inputs, F, I):
     return body_rates(F, x, W)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ground_outputs1(t, x, refs, F, I):
     return (np.zeros(6),)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ground_outputs2(t, x, refs, F, I):
     return np.zeros(6), np.zeros(6)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ground_outputs3(t, x, refs, F, I):
     return np.zeros(6), np.zeros(6), np.zeros(6)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ground_outputs4(t, x, refs, F, I):
     return np.zeros(6), np.zeros(6), np.zeros(6), np.zeros(6)
 
@@ -520,12 +520,12 @@ def ground_outputs4(t, x, refs, F, I):
 GROUND_OUTPUTS = (ground_outputs1, ground_outputs2, ground_outputs3, ground_outputs4)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def gravity_outputs(t, x, refs, F, I):
     return (gravity_effort(F, refs[0]),)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def constant_matrix(t, x, refs, F, I):
     """A constant matrix of shape ``(I[0], I[1])`` packed in F (a rigid body's input matrix and
     output Jacobian)."""
@@ -555,7 +555,7 @@ def _two_poses_typed(refs, I):
     return _both_moving if len(refs) == 2 else _one_moving
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def point_spring_outputs(t, x, refs, F, I):
     """Port efforts of a `library.springs.PointSpring` (``F``: the point pair, then the rest
     length; coincident points give NaN, which sends the evaluation to Python's error)."""
@@ -564,7 +564,7 @@ def point_spring_outputs(t, x, refs, F, I):
     return e[:6], e[6:]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def point_damper_law(t, inputs, refs, F, I):
     """Port efforts of a `library.springs.PointDamper`."""
     x_a, x_b = _two_poses(refs, I)
@@ -572,7 +572,7 @@ def point_damper_law(t, inputs, refs, F, I):
     return e[:6], e[6:]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def point_damper_law_jacobian(t, inputs, refs, F, I):
     """``c g g^T`` (12, 12): the derivative of `point_damper_law` by the twists."""
     x_a, x_b = _two_poses(refs, I)
@@ -588,7 +588,7 @@ def _relative_adjoint(F, x_a, x_b):
     return adjoint(mm(se3_inverse(Hb), Ha))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def spatial_damper_law(t, inputs, refs, F, I):
     """Port efforts of a `library.springs.SpatialDamper`: ``W = D (T_b - Ad(H_ba) T_a)``,
     ``e_b = W``, ``e_a = -Ad(H_ba)^T W``."""
@@ -599,7 +599,7 @@ def spatial_damper_law(t, inputs, refs, F, I):
     return -(Ad.T @ W), W
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def spatial_damper_law_jacobian(t, inputs, refs, F, I):
     """``G^T D G`` with ``G = [-Ad(H_ba), 1]`` (12, 12)."""
     x_a, x_b = _two_poses(refs, I)
@@ -611,7 +611,7 @@ def spatial_damper_law_jacobian(t, inputs, refs, F, I):
     return G.T @ (D @ G)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def spatial_spring_outputs(t, x, refs, F, I):
     """Port efforts of a `library.springs.SpatialSpring`: with ``H_ab = H_Wa^-1 H_Wb`` and
     ``xi = log(H_0^-1 H_ab)``, ``W = J_r(xi)^-T K xi``, ``e_b = W``, ``e_a = -Ad(H_ba)^T W``."""

@@ -215,19 +215,19 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     return x, c1, c2, max_iter, False, clamped, ok, D1, D2, r, w, Rn2, e
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def cross3(a, b):
     """``a x b`` of 3-tuples or 3-vectors, real or complex, as a tuple."""
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def dot3(a, b):
     """``a . b`` of 3-tuples or 3-vectors, real or complex (no conjugate)."""
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def row3(D, i, j):
     """``D[i, j]`` of a derivative array as a 3-tuple."""
     return (D[i, j, 0], D[i, j, 1], D[i, j, 2])

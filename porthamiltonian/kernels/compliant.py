@@ -110,7 +110,7 @@ def _poses(refs, I):
     return pa, pb
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def pair_state(x, refs, F, I):
     """The shared tuple (module docstring) of a contact spring's state ``x`` (10) and its
     references (the moving bodies' poses), culled while not touching as
@@ -168,7 +168,7 @@ def _efforts(x, sh, F, law, W_geo, ok):
     return e_a, e_b, e_s, sh + (law,)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def spring_outputs(t, x, refs, F, I):
     """Port efforts ``(e_a, e_b, e_slip)`` of the spring and the shared tuple (last), which
     ends with the packed normal law (a law of fixed stiffness)."""
@@ -178,7 +178,7 @@ def spring_outputs(t, x, refs, F, I):
     return _efforts(x, sh, F, F[LAW : LAW + 5].copy(), np.zeros(6), True)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def spring_outputs_local(t, x, refs, F, I):
     """`spring_outputs` of a spring whose law takes its stiffness from the local curvatures
     (`porthamiltonian.contact.LocalHertzLaw`): the shared tuple ends with the law resolved
@@ -196,7 +196,7 @@ def spring_outputs_local(t, x, refs, F, I):
     return _efforts(x, sh, F, _kc.resolve_law(law, K), W_geo, ok)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def spring_rates(t, x, refs, inputs, sh, F, I):
     """Rates of the spring's own state (10); NaN where the contact matrix is singular
     (`porthamiltonian.contact.kinematics.MAX_CONDITION`: the Python path raises)."""
@@ -227,7 +227,7 @@ def _limits(sh, s, F, I):
             max(lim_t - F[K_T] * math.sqrt(s[1] * s[1] + s[2] * s[2]), 0.0))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def damper_law(t, inputs, refs, sh, F, I):
     """Port efforts ``(e_a, e_b)`` of the damper (refs: the spring's x, charts, flag, the
     poses, the momenta, the deformation last)."""
@@ -259,14 +259,14 @@ def _slip_arguments(refs, sh, F, I):
     return lim_spin, lim_t, F[C_SLIP], abs(T_C[2]), math.hypot(T_C[3], T_C[4])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def friction_law(t, inputs, refs, sh, F, I):
     """Slip rates ``(v,)`` of the friction element (refs as `damper_law`)."""
     lim_spin, lim_t, c_slip, spin, slide = _slip_arguments(refs, sh, F, I)
     return (_kc.slip_rates(inputs[0], lim_spin, lim_t, c_slip, spin, slide),)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def spring_events(t, x, refs, sh, F, I):
     """Values of the spring's event functions in the order of `ContactSpring.events` (touch,
     release, chart, approach; the last only if the pair is cullable), as the Python ones, from
@@ -304,7 +304,7 @@ def spring_events(t, x, refs, sh, F, I):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def spring_input_matrix(t, x, refs, sh, F, I):
     """``d(rates)/d(inputs)`` (10, 15) of the spring: without the relaxation the rates are
     linear in the twists and the slip, so the columns are the rates of unit inputs (as
@@ -331,7 +331,7 @@ def spring_input_matrix(t, x, refs, sh, F, I):
     return B
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def spring_output_jacobian(t, x, refs, sh, F, I):
     """``d(outputs)/d(x)`` (15, 10): the outputs depend on the own state through the
     deformation only (as `library.compliant_contact.ContactSpring.output_jacobian`)."""
@@ -346,7 +346,7 @@ def spring_output_jacobian(t, x, refs, sh, F, I):
     return J
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def damper_law_jacobian(t, inputs, refs, sh, F, I):
     """``d(e_a, e_b)/d(T_a, T_b)`` (12, 12) of `damper_law`."""
     if refs[2][0] < 0.5 or sh[1] != 0.0:
@@ -357,7 +357,7 @@ def damper_law_jacobian(t, inputs, refs, sh, F, I):
     return _kc.damper_jacobian(sh[10], sh[11], dW)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def friction_law_jacobian(t, inputs, refs, sh, F, I):
     """``d v_slip / d f`` (3, 3) of `friction_law`."""
     lim_spin, lim_t, c_slip, spin, slide = _slip_arguments(refs, sh, F, I)

@@ -146,7 +146,7 @@ def gap(H_MN, n_rot, free_axis, rows):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def joint_terms(t, x, refs, F, I):
     H_W1, H_W2, H_1M, T_1M, _, H_2N, T_2N, _ = _element_geometry(t, refs, F, I)
     rows = I[ROWS:]
@@ -154,7 +154,7 @@ def joint_terms(t, x, refs, F, I):
     return J, b, gap(H_MN, I[4], I[3], rows)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def joint_acceleration_bias(t, x, refs, flows, F, I):
     H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N = _element_geometry(t, refs, F, I)
     return acceleration_bias(H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N, flows[0], flows[1], I[ROWS:])

@@ -70,7 +70,7 @@ def _R(sh, k):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def terms(t, x, refs, F, I):
     """``(J, b, g, sh)`` of the active rows: the rows ``R_k``, zero velocity bias, the
     penetration as the normal row's gap (NaN for the others), and the pair's shared tuple for
@@ -89,7 +89,7 @@ def terms(t, x, refs, F, I):
     return J, np.zeros(n), g, sh
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def acceleration_bias(t, x, refs, flows, sh, F, I):
     """`porthamiltonian.kernels.contact.sliding_plane_bias` of the rows; NaN where the
     contact matrix is singular (`porthamiltonian.contact.kinematics.MAX_CONDITION`)."""
@@ -104,7 +104,7 @@ def acceleration_bias(t, x, refs, flows, sh, F, I):
     return bias
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def effort_map(t, x, refs, flows, sh, F, I):
     """The rows' effort map: with Coulomb friction the normal row plus the regularized
     sliding friction, ``R_5 - mu (v_x R_3 + v_y R_4) / sqrt(|v_t|^2 + eps^2)``; else the
@@ -127,7 +127,7 @@ def effort_map(t, x, refs, flows, sh, F, I):
     return D
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rates(t, x, refs, flows, sh, F, I):
     """Rates of the own state (7): the tracked parameters' (contact kinematics plus the
     relaxation toward the exact ones); NaN where the contact matrix is singular."""
@@ -146,7 +146,7 @@ def rates(t, x, refs, flows, sh, F, I):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def active(x, F, I):
     """1 on every row while the contact flag is set, else 0."""
     return np.full(_rows(I).shape[0], 1.0 if x[6] > 0.5 else 0.0)
