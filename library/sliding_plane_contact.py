@@ -178,6 +178,13 @@ class SlidingPlaneConstraint(ConstraintElement):
     def active(self, x):
         return np.full(len(self._rows), 1.0 if x[_ACT] > 0.5 else 0.0)
 
+    def released(self, x):
+        if not self.unilateral or x[_ACT] < 0.5:
+            return None
+        out = np.array(x, dtype=float)
+        out[_ACT] = 0.0
+        return out
+
     def acceleration_bias(self, t, x, refs, flows):
         st = self._state(x, refs)
         return self.pair.sliding_plane_bias(st, flows[0], flows[1], self._row_array)

@@ -548,6 +548,13 @@ class ConstraintElement(Element):
         """Mask of active rows, shape (n_c,), from the element's discrete state. Default all."""
         return np.ones(self.n_constraints)
 
+    def released(self, x):
+        """For an impulse at another constraint (`PHSystem.apply_impulse`): this element's own
+        state with its contact released, if it is a unilateral contact now active whose first
+        multiplier is its compressive normal force; None otherwise (the default: bilateral
+        constraints never release)."""
+        return None
+
     def rates(self, t, x, refs, flows):
         """Rate of the element's own (auxiliary) state. Default: none."""
         return np.zeros(self.n_states)

@@ -27,12 +27,27 @@ from .plan import Plan
 __all__ = ["generate"]
 
 
+#: `_solve` takes the least-squares solution when |A| |x| exceeds this times |b| (max norms)
+SINGULAR_GROWTH = 1e6
+
+
 def _solve(A, b):
-    """Solve the small KKT/loop system; minimum-norm least squares if it is singular."""
+    """Solve the small KKT/loop system; minimum-norm least squares if it is singular.
+
+    Singular includes numerically singular: redundant constraint rows (a rigid body standing
+    on two no-slip feet holds its tangential squeeze with no row to fix it) leave LU a
+    round-off pivot and a solution whose null-space part is huge, and only its product with
+    the Jacobian is meaningful; a solution growing more than `SINGULAR_GROWTH` times past
+    ``|b| / |A|`` is replaced by the minimum-norm one, which is exact for a consistent
+    system and puts nothing in the null space.
+    """
     try:
-        return np.linalg.solve(A, b)
+        x = np.linalg.solve(A, b)
+        if np.abs(x).max(initial=0.0) * np.abs(A).max(initial=0.0) <= SINGULAR_GROWTH * np.abs(b).max(initial=0.0):
+            return x
     except np.linalg.LinAlgError:
-        return np.linalg.lstsq(A, b, rcond=None)[0]
+        pass
+    return np.linalg.lstsq(A, b, rcond=None)[0]
 
 
 class _Gen:

@@ -49,7 +49,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels as _kernels
-from .codegen import _Gen
+from .codegen import SINGULAR_GROWTH, _Gen
 
 __all__ = ["generate_jit", "load_jit", "cache_dir"]
 
@@ -280,13 +280,23 @@ def load_jit(source):
     return module
 
 
+#: `codegen.SINGULAR_GROWTH` written out here: numba freezes a global into the machine code it
+#: caches, and its cache follows this file, not the module a global came from
+_SINGULAR_GROWTH = 1e6
+assert _SINGULAR_GROWTH == SINGULAR_GROWTH
+
+
 @njit(cache=True)
 def _solve(A, b):
-    """`porthamiltonian.compile.codegen._solve` compiled: LU, least squares if it is singular."""
+    """`porthamiltonian.compile.codegen._solve` compiled: LU, least squares if it is
+    (numerically) singular."""
     try:
-        return np.linalg.solve(A, b)
+        x = np.linalg.solve(A, b)
+        if np.max(np.abs(x)) * np.max(np.abs(A)) <= _SINGULAR_GROWTH * np.max(np.abs(b)):
+            return x
     except Exception:  # noqa: BLE001 - numba raises LinAlgError for a singular matrix
-        return np.linalg.lstsq(A, b)[0]
+        pass
+    return np.linalg.lstsq(A, b)[0]
 
 
 @njit(cache=True)

@@ -305,18 +305,29 @@ class PHSystem:
         """The state right after an impulse that sets `element`'s velocity residuals to `target`
         (an array, or a callable of the current residuals returning it).
 
-        Every other constraint (and every cut) keeps its velocity residual; the impulse is the
+        Every other constraint that takes part (and every cut) keeps its velocity residual; the impulse is the
         one of least kinetic-energy change (the acceleration-level matrices A and G of the
         compiled system), directed by the constraint Jacobians J even where an effort map D
         adds friction between impacts: an impact is a frictionless Newton impulse (a Coulomb
         friction impulse directed by the pre-impact sliding can overshoot and inject energy);
         no-slip rows, being constraints, still stick exactly. Inactive rows carry no impulse.
 
+        A unilateral contact elsewhere cannot pull: the impulse is first solved with every
+        other active unilateral contact released (`ConstraintElement.released`); a released
+        contact that would then approach or stay (normal velocity residual above
+        -`RELEASE_TOL` times the impact's approach speed) is restored, the most approaching
+        first, and the impulse solved again, until every contact still released separates.
+        This is an active-set solution of the impact's complementarity problem, exact where
+        the contacts that stay are independent (a rimless wheel's or a walker's heel strike:
+        the trailing foot leaves the ground), and it never solves with the redundant rows of
+        two feet held at once.
+
         Returns
         -------
         ndarray
             The new state; with ``work=True`` also a dict constraint path -> (supplied,
-            absorbed) [J]: the impulse's work split per constraint. Over an impulse the
+            absorbed) [J]: the impulse's work split per constraint, and the list of the
+            contacts released. Over an impulse the
             kinetic energy changes by mean velocity times momentum change, so constraint k
             does the work -Lambda_k . J_k f_mean = Lambda_k . b_k - Lambda_k . c_mean_k: the
             first part is supplied by a driven (rheonomic) constraint, the second absorbed
@@ -326,16 +337,30 @@ class PHSystem:
         rows = next((c["rows"] for c in plan.constraints if c["path"] == element), None)
         if rows is None:
             raise ModelError(f"{element!r} is not a constraint element of system {self.name!r}")
-        ev = self._rhs(t, x, self._u0, True, True)  # impulses along J: impacts are frictionless
-        r = np.zeros(plan.n_rows)
-        c_now = ev["c"][element]
-        if callable(target):
-            target = target(c_now)
-        r[rows] = np.asarray(target, dtype=float) - c_now
-        # inactive rows of unilateral constraints are identity rows of A (see codegen): with a
-        # zero target they take no impulse
-        lam = _solve(ev["A"], r)
-        xn = x + ev["Gx"] @ lam
+        x = np.array(x, dtype=float)
+        released = {}   # path -> (state slice, own state while active)
+        for c in plan.constraints:
+            own = c["obj"].released(x[c["slice"]]) if c["path"] != element else None
+            if own is not None:
+                released[c["path"]] = (c["slice"], x[c["slice"]].copy())
+                x[c["slice"]] = own
+        while True:
+            ev = self._rhs(t, x, self._u0, True, True)  # impulses along J: impacts are frictionless
+            c_now = ev["c"][element]
+            goal = target(c_now) if callable(target) else target
+            r = np.zeros(plan.n_rows)
+            r[rows] = np.asarray(goal, dtype=float) - c_now
+            # inactive rows of unilateral constraints are identity rows of A (see codegen): with a
+            # zero target they take no impulse
+            lam = _solve(ev["A"], r)
+            xn = x + ev["Gx"] @ lam
+            if not released:
+                break
+            back = self._restored_contact(t, xn, released, abs(float(c_now[0])))
+            if back is None:
+                break
+            sl, active = released.pop(back)
+            x[sl] = active
         if not work:
             return xn
         ev2 = self._rhs(t, xn, self._u0, True, True)
@@ -350,7 +375,24 @@ class PHSystem:
             L = lam[ci["mult"].unknown]
             c_mean = 0.5 * (ev["cut_c"][j] + ev2["cut_c"][j])
             works[ci["cut"].node] = (0.0, float(L @ c_mean))
-        return xn, works
+        return xn, works, sorted(released)
+
+    #: a contact released for an impulse elsewhere stays released only if it then separates
+    #: faster than RELEASE_TOL times the impact's approach speed (`apply_impulse`)
+    RELEASE_TOL = 1e-9
+
+    def _restored_contact(self, t, xn, released, speed):
+        """The released contact that would approach most (or not separate) after the impulse
+        that gave state `xn`, or None if every one separates (`apply_impulse`)."""
+        worst, found = -self.RELEASE_TOL * speed, None
+        for path in released:
+            sl, active = released[path]
+            xa = xn.copy()
+            xa[sl] = active   # the row's residual as if it were active (its Jacobian row is the same)
+            c = float(self._rhs(t, xa, self._u0, True, True)["c"][path][0])
+            if c >= worst:
+                worst, found = c, path
+        return found
 
     # ----------------------------------------------------------------- energy
     def element_energies(self, x):

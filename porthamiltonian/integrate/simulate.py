@@ -755,18 +755,20 @@ class _Segments:
         out = b.spec.handler(te_, xe[b.own], tuple(xe[s] for s in b.refs))
         xn = xe.copy()
         xn[b.own] = out.x
-        lost = float(out.lost)
+        lost, message = float(out.lost), out.message
         if out.impulse is not None:
-            xn, works = system.apply_impulse(te_, xn, b.element, out.impulse, work=True)
+            xn, works, released = system.apply_impulse(te_, xn, b.element, out.impulse, work=True)
             for path, (supplied_k, absorbed_k) in works.items():
                 if supplied_k and path in self.supplied_index:  # a driven constraint's impulsive work
                     xn[self.supplied_index[path]] += supplied_k
                 lost += absorbed_k
+            if released:
+                message += f"; released {', '.join(released)} (it would have pulled)"
         if out.x_after is not None:
             xn[b.own] = out.x_after(system, te_, xn)
         if b.element in self.lost_index:
             xn[self.lost_index[b.element]] += lost
-        return self.record_event(te_, xe, xn, b.name, out.message, lost)
+        return self.record_event(te_, xe, xn, b.name, message, lost)
 
     def record_event(self, t, x_before, x_after, name, message, lost):
         """Log an event at `t` and store the states before and after it; returns `x_after`."""
