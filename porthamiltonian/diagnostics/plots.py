@@ -8,7 +8,8 @@ import numpy as np
 
 from .._files import atomic_file
 
-__all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "plot_planar_paths", "save_figure", "draw_scene",
+__all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "plot_planar_paths", "plot_limit_cycle",
+           "plot_stride_energy", "save_figure", "draw_scene",
            "figure"]
 
 
@@ -144,6 +145,86 @@ def plot_planar_paths(paths, *, markers=(), xlabel="x [m]", ylabel="y [m]", titl
     ax.set_title(title)
     ax.set_aspect("equal", adjustable="datalim")
     ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def plot_limit_cycle(x, y, *, sections=(), xlabel="", ylabel="", title="", ax=None):
+    """A gait in phase space: the curve (x(t), y(t)) with its section crossings marked.
+
+    Parameters
+    ----------
+    x, y : (N,) arrays
+        Two observables of the trajectory (e.g. an angle [rad] and its rate [rad/s]).
+    sections : sequence of (x, y)
+        The Poincaré section's crossings (`porthamiltonian.studies.PoincareSection`).
+    xlabel, ylabel : str
+        Axis labels with units.
+    title : str
+    ax : matplotlib axes, optional
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    plt = _plt()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7, 5))
+    else:
+        fig = ax.figure
+    ax.plot(x, y, lw=1.0, color="C0", label="trajectory")
+    if len(sections):
+        sx, sy = np.asarray(sections, dtype=float).T
+        ax.plot(sx, sy, "o", mfc="none", color="C3", label="section crossings")
+        ax.plot(sx[-1:], sy[-1:], "o", color="C3")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def plot_stride_energy(energy, *, title="Energy per stride", ax=None):
+    """Bars of every stride's energy by element (`porthamiltonian.studies.StrideEnergy`).
+
+    Per stride and element: the change of stored energy (a storage releasing energy, such as
+    gravity on a slope, gives a negative bar), and the energy dissipated and lost (drawn
+    negative: taken out of the system), stacked by element.
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    plt = _plt()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(8, 5))
+    else:
+        fig = ax.figure
+    k = energy.t.size - 1
+    strides = np.arange(1, k + 1)
+    parts = []
+    for j, path in enumerate(energy.elements):
+        label = energy.labels[path]
+        for name, values, sign in (("stored", energy.stored, 1.0), ("supplied", energy.supplied, 1.0),
+                                   ("dissipated", energy.dissipated, -1.0), ("lost", energy.lost, -1.0)):
+            col = sign * values[:, j]
+            if np.any(col):
+                parts.append((f"{label} {name}", col))
+    pos, neg = np.zeros(k), np.zeros(k)
+    for i, (label, col) in enumerate(parts):
+        bottom = np.where(col >= 0, pos, neg)
+        ax.bar(strides, col, bottom=bottom, label=label, color=f"C{i % 10}", width=0.7)
+        pos += np.maximum(col, 0.0)
+        neg += np.minimum(col, 0.0)
+    ax.axhline(0.0, color="k", lw=0.8)
+    ax.set_xlabel("stride")
+    ax.set_ylabel("energy per stride [J]")
+    ax.set_xticks(strides)
+    ax.set_title(title)
+    ax.grid(alpha=0.3, axis="y")
     ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
     return fig
