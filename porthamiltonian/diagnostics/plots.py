@@ -81,25 +81,33 @@ def plot_power_budget(budget, axes=None, title=None, max_elements=8):
     return fig
 
 
+def _axes(ax, figsize):
+    """(figure, axes): new ones of `figsize`, or `ax` and its figure."""
+    if ax is None:
+        return _plt().subplots(figsize=figsize)
+    return ax.figure, ax
+
+
+def _finish(fig, ax, xlabel, ylabel, title, legend=True):
+    """Labels, title, grid and legend of a one-axes figure; returns the figure."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    if legend:
+        ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
 def plot_series(t, series, *, ylabel="", title="", events=(), ax=None):
     """Plot named time series (dict label -> (N,) array), with vertical lines at event times."""
-    plt = _plt()
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(8, 4))
-    else:
-        fig = ax.figure
+    fig, ax = _axes(ax, (8, 4))
     for label, y in series.items():
         ax.plot(t, y, label=label)
     for te, name in events:
         ax.axvline(te, color="0.6", lw=0.7, ls=":")
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    if series:
-        ax.legend(loc="best", fontsize="small")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, "time [s]", ylabel, title, legend=bool(series))
 
 
 #: marker styles of `plot_planar_paths` by event kind
@@ -125,11 +133,7 @@ def plot_planar_paths(paths, *, markers=(), xlabel="x [m]", ylabel="y [m]", titl
     -------
     matplotlib Figure
     """
-    plt = _plt()
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7, 6))
-    else:
-        fig = ax.figure
+    fig, ax = _axes(ax, (7, 6))
     colors = {}
     for label, (x, y) in paths.items():
         (line,) = ax.plot(x, y, lw=1.2, label=label)
@@ -140,14 +144,8 @@ def plot_planar_paths(paths, *, markers=(), xlabel="x [m]", ylabel="y [m]", titl
         ax.plot([x], [y], style, ms=6 if style != "|" else 9, mfc="none", color=colors[label],
                 label=None if kind in seen else name)
         seen.add(kind)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
     ax.set_aspect("equal", adjustable="datalim")
-    ax.grid(alpha=0.3)
-    ax.legend(loc="best", fontsize="small")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, xlabel, ylabel, title)
 
 
 def plot_limit_cycle(x, y, *, sections=(), xlabel="", ylabel="", title="", ax=None):
@@ -168,23 +166,13 @@ def plot_limit_cycle(x, y, *, sections=(), xlabel="", ylabel="", title="", ax=No
     -------
     matplotlib Figure
     """
-    plt = _plt()
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7, 5))
-    else:
-        fig = ax.figure
+    fig, ax = _axes(ax, (7, 5))
     ax.plot(x, y, lw=1.0, color="C0", label="trajectory")
     if len(sections):
         sx, sy = np.asarray(sections, dtype=float).T
         ax.plot(sx, sy, "o", mfc="none", color="C3", label="section crossings")
         ax.plot(sx[-1:], sy[-1:], "o", color="C3")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="best", fontsize="small")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, xlabel, ylabel, title)
 
 
 def plot_stride_energy(energy, *, title="Energy per stride", ax=None):
@@ -198,11 +186,7 @@ def plot_stride_energy(energy, *, title="Energy per stride", ax=None):
     -------
     matplotlib Figure
     """
-    plt = _plt()
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(8, 5))
-    else:
-        fig = ax.figure
+    fig, ax = _axes(ax, (8, 5))
     k = energy.t.size - 1
     strides = np.arange(1, k + 1)
     parts = []
@@ -220,14 +204,8 @@ def plot_stride_energy(energy, *, title="Energy per stride", ax=None):
         pos += np.maximum(col, 0.0)
         neg += np.minimum(col, 0.0)
     ax.axhline(0.0, color="k", lw=0.8)
-    ax.set_xlabel("stride")
-    ax.set_ylabel("energy per stride [J]")
     ax.set_xticks(strides)
-    ax.set_title(title)
-    ax.grid(alpha=0.3, axis="y")
-    ax.legend(loc="best", fontsize="small")
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, "stride", "energy per stride [J]", title)
 
 
 def save_figure(fig, path, dpi=120):

@@ -176,3 +176,24 @@ def test_compliant_feet_book_the_strike_in_their_dampers():
 def test_bad_parameters_are_refused(params, match):
     with pytest.raises(ph.ParameterError, match=match):
         build_model("rimless-wheel", **params)
+
+
+def test_gait_plots_label_their_axes_with_units(run):
+    import matplotlib.pyplot as plt
+
+    from porthamiltonian.diagnostics.plots import plot_limit_cycle, plot_stride_energy
+
+    model, system, traj = run
+    energy = stride_energy(traj, rw.STRIKE)
+    fig = plot_stride_energy(energy)
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "energy per stride [J]"
+    assert len(ax.get_xticks()) == energy.t.size - 1
+    plt.close(fig)
+    angle = [model.observables["stance angle"](system, t, x) for t, x in zip(traj.t, traj.x)]
+    speed = [model.observables["angular speed"](system, t, x) for t, x in zip(traj.t, traj.x)]
+    fig = plot_limit_cycle(angle, speed, sections=[(0.0, 1.0)], xlabel="stance angle [rad]",
+                           ylabel="angular speed [rad/s]")
+    assert fig.axes[0].get_xlabel() == "stance angle [rad]"
+    assert fig.axes[0].get_ylabel() == "angular speed [rad/s]"
+    plt.close(fig)
