@@ -122,7 +122,8 @@ class SlidingPlaneConstraint(ConstraintElement):
 
     def initialize(self, t, x, refs):
         """Global closest points at the initial poses. The contact starts active (bilateral
-        contacts always are); a unilateral contact whose gap exceeds `max_gap` (default 1 nm)
+        contacts always are); a unilateral contact penetrating deeper than `max_gap` (default
+        1 nm) is refused (GeometryError); one whose gap exceeds it
         starts off, with a `ContactWarning` when the gap is below `NEAR_FRACTION` of the
         smaller surface's size (a body placed a hair above its support by round-off in the
         user's pose is usually meant to rest on it)."""
@@ -135,6 +136,11 @@ class SlidingPlaneConstraint(ConstraintElement):
                 f"{self.label}: the contact is initialised far from the surfaces (signed distance {gap:.6g} m, "
                 f"max_gap {self.max_gap:.6g} m); start the bodies in contact"
             )
+        if self.unilateral and gap < -(self.max_gap or 1e-9):
+            raise GeometryError(
+                f"{self.label}: the bodies start {-gap:.6g} m into each other (signed distance {gap:.6g} m); a "
+                f"unilateral contact starts touching (within {self.max_gap or 1e-9:.3g} m) or apart, never "
+                "penetrating: place the body on or above the surface")
         detached = self.unilateral and gap > (self.max_gap or 1e-9)
         if detached and gap < NEAR_FRACTION * self.pair._scale:
             warnings.warn(ContactWarning(

@@ -52,6 +52,14 @@ def test_contact_initialised_far_from_the_surfaces(height, unilateral, distance)
         system.initial_state()
 
 
+def test_unilateral_contact_starting_below_the_surface_is_refused():
+    """Without max_gap a bilateral contact starts wherever it is, but a unilateral one (a foot
+    on the ground) must not start penetrating: the stabilization would push it out."""
+    system = ball_on_floor(0.099, unilateral=True)
+    with pytest.raises(ph.GeometryError, match=r"c/constraint: .*start 0.001 m into each other .* never penetrating"):
+        system.initial_state()
+
+
 def test_far_contact_error_names_the_contact():
     """With several contacts in a model (two-ellipsoids has three), the message must say
     which one: its component name ("floor" here) or its path ("floor/constraint")."""
