@@ -226,9 +226,9 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
         Fewer than 5 spokes (at alpha >= 45 degrees the trailing foot does not leave the
         ground at a strike), feet not smaller than the spoke spacing, or an unknown contact.
     """
-    spokes = int(spokes)
-    if spokes != float(spokes) or spokes < 5:
+    if float(spokes) != int(spokes) or int(spokes) < 5:
         raise ph.ParameterError(f"`spokes` must be an integer >= 5 (alpha = pi / N < 45 degrees), got {spokes!r}")
+    spokes = int(spokes)
     leg, foot, slope = float(leg), float(foot), float(slope)
     a = math.pi / spokes
     if not foot < leg * math.sin(a):
@@ -272,7 +272,7 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
         bg.connect(wheel.frame().port, (f"foot{j}", "a"))
         bg.connect(ground.frame().port, (f"foot{j}", "b"))
 
-    def stance_angle(system, t, x):   # of spoke 0 from the normal; the stance spoke's wraps to [-alpha, alpha)
+    def wheel_angle(system, t, x):   # of spoke 0 from the normal; the stance spoke's wraps to [-alpha, alpha)
         R = quaternion.to_matrix(x[system.layout["hub.pose"]][:4])
         return float(math.atan2(R[0, 2], R[2, 2]) - slope)
 
@@ -280,10 +280,10 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
         return float(x[system.layout["hub.pose"]][4:7] @ np.array((math.cos(slope), 0.0, -math.sin(slope))))
 
     def stance(system, t, x):
-        return (stance_angle(system, t, x) + a) % (2.0 * a) - a
+        return (wheel_angle(system, t, x) + a) % (2.0 * a) - a
 
     observables = {
-        "wheel angle": stance_angle,
+        "wheel angle": wheel_angle,
         "stance angle": stance,
         "angular speed": lambda s, t, x: float(wheel.twist(x[s.layout.element_slice("hub")])[1]),
         "hub height": lambda s, t, x: float(x[s.layout["hub.pose"]][4:7] @ n),

@@ -170,6 +170,7 @@ def test_compliant_feet_book_the_strike_in_their_dampers():
 
 @pytest.mark.parametrize("params, match", [
     (dict(spokes=4), "spokes"),
+    (dict(spokes=8.5), "spokes"),
     (dict(foot=0.5), "foot"),
     (dict(contact="reduced"), "contact"),
 ])
