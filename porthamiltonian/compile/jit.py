@@ -282,7 +282,7 @@ def load_jit(source):
 
 #: `codegen.SINGULAR_GROWTH` written out here: numba freezes a global into the machine code it
 #: caches, and its cache follows this file, not the module a global came from
-_SINGULAR_GROWTH = 1e6
+_SINGULAR_GROWTH = 1e10
 assert _SINGULAR_GROWTH == SINGULAR_GROWTH
 
 

@@ -30,11 +30,12 @@ def test_redundant_rows_give_the_minimum_norm_multipliers(solve):
     J = np.array([[0.0, 1.0, 0.3], [1.0, 0.0, -0.9], [0.0, 1.0, -0.3], [1.0, 0.0, -0.9 * (1 + 4.4e-16)]])
     A = J @ np.diag([1.0, 1.0, 1.0 / 0.05]) @ J.T
     lam0 = np.array([0.4, -1.2, 2.0, 0.7])
-    # the two feet's stabilization terms differ by their drift: b is consistent only up to it
-    b = A @ lam0 + 1e-7 * np.array([0.0, 1.0, 0.0, -1.0])
+    # the two feet's stabilization terms differ by their drift: b is consistent only up to it,
+    # and LU's multipliers grow as drift / round-off
+    b = A @ lam0 + 1e-4 * np.array([0.0, 1.0, 0.0, -1.0])
     lu = np.linalg.solve(A, b)
     assert np.abs(lu).max() * np.abs(A).max() > SINGULAR_GROWTH * np.abs(b).max()   # a huge null-space part
     lam = solve(A, b)
     np.testing.assert_allclose(lam, np.linalg.lstsq(A, b, rcond=None)[0], rtol=1e-9, atol=1e-12)
     # the constraint forces J^T lam are those of the consistent part, up to the drift
-    np.testing.assert_allclose(J.T @ lam, J.T @ lam0, atol=1e-6)
+    np.testing.assert_allclose(J.T @ lam, J.T @ lam0, atol=1e-3)
