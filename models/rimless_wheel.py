@@ -203,8 +203,8 @@ def speed_map(system, x_strike, *, horizon=3.0, **solver):
     stiffness=Parameter(1.0e5, "N/m", "compliant: normal and tangential stiffness", rule="positive"),
     friction=Parameter(100.0, "-", "compliant: friction coefficient of the feet (the default sticks, as the stiff feet do)",
                        rule="positive"),
-    damping_ratio=Parameter(1.0, "-", "compliant: normal damping as a fraction of critical (below about 0.7 a "
-                            "landing foot bounces)", rule="nonnegative"),
+    damping_ratio=Parameter(1.0, "-", "compliant: normal damping as a fraction of critical (at 0.7 a "
+                            "landing foot bounces, at 0.85 it does not)", rule="nonnegative"),
 )
 def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope=0.1, speed=1.2,
                   contact="sliding_plane", stiffness=1.0e5, friction=100.0, damping_ratio=1.0):
