@@ -52,6 +52,7 @@ import porthamiltonian as ph
 from porthamiltonian.geometry import Plane, Sphere
 from porthamiltonian.library import Gravity, Ground, Joint, RigidBody, contact as make_contact
 from porthamiltonian.lie import quaternion, se3, so3
+from porthamiltonian.studies import StrideMap
 
 from .registry import Model, Parameter, register_model
 
@@ -119,26 +120,28 @@ def _potential(leg, foot, slope, phi, g=G):
     return g * ((foot + leg * math.cos(phi)) * math.cos(slope) - (foot * phi + leg * math.sin(phi)) * math.sin(slope))
 
 
-def vaults(spokes, leg, foot, gyration, slope, speed, g=G):
-    """Whether a wheel leaving a strike at angular speed `speed` passes mid-stance."""
+def _vault_margin(spokes, leg, foot, gyration, slope, speed, g=G):
+    """Kinetic energy per unit mass after a strike at `speed` minus the potential barrier up
+    to the stance's top at phi = -gamma - asin(r sin gamma / L) (none if the top lies behind
+    the strike pose) [J/kg]."""
     a = math.pi / spokes
     top = -slope - math.asin(foot * math.sin(slope) / leg)
-    if top <= -a:
-        return True
-    kinetic = 0.5 * _inertia_about_contact(leg, foot, gyration, -a) * speed ** 2
-    return kinetic > _potential(leg, foot, slope, top, g) - _potential(leg, foot, slope, -a, g)
+    barrier = _potential(leg, foot, slope, top, g) - _potential(leg, foot, slope, -a, g) if top > -a else 0.0
+    return 0.5 * _inertia_about_contact(leg, foot, gyration, -a) * speed ** 2 - barrier
+
+
+def vaults(spokes, leg, foot, gyration, slope, speed, g=G):
+    """Whether a wheel leaving a strike at angular speed `speed` passes mid-stance."""
+    return _vault_margin(spokes, leg, foot, gyration, slope, speed, g) > 0.0
 
 
 def critical_slope(spokes, leg, foot=0.0, gyration=0.0, g=G):
     """gamma_c [rad]: the smallest slope whose steady gait passes mid-stance (module docstring)."""
-    a = math.pi / spokes
 
     def margin(slope):
-        top = -slope - math.asin(foot * math.sin(slope) / leg)
-        kinetic = 0.5 * _inertia_about_contact(leg, foot, gyration, -a) * steady_speed(spokes, leg, foot, gyration, slope, g) ** 2
-        return kinetic - (_potential(leg, foot, slope, top, g) - _potential(leg, foot, slope, -a, g))
+        return _vault_margin(spokes, leg, foot, gyration, slope, steady_speed(spokes, leg, foot, gyration, slope, g), g)
 
-    return brentq(margin, 1e-9, a, xtol=1e-15, rtol=1e-14)
+    return brentq(margin, 1e-9, math.pi / spokes, xtol=1e-15, rtol=1e-14)
 
 
 def mid_stance_speed(spokes, leg, foot, gyration, slope, post_speed, g=G):
@@ -171,8 +174,6 @@ def speed_map(system, x_strike, *, horizon=3.0, **solver):
     porthamiltonian.studies.StrideMap
         z = (omega,) [rad/s] -> omega after the next strike.
     """
-    from porthamiltonian.studies import StrideMap
-
     hub = system.elements["hub"]
     sl = system.layout.element_slice("hub")
     P = system.layout["hub.P"]
