@@ -12,6 +12,7 @@ from .point_mass import DistanceConstraint, PointMass
 from .reduced_contact import ReducedContact, ReducedContactConstraint
 from .rigid_body import Frame, Ground, RigidBody, spatial_inertia
 from .sliding_plane_contact import FRICTION_MODES, SlidingPlaneConstraint, SlidingPlaneContact
+from .soil_contact import PlasticFlow, SoilContact, SoilDamper, SoilSlip, SoilSpring
 from .springs import PointDamper, PointSpring, SpatialDamper, SpatialSpring
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS", "DistanceJoint", "ConstantRotation",
     "CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactPair",
     "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "ReducedContact", "ReducedContactConstraint",
+    "SoilContact", "SoilSpring", "SoilDamper", "SoilSlip", "PlasticFlow",
     "contact", "CONTACT_KINDS", "ContactMaterial",
     "place_on",
 ]

@@ -447,7 +447,11 @@ def _limits(p, pair, st, s):
     """Friction limits ``(mu_spin F_e, mu F_e)`` and the capacity they leave to the
     friction-limited stick dampers, ``limit - |spring force|`` (>= 0; infinite for the
     viscous friction law, whose dampers are not limited)."""
-    Fe = _elastic(p, pair, st)[0]
+    return _friction_limits(p, _elastic(p, pair, st)[0], s)
+
+
+def _friction_limits(p, Fe, s):
+    """`_limits` for the elastic normal force ``Fe`` [N] (shared with the soil contact)."""
     lim_spin, lim_t = p.mu_spin * Fe, p.mu * Fe
     if not p.dahl:
         return lim_spin, lim_t, np.inf, np.inf

@@ -12,17 +12,20 @@ from porthamiltonian.errors import ParameterError
 from .compliant_contact import CompliantContact, _reduced_mass
 from .reduced_contact import ReducedContact
 from .sliding_plane_contact import SlidingPlaneContact
+from .soil_contact import SoilContact
 
 __all__ = ["contact", "CONTACT_KINDS"]
 
 #: contact kind -> factory; each builds a component with ports "a" and "b"
-CONTACT_KINDS = {"compliant": CompliantContact, "sliding_plane": SlidingPlaneContact, "reduced": ReducedContact}
+CONTACT_KINDS = {"compliant": CompliantContact, "sliding_plane": SlidingPlaneContact, "reduced": ReducedContact,
+                 "soil": SoilContact}
 
 #: the factory parameters a `ContactMaterial` sets, per kind
 _FROM_MATERIAL = {
     "compliant": ("normal", "stiffness", "damping", "exponent", "clip", "friction"),
     "sliding_plane": ("friction", "mu", "restitution"),
     "reduced": ("friction", "mu", "restitution"),
+    "soil": ("friction",),
 }
 
 
@@ -40,6 +43,8 @@ def _material_parameters(kind, name, material, body_a, body_b, parameters):
             f"friction, restitution or normal law; set them in the ContactMaterial")
     if kind in ("sliding_plane", "reduced"):
         return material.sliding_plane_parameters()
+    if kind == "soil":   # the soil's own law replaces the material's normal law and restitution
+        return {"friction": float(material.friction)}
     law = material.normal_law(_reduced_mass(body_a, body_b))
     if isinstance(law, LocalHertzLaw):
         return {"normal": law, "friction": float(material.friction)}
@@ -52,10 +57,11 @@ def contact(kind, name, body_a, surface_a, body_b, surface_b, *, material=None, 
 
     Parameters
     ----------
-    kind : {"compliant", "sliding_plane", "reduced"}
+    kind : {"compliant", "sliding_plane", "reduced", "soil"}
         `CompliantContact` (spring-damper, Duindam & Stramigioli), `SlidingPlaneContact`
-        (constraint, Tasora & Righettini) or `ReducedContact` (reduced contact coordinates,
-        Kry & Pai; one body fixed). All expose ports "a" and "b", bonded from the bodies'
+        (constraint, Tasora & Righettini), `ReducedContact` (reduced contact coordinates,
+        Kry & Pai; one body fixed) or `SoilContact` (soft soil with memory: Bekker loading,
+        elastic unloading, permanent sinkage; the material gives only its friction). All expose ports "a" and "b", bonded from the bodies'
         "B" ports, so a model built with one swaps to another by this argument (or
         `BondGraph.swap` on the component).
     material : ContactMaterial, optional

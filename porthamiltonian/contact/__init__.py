@@ -30,6 +30,7 @@ from .laws import LocalHertzLaw
 from .materials import ContactMaterial, ElasticSolid
 from .restitution import hunt_crossley_damping, hunt_crossley_restitution
 from .reduced import ReducedDynamics, body_motion, reduced_coordinates_from, reduced_dynamics
+from .soil import SoilLaw
 from .sliding_plane import centripetal_accelerations, sliding_plane_rates
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "ElasticSolid",
     "LocalHertzLaw",
     "ReducedDynamics",
+    "SoilLaw",
     "TwistSplit",
     "body_motion",
     "centripetal_accelerations",
