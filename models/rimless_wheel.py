@@ -63,7 +63,7 @@ __all__ = ["rimless_wheel", "impact_factor", "stride_gain", "steady_speed", "cri
 UPRIGHT_LOCK = (True, False, True, False, False, False)
 
 #: contact kinds the model builds (the reduced contact handles one contact point per body)
-CONTACTS = ("sliding_plane", "compliant")
+CONTACTS = ("sliding_plane", "compliant", "soil")
 
 G = 9.81
 
@@ -200,9 +200,10 @@ def speed_map(system, x_strike, *, horizon=3.0, **solver):
     gyration=Parameter(0.1, "m", "radius of gyration rho of the wheel about its hub", rule="positive"),
     slope=Parameter(0.1, "rad", "inclination gamma of the ground (downhill is +x)", rule="positive"),
     speed=Parameter(1.2, "rad/s", "angular speed at mid-stance of the first step", rule="positive"),
-    contact=Parameter("sliding_plane", "-", "contact model of every foot: sliding_plane or compliant"),
+    contact=Parameter("sliding_plane", "-", "contact model of every foot: sliding_plane, compliant or soil (dry sand)"),
     stiffness=Parameter(1.0e5, "N/m", "compliant: normal and tangential stiffness", rule="positive"),
-    friction=Parameter(100.0, "-", "compliant: friction coefficient of the feet (the default sticks, as the stiff feet do)",
+    friction=Parameter(100.0, "-", "compliant, soil: friction coefficient of the feet (the default sticks, as the stiff "
+                       "feet do)",
                        rule="positive"),
     damping_ratio=Parameter(1.0, "-", "compliant: normal damping as a fraction of critical (at 0.7 a "
                             "landing foot bounces, at 0.85 it does not)", rule="nonnegative"),
@@ -219,7 +220,9 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
     damping is critical: a landing foot does not bounce, so the footprints are as far apart as
     the stiff wheel's (at a damping ratio of 0.3 a foot bounces once and lands again a little
     further on, and the wheel descends 2 % less per stride). The hub starts lowered by the
-    static penetration m g cos(gamma) / k.
+    static penetration m g cos(gamma) / k. The soil feet (`SoilContact` on dry sand, the
+    default `SoilLaw.terrain`) start on the surface and sink in; each strike presses a new
+    footprint, whose plastic work the ledger books under ``foot<j>/plastic``.
 
     Raises
     ------
@@ -248,6 +251,8 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
         law = dict(stiffness=k, damping=c_n, friction=float(friction), tangential_stiffness=k, tangential_damping=c_n,
                    spin_stiffness=0.0, spin_damping=0.0)
         depth = mass * G * math.cos(slope) / k
+    elif contact == "soil":
+        law = dict(friction=float(friction))
     else:
         law = dict(friction="rolling", restitution=0.0)
     R_WB = so3.exp(np.array((0.0, slope, 0.0)))   # foot 0 along -n: mid-stance
