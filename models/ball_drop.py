@@ -18,6 +18,9 @@ speed sqrt(2 g (height - r)): later, slower impacts return a little more). The r
 the first bounce is therefore `restitution` for both laws, and the peak heights of the
 rigid drop, (height - r) e^(2i), are its closed form.
 
+Observables: the centre's height, the gap between ball and floor (height - r; negative: the
+compliant contact's penetration) and the vertical velocity.
+
 Used by `porthamiltonian.studies.identify`'s acceptance test: stiffness and restitution are
 recovered from the height of a noisy synthetic drop.
 """
@@ -96,8 +99,9 @@ def ball_drop(*, mass=1.0, radius=0.05, height=0.3, stiffness=1.0e5, restitution
         t_end=1.0,
         solver=dict(method="DOP853", rtol=1e-9, atol=1e-11),
         observables={"height": lambda s, t, x: float(x[s.layout["ball.pose"]][6]),
+                     "gap": lambda s, t, x: float(x[s.layout["ball.pose"]][6]) - radius,
                      "vertical velocity": lambda s, t, x: _vertical_velocity(s, x, mass)},
-        units={"height": "m", "vertical velocity": "m/s"},
+        units={"height": "m", "gap": "m", "vertical velocity": "m/s"},
         groups={"height": ["height"], "vertical velocity": ["vertical velocity"]},
         notes=f"{contact} contact, restitution {restitution}: the rigid drop's peaks are "
               f"{height - radius:.4g} e^(2i) m above the contact height",

@@ -304,6 +304,7 @@ def cmd_sweep(args):
     """Run a registered model (or a model file) over a grid of parameter values on Dask and
     write the table (`sweep.parquet`), a plot per swept parameter and the failure log."""
     from .diagnostics.plots import plot_sweep, save_figure
+    from .studies.metrics import metric
     from .studies.sweep import FAILURES, TABLE, parse_range, sweep
 
     _check_run_args(args)
@@ -316,18 +317,26 @@ def cmd_sweep(args):
     if not grid:
         raise ParameterError("`porthamiltonian sweep` needs a swept parameter: -p name=a:b:logN, -p name=v1,v2 or "
                              "--contact kind1,kind2")
+    metrics = {m: metric(m) for m in args.metric or []}
     solver = {k: getattr(args, k) for k in ("method", "rtol", "atol", "max_step") if getattr(args, k) is not None}
     table = sweep(args.model, grid, t_end=args.t_end, solver=solver, samples=args.samples, max_nfev=args.max_nfev,
-                  timeout=args.timeout, out=out, trajectories=args.trajectories, workers=args.workers,
-                  scheduler=args.scheduler, connect_timeout=args.connect_timeout, progress=not args.no_progress)
+                  timeout=args.timeout, metrics=metrics, out=out, trajectories=args.trajectories,
+                  workers=args.workers, scheduler=args.scheduler, connect_timeout=args.connect_timeout,
+                  progress=not args.no_progress)
     group = "contact" if "contact" in grid and len(grid["contact"]) > 1 else None
-    columns = [c for c in ("ledger.dissipated", "ledger.lost", "ledger.stabilization") if table[c].abs().max() > 0]
-    for name in grid:
-        if name != group:
-            fig = plot_sweep(table, name, columns, group=group, title=f"{args.model}: energy ledger against {name} [J]")
-            save_figure(fig, out / f"sweep_{name}.png")
-    failed = int((table["status"] != "ok").sum())
-    print(f"{len(table)} runs, {failed} failed: {out / TABLE}, {out / FAILURES}, {len(grid) - bool(group)} plot(s)")
+    ok = table["status"] == "ok"
+    ledger = [c for c in ("ledger.dissipated", "ledger.lost", "ledger.stabilization")
+              if ok.any() and table.loc[ok, c].abs().max() > 0]
+    plots = 0
+    for name in (n for n in grid if n != group):
+        for columns, suffix, what in ((ledger, "", "energy ledger [J]"), ([f"metric.{m}" for m in metrics], "_metrics",
+                                                                          "metrics")):
+            if columns:
+                fig = plot_sweep(table, name, columns, group=group, title=f"{args.model}: {what} against {name}")
+                save_figure(fig, out / f"sweep_{name}{suffix}.png")
+                plots += 1
+    failed = int((~ok).sum())
+    print(f"{len(table)} runs, {failed} failed: {out / TABLE}, {out / FAILURES}, {plots} plot(s)")
     return 1 if failed else 0
 
 
@@ -366,6 +375,8 @@ def make_parser():
                    help="seconds to wait for --scheduler")
     q.add_argument("--out", "-o", help="output directory (default out/sweep-MODEL); a sweep into it again resumes")
     q.add_argument("--trajectories", action="store_true", help="save each run's trajectory (npz)")
+    q.add_argument("--metric", action="append", metavar="NAME",
+                   help="a column and a plot: time_to_rest, max_normal_force, min:OBSERVABLE or max:OBSERVABLE")
     q.add_argument("--t-end", type=float, help="simulated time [s]")
     q.add_argument("--method")
     q.add_argument("--rtol", type=float)

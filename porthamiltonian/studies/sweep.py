@@ -133,11 +133,23 @@ def _execute(task):
     return row
 
 
-def _check_metrics(metrics):
+def _check_metrics(metrics, first):
+    """The metrics, each callable; the observables that `metrics.ObservableExtreme` names are
+    checked on the model of the first point (built, not compiled) before any run."""
+    from .metrics import ObservableExtreme
+    from .records import _build
+
     metrics = dict(metrics or {})
     for name, f in metrics.items():
         if not callable(f):
             raise ParameterError(f"`metrics[{name!r}]` must be a function (prepared, trajectory) -> float, got {f!r}")
+    named = [f for f in metrics.values() if isinstance(f, ObservableExtreme)]
+    if named:
+        known = _build(first).observables
+        for f in named:
+            if f.name not in known:
+                raise ParameterError(f"metric {f.kind}:{f.name}: model {first.model!r} has no observable {f.name!r}; "
+                                     f"its observables: {', '.join(known)}")
     return metrics
 
 
@@ -192,6 +204,8 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
     metrics : dict, optional
         name -> ``f(prepared, trajectory) -> float``, evaluated on the worker after each run
         (column ``metric.NAME``); it must be picklable (a module-level function or a lambda).
+        `porthamiltonian.studies.metrics` has time to rest, the largest normal force and the
+        extremes of an observable (e.g. the largest penetration: minus the minimum gap).
     out : str or Path, optional
         Directory of the table (``sweep.parquet``), the failure log, each run's row
         (``runs/``, what resuming reads) and the trajectories. Without it nothing is saved
@@ -224,6 +238,8 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
     skips every point whose row is already there, whatever the order of the points; a
     failed run is done and is not repeated (delete its ``runs/<run_id>.json`` to retry).
     A run whose values break a parameter's rule is a failed row, not an error of the sweep.
+    A script that starts a `LocalCluster` must do so under ``if __name__ == "__main__":``
+    (Dask's worker processes import the main module).
 
     Examples
     --------
@@ -238,18 +254,18 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
         raise ParameterError("give `grid` (name -> values) or `points` (a list of name -> value): nothing to run")
     if trajectories and out is None:
         raise ParameterError("`trajectories=True` needs `out`, the directory to save them in")
-    metrics = _check_metrics(metrics)
     specs = _specs(name, todo, t_end, solver, samples, max_nfev, timeout)
+    metrics = _check_metrics(metrics, specs[0])
     ids = [run_id(s) for s in specs]
     out = Path(out) if out is not None else None
     runs = out / RUNS if out is not None else None
     done = _load_done(runs) if runs is not None else {}
     missing = [i for i, rid in enumerate(ids) if rid not in done and rid not in ids[:i]]   # a point given twice runs once
-    if out is not None:
-        for d in (runs, out / TRAJECTORIES) if trajectories else (runs,):
-            d.mkdir(parents=True, exist_ok=True)
     tasks = [(specs[i], metrics, str(out / TRAJECTORIES / f"{ids[i]}.npz") if trajectories else "") for i in missing]
     with open_executor(workers, scheduler, connect_timeout) as client:
+        if out is not None:   # after connecting: a sweep refused leaves nothing behind
+            for d in (runs, out / TRAJECTORIES) if trajectories else (runs,):
+                d.mkdir(parents=True, exist_ok=True)
         for k, row in run_all(client, _execute, tasks, progress=progress, description=f"sweep {name}"):
             if isinstance(row, WorkerLost):
                 row = {"status": "failed", "error": f"worker lost: {row}", "wall_time_s": math.nan, "nfev": 0}
