@@ -19,9 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-import numpy as np
-
-from ._files import check_replaceable, savez, staged_directory, write_text
+from ._files import check_replaceable, savez, staged_directory
 from .errors import ParameterError, PortHamiltonianError
 
 __all__ = ["main"]
@@ -58,41 +56,15 @@ def _is_file(model):
     return str(model).endswith((".json", ".py"))
 
 
-def _load_file(path):
-    """A model file (.json, `porthamiltonian.models.files`) or a Python file whose `build()`
-    returns a `Model` (or a `BondGraph`, run for 1 s at the default solver settings)."""
-    from porthamiltonian.models import Model, load_model
-
-    if str(path).endswith(".json"):
-        return load_model(path)
-    import importlib.util
-
-    from porthamiltonian.bondgraph.graph import BondGraph
-
-    if not Path(path).is_file():
-        raise PortHamiltonianError(f"no Python model file {str(path)!r}")
-    spec = importlib.util.spec_from_file_location(Path(path).stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    build = getattr(module, "build", None)
-    if not callable(build):
-        raise PortHamiltonianError(f"{str(path)!r} defines no function `build()` returning a Model or a BondGraph")
-    model = build()
-    if isinstance(model, BondGraph):
-        return Model(model)
-    if not isinstance(model, Model):
-        raise PortHamiltonianError(f"`build()` of {str(path)!r} must return a Model or a BondGraph, got "
-                                   f"{type(model).__name__}")
-    return model
-
-
 def _build(args):
+    from .studies.records import load_model_file
+
     models = _models()
     if _is_file(args.model):
         if args.param or getattr(args, "contact", None):
             raise PortHamiltonianError("a model file's parameters are in the file: --param and --contact apply to "
                                        "registered models (save one with `porthamiltonian save MODEL -p ...`)")
-        return _load_file(args.model)
+        return load_model_file(args.model)
     params = _parse_params(args.param)
     if getattr(args, "contact", None):
         spec = models.get_model(args.model)
@@ -204,7 +176,7 @@ def cmd_run(args):
 def _spec(args):
     """The run the arguments ask for (`porthamiltonian.studies.records.RunSpec`): every
     parameter value, defaults included, so that its summary can reproduce it."""
-    from .studies.records import SOLVER_KEYS, RunSpec, resolve_parameters
+    from .studies.records import SOLVER_KEYS, RunSpec, model_reference, resolve_parameters
 
     params = _parse_params(args.param)
     if _is_file(args.model) and (params or args.contact):
@@ -215,8 +187,9 @@ def _spec(args):
             raise PortHamiltonianError(f"model {args.model!r} has no contact to choose (no `contact` parameter)")
         params["contact"] = args.contact
     solver = {k: getattr(args, k) for k in SOLVER_KEYS if getattr(args, k, None) is not None}
-    return RunSpec(str(args.model), resolve_parameters(str(args.model), params), args.t_end, solver, args.samples,
-                   args.max_nfev, args.timeout)
+    model = model_reference(args.model)
+    return RunSpec(model, resolve_parameters(model, params), args.t_end, solver, args.samples, args.max_nfev,
+                   args.timeout)
 
 
 def _prepare(args):

@@ -15,8 +15,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from .cluster import WorkerLost, open_executor, run_all
-from .records import RunSpec, integrate, prepare, resolve_parameters
-from .sweep import _model_name
+from .records import RunSpec, integrate, model_reference, prepare, resolve_parameters
 
 __all__ = ["Measurement", "Identification", "identify"]
 
@@ -173,7 +172,7 @@ def identify(model, data, parameters, bounds, *, observable, fixed=None, solver=
     solution (Gauss-Newton approximation, independent noise of equal variance assumed); the
     standard errors are the square roots of its diagonal.
     """
-    name = _model_name(model)
+    name = model_reference(model)
     data = data if isinstance(data, Measurement) else Measurement(*data)
     names = tuple(parameters)
     if not names:

@@ -25,7 +25,7 @@ import numpy as np
 from .._files import atomic_file, savez, write_text
 from ..errors import ParameterError, PortHamiltonianError
 
-__all__ = ["RunSpec", "Prepared", "resolve_parameters", "prepare", "integrate", "summary", "write_run",
+__all__ = ["RunSpec", "Prepared", "model_reference", "load_model_file", "resolve_parameters", "prepare", "integrate", "summary", "write_run",
            "observables_table", "versions", "run_id", "rerun"]
 
 #: solver settings a spec may override (the rest of `simulate`'s keywords are the model's)
@@ -87,6 +87,36 @@ def run_id(spec):
 
 def _is_file(model):
     return str(model).endswith((".json", ".py"))
+
+
+def model_reference(model):
+    """How a spec names a model: a registered name as given, a model file by its absolute
+    path (a worker or a later `rerun` may start elsewhere), a build function as
+    ``"module:function"``.
+
+    Raises
+    ------
+    ParameterError
+        A build function not defined at a module's top level (workers and `rerun` could
+        not import it), or a `model` of another type.
+    """
+    if callable(model):
+        name = f"{model.__module__}:{model.__qualname__}"
+        if "<" in name:
+            raise ParameterError(f"`model` {name!r}: a build function must be defined at a module's top level, so "
+                                 "that workers and `rerun` can import it")
+        return name
+    if not isinstance(model, (str, Path)):
+        raise ParameterError(f"`model` must be a registered model's name, a model file or a build function, got "
+                             f"{model!r}")
+    return str(Path(model).absolute()) if _is_file(model) else str(model)
+
+
+def _file_digest(model):
+    try:
+        return hashlib.sha256(Path(model).read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _build_function(model):
@@ -155,6 +185,34 @@ def resolve_parameters(model, given=None):
     return {**defaults, **given}
 
 
+def load_model_file(path):
+    """A model file (.json, `porthamiltonian.models.files`) or a Python file whose `build()`
+    returns a `Model` (or a `BondGraph`, run for 1 s at the default solver settings)."""
+    from porthamiltonian.models import Model, load_model
+
+    if str(path).endswith(".json"):
+        return load_model(path)
+    import importlib.util
+
+    from porthamiltonian.bondgraph.graph import BondGraph
+
+    if not Path(path).is_file():
+        raise PortHamiltonianError(f"no Python model file {str(path)!r}")
+    spec = importlib.util.spec_from_file_location(Path(path).stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    build = getattr(module, "build", None)
+    if not callable(build):
+        raise PortHamiltonianError(f"{str(path)!r} defines no function `build()` returning a Model or a BondGraph")
+    model = build()
+    if isinstance(model, BondGraph):
+        return Model(model)
+    if not isinstance(model, Model):
+        raise PortHamiltonianError(f"`build()` of {str(path)!r} must return a Model or a BondGraph, got "
+                                   f"{type(model).__name__}")
+    return model
+
+
 def _build(spec):
     """The `Model` of a spec."""
     from porthamiltonian import models
@@ -162,9 +220,7 @@ def _build(spec):
     from porthamiltonian.models import Model
 
     if _is_file(spec.model):
-        from porthamiltonian.cli import _load_file
-
-        return _load_file(spec.model)
+        return load_model_file(spec.model)
     if ":" in spec.model:
         built = _build_function(spec.model)(**spec.parameters)
         if isinstance(built, BondGraph):
@@ -257,12 +313,14 @@ def versions():
 
 
 def summary(prepared, traj, wall, budget):
-    """The run's record (`summary.json`): the model, every parameter value, the contact
-    kind, the solver and its tolerances, end time and samples, the versions, the wall time,
-    the ledger, the events; `rerun` reproduces the run from it."""
+    """The run's record (`summary.json`): the model (a model file with the digest of its
+    bytes), every parameter value, the contact kind, the solver and its tolerances, end time
+    and samples, the versions, the wall time, the ledger, the events; `rerun` reproduces the
+    run from its "spec" entry."""
     spec = prepared.spec
     return {
         "model": spec.model,
+        "model_file_sha256": _file_digest(spec.model) if _is_file(spec.model) else None,
         "parameters": spec.to_dict()["parameters"],
         "contact": spec.parameters.get("contact"),
         "spec": spec.to_dict(),

@@ -24,7 +24,7 @@ import numpy as np
 from .._files import write_text
 from ..errors import ParameterError
 from .cluster import WorkerLost, open_executor, run_all
-from .records import RunSpec, integrate, prepare, resolve_parameters, run_id
+from .records import RunSpec, integrate, model_reference, prepare, resolve_parameters, run_id
 
 __all__ = ["sweep", "grid_points", "parse_range", "TABLE", "FAILURES"]
 
@@ -79,19 +79,6 @@ def grid_points(grid):
             raise ParameterError(f"`grid[{name!r}]` must be a non-empty list of values, got {values!r}")
     names = list(grid)
     return [dict(zip(names, combo)) for combo in itertools.product(*(list(grid[n]) for n in names))]
-
-
-def _model_name(model):
-    if callable(model):
-        name = f"{model.__module__}:{model.__qualname__}"
-        if "<" in name:
-            raise ParameterError(f"`model` {name!r}: a build function must be defined at a module's top level, so "
-                                 "that workers and `rerun` can import it")
-        return name
-    if not isinstance(model, (str, Path)):
-        raise ParameterError(f"`model` must be a registered model's name, a model file or a build function, got "
-                             f"{model!r}")
-    return str(model)
 
 
 def _ledger_columns(budget, system):
@@ -248,7 +235,7 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
     """
     import pandas as pd
 
-    name = _model_name(model)
+    name = model_reference(model)
     todo = (grid_points(grid) if grid is not None else []) + list(points or [])
     if not todo:
         raise ParameterError("give `grid` (name -> values) or `points` (a list of name -> value): nothing to run")

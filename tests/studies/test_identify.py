@@ -17,8 +17,8 @@ BOUNDS = {"stiffness": (3e3, 3e4), "restitution": (0.4, 0.95)}
 
 @pytest.fixture(scope="module")
 def drop():
-    t = np.linspace(0.002, 1.2, 600)
-    prepared = prepare(RunSpec("ball-drop", resolve_parameters("ball-drop", TRUTH), t_end=1.2, samples=0))
+    t = np.linspace(0.002, 0.8, 400)   # three bounces
+    prepared = prepare(RunSpec("ball-drop", resolve_parameters("ball-drop", TRUTH), t_end=0.8, samples=0))
     traj, _ = integrate(prepared, t_eval=t)
     height = prepared.model.observables["height"]
     y = np.array([height(prepared.system, traj.t[i], traj.x[i]) for i in np.searchsorted(traj.t, t)])
