@@ -12,7 +12,7 @@ import logging
 import os
 from contextlib import contextmanager
 
-from ..errors import ParameterError
+from ..errors import ParameterError, PortHamiltonianError
 
 __all__ = ["open_executor", "run_all", "WorkerLost"]
 
@@ -52,6 +52,8 @@ def open_executor(workers=None, scheduler=None, connect_timeout=5.0):
     ParameterError
         A bad `workers`, a malformed address or a scheduler that does not answer in time:
         before any run starts.
+    PortHamiltonianError
+        The local cluster did not start (typically: a script without a main guard).
     """
     if scheduler is None:
         workers = _check_workers(workers)
@@ -79,8 +81,14 @@ def open_executor(workers=None, scheduler=None, connect_timeout=5.0):
         finally:
             client.close()
         return
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                           silence_logs=logging.ERROR)
+    try:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=logging.ERROR)
+    except RuntimeError as exc:
+        raise PortHamiltonianError(
+            f"the local Dask cluster of {workers} worker process(es) did not start ({exc}); in a script, start the "
+            "study under `if __name__ == \"__main__\":` (the workers are new processes that import the script), or "
+            "run it here with workers=0") from exc
     client = Client(cluster)
     try:
         yield client
