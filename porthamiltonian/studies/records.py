@@ -372,7 +372,8 @@ def write_run(out, prepared, traj, wall, budget):
 
 
 def rerun(summary_file, *, progress=False):
-    """Run again the run a `summary.json` records; returns ``(prepared, trajectory)``.
+    """Run again the run a `summary.json` (or a sweep's ``runs/<run_id>.json``) records;
+    returns ``(prepared, trajectory)``.
 
     The spec (model, every parameter, end time, solver, samples, limits) is read from the
     summary, so the trajectory equals the recorded one to the last bit on the same versions

@@ -2,8 +2,9 @@
 
 Each point of a sweep is a `records.RunSpec`; its run is isolated (a bad value or a failed
 integration is a row with its error, never a stopped sweep) and its row is saved as soon as
-it finishes (``runs/<run_id>.json``), so an interrupted sweep started again runs only the
-missing points. The table is saved as Parquet (``sweep.parquet``), the failures as a text log
+it finishes, with its spec and its record (the `summary.json` of a single run), in
+``runs/<run_id>.json``: an interrupted sweep started again runs only the missing points, and
+``rerun("runs/<run_id>.json")`` does any one of them again. The table is saved as Parquet (``sweep.parquet``), the failures as a text log
 (``failures.log``) and, on request, each run's trajectory as npz
 (``trajectories/<run_id>.npz``): numpy's own format, written atomically by the package's
 `Trajectory.save`, one small file per run that any numpy reads back without a dependency;
@@ -24,7 +25,7 @@ import numpy as np
 from .._files import write_text
 from ..errors import ParameterError
 from .cluster import WorkerLost, open_executor, run_all
-from .records import RunSpec, integrate, model_reference, prepare, resolve_parameters, run_id
+from .records import RunSpec, integrate, model_reference, prepare, resolve_parameters, run_id, summary
 
 __all__ = ["sweep", "grid_points", "parse_range", "TABLE", "FAILURES"]
 
@@ -100,15 +101,19 @@ def _ledger_columns(budget, system):
 
 
 def _execute(task):
-    """One run, on a worker: the row of the table (plain values). Never raises for the run's
-    own failures (the row says `failed` and why)."""
+    """One run, on a worker: ``(row, summary)``, the row of the table (plain values) and the
+    run's record (`records.summary`, None when the run failed before integrating). Never
+    raises for the run's own failures (the row says `failed` and why)."""
     spec, metrics, trajectory = task
     row = {"status": "failed", "error": "", "wall_time_s": math.nan, "nfev": 0}
+    record = None
     try:
         prepared = prepare(spec)
         traj, wall = integrate(prepared)
+        budget = traj.power_budget()
+        record = summary(prepared, traj, wall, budget)
         row.update(wall_time_s=wall, nfev=int(traj.nfev), t_reached=float(traj.t[-1]))
-        row.update(_ledger_columns(traj.power_budget(), prepared.system))
+        row.update(_ledger_columns(budget, prepared.system))
         for name, f in metrics.items():
             row[f"metric.{name}"] = float(f(prepared, traj))
         if trajectory:
@@ -117,7 +122,7 @@ def _execute(task):
     except Exception as exc:  # a run's failure is data: recorded, the sweep goes on
         row["error"] = f"{type(exc).__name__}: {exc}"
         row["traceback"] = traceback.format_exc(limit=6)
-    return row
+    return row, record
 
 
 def _check_metrics(metrics, first):
@@ -152,12 +157,13 @@ def _specs(model, points, t_end, solver, samples, max_nfev, timeout):
 
 
 def _load_done(runs):
+    """run_id -> row of the runs recorded in `runs` (a file that does not read is run again)."""
     done = {}
     for path in sorted(runs.glob("*.json")) if runs.is_dir() else ():
         try:
-            done[path.stem] = json.loads(path.read_text())
-        except ValueError:
-            continue  # a record cut short: the run is done again
+            done[path.stem] = json.loads(path.read_text())["row"]
+        except (ValueError, KeyError, TypeError):
+            continue
     return done
 
 
@@ -253,13 +259,15 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
         if out is not None:   # after connecting: a sweep refused leaves nothing behind
             for d in (runs, out / TRAJECTORIES) if trajectories else (runs,):
                 d.mkdir(parents=True, exist_ok=True)
-        for k, row in run_all(client, _execute, tasks, progress=progress, description=f"sweep {name}"):
-            if isinstance(row, WorkerLost):
-                row = {"status": "failed", "error": f"worker lost: {row}", "wall_time_s": math.nan, "nfev": 0}
+        for k, result in run_all(client, _execute, tasks, progress=progress, description=f"sweep {name}"):
+            if isinstance(result, WorkerLost):
+                result = {"status": "failed", "error": f"worker lost: {result}", "wall_time_s": math.nan, "nfev": 0}, None
+            row, record = result
             row["trajectory"] = tasks[k][2] if row["status"] == "ok" else ""
             done[ids[missing[k]]] = row
             if runs is not None:
-                write_text(runs / f"{ids[missing[k]]}.json", json.dumps(row, default=float))
+                text = json.dumps({"row": row, "spec": tasks[k][0].to_dict(), "summary": record}, default=float)
+                write_text(runs / f"{ids[missing[k]]}.json", text)
     swept = list(dict.fromkeys(n for p in todo for n in p))
     rows = [{"run_id": ids[i], **{n: specs[i].parameters[n] for n in swept},
              "parameters": json.dumps(specs[i].to_dict()["parameters"], sort_keys=True), **done[ids[i]]}

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import porthamiltonian as ph
 from porthamiltonian.studies import sweep
 from porthamiltonian.studies.cluster import open_executor
 
@@ -44,6 +45,9 @@ def test_parallel_equals_serial(serial, client, tmp_path):
     for a, b in zip(serial["trajectory"][ok], parallel["trajectory"][ok]):
         ta, tb = np.load(a), np.load(b)
         assert ta.files == tb.files and all(np.array_equal(ta[k], tb[k]) for k in ta.files)
+    # any row again alone, from its record
+    _, traj = ph.rerun(tmp_path / "runs" / f"{parallel['run_id'][5]}.json")
+    assert np.array_equal(traj.x, np.load(parallel["trajectory"][5])["x"])
     failed = parallel[~ok].iloc[0]
     assert failed["restitution"] == 1.5 and failed["trajectory"] == ""
     assert "ParameterError: `restitution` must lie in (0, 1], got 1.5" in failed["error"]
