@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from .cluster import WorkerLost, open_executor, run_all
-from .records import RunSpec, integrate, model_reference, prepare, resolve_parameters
+from .records import RunSpec, _build, integrate, model_reference, prepare, resolve_parameters
 
 __all__ = ["Measurement", "Identification", "identify"]
 
@@ -72,9 +72,6 @@ class Identification:
 def _residual_function(spec_of, observable, data):
     def residual(theta):
         prepared = prepare(spec_of(theta))
-        if observable not in prepared.model.observables:
-            raise ParameterError(f"`observable` {observable!r} is not one of the model's: "
-                                 f"{', '.join(prepared.model.observables)}")
         traj, _ = integrate(prepared, t_eval=data.t)
         if traj.status < 0:
             raise RuntimeError(f"run at {dict(zip(spec_of.names, theta))} failed: {traj.message}")
@@ -162,8 +159,8 @@ def identify(model, data, parameters, bounds, *, observable, fixed=None, solver=
     Raises
     ------
     ParameterError
-        Bad data, a parameter unknown to the model, missing or empty bounds, no start
-        converging.
+        Bad data, a parameter or observable unknown to the model, missing or empty bounds
+        (all checked before any run), no start converging.
 
     Notes
     -----
@@ -171,6 +168,12 @@ def identify(model, data, parameters, bounds, *, observable, fixed=None, solver=
     covariance is ``s^2 (J^T J)^-1`` with ``s^2 = 2 cost / (m - n)`` and J the Jacobian at the
     solution (Gauss-Newton approximation, independent noise of equal variance assumed); the
     standard errors are the square roots of its diagonal.
+
+    Examples
+    --------
+    >>> fit = identify("ball-drop", (t, height), ["stiffness", "restitution"],
+    ...                {"stiffness": (3e3, 3e4), "restitution": (0.4, 0.95)}, observable="height")  # doctest: +SKIP
+    >>> fit.estimates["restitution"], fit.standard_errors["restitution"]                         # doctest: +SKIP
     """
     name = model_reference(model)
     data = data if isinstance(data, Measurement) else Measurement(*data)
@@ -180,14 +183,21 @@ def identify(model, data, parameters, bounds, *, observable, fixed=None, solver=
     missing = [n for n in names if n not in (bounds or {})]
     if missing:
         raise ParameterError(f"`bounds` must give (lower, upper) for every fitted parameter; missing {missing}")
-    lower = np.array([float(bounds[n][0]) for n in names])
-    upper = np.array([float(bounds[n][1]) for n in names])
-    if not np.all(lower < upper):
-        raise ParameterError(f"`bounds` must have lower < upper, got {dict((n, bounds[n]) for n in names)}")
+    try:
+        lower = np.array([float(bounds[n][0]) for n in names])
+        upper = np.array([float(bounds[n][1]) for n in names])
+    except (TypeError, ValueError, IndexError):
+        raise ParameterError(f"`bounds` must map each fitted parameter to two numbers (lower, upper), got "
+                             f"{bounds!r}") from None
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(lower < upper)):
+        raise ParameterError(f"`bounds` must be finite with lower < upper, got {dict((n, bounds[n]) for n in names)}")
     if isinstance(starts, bool) or not isinstance(starts, int) or starts < 1:
         raise ParameterError(f"`starts` must be an integer >= 1, got {starts!r}")
     fixed = resolve_parameters(name, {**(fixed or {}), **{n: float(lower[k]) for k, n in enumerate(names)}})
     spec_of = _SpecOf(name, names, fixed, float(data.t[-1]), dict(solver or {}))
+    known = _build(spec_of(lower)).observables
+    if observable not in known:
+        raise ParameterError(f"`observable` {observable!r} is not one of the model's: {', '.join(known)}")
     tasks = [(spec_of, observable, data, x0, lower, upper, diff_step) for x0 in _starts(lower, upper, starts, seed)]
     results = [None] * len(tasks)
     with open_executor(workers, scheduler, connect_timeout) as client:

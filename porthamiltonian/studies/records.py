@@ -383,6 +383,10 @@ def rerun(summary_file, *, progress=False):
     ------
     ParameterError
         A file that is not a run summary (no "spec" entry).
+
+    Examples
+    --------
+    >>> prepared, traj = rerun("out/ball-drop/summary.json")        # doctest: +SKIP
     """
     path = Path(summary_file)
     try:

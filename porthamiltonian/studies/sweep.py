@@ -4,8 +4,9 @@ Each point of a sweep is a `records.RunSpec`; its run is isolated (a bad value o
 integration is a row with its error, never a stopped sweep) and its row is saved as soon as
 it finishes, with its spec and its record (the `summary.json` of a single run), in
 ``runs/<run_id>.json``: an interrupted sweep started again runs only the missing points, and
-``rerun("runs/<run_id>.json")`` does any one of them again. The table is saved as Parquet (``sweep.parquet``), the failures as a text log
-(``failures.log``) and, on request, each run's trajectory as npz
+``rerun("runs/<run_id>.json")`` does any one of them again. The table is saved as Parquet
+(``sweep.parquet``), the failures as a text log (``failures.log``) and, on request, each
+run's trajectory as npz
 (``trajectories/<run_id>.npz``): numpy's own format, written atomically by the package's
 `Trajectory.save`, one small file per run that any numpy reads back without a dependency;
 zarr's chunked stores pay off for arrays larger than memory or written in parallel into one

@@ -40,13 +40,16 @@ def test_recovers_stiffness_and_restitution(drop):
 
 @pytest.mark.parametrize("kwargs, message", [
     (dict(parameters=["stiffness"], bounds={}), r"`bounds` must give \(lower, upper\) for every fitted parameter"),
-    (dict(parameters=["stiffness"], bounds={"stiffness": (2.0, 1.0)}), r"`bounds` must have lower < upper"),
+    (dict(parameters=["stiffness"], bounds={"stiffness": (2.0, 1.0)}), r"`bounds` must be finite with lower < upper"),
+    (dict(parameters=["stiffness"], bounds={"stiffness": 2.0}), r"`bounds` must map each fitted parameter to two"),
+    (dict(parameters=["stiffness"], bounds={"stiffness": (1e4, 2e4)}, observable="depth"),
+     r"`observable` 'depth' is not one of the model's: height, gap, vertical velocity"),
     (dict(parameters=["stifness"], bounds={"stifness": (1.0, 2.0)}), r"has no parameter 'stifness'"),
     (dict(parameters=[], bounds={}), r"`parameters` must name at least one parameter"),
 ])
 def test_bad_input(drop, kwargs, message):
     with pytest.raises(ParameterError, match=message):
-        ph.identify("ball-drop", drop[0], observable="height", workers=0, **kwargs)
+        ph.identify("ball-drop", drop[0], **{"observable": "height", **kwargs}, workers=0)
 
 
 def test_bad_data():
