@@ -66,9 +66,32 @@ class RunSpec:
     max_nfev: int | None = None
     timeout: float | None = None
 
+    def __post_init__(self):
+        """Raise ParameterError for settings no run could use (checked before any run)."""
+        if self.t_end is not None and not (_is_number(self.t_end) and math.isfinite(self.t_end) and self.t_end > 0):
+            raise ParameterError(f"`t_end` must be None (the model's) or a finite number of seconds > 0, got "
+                                 f"{self.t_end!r}")
+        if not (_is_integer(self.samples) and (self.samples == 0 or self.samples >= 2)):
+            raise ParameterError(f"`samples` must be 0 (the solver's own steps) or an integer >= 2, got {self.samples!r}")
+        unknown = sorted(set(self.solver) - set(SOLVER_KEYS))
+        if unknown:
+            raise ParameterError(f"`solver` takes {', '.join(SOLVER_KEYS)}; got {', '.join(map(repr, unknown))}")
+        if self.max_nfev is not None and not (_is_integer(self.max_nfev) and self.max_nfev > 0):
+            raise ParameterError(f"`max_nfev` must be None or an integer > 0, got {self.max_nfev!r}")
+        if self.timeout is not None and not (_is_number(self.timeout) and self.timeout > 0):
+            raise ParameterError(f"`timeout` must be None or a number of seconds > 0, got {self.timeout!r}")
+
     def to_dict(self):
         """Plain JSON-able values (tuples as lists)."""
         return json.loads(json.dumps(asdict(self), default=_plain))
+
+
+def _is_number(value):
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_integer(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def _plain(value):
@@ -259,13 +282,10 @@ def prepare(spec):
     Raises
     ------
     ParameterError
-        A value that breaks its parameter's rule, a bad end time, an unknown solver key.
+        A value that breaks its parameter's rule, a model whose own end time is bad.
     """
     from porthamiltonian import compile
 
-    unknown = sorted(set(spec.solver) - set(SOLVER_KEYS))
-    if unknown:
-        raise ParameterError(f"`solver` takes {', '.join(SOLVER_KEYS)}; got {', '.join(map(repr, unknown))}")
     model = _build(spec)
     t_end = model.t_end if spec.t_end is None else spec.t_end
     try:

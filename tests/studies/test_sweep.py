@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import porthamiltonian as ph
+from porthamiltonian.errors import ParameterError
 from porthamiltonian.studies import sweep
 from porthamiltonian.studies.cluster import open_executor
 
@@ -112,3 +113,18 @@ def test_resume_runs_only_missing_points(tmp_path):
     _executed.clear()
     again = sweep("ball-drop", grid, out=tmp_path, **kwargs)
     assert _executed == [] and again.drop(columns=["wall_time_s"]).equals(table.drop(columns=["wall_time_s"]))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(grid={"stiffness": [1e4]}, samples=1), r"`samples` must be 0 \(the solver's own steps\) or an integer >= 2"),
+    (dict(grid={"stiffness": [1e4]}, t_end=-1.0), r"`t_end` must be None \(the model's\) or a finite number"),
+    (dict(grid={"stiffness": [1e4]}, solver={"rtool": 1e-6}), r"`solver` takes method, rtol, atol, max_step; got 'rtool'"),
+    (dict(grid={"stifness": [1e4]}), r"model 'ball-drop' has no parameter 'stifness' \(did you mean 'stiffness'\?\)"),
+    (dict(grid={"stiffness": []}), r"`grid\['stiffness'\]` must be a non-empty list of values"),
+    (dict(), r"give `grid` \(name -> values\) or `points`"),
+    (dict(grid={"stiffness": [1e4]}, trajectories=True), r"`trajectories=True` needs `out`"),
+    (dict(grid={"stiffness": [1e4]}, workers=-1), r"`workers` must be an integer >= 0"),
+])
+def test_bad_input_before_any_run(kwargs, message):
+    with pytest.raises(ParameterError, match=message):
+        sweep("ball-drop", progress=False, **kwargs)
