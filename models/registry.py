@@ -96,6 +96,9 @@ class Model:
         Keyword arguments for `simulate` (method, rtol, atol, max_step).
     observables : dict
         name -> f(system, t, x) -> float or array: quantities to report and plot.
+    units : dict
+        observable name -> its unit (e.g. "m"), written in the header of `observables.csv`
+        and in a run's summary; an observable without one is written as "[?]".
     groups : dict
         plot title -> list of observable names drawn together (one figure per group).
     notes : str
@@ -109,6 +112,7 @@ class Model:
     t_end: float = 1.0
     solver: dict = field(default_factory=dict)
     observables: dict = field(default_factory=dict)
+    units: dict = field(default_factory=dict)
     groups: dict = field(default_factory=dict)
     notes: str = ""
     baumgarte: tuple = (1.0, 1.0)

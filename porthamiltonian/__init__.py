@@ -44,6 +44,7 @@ from .errors import (
     SerializationError,
 )
 from .integrate import Trajectory, simulate
+from .studies import identify, rerun, sweep
 
 __version__ = "0.1.0"
 
@@ -51,5 +52,5 @@ __all__ = [
     "BondGraph", "Se", "Sf", "C", "I", "R", "TF", "GY", "MTF", "MGY", "Junction0", "Junction1", "StateRef",
     "assign_causality", "save", "load", "compile", "PHSystem", "simulate", "Trajectory", "PowerBudget",
     "PortHamiltonianError", "ModelError", "BondError", "ParameterError", "CausalityError", "PhaseError",
-    "IntegrationError", "GeometryError", "SerializationError",
+    "IntegrationError", "GeometryError", "SerializationError", "sweep", "identify", "rerun",
 ]

@@ -4,6 +4,7 @@
     porthamiltonian run MODEL|FILE.json|FILE.py [--t-end T] [--param name=value ...] [--out DIR] [--contact KIND]
     porthamiltonian save MODEL --out FILE.json [--param name=value ...] [--contact KIND]
     porthamiltonian graph MODEL [--out DIR]
+    porthamiltonian sweep MODEL -p name=a:b:logN -p name=v1,v2 [--contact K1,K2] [--workers N] [--scheduler ADDRESS] --out DIR
 
 A model file (`porthamiltonian.models.files`) holds a whole model, and a Python file may
 define `build()` returning a `Model` or a `BondGraph`; `run` takes either in place of a
@@ -13,16 +14,12 @@ registered model's name.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
-
-from ._files import check_replaceable, savez, staged_directory, write_text
+from ._files import check_replaceable, savez, staged_directory
 from .errors import ParameterError, PortHamiltonianError
 
 __all__ = ["main"]
@@ -59,41 +56,15 @@ def _is_file(model):
     return str(model).endswith((".json", ".py"))
 
 
-def _load_file(path):
-    """A model file (.json, `porthamiltonian.models.files`) or a Python file whose `build()`
-    returns a `Model` (or a `BondGraph`, run for 1 s at the default solver settings)."""
-    from porthamiltonian.models import Model, load_model
-
-    if str(path).endswith(".json"):
-        return load_model(path)
-    import importlib.util
-
-    from porthamiltonian.bondgraph.graph import BondGraph
-
-    if not Path(path).is_file():
-        raise PortHamiltonianError(f"no Python model file {str(path)!r}")
-    spec = importlib.util.spec_from_file_location(Path(path).stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    build = getattr(module, "build", None)
-    if not callable(build):
-        raise PortHamiltonianError(f"{str(path)!r} defines no function `build()` returning a Model or a BondGraph")
-    model = build()
-    if isinstance(model, BondGraph):
-        return Model(model)
-    if not isinstance(model, Model):
-        raise PortHamiltonianError(f"`build()` of {str(path)!r} must return a Model or a BondGraph, got "
-                                   f"{type(model).__name__}")
-    return model
-
-
 def _build(args):
+    from .studies.records import load_model_file
+
     models = _models()
     if _is_file(args.model):
         if args.param or getattr(args, "contact", None):
             raise PortHamiltonianError("a model file's parameters are in the file: --param and --contact apply to "
                                        "registered models (save one with `porthamiltonian save MODEL -p ...`)")
-        return _load_file(args.model)
+        return load_model_file(args.model)
     params = _parse_params(args.param)
     if getattr(args, "contact", None):
         spec = models.get_model(args.model)
@@ -101,10 +72,6 @@ def _build(args):
             raise PortHamiltonianError(f"model {args.model!r} has no contact to choose (no `contact` parameter)")
         params["contact"] = args.contact
     return models.build_model(args.model, **params)
-
-
-def _observable_series(system, traj, model):
-    return {k: np.array([f(system, t, x) for t, x in zip(traj.t, traj.x)]) for k, f in model.observables.items()}
 
 
 def _save_contact_forces(model_name, traj, out, events):
@@ -192,13 +159,13 @@ def cmd_run(args):
     _check_run_args(args)
     label = Path(args.model).stem if _is_file(args.model) else args.model
     out = _check_out_dir(args.out or f"out/{label}", replace=True)
-    model, system, x0, t_end = _prepare(args)
+    prepared = _prepare(args)
     _make_out_dir(out.parent)
-    traj, wall = _integrate(args, model, system, x0, t_end)
+    traj, wall = _integrate(args, prepared)
     budget = traj.power_budget()
     print(budget.table())
     with staged_directory(out) as stage:
-        n_figures = _write_outputs(stage, args.model, model, traj, wall, budget)
+        n_figures = _write_outputs(stage, args.model, prepared, traj, wall, budget)
     print(f"saved trajectory (npz, csv), summary.json and {n_figures} figure(s) in {out}/")
     if traj.status < 0:
         print(f"FAILED: {traj.message}", file=sys.stderr)
@@ -206,52 +173,45 @@ def cmd_run(args):
     return 0
 
 
+def _spec(args):
+    """The run the arguments ask for (`porthamiltonian.studies.records.RunSpec`): every
+    parameter value, defaults included, so that its summary can reproduce it."""
+    from .studies.records import SOLVER_KEYS, RunSpec, model_reference, resolve_parameters
+
+    params = _parse_params(args.param)
+    if _is_file(args.model) and (params or args.contact):
+        raise PortHamiltonianError("a model file's parameters are in the file: --param and --contact apply to "
+                                   "registered models (save one with `porthamiltonian save MODEL -p ...`)")
+    if args.contact:
+        if "contact" not in _models().get_model(args.model).parameters:
+            raise PortHamiltonianError(f"model {args.model!r} has no contact to choose (no `contact` parameter)")
+        params["contact"] = args.contact
+    solver = {k: getattr(args, k) for k in SOLVER_KEYS if getattr(args, k, None) is not None}
+    model = model_reference(args.model)
+    return RunSpec(model, resolve_parameters(model, params), args.t_end, solver, args.samples, args.max_nfev,
+                   args.timeout)
+
+
 def _prepare(args):
-    """The model, its compiled system (with its compiled right-hand side built now, not after
-    `porthamiltonian.compile.system.JIT_AFTER` evaluations as in the Python API), the initial
-    state and the end time."""
-    from . import compile
+    """The prepared run (`studies.records.prepare`: model, compiled system with its compiled
+    right-hand side built now, initial state, end time), its report printed."""
+    from .studies.records import prepare
 
-    model = _build(args)
-    t_end = model.t_end if args.t_end is None else args.t_end
-    try:
-        t_end = float(t_end)
-    except (TypeError, ValueError):
-        t_end = math.nan
-    if not (math.isfinite(t_end) and t_end > 0):
-        raise ParameterError(f"model {args.model!r}: its t_end must be a finite number of seconds > 0, got "
-                             f"{model.t_end!r}; give --t-end")
-    system = compile(model.graph, baumgarte=model.baumgarte)
-    # the compiled right-hand side from the first evaluation (numba's compile happens once
-    # per machine, then loads from the cache): every run of the command line is the same run
-    wall = time.perf_counter()
-    how = system.compiled
-    wall = time.perf_counter() - wall
-    x0 = system.initial_state(model.initial)
-    print(f"model {args.model!r}: {system}")
-    print(system.report.summary())
-    print(f"right-hand side: {how} ({wall:.2f} s to compile or load it)")
-    if model.notes:
-        print(model.notes)
-    return model, system, x0, t_end
+    prepared = prepare(_spec(args))
+    print(f"model {args.model!r}: {prepared.system}")
+    print(prepared.system.report.summary())
+    print(f"right-hand side: {prepared.jit} ({prepared.jit_wall:.2f} s to compile or load it)")
+    if prepared.model.notes:
+        print(prepared.model.notes)
+    return prepared
 
 
-def _integrate(args, model, system, x0, t_end):
-    """The trajectory from 0 to `t_end` with the model's solver settings and the command's
-    overrides, and the wall time it took; prints the run's line and its events."""
-    from . import simulate
+def _integrate(args, prepared):
+    """The trajectory (`studies.records.integrate`) and its wall time; prints the run's line
+    and its events."""
+    from .studies.records import integrate
 
-    solver = dict(model.solver)
-    for key in ("method", "rtol", "atol", "max_step"):
-        val = getattr(args, key, None)
-        if val is not None:
-            solver[key] = val if key == "method" else float(val)
-    limits = {k: v for k, v in (("max_nfev", args.max_nfev), ("timeout", args.timeout)) if v is not None}
-    t_eval = None if args.samples == 0 else np.linspace(0.0, t_end, args.samples)
-    wall = time.perf_counter()
-    traj = simulate(system, (0.0, t_end), x0, progress=not args.no_progress, throw=False, t_eval=t_eval, **solver,
-                    **limits)
-    wall = time.perf_counter() - wall
+    traj, wall = integrate(prepared, progress=not args.no_progress)
     span = float(traj.t[-1] - traj.t[0])
     per_second = f" ({wall / span:.2f} s per simulated second)" if span > 0 else ""
     print(f"{traj}\nwall time {wall:.2f} s{per_second}, {traj.nfev} rhs evaluations")
@@ -264,20 +224,15 @@ def _integrate(args, model, system, x0, t_end):
     return traj, wall
 
 
-def _write_outputs(out, name, model, traj, wall, budget):
-    """trajectory.npz/.csv, summary.json, observables.npz, the figures; returns the number of
-    figures."""
+def _write_outputs(out, name, prepared, traj, wall, budget):
+    """The run's record (`studies.records.write_run`: trajectory, summary.json, observables
+    npz and csv) and the figures; returns the number of figures."""
     from .diagnostics.plots import plot_power_budget, plot_series, save_figure
+    from .studies.records import write_run
 
-    traj.save(out / "trajectory.npz")
-    traj.save(out / "trajectory.csv")
-    series = _observable_series(traj.system, traj, model)
-    summary = {"model": name, "t_end": float(traj.t[-1]), "status": traj.status, "message": traj.message,
-               "wall_time_s": wall, "nfev": traj.nfev, "ledger": budget.to_dict(),
-               "events": [dict(t=e.t, name=e.name, message=e.message, lost=e.lost) for e in traj.events]}
-    write_text(out / "summary.json", json.dumps(summary, indent=1, default=float))
-    if series:
-        savez(out / "observables.npz", t=traj.t, **{k.replace(" ", "_"): v for k, v in series.items()})
+    _, table = write_run(out, prepared, traj, wall, budget)
+    series = {k.split(" [")[0]: v for k, v in list(table.items())[1:]}
+    model = prepared.model
     figs = [save_figure(plot_power_budget(budget, title=f"{name}: energy ledger"), out / "energy_budget.png")]
     events = [(e.t, e.name) for e in traj.events]
     for title, names in (model.groups or {"observables": list(series)}).items():
@@ -318,6 +273,46 @@ def cmd_save(args):
     return 0
 
 
+def cmd_sweep(args):
+    """Run a registered model (or a model file) over a grid of parameter values on Dask and
+    write the table (`sweep.parquet`), a plot per swept parameter and the failure log."""
+    from .diagnostics.plots import plot_sweep, save_figure
+    from .studies.metrics import metric
+    from .studies.sweep import FAILURES, TABLE, parse_range, sweep
+
+    _check_run_args(args)
+    out = _check_out_dir(args.out or f"out/sweep-{Path(args.model).stem}")
+    grid = {}
+    for name, text in _parse_params(args.param).items():
+        grid[name] = parse_range(name, text)
+    if args.contact:
+        grid["contact"] = parse_range("--contact", args.contact)
+    if not grid:
+        raise ParameterError("`porthamiltonian sweep` needs a swept parameter: -p name=a:b:logN, -p name=v1,v2 or "
+                             "--contact kind1,kind2")
+    metrics = {m: metric(m) for m in args.metric or []}
+    solver = {k: getattr(args, k) for k in ("method", "rtol", "atol", "max_step") if getattr(args, k) is not None}
+    table = sweep(args.model, grid, t_end=args.t_end, solver=solver, samples=args.samples, max_nfev=args.max_nfev,
+                  timeout=args.timeout, metrics=metrics, out=out, trajectories=args.trajectories,
+                  workers=args.workers, scheduler=args.scheduler, connect_timeout=args.connect_timeout,
+                  progress=not args.no_progress)
+    group = "contact" if "contact" in grid and len(grid["contact"]) > 1 else None
+    ok = table["status"] == "ok"
+    ledger = [c for c in ("ledger.dissipated", "ledger.lost", "ledger.stabilization")
+              if ok.any() and table.loc[ok, c].abs().max() > 0]
+    plots = 0
+    for name in (n for n in grid if n != group):
+        for columns, suffix, what in ((ledger, "", "energy ledger [J]"), ([f"metric.{m}" for m in metrics], "_metrics",
+                                                                          "metrics")):
+            if columns:
+                fig = plot_sweep(table, name, columns, group=group, title=f"{args.model}: {what} against {name}")
+                save_figure(fig, out / f"sweep_{name}{suffix}.png")
+                plots += 1
+    failed = int((~ok).sum())
+    print(f"{len(table)} runs, {failed} failed: {out / TABLE}, {out / FAILURES}, {plots} plot(s)")
+    return 1 if failed else 0
+
+
 def make_parser():
     p = argparse.ArgumentParser(prog="porthamiltonian", description="Screw bond graphs compiled to port-Hamiltonian systems.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -341,6 +336,29 @@ def make_parser():
             q.add_argument("--no-progress", action="store_true", help="no progress bar")
             q.add_argument("--samples", type=int, default=1001,
                            help="output samples, evenly spaced (0: the solver's own steps); events are always included")
+    q = sub.add_parser("sweep", help="run a model over a grid of parameter values on Dask (table, plots, failure log)")
+    q.add_argument("model")
+    q.add_argument("--param", "-p", action="append", metavar="NAME=RANGE",
+                   help="swept values: a:b:linN, a:b:logN or v1,v2,... (several -p: their product)")
+    q.add_argument("--contact", help="contact kinds swept, comma-separated (compliant,sliding_plane)")
+    q.add_argument("--workers", type=int, help="worker processes of the local Dask cluster (default: one per core; "
+                                               "0: run here, one after the other)")
+    q.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://host:8786) instead")
+    q.add_argument("--connect-timeout", dest="connect_timeout", type=float, default=5.0,
+                   help="seconds to wait for --scheduler")
+    q.add_argument("--out", "-o", help="output directory (default out/sweep-MODEL); a sweep into it again resumes")
+    q.add_argument("--trajectories", action="store_true", help="save each run's trajectory (npz)")
+    q.add_argument("--metric", action="append", metavar="NAME",
+                   help="a column and a plot: time_to_rest, max_normal_force, min:OBSERVABLE or max:OBSERVABLE")
+    q.add_argument("--t-end", type=float, help="simulated time [s]")
+    q.add_argument("--method")
+    q.add_argument("--rtol", type=float)
+    q.add_argument("--atol", type=float)
+    q.add_argument("--max-step", dest="max_step", type=float)
+    q.add_argument("--max-nfev", dest="max_nfev", type=int, help="stop a run after this many rhs evaluations")
+    q.add_argument("--timeout", type=float, help="stop a run after this many seconds of wall time")
+    q.add_argument("--samples", type=int, default=1001, help="output samples per run (0: the solver's steps)")
+    q.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
 
@@ -349,7 +367,8 @@ def main(argv=None):
     2 (a bad argument or model), 130 (interrupted, SIGINT: no output written or replaced)."""
     args = make_parser().parse_args(argv)
     try:
-        return {"list": cmd_list, "run": cmd_run, "graph": cmd_graph, "save": cmd_save}[args.command](args)
+        return {"list": cmd_list, "run": cmd_run, "graph": cmd_graph, "save": cmd_save,
+                "sweep": cmd_sweep}[args.command](args)
     except PortHamiltonianError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -208,6 +208,47 @@ def plot_stride_energy(energy, *, title="Energy per stride", ax=None):
     return _finish(fig, ax, "stride", "energy per stride [J]", title)
 
 
+def plot_sweep(table, parameter, columns, *, group=None, title="", ax=None):
+    """A sweep's results against one swept parameter: one marker line per column and group.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        `porthamiltonian.studies.sweep`'s table; failed runs are left out.
+    parameter : str
+        The swept column on the x axis: numbers (log axis when they are positive and span a
+        decade or more) or words (one tick per value).
+    columns : sequence of str
+        Result columns drawn (ledger totals [J], metrics).
+    group : str, optional
+        A column whose values (e.g. the contact kind) split each column into separate lines.
+    title : str
+    ax : matplotlib axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = _axes(ax, (8, 4.5))
+    ok = table[table["status"] == "ok"]
+    values = list(dict.fromkeys(table[parameter]))
+    numeric = all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in values)
+    groups = list(dict.fromkeys(ok[group])) if group else [None]
+    for col in columns:
+        for g in groups:
+            rows = ok if g is None else ok[ok[group] == g]
+            x = rows[parameter].to_numpy(dtype=float) if numeric else np.array([values.index(v) for v in rows[parameter]])
+            order = np.argsort(x, kind="stable")
+            style = "o-" if np.unique(x).size == x.size else "o"   # a line only through distinct x
+            ax.plot(x[order], rows[col].to_numpy(dtype=float)[order], style, ms=4,
+                    label=col if g is None else f"{col}, {group}={g}")
+    if numeric and min(values) > 0 and max(values) >= 10 * min(values):
+        ax.set_xscale("log")
+    if not numeric:
+        ax.set_xticks(range(len(values)), [str(v) for v in values])
+    return _finish(fig, ax, parameter, "", title, legend=bool(columns))
+
+
 def save_figure(fig, path, dpi=120):
     """Save a figure (format by suffix, written atomically: never a partial file) and close it."""
     plt = _plt()

@@ -1,10 +1,16 @@
 """Studies: analyses that run a model many times (DESIGN.md, "Studies").
 
 `gait`: Poincaré sections, the stride map, its fixed point and Floquet multipliers, and the
-energy of every stride.
+energy of every stride. `records`: one run as a pure function of its `RunSpec`, its
+`summary.json` and `rerun`. `sweep`: many runs on Dask as rows of a table (Parquet).
+`identify`: contact parameters fitted to a measured trajectory.
 """
 
 from .gait import FixedPoint, PoincareSection, StrideEnergy, StrideMap, fixed_point, stride_energy, stride_jacobian
+from .identify import Identification, Measurement, identify
+from .records import RunSpec, rerun
+from .sweep import grid_points, parse_range, sweep
 
 __all__ = ["PoincareSection", "StrideMap", "FixedPoint", "StrideEnergy", "fixed_point", "stride_jacobian",
-           "stride_energy"]
+           "stride_energy", "RunSpec", "rerun", "sweep", "grid_points", "parse_range", "identify", "Measurement",
+           "Identification"]

@@ -1,0 +1,83 @@
+"""Run records (issue 15, acceptance 4): `summary.json` of a single run holds the model, every
+parameter value (defaults included), the contact kind, the solver and its tolerances, the
+versions, the wall time and the ledger; `observables.csv` has units in its header; `rerun`
+reproduces the run from its summary bit for bit (reference: the saved trajectory)."""
+
+import json
+
+import numpy as np
+import pytest
+
+import porthamiltonian as ph
+from porthamiltonian.cli import main
+from porthamiltonian.errors import ParameterError
+from porthamiltonian.models import Model, get_model
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "drop"
+    code = main(["run", "ball-drop", "-p", "stiffness=2e4", "--contact", "sliding_plane", "--t-end", "0.4",
+                 "--samples", "81", "--rtol", "1e-8", "--no-progress", "--out", str(out)])
+    assert code == 0
+    return out
+
+
+def test_summary_fields(run_dir):
+    s = json.loads((run_dir / "summary.json").read_text())
+    defaults = {n: p.default for n, p in get_model("ball-drop").parameters.items()}
+    assert s["model"] == "ball-drop" and s["contact"] == "sliding_plane"
+    assert s["parameters"] == {**defaults, "stiffness": 2e4, "contact": "sliding_plane"}
+    assert s["solver"]["method"] == "DOP853" and s["solver"]["rtol"] == 1e-8 and s["solver"]["atol"] == 1e-11
+    assert s["solver"]["t_end"] == 0.4 and s["solver"]["samples"] == 81
+    assert s["versions"]["porthamiltonian"] == ph.__version__
+    assert {"numpy", "scipy", "numba", "python"} <= set(s["versions"])
+    assert s["wall_time_s"] > 0 and s["status"] == 0
+    assert s["ledger"]["lost"] > 0 and abs(s["ledger"]["max_residual"]) < 1e-9
+
+
+def test_observables_csv_units(run_dir):
+    lines = (run_dir / "observables.csv").read_text().splitlines()
+    assert lines[0] == "t [s],height [m],gap [m],vertical velocity [m/s]"
+    values = np.loadtxt(run_dir / "observables.csv", delimiter=",", skiprows=1)
+    saved = np.load(run_dir / "observables.npz")
+    np.testing.assert_array_equal(values[:, 1], saved["height"])
+
+
+def test_rerun_reproduces(run_dir):
+    _, traj = ph.rerun(run_dir / "summary.json")
+    saved = np.load(run_dir / "trajectory.npz")
+    assert np.array_equal(traj.t, saved["t"]) and np.array_equal(traj.x, saved["x"])
+
+
+def test_rerun_refuses_other_files(tmp_path):
+    bad = tmp_path / "summary.json"
+    bad.write_text(json.dumps({"model": "ball-drop"}))
+    with pytest.raises(ParameterError, match=r"is not a run summary written by porthamiltonian \(KeyError"):
+        ph.rerun(bad)
+
+
+def damped_mass(*, mass=1.0, damping=0.5):
+    """A build function for `sweep`: a mass on a damper from 1 m/s (v(t) = exp(-b t / m))."""
+    bg = ph.BondGraph("damped_mass")
+    bg.add(ph.Junction1("v"), ph.I("m", mass=mass), ph.R("b", damping))
+    bg.connect("v", "m")
+    bg.connect("v", "b")
+    return Model(bg, initial={"m.p": mass}, t_end=1.0, solver=dict(method="DOP853", rtol=1e-10, atol=1e-12))
+
+
+def test_build_function_and_model_file(tmp_path, monkeypatch):
+    """A sweep over a user's build function records its defaults; a model file is referred to
+    by its absolute path and digest, so its summary reruns from another directory."""
+    table = ph.sweep(damped_mass, {"damping": [0.5, 1.0]}, workers=0, progress=False, samples=11)
+    assert [json.loads(p) for p in table["parameters"]] == [{"mass": 1.0, "damping": 0.5}, {"mass": 1.0, "damping": 1.0}]
+    # dissipated energy over 1 s: (1/2) m v0^2 (1 - exp(-2 b / m))
+    np.testing.assert_allclose(table["ledger.dissipated"], 0.5 * (1.0 - np.exp(-2.0 * table["damping"])), rtol=1e-8)
+    monkeypatch.chdir(tmp_path)
+    assert main(["save", "ball-drop", "-p", "height=0.2", "--out", "drop.json"]) == 0
+    assert main(["run", "drop.json", "--t-end", "0.1", "--samples", "11", "--no-progress", "--out", "o"]) == 0
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["model"] == str(tmp_path / "drop.json") and len(summary["model_file_sha256"]) == 64
+    monkeypatch.chdir(tmp_path.parent)
+    _, traj = ph.rerun(tmp_path / "o" / "summary.json")
+    assert np.array_equal(traj.x, np.load(tmp_path / "o" / "trajectory.npz")["x"])
