@@ -5,6 +5,7 @@ from porthamiltonian.contact.materials import ContactMaterial
 from .compliant_contact import CompliantContact, ContactDamper, ContactSpring, SlipFriction
 from .contact_geometry import ContactPair
 from .contacts import CONTACT_KINDS, contact
+from .feet import Foot, check_sole, heel_toe
 from .gravity import Gravity
 from .joints import JOINT_LOCKS, ConstantRotation, DistanceJoint, Joint
 from .placement import place_on
@@ -20,6 +21,7 @@ __all__ = [
     "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS", "DistanceJoint", "ConstantRotation",
     "CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactPair",
     "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "ReducedContact", "ReducedContactConstraint",
+    "Foot", "heel_toe", "check_sole",
     "SoilContact", "SoilSpring", "SoilDamper", "SoilSlip", "PlasticFlow",
     "contact", "CONTACT_KINDS", "ContactMaterial",
     "place_on",
