@@ -13,6 +13,7 @@ from .reduced_contact import ReducedContact, ReducedContactConstraint
 from .rigid_body import Frame, Ground, RigidBody, spatial_inertia
 from .sliding_plane_contact import FRICTION_MODES, SlidingPlaneConstraint, SlidingPlaneContact
 from .springs import PointDamper, PointSpring, SpatialDamper, SpatialSpring
+from .touchdown import TouchdownGuard
 
 __all__ = [
     "PointMass", "DistanceConstraint", "RigidBody", "Ground", "Frame", "spatial_inertia", "Gravity",
@@ -20,5 +21,5 @@ __all__ = [
     "CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactPair",
     "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "ReducedContact", "ReducedContactConstraint",
     "contact", "CONTACT_KINDS", "ContactMaterial",
-    "place_on",
+    "place_on", "TouchdownGuard",
 ]
