@@ -239,7 +239,8 @@ class ContactSpring(StorageElement):
         if role == "rates":
             return Kernel(_kcompliant.spring_rates, *packed, reads=self)
         if role == "events":
-            return Kernel(_kcompliant.spring_events, *packed, reads=self)
+            # a guarded touch needs the other bodies' poses: the events stay in Python
+            return None if self.guard is not None else Kernel(_kcompliant.spring_events, *packed, reads=self)
         if role == "input_matrix":
             return Kernel(_kcompliant.spring_input_matrix, *packed, reads=self)
         if role == "output_jacobian":
@@ -332,7 +333,7 @@ class ContactSpring(StorageElement):
     def events(self):
         out = (
             EventSpec("touch", self._touch_fn, -1.0, self._touch) if self.guard is None else
-            EventSpec("touch", self._guarded_touch_fn, -1.0, self._touch, uses_system=True),
+            EventSpec("touch", self._guarded_touch_fn, -1.0, self._guarded_touch, uses_system=True),
             EventSpec("release", self._release_fn, +1.0, self._release),
             EventSpec("chart", self._chart_fn, -1.0, self._chart),
         )
@@ -386,6 +387,13 @@ class ContactSpring(StorageElement):
         out[_ACT] = 1.0
         out[_S] = 0.0
         return EventOutcome(out, 0.0, "contact made")
+
+    def _guarded_touch(self, t, x, refs):
+        gap = self.distance(x, refs)
+        if self.guard.is_touchdown(gap):
+            return self._touch(t, x, refs)
+        return EventOutcome(np.array(x, dtype=float), 0.0, f"touchdown guard armed {-gap:.3g} m inside the surface: "
+                            "no contact until the surfaces part and meet again")
 
     def _release(self, t, x, refs):
         lost = 0.5 * float(self.p.K_t @ (x[_S] * x[_S]))

@@ -251,7 +251,7 @@ class SlidingPlaneConstraint(ConstraintElement):
             if self.guard is None:
                 ev.append(EventSpec("impact", self._impact_fn, -1.0, self._impact))
             else:
-                ev.append(EventSpec("impact", self._guarded_impact_fn, -1.0, self._impact, uses_system=True))
+                ev.append(EventSpec("impact", self._guarded_impact_fn, -1.0, self._guarded_impact, uses_system=True))
         return tuple(ev)
 
     def _path(self, system):
@@ -287,6 +287,13 @@ class SlidingPlaneConstraint(ConstraintElement):
         if own[_ACT] > 0.5:
             return 1.0
         return self.guard.event_value(system, x, self.distance(own, refs))
+
+    def _guarded_impact(self, t, x, refs):
+        gap = self.distance(x, refs)
+        if self.guard.is_touchdown(gap):
+            return self._impact(t, x, refs)
+        return EventOutcome(np.array(x, dtype=float), 0.0, f"touchdown guard armed {-gap:.3g} m inside the surface: "
+                            "no impact until the surfaces part and meet again")
 
     def _impact(self, t, x, refs):
         st = self._state(x, refs)

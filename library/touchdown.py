@@ -16,11 +16,12 @@ with p a point fixed on one body (the swing foot's centre), q a point fixed on a
 stance foot's centre) and d a fixed world direction (downhill along the slope). While the
 guard is not armed (s < 0) the surfaces may overlap without any force: the contact stays
 off. The event function is continuous, so the integrator locates a touchdown like any other
-event. If the guard arms while the surfaces already overlap, g crosses zero where s does
-and the contact is made there (Drake's compass gait uses the same max of the touchdown and
-the leg-order guards). For the compass walker both s and Delta vanish together when the
-swing leg passes the stance leg (g touches zero without crossing), then Delta > 0 until the
-heel strike.
+event. If the guard arms while the surfaces overlap (Delta < -`OVERLAP_TOL` where g crosses
+zero, at s = 0), that is no touchdown: the contact stays off, g = Delta stays negative, and
+the contact is made when the surfaces have parted and meet again (a compliant stance foot
+sinks a little, so a swing foot passing it is that much below the ground). For the stiff
+compass walker both s and Delta vanish together when the swing leg passes the stance leg (g
+touches zero without crossing), then Delta > 0 until the heel strike.
 
 A guard only gates *making* the contact; a contact already on detaches as it would without
 it (the sliding-plane impact releases a trailing foot that would pull; a compliant contact
@@ -36,7 +37,11 @@ from porthamiltonian.lie import quaternion
 
 from .rigid_body import Ground, RigidBody
 
-__all__ = ["TouchdownGuard"]
+__all__ = ["TouchdownGuard", "OVERLAP_TOL"]
+
+#: [m] a guarded event located with the surfaces deeper in each other than this is the guard
+#: arming over an overlap, not a touchdown (module docstring)
+OVERLAP_TOL = 1e-9
 
 
 def _point(value, name):
@@ -118,6 +123,12 @@ class TouchdownGuard:
     def event_value(self, system, x, distance):
         """max(Delta, -s): the touchdown event of a contact that is off (module docstring)."""
         return max(distance, -self.margin(system, x))
+
+    @staticmethod
+    def is_touchdown(distance):
+        """Whether a guarded event located at signed distance `distance` [m] is a touchdown
+        (not the guard arming over an overlap)."""
+        return distance >= -OVERLAP_TOL
 
     def parameters(self):
         return {"point": [self.point[0], self.point[1].tolist()], "behind": [self.behind[0], self.behind[1].tolist()],
