@@ -130,10 +130,13 @@ def leg_angles(system, x, slope):
     return tuple(out)
 
 
-def _stance(system, x, kind):
-    """1 or 2: the leg whose foot is on the ground (the downhill one while both are)."""
+def _stance(system, x, kind, q1, q2):
+    """1 or 2: the leg whose foot is on the ground; while both or neither are, the one whose
+    foot is downhill (the smaller angle q)."""
     on = [x[system.layout[f"foot{k}/{_FLAG[kind]}.active"]][0] > 0.5 for k in (1, 2)]
-    return 2 if on[1] and not on[0] else 1 if on[0] and not on[1] else None
+    if on[0] != on[1]:
+        return 1 if on[0] else 2
+    return 1 if q1 <= q2 else 2
 
 
 def strike_pose(system, slope):
@@ -199,7 +202,7 @@ def stride_map(system, *, leg, foot, slope, horizon=3.0, **solver):
 
     def project(x):
         q1, q2, w1, w2 = leg_angles(system, x, slope)
-        if _stance(system, x, "sliding_plane") == 2:
+        if _stance(system, x, "sliding_plane", q1, q2) == 2:
             q1, q2, w1, w2 = q2, q1, w2, w1
         return (0.5 * (q2 - q1), w1, w2)
 
@@ -342,7 +345,7 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
     def stance(i):   # i = 0, 1, 2, 3: stance angle, swing angle, stance speed, swing speed
         def f(s, t_, x):
             q1_, q2_, w1_, w2_ = leg_angles(s, x, slope)
-            values = (q2_, q1_, w2_, w1_) if _stance(s, x, contact) == 2 else (q1_, q2_, w1_, w2_)
+            values = (q2_, q1_, w2_, w1_) if _stance(s, x, contact, q1_, q2_) == 2 else (q1_, q2_, w1_, w2_)
             return values[i]
         return f
 

@@ -280,3 +280,25 @@ def test_section_pose_marks_the_strikes(gait):
             at = np.flatnonzero(traj.t == rec.t)[0]
             assert pose(rec.t, traj.x[at]) == pytest.approx(0.0, abs=1e-9)
     assert PoincareSection(pose).function is pose
+
+
+def test_compliant_feet_take_the_strike_in_their_dampers(reference):
+    """The same walker with contact="compliant": the swing foot lands when the stiff one
+    strikes (up to the feet's ~0.2 mm sinkage), after the guard armed over the sunk stance
+    foot's overlap without making contact, and the strike's energy goes to the dampers
+    instead of being lost at an impact."""
+    model = build_model("compass-walker", contact="compliant")
+    system = ph.compile(model.graph, baumgarte=model.baumgarte)
+    traj = ph.simulate(system, (0.0, 0.9), system.initial_state(model.initial), **model.solver)
+    touches = [r for r in traj.events if r.name == "foot2/spring.touch"]
+    assert "no contact until the surfaces part" in touches[0].message
+    assert touches[1].message == "contact made"
+    ref, z, _ = reference
+    _, period, y_before = ref.stride(z)
+    assert touches[1].t == pytest.approx(period, abs=1e-3)
+    budget = traj.power_budget()
+    stiff_loss = ref.kinetic(*y_before) - ref.kinetic(*ref.impact(y_before))
+    dampers = sum(v[-1] for p, v in budget.entries["dissipated"].items() if p.endswith("/damper"))
+    assert dampers > 0.5 * stiff_loss
+    assert budget.lost[-1] < 1e-3 * stiff_loss   # only what the released foot's tangential spring held
+    assert budget.relative_residual < 1e-9
