@@ -184,11 +184,19 @@ def stride_map(system, *, leg, foot, slope, horizon=3.0, **solver):
     Raises
     ------
     ParameterError
-        The system's feet are not sliding-plane contacts.
+        The system's feet are not sliding-plane contacts, or `leg`, `foot`, `slope` are not
+        the ones it was built with.
     """
     if "foot1/constraint" not in system.elements:
         raise ph.ParameterError("`stride_map` takes the walker built with contact='sliding_plane' (its section is "
                                 "the impact of a stiff foot); for other kinds cut strides with `strike_pose`")
+    pair = system.elements["foot1/constraint"].pair
+    n = pair.H_bS2[:3, 2]
+    built = {"leg": -pair.H_aS1[2, 3], "foot": pair.S1.radius, "slope": math.atan2(n[0], n[2])}
+    for name, value in (("leg", leg), ("foot", foot), ("slope", slope)):
+        if not abs(value - built[name]) <= 1e-12 * max(1.0, abs(built[name])):
+            raise ph.ParameterError(f"`{name}` = {value!r} differs from the walker's {built[name]!r}: pass the values "
+                                    "the system was built with")
     bodies = [system.elements[name] for name in ("leg1", "leg2")]
 
     def lift(z):

@@ -265,6 +265,14 @@ def test_bad_parameters_are_refused(params, match):
         build_model("compass-walker", **params)
 
 
+def test_stride_map_checks_the_geometry(walker):
+    _, system = walker
+    for wrong, name in ((dict(leg=0.9), "leg"), (dict(foot=0.04), "foot"), (dict(slope=0.06), "slope")):
+        kwargs = dict(leg=L, foot=R, slope=0.0524) | wrong
+        with pytest.raises(ph.ParameterError, match=f"`{name}` = .* differs from the walker's"):
+            cw.stride_map(system, **kwargs)
+
+
 def test_stride_map_needs_the_stiff_feet():
     model = build_model("compass-walker", contact="compliant")
     system = ph.compile(model.graph, baumgarte=model.baumgarte)
