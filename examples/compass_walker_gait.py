@@ -22,7 +22,7 @@ import numpy as np
 
 import porthamiltonian as ph
 from porthamiltonian.diagnostics.plots import plot_limit_cycle, plot_stride_energy, save_figure
-from porthamiltonian.models import build_model, get_model
+from porthamiltonian.models import build_model
 from porthamiltonian.models import compass_walker as cw
 from porthamiltonian.studies import PoincareSection, fixed_point, stride_energy
 
@@ -50,14 +50,13 @@ def main(argv=None):
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    defaults = {k: p.default for k, p in get_model("compass-walker").parameters.items()}
 
     for contact in cw.CONTACTS:
         model, system, traj, section = run(contact, args.slope, args.t_end)
         hits = section.crossings(traj)
         print(f"\n{contact} feet: {len(hits)} heel strikes in {args.t_end:g} s")
         if contact == "sliding_plane":
-            smap = cw.stride_map(system, leg=defaults["leg"], foot=defaults["foot"], slope=args.slope, **model.solver)
+            smap = cw.stride_map(system, **model.solver)
             z0 = smap.project(hits[0][1])
             fp = fixed_point(smap, z0)
             print(f"  stride-map fixed point (q, w_stance, w_swing) = {np.array2string(fp.z, precision=9)}, period "

@@ -57,8 +57,8 @@ from porthamiltonian.studies import StrideMap
 
 from .registry import Model, Parameter, register_model
 
-__all__ = ["compass_walker", "walker_contacts", "leg_states", "leg_angles", "stride_map", "strike_pose", "CONTACTS",
-           "STRIKE", "UPRIGHT_LOCK"]
+__all__ = ["compass_walker", "walker_contacts", "walker_geometry", "leg_states", "leg_angles", "stride_map",
+           "strike_pose", "CONTACTS", "STRIKE", "UPRIGHT_LOCK"]
 
 #: contact kinds the model builds
 CONTACTS = ("sliding_plane", "compliant")
@@ -118,16 +118,13 @@ def leg_angles(system, x, slope):
     """(q1, q2, w1, w2): the legs' angles from the slope normal [rad] and angular speeds about y
     [rad/s] at state x."""
     n, t = _slope_axes(slope)
-    out = []
+    angles, speeds = [], []
     for name in ("leg1", "leg2"):
         R = quaternion.to_matrix(x[system.layout[f"{name}.pose"]][:4])
-        out.append(math.atan2(R[:, 2] @ t, R[:, 2] @ n))
-    for name in ("leg1", "leg2"):
-        body = system.elements[name]
-        T = body.twist(x[system.layout.element_slice(name)])
-        R = quaternion.to_matrix(x[system.layout[f"{name}.pose"]][:4])
-        out.append(float((R @ T[:3])[1]))
-    return tuple(out)
+        angles.append(math.atan2(R[:, 2] @ t, R[:, 2] @ n))
+        T = system.elements[name].twist(x[system.layout.element_slice(name)])
+        speeds.append(float((R @ T[:3])[1]))
+    return (*angles, *speeds)
 
 
 def _stance(system, x, kind, q1, q2):
@@ -157,16 +154,23 @@ def strike_pose(system, slope):
     return strike_pose
 
 
-def stride_map(system, *, leg, foot, slope, horizon=3.0, **solver):
+def walker_geometry(system):
+    """(L [m], r [m], gamma [rad]) of a compiled walker, read from foot 1's contact."""
+    path = "foot1/constraint" if "foot1/constraint" in system.elements else "foot1/spring"
+    pair = system.elements[path].pair
+    n = pair.H_bS2[:3, 2]
+    return -float(pair.H_aS1[2, 3]), float(pair.S1.radius), math.atan2(n[0], n[2])
+
+
+def stride_map(system, *, horizon=3.0, **solver):
     """The stride map of the sliding-plane walker on z = (q, w_stance, w_swing) just after a
     heel strike (module docstring).
 
     Parameters
     ----------
     system : PHSystem
-        The compiled walker with ``contact="sliding_plane"``.
-    leg, foot, slope : float
-        The walker's L [m], r [m] and gamma [rad] (as built).
+        The compiled walker with ``contact="sliding_plane"`` (its L, r and gamma are read
+        from it: `walker_geometry`).
     horizon : float
         Longest stride [s].
     **solver
@@ -184,19 +188,12 @@ def stride_map(system, *, leg, foot, slope, horizon=3.0, **solver):
     Raises
     ------
     ParameterError
-        The system's feet are not sliding-plane contacts, or `leg`, `foot`, `slope` are not
-        the ones it was built with.
+        The system's feet are not sliding-plane contacts.
     """
     if "foot1/constraint" not in system.elements:
         raise ph.ParameterError("`stride_map` takes the walker built with contact='sliding_plane' (its section is "
                                 "the impact of a stiff foot); for other kinds cut strides with `strike_pose`")
-    pair = system.elements["foot1/constraint"].pair
-    n = pair.H_bS2[:3, 2]
-    built = {"leg": -pair.H_aS1[2, 3], "foot": pair.S1.radius, "slope": math.atan2(n[0], n[2])}
-    for name, value in (("leg", leg), ("foot", foot), ("slope", slope)):
-        if not abs(value - built[name]) <= 1e-12 * max(1.0, abs(built[name])):
-            raise ph.ParameterError(f"`{name}` = {value!r} differs from the walker's {built[name]!r}: pass the values "
-                                    "the system was built with")
+    leg, foot, slope = walker_geometry(system)
     bodies = [system.elements[name] for name in ("leg1", "leg2")]
 
     def lift(z):

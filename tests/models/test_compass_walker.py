@@ -166,7 +166,7 @@ def test_stride_map_fixed_point_matches_the_reduced_model(walker, reference, slo
     if slope != 0.0524:
         model = build_model("compass-walker", slope=slope)
         system = ph.compile(model.graph, baumgarte=model.baumgarte)
-    smap = cw.stride_map(system, leg=L, foot=R, slope=slope, **model.solver)
+    smap = cw.stride_map(system, **model.solver)
     fp = fixed_point(smap, z_ref + np.array([2e-3, -5e-3, 5e-3]))
     np.testing.assert_allclose(fp.z, z_ref, rtol=0, atol=1e-6)
     assert fp.residual < 1e-9
@@ -186,7 +186,7 @@ def test_default_start_is_the_periodic_gait(reference):
 def gait(walker, reference):
     """Two strides from the reference's fixed point (lifted by the model's stride map)."""
     model, system = walker
-    x0 = cw.stride_map(system, leg=L, foot=R, slope=0.0524).lift(reference[1])
+    x0 = cw.stride_map(system).lift(reference[1])
     traj = ph.simulate(system, (0.0, 1.6), x0, dense_output=True, **model.solver)
     return model, system, traj
 
@@ -265,19 +265,16 @@ def test_bad_parameters_are_refused(params, match):
         build_model("compass-walker", **params)
 
 
-def test_stride_map_checks_the_geometry(walker):
+def test_walker_geometry_is_read_from_the_system(walker):
     _, system = walker
-    for wrong, name in ((dict(leg=0.9), "leg"), (dict(foot=0.04), "foot"), (dict(slope=0.06), "slope")):
-        kwargs = dict(leg=L, foot=R, slope=0.0524) | wrong
-        with pytest.raises(ph.ParameterError, match=f"`{name}` = .* differs from the walker's"):
-            cw.stride_map(system, **kwargs)
+    assert cw.walker_geometry(system) == pytest.approx((L, R, 0.0524), rel=1e-14)
 
 
 def test_stride_map_needs_the_stiff_feet():
     model = build_model("compass-walker", contact="compliant")
     system = ph.compile(model.graph, baumgarte=model.baumgarte)
     with pytest.raises(ph.ParameterError, match="sliding_plane"):
-        cw.stride_map(system, leg=L, foot=R, slope=0.0524)
+        cw.stride_map(system)
 
 
 def test_section_pose_marks_the_strikes(gait):
