@@ -35,7 +35,7 @@ between the legs [rad], the legs' angular speeds about y [rad/s]) for
 Defaults: Goswami et al. (1998)'s walker (m = 5 kg, m_H = 10 kg, a = b = 0.5 m, slope
 3 degrees, whose period-one gait is stable), with the legs given a radius of gyration of
 0.1 m and round feet of 0.05 m; the initial state is this walker's periodic gait just after a
-heel strike (to 1e-4; the fixed point itself is found by `stride_map` and checked in
+heel strike (to 1e-6; the fixed point itself is found by `stride_map` and checked in
 ``tests/models/test_compass_walker.py`` against an independent reduced model).
 
 Contacts: "sliding_plane" (the stiff feet the gait analysis is for) or "compliant" (spring-
