@@ -341,8 +341,9 @@ class SlidingPlaneConstraint(ConstraintElement):
     @classmethod
     def from_parameters(cls, name, params, resolve):
         params = dict(params)
-        guard = TouchdownGuard.from_parameters(params.pop("guard", None))
-        return cls(name, ContactPair.from_parameters(params.pop("pair")), guard=guard, **params)
+        if "guard" in params:   # (not a parameter of the subclass ReducedContactConstraint)
+            params["guard"] = TouchdownGuard.from_parameters(params["guard"])
+        return cls(name, ContactPair.from_parameters(params.pop("pair")), **params)
 
 
 def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, friction="frictionless",
