@@ -155,8 +155,7 @@ def test_reference_conserves_energy_and_its_strike_loses_some(reference):
 @pytest.mark.parametrize("slope, stable", [(0.0524, True), (0.1, False)])
 def test_stride_map_fixed_point_matches_the_reduced_model(walker, reference, slope, stable):
     """Acceptance 2: fixed point to 1e-6, Floquet multipliers to 1e-4, stability. On the
-    steeper slope the period-one gait is unstable (a multiplier near -1.9: the walker heads for
-    period doubling)."""
+    steeper slope the period-one gait is unstable (a multiplier of modulus 1.9)."""
     ref, z_ref, mu_ref = reference if slope == 0.0524 else (ReducedWalker(slope), None, None)
     if z_ref is None:
         z_ref, mu_ref = ref.fixed_point([0.36, 1.2, -0.1])
