@@ -15,6 +15,7 @@ from .rigid_body import Frame, Ground, RigidBody, spatial_inertia
 from .sliding_plane_contact import FRICTION_MODES, SlidingPlaneConstraint, SlidingPlaneContact
 from .soil_contact import PlasticFlow, SoilContact, SoilDamper, SoilSlip, SoilSpring
 from .springs import PointDamper, PointSpring, SpatialDamper, SpatialSpring
+from .touchdown import TouchdownGuard
 
 __all__ = [
     "PointMass", "DistanceConstraint", "RigidBody", "Ground", "Frame", "spatial_inertia", "Gravity",
@@ -24,5 +25,5 @@ __all__ = [
     "Foot", "heel_toe", "check_sole",
     "SoilContact", "SoilSpring", "SoilDamper", "SoilSlip", "PlasticFlow",
     "contact", "CONTACT_KINDS", "ContactMaterial",
-    "place_on",
+    "place_on", "TouchdownGuard",
 ]

@@ -53,7 +53,8 @@ creep. The cap (the anchor never slips faster than the surfaces slide) keeps the
 as F_e -> 0 at a release, and the excess term then unloads the spring.
 The slip power f_t . v_slip >= 0 is dissipated and booked in the ledger.
 
-Events: contact starts when Delta crosses zero downward (deformation reset to zero), and
+Events: contact starts when Delta crosses zero downward (deformation reset to zero; with a
+`TouchdownGuard`, ``guard=``, only while the guard is armed: `library.touchdown`), and
 ends when it crosses zero upward; the energy still in the tangential spring at that moment
 is booked as "lost". Chart switches of the tracked parameters are events too.
 
@@ -96,6 +97,7 @@ from porthamiltonian.kernels import contact as _kcontact
 
 from .contact_geometry import ContactPair
 from .rigid_body import RigidBody
+from .touchdown import TouchdownGuard
 
 __all__ = ["CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactParameters"]
 
@@ -157,8 +159,11 @@ class ContactSpring(StorageElement):
 
     type_name = "ContactSpring"
 
-    def __init__(self, name, pair: ContactPair, params: ContactParameters, *, relax=1.0):
+    def __init__(self, name, pair: ContactPair, params: ContactParameters, *, relax=1.0, guard=None):
         super().__init__(name)
+        if guard is not None and not isinstance(guard, TouchdownGuard):
+            raise ParameterError(f"`guard` must be a TouchdownGuard or None, got {guard!r}")
+        self.guard = guard
         self.pair = pair
         self.p = params
         self.relax = as_finite_float(relax, f"{name}.relax", nonnegative=True)
@@ -234,7 +239,8 @@ class ContactSpring(StorageElement):
         if role == "rates":
             return Kernel(_kcompliant.spring_rates, *packed, reads=self)
         if role == "events":
-            return Kernel(_kcompliant.spring_events, *packed, reads=self)
+            # a guarded touch needs the other bodies' poses: the events stay in Python
+            return None if self.guard is not None else Kernel(_kcompliant.spring_events, *packed, reads=self)
         if role == "input_matrix":
             return Kernel(_kcompliant.spring_input_matrix, *packed, reads=self)
         if role == "output_jacobian":
@@ -326,7 +332,8 @@ class ContactSpring(StorageElement):
     # ---- events
     def events(self):
         out = (
-            EventSpec("touch", self._touch_fn, -1.0, self._touch),
+            EventSpec("touch", self._touch_fn, -1.0, self._touch) if self.guard is None else
+            EventSpec("touch", self._guarded_touch_fn, -1.0, self._guarded_touch, uses_system=True),
             EventSpec("release", self._release_fn, +1.0, self._release),
             EventSpec("chart", self._chart_fn, -1.0, self._chart),
         )
@@ -338,9 +345,22 @@ class ContactSpring(StorageElement):
         """Signed distance Delta between the surfaces [m] (exact, at the current poses)."""
         return -self.pair.state(x[_X], x[_CH], refs).delta
 
+    def _touch_gap(self, x, refs):
+        """How far the surfaces are from touching [m] (negative: overlapping); culled, a
+        positive lower bound of Delta, which has the same sign."""
+        return -self._state(x, refs).delta
+
     def _touch_fn(self, t, x, refs):
-        # culled: a positive lower bound of Delta, which has the same sign
-        return -self._state(x, refs).delta if x[_ACT] < 0.5 else 1.0
+        return self._touch_gap(x, refs) if x[_ACT] < 0.5 else 1.0
+
+    def _guarded_touch_fn(self, system, t, x):
+        if getattr(self, "_cached_system", None) is not system:
+            path = next(p for p, o in system.elements.items() if o is self)
+            self._cached_system, self._cached_path = system, path
+        own, refs = system.element_state(self._cached_path, x)
+        if own[_ACT] > 0.5:
+            return 1.0
+        return self.guard.event_value(system, x, self._touch_gap(own, refs))
 
     def _release_fn(self, t, x, refs):
         return self.distance(x, refs) if x[_ACT] > 0.5 else -1.0
@@ -371,6 +391,13 @@ class ContactSpring(StorageElement):
         out[_ACT] = 1.0
         out[_S] = 0.0
         return EventOutcome(out, 0.0, "contact made")
+
+    def _guarded_touch(self, t, x, refs):
+        gap = self._touch_gap(x, refs)
+        if self.guard.is_touchdown(gap):
+            return self._touch(t, x, refs)
+        return EventOutcome(np.array(x, dtype=float), 0.0, f"touchdown guard armed {-gap:.3g} m inside the surface: "
+                            "no contact until the surfaces part and meet again")
 
     def _release(self, t, x, refs):
         lost = 0.5 * float(self.p.K_t @ (x[_S] * x[_S]))
@@ -410,12 +437,13 @@ class ContactSpring(StorageElement):
         return EventOutcome(out, 0.0, f"charts {ch_old} -> {tuple(ch_new)}")
 
     def parameters(self):
-        return {"pair": self.pair.parameters(), "contact": self.p.to_spec(), "relax": self.relax}
+        return {"pair": self.pair.parameters(), "contact": self.p.to_spec(), "relax": self.relax,
+                "guard": None if self.guard is None else self.guard.parameters()}
 
     @classmethod
     def from_parameters(cls, name, params, resolve):
         return cls(name, ContactPair.from_parameters(params["pair"]), ContactParameters.from_spec(params["contact"]),
-                   relax=params["relax"])
+                   relax=params["relax"], guard=TouchdownGuard.from_parameters(params.get("guard")))
 
 
 def _spring_refs(spring):
@@ -622,7 +650,7 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
                      stiffness=None, damping=None, exponent=None, clip=False, tangential_stiffness=None,
                      tangential_damping=None, spin_stiffness=None, spin_damping=None, friction=0.5,
                      spin_friction=0.01, slip_damping=None, alpha=0.5, max_penetration=None, relax=1.0,
-                     cull=True, friction_law="dahl"):
+                     cull=True, friction_law="dahl", guard=None):
     """A compliant contact component between body a (surface a) and body b (surface b).
 
     Bond it to the bodies (from the bodies to the component)::
@@ -703,6 +731,9 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
         Skip the contact points while a bounding test proves the surfaces apart (module
         docstring, "Culling"); False computes them at every evaluation (the same motion,
         slower: for comparison).
+    guard : TouchdownGuard, optional
+        The contact is made only while the guard is armed (a walker's swing foot passing
+        through the ground at mid-stance is ignored; `library.touchdown`).
 
     Returns
     -------
@@ -739,7 +770,7 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
         slip_damping=max(k_t * 1e-3, 1.0) if slip_damping is None else slip_damping,
         max_penetration=max_penetration, friction_law=friction_law,
     )
-    spring = ContactSpring("spring", pair, params, relax=relax)
+    spring = ContactSpring("spring", pair, params, relax=relax, guard=guard)
     damper = ContactDamper("damper", spring)
     slip = SlipFriction("slip", spring)
     g = BondGraph(name)

@@ -34,7 +34,9 @@ whose dissipation is booked in the ledger); "rolling": no slip (two more rows).
 Unilateral (default): the contact detaches when the normal multiplier crosses zero (an event on
 the system's multiplier) and is re-established by a Newton impact when the gap closes:
 c_n after = -e c_n before (and zero sliding for "rolling"); the kinetic energy the impact
-removes is booked as lost.
+removes is booked as lost. A `TouchdownGuard` (``guard=``) lets the impact happen only once
+the guard is armed (a walker's swing foot passing through the ground at mid-stance,
+`porthamiltonian.library.touchdown`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from porthamiltonian.errors import ContactWarning, GeometryError, ParameterError
 from porthamiltonian.kernels import sliding_plane as _ksp
 
 from .contact_geometry import ContactPair
+from .touchdown import TouchdownGuard
 
 __all__ = ["SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES"]
 
@@ -75,7 +78,8 @@ class SlidingPlaneConstraint(ConstraintElement):
     type_name = "SlidingPlaneConstraint"
 
     def __init__(self, name, pair: ContactPair, *, friction="frictionless", mu=0.0, eps=1e-3, restitution=0.0,
-                 unilateral=True, stabilization=None, softening=0.0, max_gap=None, relax=1.0, rest_speed=1e-3):
+                 unilateral=True, stabilization=None, softening=0.0, max_gap=None, relax=1.0, rest_speed=1e-3,
+                 guard=None):
         super().__init__(name)
         if friction not in FRICTION_MODES:
             close = difflib.get_close_matches(str(friction), FRICTION_MODES, n=1)
@@ -96,6 +100,12 @@ class SlidingPlaneConstraint(ConstraintElement):
         self.max_gap = None if max_gap is None else as_finite_float(max_gap, "max_gap", positive=True)
         self.relax = as_finite_float(relax, "relax", nonnegative=True)
         self.rest_speed = as_finite_float(rest_speed, "rest_speed", nonnegative=True)
+        if guard is not None and not isinstance(guard, TouchdownGuard):
+            raise ParameterError(f"`guard` must be a TouchdownGuard or None, got {guard!r}")
+        if guard is not None and not self.unilateral:
+            raise ParameterError("`guard` gates the impact of a unilateral contact; a bilateral one (unilateral=False) "
+                                 "is always on")
+        self.guard = guard
         self._rows = (5, 3, 4) if friction == "rolling" else (5,)
         self._row_array = np.array(self._rows, dtype=np.int64)
 
@@ -238,7 +248,10 @@ class SlidingPlaneConstraint(ConstraintElement):
         ev = [EventSpec("chart", self._chart_fn, -1.0, self._chart)]
         if self.unilateral:
             ev.append(EventSpec("detach", self._detach_fn, -1.0, self._detach, uses_system=True))
-            ev.append(EventSpec("impact", self._impact_fn, -1.0, self._impact))
+            if self.guard is None:
+                ev.append(EventSpec("impact", self._impact_fn, -1.0, self._impact))
+            else:
+                ev.append(EventSpec("impact", self._guarded_impact_fn, -1.0, self._guarded_impact, uses_system=True))
         return tuple(ev)
 
     def _path(self, system):
@@ -247,11 +260,15 @@ class SlidingPlaneConstraint(ConstraintElement):
                 return p
         raise ParameterError(f"{self.label} is not part of system {system.name!r}")
 
-    def _detach_fn(self, system, t, x):
+    def _own_path(self, system):
         path = self._cached_path if getattr(self, "_cached_system", None) is system else None
         if path is None:
             path = self._path(system)
             self._cached_system, self._cached_path = system, path
+        return path
+
+    def _detach_fn(self, system, t, x):
+        path = self._own_path(system)
         own = x[system.layout.element_slice(path)]
         if own[_ACT] < 0.5:
             return 1.0
@@ -264,6 +281,19 @@ class SlidingPlaneConstraint(ConstraintElement):
 
     def _impact_fn(self, t, x, refs):
         return self.distance(x, refs) if x[_ACT] < 0.5 else 1.0
+
+    def _guarded_impact_fn(self, system, t, x):
+        own, refs = system.element_state(self._own_path(system), x)
+        if own[_ACT] > 0.5:
+            return 1.0
+        return self.guard.event_value(system, x, self.distance(own, refs))
+
+    def _guarded_impact(self, t, x, refs):
+        gap = self.distance(x, refs)
+        if self.guard.is_touchdown(gap):
+            return self._impact(t, x, refs)
+        return EventOutcome(np.array(x, dtype=float), 0.0, f"touchdown guard armed {-gap:.3g} m inside the surface: "
+                            "no impact until the surfaces part and meet again")
 
     def _impact(self, t, x, refs):
         st = self._state(x, refs)
@@ -306,17 +336,19 @@ class SlidingPlaneConstraint(ConstraintElement):
                 "restitution": self.restitution, "unilateral": self.unilateral,
                 "stabilization": None if self.stabilization is None else list(self.stabilization),
                 "softening": self.softening, "max_gap": self.max_gap, "relax": self.relax,
-                "rest_speed": self.rest_speed}
+                "rest_speed": self.rest_speed, "guard": None if self.guard is None else self.guard.parameters()}
 
     @classmethod
     def from_parameters(cls, name, params, resolve):
         params = dict(params)
+        if "guard" in params:   # (not a parameter of the subclass ReducedContactConstraint)
+            params["guard"] = TouchdownGuard.from_parameters(params["guard"])
         return cls(name, ContactPair.from_parameters(params.pop("pair")), **params)
 
 
 def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, friction="frictionless",
                         mu=0.5, eps=1e-3, restitution=0.0, unilateral=True, stabilization=None, softening=0.0,
-                        max_gap=None, alpha=0.0, relax=1.0, rest_speed=1e-3):
+                        max_gap=None, alpha=0.0, relax=1.0, rest_speed=1e-3, guard=None):
     """A stiff (constraint) contact component between body a and body b (module docstring).
 
     Same ports and bonding as `CompliantContact`::
@@ -357,6 +389,9 @@ def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=No
     rest_speed : float [m/s]
         Impacts slower than this are plastic (e = 0): the contact settles instead of
         bouncing ever less in ever shorter intervals.
+    guard : TouchdownGuard, optional
+        The impact (making the contact) happens only while the guard is armed (a walker's
+        swing foot passing through the ground at mid-stance is ignored; `library.touchdown`).
     """
     if not isinstance(friction, str):
         raise ParameterError(
@@ -366,6 +401,7 @@ def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=No
     con = SlidingPlaneConstraint(
         "constraint", pair, friction=friction, mu=mu, eps=eps, restitution=restitution, unilateral=unilateral,
         stabilization=stabilization, softening=softening, max_gap=max_gap, relax=relax, rest_speed=rest_speed,
+        guard=guard,
     )
     return contact_component(name, con)
 

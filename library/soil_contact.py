@@ -65,6 +65,7 @@ from .compliant_contact import (
     _SpringResistor,
 )
 from .contact_geometry import ContactPair
+from .touchdown import TouchdownGuard
 
 __all__ = ["SoilContact", "SoilSpring", "SoilDamper", "SoilSlip", "PlasticFlow"]
 
@@ -85,8 +86,8 @@ class SoilSpring(ContactSpring):
 
     type_name = "SoilSpring"
 
-    def __init__(self, name, pair: ContactPair, params: ContactParameters, soil: SoilLaw, *, relax=1.0):
-        super().__init__(name, pair, params, relax=relax)
+    def __init__(self, name, pair: ContactPair, params: ContactParameters, soil: SoilLaw, *, relax=1.0, guard=None):
+        super().__init__(name, pair, params, relax=relax, guard=guard)
         self.soil = soil
         #: sinkage beyond the smaller surface's size is outside the model
         self.depth_limit = pair._scale
@@ -205,9 +206,7 @@ class SoilSpring(ContactSpring):
             return 0.0
         return self.soil.permanent_sinkage(m)
 
-    def _touch_fn(self, t, x, refs):
-        if x[_ACT] > 0.5:
-            return 1.0
+    def _touch_gap(self, x, refs):
         st = self._state(x, refs)
         return -(st.delta - self._imprint(x, st))
 
@@ -245,12 +244,14 @@ class SoilSpring(ContactSpring):
     def parameters(self):
         p = self.p
         return {"pair": self.pair.parameters(), "soil": self.soil.to_spec(), "relax": self.relax,
-                "contact": {key: getattr(p, attr) for key, attr in ContactParameters._FIELDS}}
+                "contact": {key: getattr(p, attr) for key, attr in ContactParameters._FIELDS},
+                "guard": None if self.guard is None else self.guard.parameters()}
 
     @classmethod
     def from_parameters(cls, name, params, resolve):
         return cls(name, ContactPair.from_parameters(params["pair"]),
-                   ContactParameters(law=None, **params["contact"]), SoilLaw(**params["soil"]), relax=params["relax"])
+                   ContactParameters(law=None, **params["contact"]), SoilLaw(**params["soil"]), relax=params["relax"],
+                   guard=TouchdownGuard.from_parameters(params["guard"]))
 
 
 class _SoilResistor(_SpringResistor):
@@ -353,7 +354,7 @@ def _default_soil(name, surface_a, terrain):
 
 def SoilContact(name, body_a, surface_a, body_b, surface_b, *, soil=None, terrain="dry_sand", friction=None,
                 pose_a=None, pose_b=None, tangential_stiffness=None, tangential_damping=None, spin_friction=0.01,
-                slip_damping=None, alpha=0.5, relax=1.0, memory_relax=1e3, cull=True, friction_law="dahl"):
+                slip_damping=None, alpha=0.5, relax=1.0, memory_relax=1e3, cull=True, friction_law="dahl", guard=None):
     """A foot (body a, surface a) on soft soil (body b, surface b, usually the ground).
 
     Bond it like `CompliantContact` (from the bodies' "B" ports to "a" and "b").
@@ -372,7 +373,7 @@ def SoilContact(name, body_a, surface_a, body_b, surface_b, *, soil=None, terrai
         k_t of the Dahl friction's spring; default the soil's secant stiffness F / z under
         the weight of the two bodies' reduced mass (a slide mobilizes 63 % of the shear
         after mu F / k_t, Janosi and Hanamoto's K).
-    tangential_damping, spin_friction, slip_damping, alpha, relax, cull, friction_law
+    tangential_damping, spin_friction, slip_damping, alpha, relax, cull, friction_law, guard
         As in `CompliantContact` (spin stiffness and damping follow k_t and c_t as there).
     memory_relax : float [1/s]
         Rate at which the memory catches up with the sinkage while loading (module
@@ -406,7 +407,7 @@ def SoilContact(name, body_a, surface_a, body_b, surface_b, *, soil=None, terrai
         spin_damping=tangential_damping * 1e-4 if friction_law == "dahl" else 0.0, friction=friction,
         spin_friction=spin_friction, slip_damping=max(k_t * 1e-3, 1.0) if slip_damping is None else slip_damping,
         max_penetration=START_TOLERANCE, friction_law=friction_law)
-    spring = SoilSpring("spring", pair, params, soil, relax=relax)
+    spring = SoilSpring("spring", pair, params, soil, relax=relax, guard=guard)
     g = BondGraph(name)
     ja, jb = Junction1("ja", dim=6), Junction1("jb", dim=6)
     damper, slip, plastic = SoilDamper("damper", spring), SoilSlip("slip", spring), PlasticFlow(
