@@ -331,12 +331,13 @@ def linearize(system, t, x, u=None, *, step=DEFAULT_STEP):
     --------
     >>> import porthamiltonian as ph
     >>> bg = ph.BondGraph("msd")
-    >>> bg.add(ph.Se("F", input=True), ph.Junction1("v"), ph.I("m", mass=2.0), ph.C("k", stiffness=8.0))
-    >>> for e in ("F", "m", "k"):
-    ...     _ = bg.connect(e, "v") if e == "F" else bg.connect("v", e)
-    >>> system = ph.compile(bg)
-    >>> lin = system.linearize(0.0, system.default_state())
-    >>> [round(m.natural_frequency, 6) for m in lin.modes()]
+    >>> _ = bg.add(ph.Se("F", input=True), ph.Junction1("v"), ph.I("m", mass=2.0), ph.C("k", stiffness=8.0))
+    >>> for a, b in (("F", "v"), ("v", "m"), ("v", "k")):
+    ...     _ = bg.connect(a, b)
+    >>> lin = ph.compile(bg).linearize(0.0, np.zeros(3))  # state (m.p, k.q, ledger: F supplied)
+    >>> lin.state_names, lin.input_names
+    (('m.p', 'k.q'), ('F',))
+    >>> [round(m.natural_frequency, 9) for m in lin.modes()]  # sqrt(k / m) [rad/s]
     [2.0]
     """
     t = as_finite_float(t, "t")
