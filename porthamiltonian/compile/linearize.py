@@ -25,7 +25,8 @@ Matrices.
   grad_H its gradient, and J, R, B, G of `PHSystem.analysis` mapped to the chart:
   with T the map from state rates to tangent rates (`TangentChart.rate_matrix`) and E the
   extended-state copy that owns each block, J_t = T E J E^T T^T (and so R, B = T E B_u,
-  G = T E G). Then d(delta)/dt = (J_t - R_t) grad_H + B u + G lambda at x0 (`structure_rates`),
+  G = T E G). Then d(delta)/dt = (J_t - R_t) grad_H + B u + B_c s_c + G lambda at x0
+  (`structure_rates`; s_c the constant and timed sources, e.g. a weight),
   and, at an unconstrained equilibrium with constant structure, A = (J_t - R_t) Q.
   In general A also holds the derivatives of J, R, B and of the multipliers.
 
@@ -79,11 +80,17 @@ class PortHamiltonianMatrices:
     grad_H : ndarray, shape (n,)
         Gradient of H in the chart, from the elements' analytic gradients.
     B : ndarray, shape (n, m)
-        Input matrix of the external inputs u.
+        Input matrix of the external inputs u (the columns of `B_sources` of the inputs).
     G : ndarray, shape (n, n_lambda)
         Constraint input matrix of the multipliers `lam`.
     lam : ndarray, shape (n_lambda,)
         Multipliers (and loop tears' unknowns) at the state.
+    source_names : tuple of str
+        Every source, constant and timed ones (e.g. a weight) as well as the inputs.
+    B_sources : ndarray, shape (n, n_s)
+        Input matrix of all the sources.
+    s : ndarray, shape (n_s,)
+        The source values at the point (the inputs' are u).
     """
 
     names: tuple
@@ -95,13 +102,16 @@ class PortHamiltonianMatrices:
     B: np.ndarray
     G: np.ndarray
     lam: np.ndarray
+    source_names: tuple
+    B_sources: np.ndarray
+    s: np.ndarray
 
-    def structure_rates(self, u):
-        """(J - R) grad_H + B u + G lam: the tangent rates at the state, shape (n,)."""
-        return (self.J - self.R) @ self.grad_H + self.B @ np.asarray(u, dtype=float) + self.G @ self.lam
+    def structure_rates(self):
+        """(J - R) grad_H + B_sources s + G lam: the tangent rates at the state, shape (n,)."""
+        return (self.J - self.R) @ self.grad_H + self.B_sources @ self.s + self.G @ self.lam
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Linearization:
     """A compiled system linearized at (t, x, u) (module docstring).
 
@@ -153,6 +163,12 @@ class Linearization:
     leakage: float
     ph: PortHamiltonianMatrices
     step: float
+
+    def __repr__(self):
+        n, r = self.basis.shape
+        return (f"<Linearization at t={self.t:g}: {r} states ({n} tangent coordinates), {len(self.input_names)} "
+                f"inputs, |rates| {np.max(np.abs(self.rates), initial=0.0):.3g}, constraint residual "
+                f"{self.constraint_residual:.3g}, leakage {self.leakage:.3g}>")
 
     def to_statespace(self):
         """The model as `scipy.signal.StateSpace(A, B, C, D)` (continuous time)."""
@@ -281,7 +297,8 @@ def _tangent_basis(Jc, n):
 
 
 def _structure(system, chart, t, x, u):
-    """J, R, B_u, G and the multipliers of `analysis` mapped to the chart (module docstring)."""
+    """`analysis` mapped to the chart (module docstring): J, R, B_u, G, lambda, the input
+    names, then the source names, the input matrix of all sources and their values."""
     a = system.analysis(t, x, u)
     plan = system._plan
     owner = np.zeros((x.size, len(a.names)))  # E: owner copies of the extended state
@@ -292,7 +309,8 @@ def _structure(system, chart, t, x, u):
         owner[np.arange(sl.start, sl.stop), np.arange(at, at + n)] = 1.0
         at += n + sum(r.stop - r.start for r in plan.refs[st["path"]])
     TE = chart.rate_matrix(x.size) @ owner
-    return TE @ a.J @ TE.T, TE @ a.R @ TE.T, TE @ a.B_u, TE @ a.G, a.lam, tuple(a.input_names)
+    return (TE @ a.J @ TE.T, TE @ a.R @ TE.T, TE @ a.B_u, TE @ a.G, a.lam, tuple(a.input_names),
+            tuple(a.source_names), TE @ a.B, a.s)
 
 
 def linearize(system, t, x, u=None, *, step=DEFAULT_STEP):
@@ -369,9 +387,9 @@ def linearize(system, t, x, u=None, *, step=DEFAULT_STEP):
     V = _tangent_basis(Cx, n)
     constrained = V.shape[1] < n or Cx.shape[0] > 0
     Q = _richardson(probe.gradient, zero, _steps(chart, step))
-    J, R, B, G, lam, input_names = _structure(system, chart, t, x, u)
+    J, R, B, G, lam, input_names, source_names, B_sources, s_values = _structure(system, chart, t, x, u)
     ph = PortHamiltonianMatrices(chart.names, input_names, J, R, 0.5 * (Q + Q.T), probe.gradient(zero),
-                                 B, G, lam)
+                                 B, G, lam, source_names, B_sources, s_values)
     FV = Fx @ V
     leak = FV - V @ (V.T @ FV)
     return Linearization(
