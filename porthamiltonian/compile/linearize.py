@@ -217,7 +217,7 @@ class _Probe:
     """Evaluations of one system around (t, x0, u0) in the chart: rates, outputs, residuals."""
 
     def __init__(self, system, chart, t, u0):
-        self.system, self.chart, self.t, self.u0 = system, chart, t, u0
+        self.system, self.chart, self.t = system, chart, t
         plan = system._plan
         self.constraints = [c for c in plan.constraints
                             if np.any(c["obj"].active(chart.x0[c["slice"]]) > 0.5)]
@@ -254,8 +254,7 @@ class _Probe:
             act = c["obj"].active(x[c["slice"]]) > 0.5
             res.append(np.asarray(ev["g"][c["path"]], dtype=float)[rows])
             res.append(np.asarray(ev["c"][c["path"]], dtype=float)[act])
-        cuts = ev["cut_c"].values() if isinstance(ev["cut_c"], dict) else ev["cut_c"]
-        res += [np.asarray(v, dtype=float).ravel() for v in cuts]
+        res += [np.asarray(v, dtype=float).ravel() for v in ev["cut_c"].values()]
         return rates, y, (np.concatenate(res) if res else np.zeros(0))
 
     def gradient(self, delta):
@@ -274,19 +273,9 @@ class _Probe:
         return self.chart.gradient(delta, x, gx)
 
 
-def _steps(chart, step):
-    """Per-coordinate steps: `step` on Lie-group coordinates, step * max(1, |x0_i|) on vector ones."""
-    h = np.full(chart.size, step)
-    for p in chart._pieces:
-        if p.group == "R":
-            h[p.d] = step * np.maximum(1.0, np.abs(chart.x0[p.x]))
-    return h
-
-
 def _tangent_basis(Jc, n):
-    """Orthonormal basis of the null space of Jc (rows normalized first), shape (n, r)."""
-    if Jc.shape[0] == 0:
-        return np.eye(n)
+    """Orthonormal basis of the null space of Jc (rows normalized first), shape (n, r); the
+    identity when Jc has no nonzero row (no constraint)."""
     norms = np.linalg.norm(Jc, axis=1)
     rows = Jc[norms > 0] / norms[norms > 0, None]
     if rows.shape[0] == 0:
@@ -380,13 +369,13 @@ def linearize(system, t, x, u=None, *, step=DEFAULT_STEP):
         f, y, _ = probe.evaluate(zero, v)
         return np.concatenate((f, y))
 
-    Jx = _richardson(at_delta, zero, _steps(chart, step))
+    Jx = _richardson(at_delta, zero, chart.steps(step))
     Fx, Yx, Cx = Jx[:n], Jx[n : n + m], Jx[n + m :]
     Ju = _richardson(at_u, u, step * np.maximum(1.0, np.abs(u))) if m else np.zeros((n + m, 0))
     Fu, Yu = Ju[:n], Ju[n:]
     V = _tangent_basis(Cx, n)
-    constrained = V.shape[1] < n or Cx.shape[0] > 0
-    Q = _richardson(probe.gradient, zero, _steps(chart, step))
+    constrained = V.shape[1] < n
+    Q = _richardson(probe.gradient, zero, chart.steps(step))
     J, R, B, G, lam, input_names, source_names, B_sources, s_values = _structure(system, chart, t, x, u)
     ph = PortHamiltonianMatrices(chart.names, input_names, J, R, 0.5 * (Q + Q.T), probe.gradient(zero),
                                  B, G, lam, source_names, B_sources, s_values)

@@ -81,6 +81,15 @@ class TangentChart:
         self.size = at
         self._pieces = tuple(pieces)
 
+    def steps(self, step):
+        """Finite-difference steps per coordinate, shape (size,): `step` on Lie-group
+        coordinates [rad, m], step * max(1, |x0_i|) on vector entries."""
+        h = np.full(self.size, float(step))
+        for p in self._pieces:
+            if p.group == "R":
+                h[p.d] = step * np.maximum(1.0, np.abs(self.x0[p.x]))
+        return h
+
     def retract(self, delta):
         """The state x0 (+) delta: ndarray, shape (layout.size,)."""
         x = self.x0.copy()

@@ -83,3 +83,16 @@ def test_gradient_is_the_derivative_along_the_chart(chart_and_delta):
                    for e in np.eye(n)])
     x = chart.retract(delta)
     assert_allclose(chart.gradient(delta, x, w + x), fd, rtol=0, atol=1e-8)
+
+
+def test_constraint_basis_drops_redundant_rows():
+    """Rows scaled differently and a repeated constraint: the basis spans the true null space."""
+    from porthamiltonian.compile.linearize import _tangent_basis
+
+    Jc = np.array([[1.0, 0.0, 0.0, 0.0], [2e3, 0.0, 0.0, 0.0], [0.0, 1e-6, 1e-9, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    V = _tangent_basis(Jc, 4)
+    assert V.shape == (4, 2)
+    assert_allclose(V.T @ V, np.eye(2), rtol=0, atol=1e-15)
+    assert_allclose(Jc @ V, 0.0, rtol=0, atol=1e-15)
+    assert_allclose(_tangent_basis(np.zeros((2, 3)), 3), np.eye(3), rtol=0, atol=0)
+    assert_allclose(_tangent_basis(np.zeros((0, 3)), 3), np.eye(3), rtol=0, atol=0)
