@@ -146,9 +146,8 @@ def plot_bode(linearization, omega, *, inputs=None, outputs=None, hz=False, axes
     if omega.ndim != 1 or omega.size == 0 or not np.all(np.isfinite(omega)) or np.any(omega <= 0):
         raise ParameterError(f"`omega` must be a 1-D array of positive finite frequencies [rad/s], got {omega!r}")
     G = transfer_function(linearization, 1j * omega, inputs, outputs)
-    in_names = list(linearization.input_names) if inputs is None else ([inputs] if isinstance(inputs, str) else list(inputs))
-    out_names = list(linearization.output_names) if outputs is None else (
-        [outputs] if isinstance(outputs, str) else list(outputs))
+    in_names = _names(linearization.input_names, inputs)
+    out_names = _names(linearization.output_names, outputs)
     plt = _plt()
     if axes is None:
         fig, axes = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
@@ -169,6 +168,13 @@ def plot_bode(linearization, omega, *, inputs=None, outputs=None, hz=False, axes
     axp.grid(alpha=0.3, which="both")
     fig.tight_layout()
     return fig
+
+
+def _names(default, given):
+    """Line labels of `plot_bode`: the given name or names, else the defaults."""
+    if given is None:
+        return list(default)
+    return [given] if isinstance(given, str) else list(given)
 
 
 #: marker styles of `plot_planar_paths` by event kind
