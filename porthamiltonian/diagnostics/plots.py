@@ -132,7 +132,8 @@ def plot_bode(linearization, omega, *, inputs=None, outputs=None, hz=False, axes
     -------
     matplotlib.figure.Figure
         Magnitude |G| (log-log, in the outputs' units per input unit) and unwrapped phase
-        [deg], one line per (output, input) pair labelled "output / input".
+        [deg], one line per (output, input) pair labelled "y(F) / F" (the collocated output
+        of input F) or "m.p / F" (a tangent coordinate).
 
     Raises
     ------
@@ -157,7 +158,8 @@ def plot_bode(linearization, omega, *, inputs=None, outputs=None, hz=False, axes
     f = omega / (2.0 * np.pi) if hz else omega
     for i, yo in enumerate(out_names):
         for j, ui in enumerate(in_names):
-            axm.loglog(f, np.abs(G[:, i, j]), label=f"{yo} / {ui}")
+            label = f"y({yo})" if yo in linearization.output_names else yo  # collocated output, or a state
+            axm.loglog(f, np.abs(G[:, i, j]), label=f"{label} / {ui}")
             axp.semilogx(f, np.degrees(np.unwrap(np.angle(G[:, i, j]))))
     axm.set_ylabel("|G|")
     axm.set_title(title)

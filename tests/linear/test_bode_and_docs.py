@@ -37,7 +37,7 @@ def test_bode_plot_draws_magnitude_and_phase(hz):
     assert_allclose(line.get_ydata(), np.abs(G), rtol=0, atol=0)
     # velocity over force of a mass-spring-damper: +90 deg well below resonance, -90 above
     assert_allclose(phase.lines[0].get_ydata()[[0, -1]], [90.0, -90.0], rtol=0, atol=2.0)
-    assert line.get_label() == "F / F"
+    assert line.get_label() == "y(F) / F"
     assert phase.get_xlabel() == ("frequency [Hz]" if hz else "frequency [rad/s]")
 
 
