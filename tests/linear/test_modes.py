@@ -11,6 +11,8 @@ from numpy.testing import assert_allclose
 import porthamiltonian as ph
 from porthamiltonian.compile import transfer_function
 
+from ..core.conftest import two_masses
+
 M, K, B = 2.0, 8.0, 0.6
 
 
@@ -140,3 +142,18 @@ def test_linearize_rejects_bad_states_and_inputs():
         system.linearize(0.0, system.default_state(), u=[1.0, 2.0])
     with pytest.raises(ph.ParameterError, match=r"`t`"):
         system.linearize(np.nan, system.default_state())
+
+
+def test_dependent_storage_is_a_constraint():
+    """Two masses on one 1-junction with a spring (m2 dependent, a cut bond): one degree of
+    freedom, omega = sqrt(k / (m1 + m2)); the manifold p1 / m1 = p2 / m2 is spanned by (m1, m2, 0)."""
+    m1, m2, k = 2.0, 3.0, 5.0
+    bg, _ = two_masses(m1, m2, k, 0.0)
+    system = ph.compile(bg)
+    lin = system.linearize(0.0, system.default_state())
+    assert lin.tangent_names == ("m1.p", "m2.p", "k.q")
+    assert lin.basis.shape == (3, 2)
+    p_dir = lin.basis[:2] @ lin.basis[:2].T  # projector onto the momentum part of the basis
+    assert_allclose(p_dir, np.outer([m1, m2], [m1, m2]) / (m1**2 + m2**2), rtol=0, atol=1e-12)
+    (mode,) = lin.modes()
+    assert_allclose(mode.natural_frequency, math.sqrt(k / (m1 + m2)), rtol=1e-10, atol=0)
