@@ -25,7 +25,9 @@ Matrices.
   grad_H its gradient, and J, R, B, G of `PHSystem.analysis` mapped to the chart:
   with T the map from state rates to tangent rates (`TangentChart.rate_matrix`) and E the
   extended-state copy that owns each block, J_t = T E J E^T T^T (and so R, B = T E B_u,
-  G = T E G). Then d(delta)/dt = (J_t - R_t) grad_H + B u + B_c s_c + G lambda at x0
+  G = T E G). A block read by another element (a body's pose by its gravity) enters through
+  its owner's columns, as the junction structure makes it do. Then
+  d(delta)/dt = (J_t - R_t) grad_H + B u + B_c s_c + G lambda at x0
   (`structure_rates`; s_c the constant and timed sources, e.g. a weight),
   and, at an unconstrained equilibrium with constant structure, A = (J_t - R_t) Q.
   In general A also holds the derivatives of J, R, B and of the multipliers.
@@ -34,11 +36,12 @@ Outputs: the conjugate (collocated) output of every external input, y_k with u .
 the inputs supply [W] (the effort source's flow, the flow source's effort, signed as the
 ledger's "supplied" line), named like the input (`input_names`).
 
-Derivatives. Nothing is differentiated symbolically: the compiled system gives the analytic
-gradient of H (the elements' `gradient`) and the structure matrices at a state
-(`analysis`), but not the derivatives of its right-hand side. df/d(delta), df/du, dy/d(.),
-d(g, c)/d(delta) and Q = d(grad H)/d(delta) are central finite differences with one
-Richardson extrapolation, D = (4 D(h/2) - D(h)) / 3 with D(h) = (F(+h) - F(-h)) / (2 h):
+Derivatives. Analytic, from what the compiled system provides: grad_H (the elements'
+`gradient`, mapped by the chart) and J, R, B, G (`analysis`, seeds propagated through the
+evaluation plan). Finite differences, since the compiled system has no derivatives of its
+right-hand side or Hessians: df/d(delta), df/du, dy/d(delta), dy/du, d(g, c)/d(delta), and
+Q = d(grad_H)/d(delta) (differences of the analytic gradient). They are central differences
+with one Richardson extrapolation, D = (4 D(h/2) - D(h)) / 3 with D(h) = (F(+h) - F(-h)) / (2 h):
 truncation error O(h^4), round-off O(eps / h). The step is h = `step` (default 1e-4) in
 radians and metres on poses and h = step * max(1, |x0_i|) on vector entries and inputs;
 for a linear system the differences are exact to round-off.
