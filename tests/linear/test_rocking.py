@@ -85,3 +85,17 @@ def test_structure_reproduces_the_rates_off_equilibrium(friction):
     assert_allclose(ph_.J, -ph_.J.T, rtol=0, atol=0)
     assert_allclose(ph_.R, 0.0, rtol=0, atol=0)
     assert lin.leakage > 1e-3
+
+
+def test_a_detached_unilateral_contact_is_no_constraint():
+    """Started detached (flag `active` 0), the unilateral contact drops out: a free body in
+    free fall, whose linearization has no oscillation (A nilpotent: every eigenvalue zero)."""
+    model = build_model("rocking-ellipsoid", contact="sliding_plane", friction="frictionless", unilateral=True,
+                        tilt=0.0, mass=MASS, axes=AXES)
+    system = ph.compile(model.graph, baumgarte=model.baumgarte)
+    x = system.initial_state({**model.initial, "contact/constraint.active": 0.0})
+    lin = system.linearize(0.0, x)
+    assert lin.state_names == lin.tangent_names and lin.A.shape == (12, 12)
+    assert_allclose(lin.basis, np.eye(12), rtol=0, atol=0)
+    assert_allclose(lin.rates[9:12], [0.0, 0.0, -G * MASS], rtol=1e-12, atol=1e-12)  # dP/dt = weight (body frame)
+    assert max(m.natural_frequency for m in lin.modes()) < 1e-6
