@@ -3,5 +3,8 @@
 from .layout import BlockInfo, LedgerEntry, StateLayout
 from .system import EventBinding, PHSystem
 from .compiler import compile
+from .linearize import Linearization, PortHamiltonianMatrices
+from .modal import Mode, modes, transfer_function
 
-__all__ = ["compile", "PHSystem", "StateLayout", "BlockInfo", "LedgerEntry", "EventBinding"]
+__all__ = ["compile", "PHSystem", "StateLayout", "BlockInfo", "LedgerEntry", "EventBinding",
+           "Linearization", "PortHamiltonianMatrices", "Mode", "modes", "transfer_function"]

@@ -38,12 +38,21 @@ class Analysis:
     grad_H : ndarray, shape (n_z,)
     J, R : ndarray, shape (n_z, n_z)
     B : ndarray, shape (n_z, n_s)
-        Input matrix of the source values `s` (sources in element order).
+        Input matrix of the source values `s` (sources in evaluation order, named by
+        `source_names`): constant and timed sources as well as external inputs.
     G : ndarray, shape (n_z, n_lambda)
     s : ndarray, shape (n_s,)
     lam : ndarray, shape (n_lambda,)
     zdot : ndarray, shape (n_z,)
         The rates computed by the compiled right-hand side (owners' rates for referenced blocks).
+    source_names : list of str
+        Name of each column of `B` and entry of `s`: the source's path, with "[i]" for the
+        components of a multi-dimensional source.
+    B_u : ndarray, shape (n_z, system.n_inputs)
+        The columns of `B` of the external inputs, in the order of the input vector u
+        (`system.inputs`: path -> slice of u), named by `input_names`.
+    input_names : list of str
+        Name of each entry of u, as `source_names`.
     """
 
     names: list
@@ -56,6 +65,9 @@ class Analysis:
     s: np.ndarray
     lam: np.ndarray
     zdot: np.ndarray
+    source_names: list
+    B_u: np.ndarray
+    input_names: list
 
     def structure_rates(self):
         """(J - R) grad H + B s + G lambda: should equal `zdot`."""
@@ -112,11 +124,12 @@ def analyze(system, t, x, u=None):
     n_z = gradH.size
 
     # seeds: storage outputs (n_y), source values (n_s), unknowns (n_u)
-    src_slots, n_s = {}, 0
+    src_slots, src_paths, n_s = {}, [], 0
     for s in plan.pre_steps + plan.u_steps:
         if s.kind == "source":
             (v, sg), = s.outputs
             src_slots[v.name] = (n_s, v.dim, sg)
+            src_paths.append((s.element, n_s, v.dim))
             n_s += v.dim
     n_u = plan.n_u
     n_seed = n_y + n_s + n_u
@@ -226,10 +239,20 @@ def analyze(system, t, x, u=None):
     for name, (at, dim, sg) in src_slots.items():
         svals[at : at + dim] = sg * V[name]
     lam = np.concatenate([ev["u"][v.unknown] for v in lam_idx]) if lam_idx else np.zeros(0)
+    source_names, B_u = [], np.zeros((n_z, system.n_inputs))
+    for path, at, dim in src_paths:
+        source_names += [path] if dim == 1 else [f"{path}[{i}]" for i in range(dim)]
+        if path in plan.input_slices:
+            B_u[:, plan.input_slices[path]] = Bs[:, at : at + dim]
+    input_names = [""] * system.n_inputs
+    for path, sl in plan.input_slices.items():
+        n = sl.stop - sl.start
+        input_names[sl] = [path] if n == 1 else [f"{path}[{i}]" for i in range(n)]
     Jm = 0.5 * (M - M.T)
     Rm = -0.5 * (M + M.T)
     H = system.energy(x)
-    return Analysis(names, H, gradH, Jm, Rm, Bs, G, svals, lam, np.concatenate(zdot) if zdot else np.zeros(0))
+    return Analysis(names, H, gradH, Jm, Rm, Bs, G, svals, lam, np.concatenate(zdot) if zdot else np.zeros(0),
+                    source_names, B_u, input_names)
 
 
 def _blockdiag(blocks, n_rows):

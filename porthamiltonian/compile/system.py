@@ -511,6 +511,14 @@ class PHSystem:
 
         return analyze(self, t, self.check_state(x), None if u is None else self._check_u(u))
 
+    def linearize(self, t, x, u=None, *, step=None):
+        """Linear model at (t, x, u): state space on the constraint manifold and the
+        port-Hamiltonian matrices J, R, Q, B, G on the tangent space
+        (`porthamiltonian.compile.linearize.linearize`; `step` defaults to its DEFAULT_STEP)."""
+        from .linearize import DEFAULT_STEP, linearize
+
+        return linearize(self, t, x, u, step=DEFAULT_STEP if step is None else step)
+
     def symbolic_equations(self, parameters="symbols"):
         """State equations as sympy expressions (scalar graphs of sympy-capable elements).
 

@@ -10,7 +10,7 @@ from .._files import atomic_file
 
 __all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "plot_planar_paths", "plot_limit_cycle",
            "plot_stride_energy", "save_figure", "draw_scene",
-           "figure"]
+           "figure", "plot_bode"]
 
 
 def figure(rows=1, cols=1, **kwargs):
@@ -108,6 +108,75 @@ def plot_series(t, series, *, ylabel="", title="", events=(), ax=None):
     for te, name in events:
         ax.axvline(te, color="0.6", lw=0.7, ls=":")
     return _finish(fig, ax, "time [s]", ylabel, title, legend=bool(series))
+
+
+def plot_bode(linearization, omega, *, inputs=None, outputs=None, hz=False, axes=None, title="Bode plot"):
+    """Bode plot (magnitude and phase) of a linearized system's transfer functions.
+
+    Parameters
+    ----------
+    linearization : Linearization
+        From `PHSystem.linearize`.
+    omega : array_like, shape (k,) [rad/s]
+        Positive angular frequencies; the response is G(1j omega).
+    inputs, outputs : str or list of str, optional
+        As `porthamiltonian.compile.transfer_function` (default: every input, its
+        collocated output).
+    hz : bool
+        Label the frequency axis in Hz (omega / 2 pi) instead of rad/s.
+    axes : pair of matplotlib Axes, optional
+        (magnitude, phase); new ones by default.
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Magnitude |G| (log-log, in the outputs' units per input unit) and unwrapped phase
+        [deg], one line per (output, input) pair labelled "y(F) / F" (the collocated output
+        of input F) or "m.p / F" (a tangent coordinate).
+
+    Raises
+    ------
+    ParameterError
+        `omega` not a 1-D array of positive finite frequencies, or bad names.
+    """
+    from ..compile.modal import transfer_function
+    from ..errors import ParameterError
+
+    omega = np.asarray(omega, dtype=float)
+    if omega.ndim != 1 or omega.size == 0 or not np.all(np.isfinite(omega)) or np.any(omega <= 0):
+        raise ParameterError(f"`omega` must be a 1-D array of positive finite frequencies [rad/s], got {omega!r}")
+    G = transfer_function(linearization, 1j * omega, inputs, outputs)
+    in_names = _names(linearization.input_names, inputs)
+    out_names = _names(linearization.output_names, outputs)
+    plt = _plt()
+    if axes is None:
+        fig, axes = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    else:
+        fig = axes[0].figure
+    axm, axp = axes
+    f = omega / (2.0 * np.pi) if hz else omega
+    for i, yo in enumerate(out_names):
+        for j, ui in enumerate(in_names):
+            label = f"y({yo})" if yo in linearization.output_names else yo  # collocated output, or a state
+            axm.loglog(f, np.abs(G[:, i, j]), label=f"{label} / {ui}")
+            axp.semilogx(f, np.degrees(np.unwrap(np.angle(G[:, i, j]))))
+    axm.set_ylabel("|G|")
+    axm.set_title(title)
+    axm.legend(loc="best", fontsize="small")
+    axm.grid(alpha=0.3, which="both")
+    axp.set_ylabel("phase [deg]")
+    axp.set_xlabel("frequency [Hz]" if hz else "frequency [rad/s]")
+    axp.grid(alpha=0.3, which="both")
+    fig.tight_layout()
+    return fig
+
+
+def _names(default, given):
+    """Line labels of `plot_bode`: the given name or names, else the defaults."""
+    if given is None:
+        return list(default)
+    return [given] if isinstance(given, str) else list(given)
 
 
 #: marker styles of `plot_planar_paths` by event kind
