@@ -683,7 +683,7 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
         How the spring's anchor slips (module docstring, "Friction"). "dahl" (default): in
         proportion to the sliding speed, so that sliding friction is mu F_e (within 1 %
         once the surfaces have slid 5 mu F_e / k_t, 1 mm for 1 kg at the defaults) at any
-        speed, with no tuning; the relaxation rate k_t |v| / (mu F_e) bounds explicit steps
+        speed, with no tuning; the relaxation rate ``k_t |v| / (mu F_e)`` bounds explicit steps
         (5000 1/s for 1 kg at 1 m/s). Its stick-slip switches are kinks of the vector field
         that implicit solvers' error estimates miss: Radau needs rtol <= 1e-10 (measured on
         the main job after 0.3 s: 1e-4 off at rtol 1e-8, 1.5e-11 at 1e-10); explicit

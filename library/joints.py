@@ -358,7 +358,7 @@ class DistanceJoint(ConstraintElement):
     """Keeps a point of body a and a point of body b at a fixed distance: a massless rigid
     link with ball joints at both ends (the "massless link" of seed 001 sec. 6.3).
 
-    With p_a, p_b the points in the world, d = p_b - p_a, L = |d|, u = d / L::
+    With p_a, p_b the points in the world, d = p_b - p_a, ``L = |d|``, ``u = d / L``::
 
         g = L - length,   c = u . (v_pb - v_pa) = dg/dt
         dc/dt = J dT/dt + (|dv|^2 - (u . dv)^2) / L + u . (a_b - a_a)

@@ -46,7 +46,7 @@ def spatial_inertia(mass, inertia, com):
     Notes
     -----
     The velocity of the centre of mass is v + omega x c = v - hat(c) omega, so
-    T = 1/2 (omega.I_c.omega + m |v - hat(c) omega|^2) = 1/2 T.M.T with
+    ``T = 1/2 (omega.I_c.omega + m |v - hat(c) omega|^2) = 1/2 T.M.T`` with
     M = [[I_c + m hat(c)^T hat(c), m hat(c)], [-m hat(c), m I]].
     """
     c = so3.hat(com)

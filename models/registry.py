@@ -131,7 +131,7 @@ MODELS: dict[str, ModelSpec] = {}
 def register_model(name, description, **parameters):
     """Decorator registering a build function under a CLI name.
 
-    The keyword arguments are `Parameter`s; they must match the build function's keyword
+    The keyword arguments are `Parameter` objects; they must match the build function's keyword
     parameters (checked here, so the CLI never offers a parameter the function ignores).
     """
 

@@ -160,7 +160,7 @@ class Trajectory:
         return PowerBudget.from_trajectory(self)
 
     def constraint_drift(self):
-        """Largest |gap| and |velocity residual| over the trajectory, per constraint."""
+        """Largest ``|gap|`` and ``|velocity residual|`` over the trajectory, per constraint."""
         if not self.system._plan.constraints:   # none: no evaluation needed
             return {}
         out = {}
@@ -171,7 +171,7 @@ class Trajectory:
         return out
 
     def quaternion_drift(self):
-        """Largest | |q| - 1 | over all pose/quaternion blocks (embedding drift before projection)."""
+        """Largest ``| |q| - 1 |`` over all pose/quaternion blocks (embedding drift before projection)."""
         worst = 0.0
         for b in self.system.layout.blocks:
             if b.group in ("pose", "quaternion"):
