@@ -1,4 +1,5 @@
-"""Compliant contact between two bodies with surfaces (Duindam & Stramigioli, seed 003 sec. 5).
+"""Compliant contact between two bodies with surfaces (Duindam & Stramigioli, *Modeling the
+kinematics and dynamics of compliant contact*, 2003, sec. 5).
 
 `CompliantContact(...)` returns a component (a BondGraph with ports "a" and "b", bonded to
 the two bodies' "B" ports) made of three elements sharing one `ContactPair`::
@@ -8,7 +9,7 @@ the two bodies' "B" ports) made of three elements sharing one `ContactPair`::
               └── ContactDamper                                   (dissipates)
           b ──┘ (each of spring and damper has ports a and b, joined by 1-junctions)
 
-Geometry (MATH.md sec. 3-4): the generalized contact points are tracked through the
+Geometry (docs/math.md sec. 5-6): the generalized contact points are tracked through the
 simulation (the parameters are states, integrated with the contact kinematics, used as
 warm starts of an exact Newton re-projection at every evaluation). The contact frame C has
 z = n_a (pointing from body a toward body b) and its origin on the average tangent plane.

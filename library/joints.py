@@ -1,6 +1,7 @@
 """Joints as ideal constraints between two markers, by locking relative degrees of freedom.
 
-The lock formulation (seed 001 sec. 3): marker M on body 1 and marker N on body 2; the
+The lock formulation (Tasora & Righettini, *Sliding contact between freeform surfaces*, 2003, sec.
+3): marker M on body 1 and marker N on body 2; the
 relative pose H_MN = H_WM^-1 H_WN has rotation R and translation p (N's origin in M
 coordinates). A joint locks a subset of the six relative degrees of freedom, ordered like
 twists: rotations about the M axes (x, y, z), then translations along them::
@@ -356,7 +357,7 @@ class Joint(ConstraintElement):
 @register_element
 class DistanceJoint(ConstraintElement):
     """Keeps a point of body a and a point of body b at a fixed distance: a massless rigid
-    link with ball joints at both ends (the "massless link" of seed 001 sec. 6.3).
+    link with ball joints at both ends (the "massless link" of Tasora & Righettini 2003, sec. 6.3).
 
     With p_a, p_b the points in the world, d = p_b - p_a, ``L = |d|``, ``u = d / L``::
 

@@ -1,4 +1,5 @@
-"""Reduced contact coordinates (Kry & Pai, seed 002): the third contact submodel.
+"""Reduced contact coordinates (Kry & Pai, *Continuous contact simulation for smooth surfaces*,
+2003): the third contact submodel.
 
 `ReducedContact(...)` returns a component with the ports of `CompliantContact` and
 `SlidingPlaneContact` ("a", "b", bonded from the two bodies' "B" ports), so a model swaps to
@@ -93,7 +94,7 @@ class ReducedContactConstraint(SlidingPlaneConstraint):
         if pair._moving[0] == pair._moving[1]:
             raise ModelError(
                 f"reduced contact {name!r}: one of the bodies must be fixed (a Ground); got the moving bodies "
-                f"{pair.body_a.name!r} and {pair.body_b.name!r} (seed 002 evolves one body on a fixed one: use "
+                f"{pair.body_a.name!r} and {pair.body_b.name!r} (Kry & Pai 2003 evolve one body on a fixed one: use "
                 "the sliding-plane or compliant contact between two moving bodies)")
 
     def events(self):
@@ -359,7 +360,7 @@ def ReducedContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, p
     rest_speed : float [m/s]
         Impacts slower than this are plastic and establish continuous contact.
     slip_speed : float [m/s]
-        "coulomb": the slip speed below which the contact sticks (seed 002: 5 mm/s).
+        "coulomb": the slip speed below which the contact sticks (Kry & Pai 2003: 5 mm/s).
     max_gap : float [m], optional
         As for `SlidingPlaneContact`: a contact initialised farther than this is an error.
     rolling_damping, spin_damping : float [N m s/rad]

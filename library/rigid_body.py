@@ -1,6 +1,6 @@
 """Rigid bodies on SE(3), the fixed ground, and body-fixed frames.
 
-Conventions (MATH.md sec. 1): twists T = (omega, v), wrenches W = (tau, f); the body twist
+Conventions (docs/math.md sec. 1): twists T = (omega, v), wrenches W = (tau, f); the body twist
 T_WB_B is the flow at the body-frame port "B"; at the port of a body-fixed frame F the flow
 is T_WF_F = Ad(H_FB) T_WB_B and the effort a wrench expressed in F.
 

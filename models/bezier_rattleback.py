@@ -1,4 +1,5 @@
-"""A rattleback (celt) made of one bicubic Bezier patch, rolling on a floor (Kry & Pai, seed 002
+"""A rattleback (celt) made of one bicubic Bezier patch, rolling on a floor (Kry & Pai, *Continuous
+contact simulation for smooth surfaces*, 2003
 sec. 4.2.1, Figs. 10-11).
 
 The bottom of the top is a bicubic Bezier patch, longest along a direction turned by `skew`
@@ -141,5 +142,5 @@ def bezier_rattleback(*, mass=0.3, length=0.2, rise_long=0.01, rise_across=0.012
         observables=observables,
         groups={"spin": ["spin"], "rocking": ["roll", "pitch"], "height": ["height"]},
         notes=f"{friction} {contact} contact; radii of curvature at rest {radii[0]:.3g} m (long), {radii[1]:.3g} m "
-              "(across); the spin reverses (seed 002 Fig. 11)",
+              "(across); the spin reverses (Kry & Pai 2003, Fig. 11)",
     )

@@ -1,4 +1,5 @@
-"""A bowl thrown onto a table with rounded edges, both patch networks (Kry & Pai, seed 002
+"""A bowl thrown onto a table with rounded edges, both patch networks (Kry & Pai, *Continuous
+contact simulation for smooth surfaces*, 2003
 sec. 4.2, Figs. 6-7 and Table II).
 
 The seed's scene: a bowl about 13 cm across, 11 cm high, a little under 1 kg, thrown onto a
@@ -67,7 +68,7 @@ def _kinetic(system, x):
 
 @register_model(
     "bowl-on-table",
-    "a bowl thrown onto a table with rounded edges, both patch networks (reduced contact; seed 002 Fig. 7)",
+    "a bowl thrown onto a table with rounded edges, both patch networks (reduced contact; Kry & Pai 2003, Fig. 7)",
     mass=Parameter(0.95, "kg", "mass of the bowl", rule="positive"),
     diameter=Parameter(0.13, "m", "outside diameter of the bowl", rule="positive"),
     height=Parameter(0.11, "m", "height of the bowl", rule="positive"),

@@ -1,4 +1,5 @@
-"""A four-bar linkage with a clearance in the coupler-rocker pair (seed 001 sec. 6.3, Figs. 9-10).
+"""A four-bar linkage with a clearance in the coupler-rocker pair (Tasora & Righettini, *Sliding
+contact between freeform surfaces*, 2003, sec. 6.3, Figs. 9-10).
 
 Crank-rocker in the world x-y plane (hinge axes along z, gravity along -y), the crank driven
 at constant speed by a weld to a turning ground marker (a rheonomic constraint whose work
@@ -200,7 +201,7 @@ def _planar_twist(angle, rate, origin_velocity):
 @register_model(
     "four-bar-clearance",
     "crank-rocker four-bar with a clearance in the coupler-rocker pair: sliding-plane pin-in-hole contact, or "
-    "the massless-link model (seed 001 sec. 6.3, Fig. 10)",
+    "the massless-link model (Tasora & Righettini 2003, sec. 6.3, Fig. 10)",
     model=Parameter("clearance", "-", "clearance (pin in hole, sliding-plane contact) or massless_link"),
     crank=Parameter(0.06, "m", "crank length a", rule="positive"),
     coupler=Parameter(0.2, "m", "coupler length b (hinge B to pin centre)", rule="positive"),
@@ -335,7 +336,7 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
             "pin force [N]": ["pin force"],
         },
         notes=(
-            "Fig. 10 of seed 001: the clearance model (sliding-plane pin in hole) and the massless-link model "
+            "Fig. 10 of Tasora & Righettini 2003: the clearance model (sliding-plane pin in hole) and the massless-link model "
             f"move identically; clearance e = {e:g} m."
         ),
     )

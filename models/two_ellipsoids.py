@@ -1,4 +1,5 @@
-"""Two ellipsoids dropped one above the other onto a floor (Duindam & Stramigioli, seed 003 sec. 6).
+"""Two ellipsoids dropped one above the other onto a floor (Duindam & Stramigioli, *Modeling the
+kinematics and dynamics of compliant contact*, 2003, sec. 6).
 
 Three contact components, one per pair (lower/floor, upper/floor, upper/lower), soft so that
 the motion is visible: the lower ellipsoid lands first, the upper one lands on it, they roll
@@ -47,7 +48,7 @@ def contact_element(system, component):
 @register_model(
     "two-ellipsoids",
     "two ellipsoids dropped one above the other onto a floor, three contacts: compliant (default) or "
-    "sliding-plane with impacts (seed 003)",
+    "sliding-plane with impacts (Duindam & Stramigioli 2003)",
     mass=Parameter(1.0, "kg", "mass of each ellipsoid", rule="positive"),
     axes=Parameter((0.25, 0.15, 0.1), "m", "semi-axes a, b, c of both ellipsoids", rule="positive"),
     lower_height=Parameter(0.35, "m", "initial height of the lower ellipsoid's centre"),
@@ -119,5 +120,5 @@ def two_ellipsoids(*, mass=1.0, axes=(0.25, 0.15, 0.1), lower_height=0.35, upper
             "distances": [k for k in observables if k.startswith("Delta")],
             "heights": ["height lower", "height upper"],
         },
-        notes="Fig. 5 of seed 003: the three signed distances over time, with the contact events marked.",
+        notes="Fig. 5 of Duindam & Stramigioli 2003: the three signed distances over time, with the contact events marked.",
     )

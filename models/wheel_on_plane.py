@@ -1,4 +1,5 @@
-"""A wheel on a frictionless plane, its spindle held horizontally (Tasora & Righettini, seed 001 sec. 6.2).
+"""A wheel on a frictionless plane, its spindle held horizontally (Tasora & Righettini, *Sliding
+contact between freeform surfaces*, 2003, sec. 6.2).
 
 The spindle (the wheel's centre) can only move vertically and the wheel can only turn about
 its own axis: a `Joint` from the ground locks the other four relative degrees of freedom.
@@ -46,7 +47,7 @@ _TWO_PI = 2.0 * math.pi
 
 
 def seed_wheel(radius, tube):
-    """The rim of seed 001 sec. 6.2 as a thin torus about the wheel's x axis.
+    """The rim of Tasora & Righettini 2003, sec. 6.2 as a thin torus about the wheel's x axis.
 
     Parameters
     ----------
@@ -91,7 +92,7 @@ def _u1_rate(system, t, x):
 
 @register_model(
     "wheel-on-plane",
-    "a wheel slipping on a frictionless plane, spindle free only vertically (seed 001 sec. 6.2)",
+    "a wheel slipping on a frictionless plane, spindle free only vertically (Tasora & Righettini 2003, sec. 6.2)",
     radius=Parameter(0.3, "m", "rolling radius R of the wheel", rule="positive"),
     tube=Parameter(0.02, "m", "tube radius of the torus whose equator is the rim", rule="positive"),
     mass=Parameter(2.0, "kg", "mass of the wheel (a uniform disc: I = m R^2 / 2 about its axis)", rule="positive"),
@@ -159,5 +160,5 @@ def wheel_on_plane(*, radius=0.3, tube=0.02, mass=2.0, angle=0.4, spin=3.0, cont
             "contact parameter": ["u1"],
             "contact parameter rate": ["u1 rate", "-q_theta rate / 2 pi"],
         },
-        notes="seed 001 sec. 6.2: the spindle height stays R (q_y'' = 0, eq. 43) and u1' = -q_theta'/(2 pi) (eq. 41)",
+        notes="Tasora & Righettini 2003, sec. 6.2: the spindle height stays R (q_y'' = 0, eq. 43) and u1' = -q_theta'/(2 pi) (eq. 41)",
     )

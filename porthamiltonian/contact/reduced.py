@@ -1,11 +1,12 @@
-"""Dynamics in Kry & Pai's reduced contact coordinates (seed 002 sec. 3.3-3.5).
+"""Dynamics in Kry & Pai's reduced contact coordinates (Kry & Pai, *Continuous contact simulation
+for smooth surfaces*, 2003, sec. 3.3-3.5).
 
 Body 1 is fixed (the ground, a table) and carries the surface S1; body 2 moves and carries
 S2 (the convention of `porthamiltonian.contact.coordinates`: ``H_12`` is the pose of body 2
 in body 1). While the two touch at one point, the contact coordinates ``q = (s, t, u, v,
 psi)`` and their rates are a complete state of body 2: its pose is ``contact_pose(q)`` and
 its body twist ``T = H_2(q) dq/dt``, so the surfaces touch by construction, whatever the
-integrator's error (seed 002 sec. 1: "reduced coordinates confine integration errors to the
+integrator's error (Kry & Pai 2003, sec. 1: "reduced coordinates confine integration errors to the
 constraint manifold").
 
 Newton-Euler for body 2 in its body frame, with body momentum ``P = M T``::
@@ -137,7 +138,7 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
         Below this slip speed ``"sliding"`` uses `slip_direction`.
     max_condition : float
         Largest accepted condition number of the square system (conforming contact, where
-        the contact point is not isolated, makes it singular: seed 002 sec. 3.2).
+        the contact point is not isolated, makes it singular: Kry & Pai 2003, sec. 3.2).
     rolling_damping, spin_damping : float [N m s/rad]
         Viscous resistance to rolling and to spinning: a moment on body 2 at the contact,
         ``-(c_r w_x, c_r w_y, c_s w_z)`` in C1 with ``w`` its angular velocity relative to body
