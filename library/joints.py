@@ -146,8 +146,10 @@ class Joint(ConstraintElement):
 
     Notes
     -----
-    The multipliers are the locked components of the constraint wrench; `reactions` gives the
-    wrenches on the two bodies.
+    Ports "a" and "b" are expressed in the body frames of the markers' bodies, not in the
+    markers: bond them from the bodies' "B" ports (``bg.connect(body.frame("B").port,
+    (joint, "a"))``), whatever the markers (see `Frame`). The multipliers are the locked
+    components of the constraint wrench; `reactions` gives the wrenches on the two bodies.
     """
 
     type_name = "Joint"

@@ -60,6 +60,26 @@ def _suggest(name, options):
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+def _frame_fix(tref, tobj, tport, href, hobj, hport):
+    """The fix of a frame mismatch between two ports, in words.
+
+    If one side has another port in the other side's frame (a body bonded from its marker
+    frame to a joint or contact, which are expressed in the body frame "B"), that port is the
+    fix, and the call to make is spelled out. Otherwise the two ports belong to different
+    bodies or frames, and each must be bonded from a port in its own frame.
+    """
+    for ref, obj, frame, tail in ((tref, tobj, hport.frame, True), (href, hobj, tport.frame, False)):
+        same = [p.name for p in obj.ports() if p.frame == frame]
+        if same:
+            fixed = (ref.node, same[0])
+            other = (href.node, href.port) if tail else (tref.node, tref.port)
+            call = f"bg.connect({fixed!r}, {other!r})" if tail else f"bg.connect({other!r}, {fixed!r})"
+            return f"bond {obj.label} port {same[0]!r}, which is in frame {frame!r}, instead: {call}"
+    return (f"no port of {tobj.label} is in frame {hport.frame!r} and none of {hobj.label} in frame "
+            f"{tport.frame!r}: bond {hobj.label} port {hport.name!r} from a port in frame {hport.frame!r} "
+            "(for a body: `body.frame(name).port`)")
+
+
 class BondGraph:
     """A mutable bond graph (build phase). See the module docstring.
 
@@ -370,7 +390,8 @@ class BondGraph:
         if tport.frame is not None and hport.frame is not None and tport.frame != hport.frame:
             raise BondError(
                 f"frame mismatch: {tobj.label} port {tport.name!r} is expressed in frame {tport.frame!r} but "
-                f"{hobj.label} port {hport.name!r} in frame {hport.frame!r}; insert a frame-change MTF"
+                f"{hobj.label} port {hport.name!r} in frame {hport.frame!r}; "
+                + _frame_fix(tref, tobj, tport, href, hobj, hport)
             )
         for ref, port, obj in ((tref, tport, tobj), (href, hport, hobj)):
             if not port.multi and (self._bonds_at(ref) or self._is_exposed(ref)):
