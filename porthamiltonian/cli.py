@@ -240,6 +240,7 @@ def _integrate(args, model, system, x0, t_end):
     """The trajectory from 0 to `t_end` with the model's solver settings and the command's
     overrides, and the wall time it took; prints the run's line and its events."""
     from . import simulate
+    from .integrate.progress import progress_logging
 
     solver = dict(model.solver)
     for key in ("method", "rtol", "atol", "max_step"):
@@ -249,8 +250,9 @@ def _integrate(args, model, system, x0, t_end):
     limits = {k: v for k, v in (("max_nfev", args.max_nfev), ("timeout", args.timeout)) if v is not None}
     t_eval = None if args.samples == 0 else np.linspace(0.0, t_end, args.samples)
     wall = time.perf_counter()
-    traj = simulate(system, (0.0, t_end), x0, progress=not args.no_progress, throw=False, t_eval=t_eval, **solver,
-                    **limits)
+    with progress_logging(not args.no_progress, force=True):   # the bar is part of the command's output
+        traj = simulate(system, (0.0, t_end), x0, progress=not args.no_progress, throw=False, t_eval=t_eval,
+                        **solver, **limits)
     wall = time.perf_counter() - wall
     span = float(traj.t[-1] - traj.t[0])
     per_second = f" ({wall / span:.2f} s per simulated second)" if span > 0 else ""

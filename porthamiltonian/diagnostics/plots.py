@@ -19,19 +19,12 @@ def figure(rows=1, cols=1, **kwargs):
 
 
 def _plt():
-    import matplotlib
-
-    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo") and not _has_display():
-        matplotlib.use("Agg")
+    """pyplot, with the backend left as it is: a notebook's inline backend must stay, and
+    without a display matplotlib itself falls back to Agg when it first resolves its default
+    backend (so scripts and the command line need nothing either)."""
     import matplotlib.pyplot as plt
 
     return plt
-
-
-def _has_display():
-    import os
-
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def plot_power_budget(budget, axes=None, title=None, max_elements=8):

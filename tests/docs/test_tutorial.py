@@ -1,6 +1,7 @@
 """The docs' tutorial (examples/tutorial_foot.py) runs, and its numbers are right."""
 
 import importlib.util
+import logging
 import sys
 from pathlib import Path
 
@@ -19,9 +20,31 @@ def tutorial():
     return module
 
 
+class _Lines(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.lines = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
 @pytest.fixture(scope="module")
-def runs(tutorial):
-    return tutorial.run(t_end=0.6)
+def event_lines():
+    return _Lines()
+
+
+@pytest.fixture(scope="module")
+def runs(tutorial, event_lines):
+    log = logging.getLogger("porthamiltonian.integrate.simulate")
+    level = log.level
+    log.addHandler(event_lines)
+    log.setLevel(logging.DEBUG)
+    try:
+        return tutorial.run(t_end=0.6)
+    finally:
+        log.removeHandler(event_lines)
+        log.setLevel(level)
 
 
 def test_ledgers_close(tutorial, runs, capsys):
@@ -52,3 +75,10 @@ def test_first_impact_at_free_fall_time(tutorial, runs):
     impacts = [e.t for e in traj.events if e.name.endswith("impact")]
     assert impacts, [e.name for e in traj.events]
     np.testing.assert_allclose(impacts[0], np.sqrt(2 * tutorial.DROP / tutorial.G), rtol=1e-7)
+
+
+def test_events_are_logged_as_they_fire(runs, event_lines):
+    """Every element event of both runs is one DEBUG line of the simulate module's logger."""
+    events = [e for _, traj in runs.values() for e in traj.events]
+    assert any(e.name.endswith("impact") for e in events)
+    assert event_lines.lines == [f"event at t = {e.t:.9g} s: {e.name}: {e.message} (lost {e.lost:.6g} J)" for e in events]
