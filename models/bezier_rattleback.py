@@ -140,6 +140,7 @@ def bezier_rattleback(*, mass=0.3, length=0.2, rise_long=0.01, rise_across=0.012
         # the seed's fixed step for the reduced contact; the others need error control (a stiff spring)
         solver=dict(method="RK4", step=0.01) if contact == "reduced" else dict(method="DOP853", rtol=1e-8, atol=1e-10),
         observables=observables,
+        units={"spin": "rad/s", "roll": "rad", "pitch": "rad", "height": "m"},
         groups={"spin": ["spin"], "rocking": ["roll", "pitch"], "height": ["height"]},
         notes=f"{friction} {contact} contact; radii of curvature at rest {radii[0]:.3g} m (long), {radii[1]:.3g} m "
               "(across); the spin reverses (Kry & Pai 2003, Fig. 11)",

@@ -130,6 +130,7 @@ def bowl_on_table(*, mass=0.95, diameter=0.13, height=0.11, foot=0.04, table=0.4
         t_end=3.0,
         solver=dict(method="RK4", step=step),
         observables=observables,
+        units={"x": "m", "y": "m", "z": "m", "tilt": "rad", "kinetic": "J"},
         groups={"centre of mass": ["x", "y", "z"], "tilt": ["tilt"], "kinetic energy": ["kinetic"]},
         notes=f"reduced contact, {S_bowl!r} on {S_table!r}; the seed's Fig. 7 is examples/bowl_fig7.py",
     )

@@ -356,6 +356,8 @@ def cam_follower(*, cam="nurbs", omega=2 * math.pi, base_radius=0.05, stroke=0.0
         # lift error unchanged, 5e-6 m); the stiff sliding plane has no fast mode: DOP853
         solver=dict(method="BDF" if contact == "compliant" else "DOP853", rtol=1e-9, atol=1e-11),
         observables=observables,
+        units={"lift": "m", "exact lift": "m", "speed": "m/s", "exact speed": "m/s", "acceleration": "m/s^2",
+               "exact acceleration": "m/s^2", "contact force": "N"},
         groups={
             # titles name the output files: no units with slashes
             "follower lift": ["lift", "exact lift"],

@@ -329,6 +329,8 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
         t_end=1.0,
         solver=dict(method="DOP853", rtol=1e-10, atol=1e-12),
         observables=observables,
+        units={"crank angle": "rad", "coupler angle": "rad", "rocker angle": "rad", "clearance angle": "rad",
+               "centre distance": "m", "pin force": "N"},
         groups={
             "link angles [rad]": ["crank angle", "coupler angle", "rocker angle"],
             "pin in the hole": ["clearance angle"],

@@ -96,6 +96,9 @@ class Model:
         Keyword arguments for `simulate` (method, rtol, atol, max_step).
     observables : dict
         name -> f(system, t, x) -> float or array: quantities to report and plot.
+    units : dict
+        name -> unit of each observable ("m", "rad/s"; "-" for a pure number): plots put
+        observables of different units on separate axes and label them with their units.
     groups : dict
         plot title -> list of observable names drawn together (one figure per group).
     notes : str
@@ -109,6 +112,7 @@ class Model:
     t_end: float = 1.0
     solver: dict = field(default_factory=dict)
     observables: dict = field(default_factory=dict)
+    units: dict = field(default_factory=dict)
     groups: dict = field(default_factory=dict)
     notes: str = ""
     baumgarte: tuple = (1.0, 1.0)

@@ -298,6 +298,7 @@ def spherical_geneva(*, radius=0.04, pin_radius=0.004, clearance=3e-4, speed=2 *
         t_end=2 * 2 * math.pi / w,
         solver=dict(method="DOP853", rtol=1e-8, atol=1e-10),
         observables=observables,
+        units={"crank angle": "rad", "wheel angle": "rad", "wheel speed": "rad/s"},
         groups={"crank and wheel angles": ["crank angle", "wheel angle"], "wheel speed": ["wheel speed"]},
         notes=(
             "Fig. 11 of Tasora & Righettini 2003: the wheel turns by pi/2 per crank turn and dwells for pi of crank angle; "

@@ -116,6 +116,7 @@ def two_ellipsoids(*, mass=1.0, axes=(0.25, 0.15, 0.1), lower_height=0.35, upper
         t_end=5.0,
         solver=dict(method="RK45", rtol=1e-7, atol=1e-9),
         observables=observables,
+        units={name: "m" for name in observables},   # signed distances and heights
         groups={
             "distances": [k for k in observables if k.startswith("Delta")],
             "heights": ["height lower", "height upper"],

@@ -154,6 +154,7 @@ def wheel_on_plane(*, radius=0.3, tube=0.02, mass=2.0, angle=0.4, spin=3.0, cont
         t_end=2.0,
         solver=dict(method="DOP853", rtol=1e-9, atol=1e-11),
         observables=observables,
+        units={"spindle height": "m", "q_theta": "rad", "u1": "-", "u1 rate": "1/s", "-q_theta rate / 2 pi": "1/s"},
         groups={
             "spindle height": ["spindle height"],
             "wheel angle": ["q_theta"],

@@ -269,7 +269,7 @@ def _integrate(args, model, system, x0, t_end):
 def _write_outputs(out, name, model, traj, wall, budget):
     """trajectory.npz/.csv, summary.json, observables.npz, the figures; returns the number of
     figures."""
-    from .diagnostics.plots import plot_power_budget, plot_series, save_figure
+    from .diagnostics.plots import plot_observables, plot_power_budget, save_figure
 
     traj.save(out / "trajectory.npz")
     traj.save(out / "trajectory.csv")
@@ -284,7 +284,8 @@ def _write_outputs(out, name, model, traj, wall, budget):
     events = [(e.t, e.name) for e in traj.events]
     for title, names in (model.groups or {"observables": list(series)}).items():
         if names:
-            fig = plot_series(traj.t, {n: series[n] for n in names}, title=f"{name}: {title}", events=events)
+            fig = plot_observables(traj.t, {n: series[n] for n in names}, model.units, title=f"{name}: {title}",
+                                   events=events)
             figs.append(save_figure(fig, out / f"{title.replace(' ', '_')}.png"))
     figs += _save_contact_forces(name, traj, out, events)
     return len(figs)

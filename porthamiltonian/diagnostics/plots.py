@@ -8,7 +8,7 @@ import numpy as np
 
 from .._files import atomic_file
 
-__all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "plot_planar_paths", "plot_limit_cycle",
+__all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "plot_observables", "plot_planar_paths", "plot_limit_cycle",
            "plot_stride_energy", "save_figure", "draw_scene",
            "figure"]
 
@@ -93,14 +93,55 @@ def _finish(fig, ax, xlabel, ylabel, title, legend=True):
     return fig
 
 
-def plot_series(t, series, *, ylabel="", title="", events=(), ax=None):
-    """Plot named time series (dict label -> (N,) array), with vertical lines at event times."""
+def plot_series(t, series, *, ylabel="", title="", events=(), ax=None, xlabel="time [s]"):
+    """Plot named time series (dict label -> (N,) array), with vertical lines at event times.
+
+    All series share one y axis: give them one unit, and say it in `ylabel` ("height [m]");
+    `plot_observables` splits series of different units onto separate axes.
+    """
     fig, ax = _axes(ax, (8, 4))
     for label, y in series.items():
         ax.plot(t, y, label=label)
     for te, name in events:
         ax.axvline(te, color="0.6", lw=0.7, ls=":")
-    return _finish(fig, ax, "time [s]", ylabel, title, legend=bool(series))
+    return _finish(fig, ax, xlabel, ylabel, title, legend=bool(series))
+
+
+def plot_observables(t, series, units, *, title="", events=()):
+    """Time series of different units, one axes per unit (stacked, sharing the time axis).
+
+    Parameters
+    ----------
+    t : (N,) array [s]
+    series : dict
+        name -> (N,) array.
+    units : dict
+        name -> unit ("m", "rad/s", "-" for a pure number). Series without one share an axes
+        labelled "unit not given", which says what to add.
+    title : str
+    events : sequence of (t, name)
+        Drawn as vertical dotted lines on every axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        An axes per unit, in order of first appearance; its y label is the series' name and
+        unit when it holds one series ("height [m]"), else the unit ("[m]") and a legend.
+    """
+    groups = {}
+    for name in series:
+        groups.setdefault(units.get(name) or "unit not given", []).append(name)
+    fig, axes = _plt().subplots(len(groups), 1, figsize=(8, 1.2 + 2.6 * len(groups)), sharex=True, squeeze=False)
+    for ax, (unit, names) in zip(axes[:, 0], groups.items()):
+        one = len(names) == 1
+        plot_series(t, {n: series[n] for n in names}, ylabel=f"{names[0]} [{unit}]" if one else f"[{unit}]",
+                    events=events, ax=ax, xlabel="")
+        if one:
+            ax.get_legend().remove()
+    axes[0, 0].set_title(title)
+    axes[-1, 0].set_xlabel("time [s]")
+    fig.tight_layout()
+    return fig
 
 
 #: marker styles of `plot_planar_paths` by event kind
