@@ -493,5 +493,23 @@ class BondGraph:
 
         return draw_bondgraph(self, ax=ax, **kwargs)
 
+    def _repr_html_(self):
+        """Elements and bonds as HTML tables (Jupyter's rich display)."""
+        from ..diagnostics.html import bondgraph_html
+
+        return bondgraph_html(self)
+
+    def _repr_png_(self):
+        """The drawing of `draw` as PNG bytes (Jupyter's rich display; made without pyplot).
+        None if the graph cannot be drawn yet (causality cannot be assigned): the display
+        falls back to the tables."""
+        from ..diagnostics.plots import bondgraph_png
+        from ..errors import PortHamiltonianError
+
+        try:
+            return bondgraph_png(self)
+        except PortHamiltonianError:
+            return None
+
     def __repr__(self):
         return f"<BondGraph {self.name!r}: {self.graph.number_of_nodes()} elements, {self.graph.number_of_edges()} bonds>"

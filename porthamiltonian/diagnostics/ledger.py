@@ -175,6 +175,12 @@ class PowerBudget:
 
     __str__ = table
 
+    def _repr_html_(self):
+        """The ledger as an HTML table (Jupyter's rich display)."""
+        from .html import budget_html
+
+        return budget_html(self)
+
     def plot(self, axes=None, **kwargs):
         """Plot H(t), supplied, dissipated (and lost, stabilization) and the residual."""
         from .plots import plot_power_budget

@@ -9,7 +9,7 @@ import numpy as np
 from .._files import atomic_file
 
 __all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "plot_observables", "plot_planar_paths", "plot_limit_cycle",
-           "plot_stride_energy", "save_figure", "draw_scene",
+           "plot_stride_energy", "save_figure", "draw_scene", "bondgraph_png",
            "figure"]
 
 
@@ -286,36 +286,74 @@ def draw_bondgraph(bg, ax=None, *, causality=True, layout="auto", seed=0):
     -------
     matplotlib.axes.Axes
     """
-    from ..bondgraph.causality import assign_causality
-    from ..bondgraph.flatten import flatten
-
-    flat = flatten(bg)
-    report = assign_causality(flat) if causality else None
-    labels = {n: _node_label(flat, n, obj) for n, obj in flat.elements.items()}
-    sizes = {n: _label_size(text) for n, text in labels.items()}
-    pos = _separate(_layout(flat, sizes, layout, seed), sizes)
-    xy = np.array(list(pos.values()))
-    half = np.array(list(sizes.values())) / 2
-    lo, hi = (xy - half).min(axis=0) - _PAD, (xy + half).max(axis=0) + _PAD
+    drawing = _BondGraphDrawing(bg, causality, layout, seed)
     if ax is None:
-        width, height = np.clip((hi - lo) / 72.0 + [0.4, 0.9], 3.0, 30.0)
-        fig, ax = _plt().subplots(figsize=(width, height))
-        fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=1 - 0.45 / height)
-    ax.set_xlim(lo[0], hi[0])
-    ax.set_ylim(lo[1], hi[1])
-    ax.set_aspect("equal")
-    ax.set_axis_off()
-    box = ax.get_window_extent()
-    scale = min(1.0, box.width / ax.figure.dpi * 72 / (hi - lo)[0], box.height / ax.figure.dpi * 72 / (hi - lo)[1])
-    cut = {c.bond for c in report.cuts} if report else set()
-    for i, b in enumerate(flat.bonds):
-        _draw_bond(ax, pos, sizes, b, i in cut, report.effort_end(i) if report else None, scale)
-    for n, text in labels.items():
-        ax.text(*pos[n], text, ha="center", va="center", fontsize=_FONT * scale, linespacing=1.1,
-                bbox=dict(boxstyle=f"round,pad={0.25}", fc="white", ec="0.7"), zorder=3)
-    ax.set_title(f"bond graph {bg.name!r}" + (" (red: causal strokes; dashed: multiplier bonds)" if report else ""),
-                 fontsize=10)
-    return ax
+        fig, ax = _plt().subplots(figsize=drawing.figsize)
+        drawing.adjust(fig)
+    return drawing.render(ax)
+
+
+def bondgraph_png(bg, *, causality=True, dpi=80):
+    """The drawing of `draw_bondgraph` as PNG bytes, made without pyplot: no figure is
+    registered (a notebook does not show it a second time) and the backend is not touched."""
+    from io import BytesIO
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    drawing = _BondGraphDrawing(bg, causality, "auto", 0)
+    fig = Figure(figsize=drawing.figsize)
+    FigureCanvasAgg(fig)
+    drawing.adjust(fig)
+    drawing.render(fig.add_subplot())
+    buffer = BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+class _BondGraphDrawing:
+    """Labels, their sizes and positions [pt] of a flattened bond graph, and its causality."""
+
+    def __init__(self, bg, causality, layout, seed):
+        from ..bondgraph.causality import assign_causality
+        from ..bondgraph.flatten import flatten
+
+        self.name = bg.name
+        self.flat = flat = flatten(bg)
+        self.report = assign_causality(flat) if causality else None
+        self.labels = {n: _node_label(flat, n, obj) for n, obj in flat.elements.items()}
+        self.sizes = {n: _label_size(text) for n, text in self.labels.items()}
+        self.pos = _separate(_layout(flat, self.sizes, layout, seed), self.sizes)
+        xy = np.array(list(self.pos.values()))
+        half = np.array(list(self.sizes.values())) / 2
+        self.lo, self.hi = (xy - half).min(axis=0) - _PAD, (xy + half).max(axis=0) + _PAD
+        self.figsize = tuple(np.clip((self.hi - self.lo) / 72.0 + [0.4, 1.0], 4.0, 30.0))
+
+    def adjust(self, fig):
+        """Margins of a figure of `figsize`: room for the title only."""
+        fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=1 - 0.55 / self.figsize[1])
+
+    def render(self, ax):
+        """Draw on `ax`, scaled down (fonts included) to fit it; returns `ax`."""
+        d, flat, report, pos, sizes, lo, hi = self, self.flat, self.report, self.pos, self.sizes, self.lo, self.hi
+        box = ax.get_window_extent()
+        size = np.array([box.width, box.height]) / ax.figure.dpi * 72.0     # the axes [pt]
+        scale = min(1.0, *(size / (hi - lo)))
+        # one point of the layout is `scale` points on the page: the label sizes stay true
+        centre, half = (lo + hi) / 2, size / scale / 2
+        ax.set_xlim(centre[0] - half[0], centre[0] + half[0])
+        ax.set_ylim(centre[1] - half[1], centre[1] + half[1])
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+        cut = {c.bond for c in report.cuts} if report else set()
+        for i, b in enumerate(flat.bonds):
+            _draw_bond(ax, pos, sizes, b, i in cut, report.effort_end(i) if report else None, scale)
+        for n, text in d.labels.items():
+            ax.text(*pos[n], text, ha="center", va="center", fontsize=_FONT * scale, linespacing=1.1,
+                    bbox=dict(boxstyle="round,pad=0.25", fc="white", ec="0.7"), zorder=3)
+        ax.set_title(f"bond graph {d.name!r}" + ("\nred: causal strokes; dashed: multiplier bonds" if report else ""),
+                     fontsize=9)
+        return ax
 
 
 def _node_label(flat, name, obj):
@@ -335,7 +373,7 @@ def _label_size(text):
 
 
 def _layout(flat, sizes, layout, seed):
-    """Node positions [pt] at a scale where a bond is about one label width long."""
+    """Node positions [pt] at a scale where a bond is about one label width long (an inch at least)."""
     import networkx as nx
 
     g = nx.Graph()
@@ -355,8 +393,8 @@ def _layout(flat, sizes, layout, seed):
         pos = nx.kamada_kawai_layout(g)
     lengths = [np.linalg.norm(np.subtract(pos[u], pos[v])) for u, v in g.edges if u != v]
     typical = np.median(lengths) if lengths else 1.0
-    width = np.median([w for w, _ in sizes.values()])
-    return {n: np.asarray(p, float) * 1.0 * width / max(typical, 1e-12) for n, p in pos.items()}
+    bond = max(np.median([w for w, _ in sizes.values()]), 72.0)
+    return {n: np.asarray(p, float) * bond / max(typical, 1e-12) for n, p in pos.items()}
 
 
 def _separate(pos, sizes, iterations=2000):

@@ -216,6 +216,12 @@ class Trajectory:
                         w.writerow([repr(float(ti))] + [repr(float(v)) for v in xi])
         return path
 
+    def _repr_html_(self):
+        """The run and its events as HTML tables (Jupyter's rich display)."""
+        from ..diagnostics.html import trajectory_html
+
+        return trajectory_html(self)
+
     def __repr__(self):
         return (
             f"<Trajectory of {self.system.name!r}: {self.t.size} samples, t = {self.t[0]:.4g}..{self.t[-1]:.4g} s, "
