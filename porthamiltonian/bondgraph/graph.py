@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import copy as _copy
 import difflib
+import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
 
 import networkx as nx
 
@@ -30,6 +32,13 @@ from ..errors import BondError, ModelError, PhaseError
 from .element import Element
 from .junctions import _Junction
 from .ports import Port, check_name
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+#: how `connect` and `expose` accept a port: an element or component (its only port, or a
+#: junction's new one), its name, ``(element_or_name, port_name)`` or ``"element.port"``
+PortTarget = Union["Element", "BondGraph", str, tuple]
 
 __all__ = ["BondGraph", "Bond", "PortRef"]
 
@@ -111,18 +120,18 @@ class BondGraph:
             )
 
     @property
-    def frozen(self):
+    def frozen(self) -> bool:
         """True once the graph has been compiled."""
         return self._frozen_by is not None
 
-    def freeze(self, by="compile"):
+    def freeze(self, by: str = "compile") -> None:
         """Forbid further edits (called by `compile`); nested graphs are frozen too."""
         self._frozen_by = by
         for obj in self.objects():
             if isinstance(obj, BondGraph):
                 obj.freeze(by)
 
-    def copy(self, name=None):
+    def copy(self, name: str | None = None) -> BondGraph:
         """An editable deep copy (elements and nested graphs are copied)."""
         g = _copy.deepcopy(self)
         g._unfreeze()
@@ -159,7 +168,7 @@ class BondGraph:
                 obj._unfreeze()
 
     # ----------------------------------------------------------------- elements
-    def add(self, *items):
+    def add(self, *items: Element | BondGraph) -> Element | BondGraph:
         """Add elements or nested bond graphs; returns the (last) item added.
 
         Raises ModelError if a name is already used in this graph.
@@ -198,17 +207,17 @@ class BondGraph:
             return False
         return True
 
-    def objects(self):
+    def objects(self) -> list[Element | BondGraph]:
         """Elements and components, in insertion order."""
         return [d["obj"] for _, d in self.graph.nodes(data=True)]
 
     @property
-    def elements(self):
+    def elements(self) -> dict[str, Element | BondGraph]:
         """Mapping name -> element or component (insertion order)."""
         return {n: d["obj"] for n, d in self.graph.nodes(data=True)}
 
     @property
-    def bonds(self):
+    def bonds(self) -> list[Bond]:
         """The bonds, in creation order."""
         out = []
         for u, v, k, d in self.graph.edges(keys=True, data=True):
@@ -233,7 +242,7 @@ class BondGraph:
     def label(self):
         return f"graph:{self.name}"
 
-    def expose(self, name, target):
+    def expose(self, name: str, target: PortTarget) -> None:
         """Expose an internal port as a port of this graph (for use as a component).
 
         The exposed port has the dimension, orientation and frame of the internal one.
@@ -312,7 +321,7 @@ class BondGraph:
             ) from None
 
     # ----------------------------------------------------------------- bonds
-    def connect(self, tail, head, *, name=None):
+    def connect(self, tail: PortTarget, head: PortTarget, *, name: str | None = None) -> str:
         """Make a bond from `tail` to `head` (positive power flows from tail to head).
 
         Ports are designated as an element (if it has one port, or a junction, which gets a
@@ -401,7 +410,7 @@ class BondGraph:
                     "(add a junction to connect several)"
                 )
 
-    def remove(self, name):
+    def remove(self, name: str) -> Element | BondGraph:
         """Remove the element or component `name` and every bond attached to it.
 
         Returns the removed object. Elements that reference it (a gravity reading a body's
@@ -418,7 +427,7 @@ class BondGraph:
         self.graph.remove_node(name)
         return obj
 
-    def disconnect(self, bond):
+    def disconnect(self, bond: str) -> None:
         """Remove the bond called `bond`."""
         self._check_mutable("disconnect")
         if bond not in self._bond_ends:
@@ -437,7 +446,7 @@ class BondGraph:
                 obj.remove_port(port)
 
     # ----------------------------------------------------------------- swap
-    def swap(self, name, replacement):
+    def swap(self, name: str, replacement: Element | BondGraph) -> Element | BondGraph:
         """Replace the element or component `name` by `replacement`, keeping its bonds.
 
         The replacement must expose the same ports (names, dimensions, orientations and
@@ -481,13 +490,13 @@ class BondGraph:
         return old
 
     # ----------------------------------------------------------------- persistence & display
-    def save(self, path):
+    def save(self, path: str | os.PathLike) -> None:
         """Save to a JSON file (node-link form). See `porthamiltonian.bondgraph.load`."""
         from .serialize import save
 
         save(self, path)
 
-    def draw(self, ax=None, **kwargs):
+    def draw(self, ax: Axes | None = None, **kwargs) -> Axes:
         """Draw the graph (labels, half-arrows, causal strokes); returns the matplotlib axes."""
         from ..diagnostics.plots import draw_bondgraph
 

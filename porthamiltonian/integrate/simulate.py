@@ -17,8 +17,10 @@ import math
 import time as _time
 import warnings
 from collections import deque
+from collections.abc import Callable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.integrate import OdeSolver, solve_ivp
 from scipy.integrate._ivp.ivp import METHODS as _SCIPY_METHODS
 
@@ -218,9 +220,13 @@ def _check_inputs_callable(inputs, system, t0, x0):
         )
 
 
-def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_step=np.inf, t_eval=None,
-             events=(), inputs=None, progress=False, throw=True, first_step=None, max_events=10000,
-             check_constraints=True, projection=None, max_nfev=None, timeout=None, dense_output=False, step=None):
+def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str | type[OdeSolver] = "RK45",
+             rtol: float = 1e-6, atol: float = 1e-9, max_step: float = np.inf, t_eval: ArrayLike | None = None,
+             events: Sequence[Callable[[float, np.ndarray], float]] = (),
+             inputs: ArrayLike | Callable[[float, np.ndarray], ArrayLike] | None = None, progress: bool = False,
+             throw: bool = True, first_step: float | None = None, max_events: int = 10000,
+             check_constraints: bool = True, projection: float | None = None, max_nfev: int | None = None,
+             timeout: float | None = None, dense_output: bool = False, step: float | None = None) -> Trajectory:
     """Integrate a compiled system over `t_span`.
 
     Parameters
