@@ -23,7 +23,7 @@ force components). The constraint bias (the part of dc/dt without body accelerat
 with r_k the row's direction (n1, e_x, e_y in frame 1), s_O = w x O + v the velocity of
 body b's material point at O, (dw_b, dv_b) = -(w1 x w, w1 x v + v1 x w) the part of the
 relative twist's rate due to frame 1 moving, and dO/dt, dn1/dt, de_k/dt from the contact
-kinematics. Seed 001 states it as "only the centripetal marker accelerations"; the two are
+kinematics. Tasora & Righettini 2003 state it as "only the centripetal marker accelerations"; the two are
 the same equation (the wheel on a plane gives q_y'' = 0 exactly, seed eq. 43). For the
 no-slip rows the moving-contact-point terms (dO/dt, de_k/dt) are what keeps rolling
 energy-conserving.

@@ -17,11 +17,11 @@ Two models of the clearance, chosen by `model`:
 - ``"clearance"``: the pin, a sphere of radius R2 on the coupler, stays on the wall of the
   hole, an inward-facing sphere of radius R1 on the rocker, through a bilateral frictionless
   sliding-plane contact (Tasora & Righettini). The centres stay in the plane z = 0, so the
-  spheres behave as the circles of the seed (point contact, isolated);
-- ``"massless_link"``: the classical model (seed ref. [14]): a massless link of length
+  spheres behave as the circles of the paper (point contact, isolated);
+- ``"massless_link"``: the classical model (the paper's ref. [14]): a massless link of length
   e = R1 - R2 joining the two centres.
 
-Seed eqs. (45)-(49): the sliding-plane constraint depends on R1 and R2 only through e, and
+Tasora & Righettini 2003, eqs. (45)-(49): the sliding-plane constraint depends on R1 and R2 only through e, and
 equals the massless link's; the two models move identically from the same initial state.
 
 The massless link is a `DistanceJoint` between the pin centre (on the coupler) and the hole
@@ -258,7 +258,7 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
     bg = ph.BondGraph(f"four_bar_{model}")
     bg.add(G, *bodies)
     if model == "clearance":
-        # the sliding plane rides on the pin (surface a), the point on the hole's wall (seed eq. 44)
+        # the sliding plane rides on the pin (surface a), the point on the hole's wall (the paper's eq. 44)
         if contact == "sliding_plane":
             law = dict(unilateral=False, friction="frictionless")
         else:

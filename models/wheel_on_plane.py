@@ -5,7 +5,7 @@ The spindle (the wheel's centre) can only move vertically and the wheel can only
 its own axis: a `Joint` from the ground locks the other four relative degrees of freedom.
 Gravity presses the wheel onto a frictionless floor, so it turns at a constant rate, slipping,
 while its contact point runs round the rim. Classical mechanics says the spindle does not
-accelerate vertically (seed eq. 43: q_y'' = 0), and the contact parameter on the rim moves at
+accelerate vertically (Tasora & Righettini 2003, eq. 43: q_y'' = 0), and the contact parameter on the rim moves at
 u1' = -q_theta' / (2 pi) (eq. 41)::
 
             z ^                 wheel turning at q_theta' about +x (out of the page)
@@ -16,10 +16,10 @@ u1' = -q_theta' / (2 pi) (eq. 41)::
         ------+-------*---------> y     * contact: P on the rim (parameter u1), S on the floor
         //////////////////////////      frictionless plane, normal +z
 
-The rim is the seed's circle with the seed's parameter ``u1 in [0, 1)`` (eq. 40): in the
+The rim is the paper's circle with the paper's parameter ``u1 in [0, 1)`` (eq. 40): in the
 wheel frame, ``R (0, sin 2 pi u1, -cos 2 pi u1)``. A circle has no area to touch a plane
 with, so the rim is the equator ``v = 0`` of a thin torus (tube radius `tube`), which keeps
-the contact a point. World axes map to the seed's as D_x -> y, D_y -> z; q_theta is the
+the contact a point. World axes map to the paper's as D_x -> y, D_y -> z; q_theta is the
 rotation about +x, so the rim point at u1 is at angle 2 pi u1 + q_theta, as in eq. (40).
 """
 
@@ -98,7 +98,7 @@ def _u1_rate(system, t, x):
     mass=Parameter(2.0, "kg", "mass of the wheel (a uniform disc: I = m R^2 / 2 about its axis)", rule="positive"),
     angle=Parameter(0.4, "rad", "initial wheel angle q_theta"),
     spin=Parameter(3.0, "rad/s", "wheel angular velocity q_theta' (constant: the plane is frictionless)"),
-    contact=Parameter("sliding_plane", "-", "contact model: sliding_plane (the seed's) or compliant"),
+    contact=Parameter("sliding_plane", "-", "contact model: sliding_plane (the paper's) or compliant"),
     unilateral=Parameter(True, "-", "sliding_plane: detach when the normal force would pull"),
     stiffness=Parameter(1.0e5, "N/m", "compliant: normal stiffness", rule="positive"),
     damping_ratio=Parameter(0.1, "-", "compliant: normal damping as a fraction of critical", rule="nonnegative"),
@@ -133,7 +133,7 @@ def wheel_on_plane(*, radius=0.3, tube=0.02, mass=2.0, angle=0.4, spin=3.0, cont
     I = mass * radius * radius * np.array((0.5, 0.25, 0.25))
     wheel = RigidBody("wheel", mass, I, pose=H_WB, twist=(spin, 0.0, 0.0, 0.0, 0.0, 0.0))
     ground = Ground("ground")
-    floor = Plane(u_axis=(0.0, 1.0, 0.0))  # u2 along the seed's D_x
+    floor = Plane(u_axis=(0.0, 1.0, 0.0))  # u2 along the paper's D_x
     spindle = Joint("spindle", ground.frame(), wheel.frame(), lock=SPINDLE_LOCK)
     c = make_contact(contact, "contact", wheel, seed_wheel(radius, tube), ground, floor, **law)
     bg.add(wheel, ground, Gravity("gravity", wheel, (0.0, 0.0, -g)), spindle, c)
