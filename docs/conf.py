@@ -1,9 +1,5 @@
 """Sphinx configuration of the porthamiltonian docs (``sphinx-build -W -b html docs OUT``)."""
 
-import os
-
-os.environ.setdefault("MPLBACKEND", "Agg")
-
 project = "porthamiltonian"
 author = "porthamiltonian developers"
 copyright = "2026, porthamiltonian developers"
