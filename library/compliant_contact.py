@@ -1,4 +1,5 @@
-"""Compliant contact between two bodies with surfaces (Duindam & Stramigioli, seed 003 sec. 5).
+"""Compliant contact between two bodies with surfaces (Duindam & Stramigioli, *Modeling the
+kinematics and dynamics of compliant contact*, 2003, sec. 5).
 
 `CompliantContact(...)` returns a component (a BondGraph with ports "a" and "b", bonded to
 the two bodies' "B" ports) made of three elements sharing one `ContactPair`::
@@ -8,7 +9,7 @@ the two bodies' "B" ports) made of three elements sharing one `ContactPair`::
               └── ContactDamper                                   (dissipates)
           b ──┘ (each of spring and damper has ports a and b, joined by 1-junctions)
 
-Geometry (MATH.md sec. 3-4): the generalized contact points are tracked through the
+Geometry (docs/math.md sec. 5-6): the generalized contact points are tracked through the
 simulation (the parameters are states, integrated with the contact kinematics, used as
 warm starts of an exact Newton re-projection at every evaluation). The contact frame C has
 z = n_a (pointing from body a toward body b) and its origin on the average tangent plane.
@@ -715,7 +716,7 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
         How the spring's anchor slips (module docstring, "Friction"). "dahl" (default): in
         proportion to the sliding speed, so that sliding friction is mu F_e (within 1 %
         once the surfaces have slid 5 mu F_e / k_t, 1 mm for 1 kg at the defaults) at any
-        speed, with no tuning; the relaxation rate k_t |v| / (mu F_e) bounds explicit steps
+        speed, with no tuning; the relaxation rate ``k_t |v| / (mu F_e)`` bounds explicit steps
         (5000 1/s for 1 kg at 1 m/s). Its stick-slip switches are kinks of the vector field
         that implicit solvers' error estimates miss: Radau needs rtol <= 1e-10 (measured on
         the main job after 0.3 s: 1e-4 off at rtol 1e-8, 1.5e-11 at 1e-10); explicit

@@ -486,7 +486,8 @@ class ContactPair:
 
         Raises GeometryError if the contact points are not isolated (conforming contact:
         a cylinder or a torus lying on a plane, two planes): the contact kinematics need
-        a regular contact matrix (seed 003, Theorem 1).
+        a regular contact matrix (Duindam & Stramigioli, *Modeling the kinematics and dynamics of
+        compliant contact*, 2003, Theorem 1).
         """
         try:
             cp = closest_points(self.S1, self.S2, self.H_12(refs))

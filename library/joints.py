@@ -1,6 +1,7 @@
 """Joints as ideal constraints between two markers, by locking relative degrees of freedom.
 
-The lock formulation (seed 001 sec. 3): marker M on body 1 and marker N on body 2; the
+The lock formulation (Tasora & Righettini, *Sliding contact between freeform surfaces*, 2003, sec.
+3): marker M on body 1 and marker N on body 2; the
 relative pose H_MN = H_WM^-1 H_WN has rotation R and translation p (N's origin in M
 coordinates). A joint locks a subset of the six relative degrees of freedom, ordered like
 twists: rotations about the M axes (x, y, z), then translations along them::
@@ -145,8 +146,10 @@ class Joint(ConstraintElement):
 
     Notes
     -----
-    The multipliers are the locked components of the constraint wrench; `reactions` gives the
-    wrenches on the two bodies.
+    Ports "a" and "b" are expressed in the body frames of the markers' bodies, not in the
+    markers: bond them from the bodies' "B" ports (``bg.connect(body.frame("B").port,
+    (joint, "a"))``), whatever the markers (see `Frame`). The multipliers are the locked
+    components of the constraint wrench; `reactions` gives the wrenches on the two bodies.
     """
 
     type_name = "Joint"
@@ -356,9 +359,9 @@ class Joint(ConstraintElement):
 @register_element
 class DistanceJoint(ConstraintElement):
     """Keeps a point of body a and a point of body b at a fixed distance: a massless rigid
-    link with ball joints at both ends (the "massless link" of seed 001 sec. 6.3).
+    link with ball joints at both ends (the "massless link" of Tasora & Righettini 2003, sec. 6.3).
 
-    With p_a, p_b the points in the world, d = p_b - p_a, L = |d|, u = d / L::
+    With p_a, p_b the points in the world, d = p_b - p_a, ``L = |d|``, ``u = d / L``::
 
         g = L - length,   c = u . (v_pb - v_pa) = dg/dt
         dc/dt = J dT/dt + (|dv|^2 - (u . dv)^2) / L + u . (a_b - a_a)

@@ -16,7 +16,7 @@ __all__ = ["PointMass", "DistanceConstraint"]
 class PointMass(StorageElement):
     """Point mass with position r and momentum p in R^n; one I-type port "p" (velocity).
 
-    H = |p|^2 / (2 m). Structure on z = (r, p): dr/dt = p/m, dp/dt = e (the port effort), i.e.
+    ``H = |p|^2 / (2 m)``. Structure on z = (r, p): dr/dt = p/m, dp/dt = e (the port effort), i.e.
     J = [[0, I], [-I, 0]], B = [0; I]. The port accepts several bonds (forces add up).
 
     Parameters
@@ -93,8 +93,8 @@ class PointMass(StorageElement):
 class DistanceConstraint(ConstraintElement):
     """Keeps a point mass at a fixed distance from an anchor (a massless rigid rod).
 
-    Gap g = |r - a| - L; with n = (r - a)/|r - a| and v the mass velocity at the port:
-    c = n . v = dg/dt, and dc/dt = n . dv/dt + (|v|^2 - (n . v)^2) / |r - a|.
+    Gap ``g = |r - a| - L``; with ``n = (r - a)/|r - a|`` and v the mass velocity at the port:
+    ``c = n . v = dg/dt``, and ``dc/dt = n . dv/dt + (|v|^2 - (n . v)^2) / |r - a|``.
     The multiplier is the rod tension: a positive value pulls the mass toward the anchor.
     Bond the mass to the rod (``bg.connect((mass, "p"), rod)``): the rod's equations assume
     its port flow is the mass velocity, which compile checks.

@@ -1,9 +1,10 @@
-"""Reduced contact coordinates (Kry & Pai, seed 002): the third contact submodel.
+"""Reduced contact coordinates (Kry & Pai, *Continuous contact simulation for smooth surfaces*,
+2003): the third contact submodel.
 
 `ReducedContact(...)` returns a component with the ports of `CompliantContact` and
 `SlidingPlaneContact` ("a", "b", bonded from the two bodies' "B" ports), so a model swaps to
 it with one argument (`library.contact("reduced", ...)`). One of the two bodies must be fixed
-(a `Ground`): the seed's formulation evolves one body in contact with a fixed one.
+(a `Ground`): the paper's formulation evolves one body in contact with a fixed one.
 
 Phases (`simulate` runs them; `porthamiltonian.integrate.reduced`):
 
@@ -26,14 +27,14 @@ Friction (`friction`):
 
 * ``"frictionless"``: no tangential force.
 * ``"rolling"``: no slip at all (unlimited friction), as the sliding plane's rolling mode.
-* ``"coulomb"``: the seed's two regimes. Sliding: dynamic Coulomb friction ``mu N`` against
-  the slip; when the slip speed falls below `slip_speed` (seed: 5 mm/s) the contact sticks:
+* ``"coulomb"``: the paper's two regimes. Sliding: dynamic Coulomb friction ``mu N`` against
+  the slip; when the slip speed falls below `slip_speed` (Kry & Pai 2003: 5 mm/s) the contact sticks:
   a tangential impulse at the contact point removes the remaining slip (its kinetic energy
   is booked as lost) and the no-slip mode follows; it slips again when the friction force
   it needs leaves the cone ``|F_t| <= mu N``, the friction force then keeping its direction
   (the slip starts against it).
 
-``rolling_damping`` and ``spin_damping`` (0 by default, not in the seed) add a viscous moment
+``rolling_damping`` and ``spin_damping`` (0 by default, not in the paper) add a viscous moment
 against rolling and spinning in continuous contact, booked as dissipated.
 
 Outside continuous contact (and for diagnostics such as `PHSystem.multipliers`) the
@@ -93,7 +94,7 @@ class ReducedContactConstraint(SlidingPlaneConstraint):
         if pair._moving[0] == pair._moving[1]:
             raise ModelError(
                 f"reduced contact {name!r}: one of the bodies must be fixed (a Ground); got the moving bodies "
-                f"{pair.body_a.name!r} and {pair.body_b.name!r} (seed 002 evolves one body on a fixed one: use "
+                f"{pair.body_a.name!r} and {pair.body_b.name!r} (Kry & Pai 2003 evolve one body on a fixed one: use "
                 "the sliding-plane or compliant contact between two moving bodies)")
 
     def events(self):
@@ -230,7 +231,7 @@ class ReducedChart:
         extrapolated at most `PatchNetwork.REACH` past its sides (GeometryError beyond: a
         polynomial patch departs quickly from its neighbour outside its domain, so a large
         step that carries the contact across a patch is shrunk and the transition approached
-        from inside, as the seed does, sec. 3.5). A point where the normal is
+        from inside, as the paper does, sec. 3.5). A point where the normal is
         undefined raises GeometryError naming the surface and the point."""
         S, chart = (self.S1, self.S2)[k], self.charts[k]
         if not S._is_compiled:
@@ -359,12 +360,12 @@ def ReducedContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, p
     rest_speed : float [m/s]
         Impacts slower than this are plastic and establish continuous contact.
     slip_speed : float [m/s]
-        "coulomb": the slip speed below which the contact sticks (seed 002: 5 mm/s).
+        "coulomb": the slip speed below which the contact sticks (Kry & Pai 2003: 5 mm/s).
     max_gap : float [m], optional
         As for `SlidingPlaneContact`: a contact initialised farther than this is an error.
     rolling_damping, spin_damping : float [N m s/rad]
         Viscous resistance to rolling and spinning in continuous contact
-        (`porthamiltonian.contact.reduced.reduced_dynamics`; not in the seed, 0 by default): a
+        (`porthamiltonian.contact.reduced.reduced_dynamics`; not in the paper, 0 by default): a
         moment against the moving body's angular velocity relative to the fixed one, which
         lets a rocking body come to rest. Its power is booked as dissipated.
     slip_relax : float [1/s]

@@ -1,6 +1,6 @@
 """Rigid bodies on SE(3), the fixed ground, and body-fixed frames.
 
-Conventions (MATH.md sec. 1): twists T = (omega, v), wrenches W = (tau, f); the body twist
+Conventions (docs/math.md sec. 1): twists T = (omega, v), wrenches W = (tau, f); the body twist
 T_WB_B is the flow at the body-frame port "B"; at the port of a body-fixed frame F the flow
 is T_WF_F = Ad(H_FB) T_WB_B and the effort a wrench expressed in F.
 
@@ -46,7 +46,7 @@ def spatial_inertia(mass, inertia, com):
     Notes
     -----
     The velocity of the centre of mass is v + omega x c = v - hat(c) omega, so
-    T = 1/2 (omega.I_c.omega + m |v - hat(c) omega|^2) = 1/2 T.M.T with
+    ``T = 1/2 (omega.I_c.omega + m |v - hat(c) omega|^2) = 1/2 T.M.T`` with
     M = [[I_c + m hat(c)^T hat(c), m hat(c)], [-m hat(c), m I]].
     """
     c = so3.hat(com)
@@ -84,9 +84,18 @@ _rate_map = pose_rate_map
 class Frame:
     """A frame fixed on a body (or on the ground): the body, a name, and its pose H_BF.
 
-    Elements that act on bodies (springs, dampers, gravity, joints, contacts) take frames;
-    their port for a frame must be bonded to the body's port of that frame (checked at
-    compile). `Frame.port` is the (body, port name) pair to pass to `BondGraph.connect`.
+    Each frame of a body is one of its ports, whose flow is the body's twist expressed in that
+    frame. Elements that act on bodies take frames, in two ways:
+
+    - springs, dampers and gravity are expressed in the frames they take: bond each of their
+      ports from the body's port of that frame (``bg.connect(frame.port, (spring, "a"))``);
+    - joints and contacts take frames as markers (where they act on the body) but are
+      expressed in the body frame: bond their ports from the body's "B" port
+      (``bg.connect(body.frame("B").port, (joint, "a"))``), whatever the marker.
+
+    `BondGraph.connect` checks the frames of the two ports, and its error names the port to
+    use; `compile` checks that each port carries its body's twist. `Frame.port` is the
+    (body, port name) pair of this frame, to pass to `BondGraph.connect`.
     """
 
     body: object

@@ -1,4 +1,5 @@
-"""Stiff contact: the sliding-plane constraint (Tasora & Righettini, seed 001; unilateral, seed 004).
+"""Stiff contact: the sliding-plane constraint (Tasora & Righettini, *Sliding contact between
+freeform surfaces*, 2003; unilateral, Drake, *Contact surface constraints*).
 
 `SlidingPlaneContact(...)` returns a component with the same ports as `CompliantContact`
 ("a", "b", bonded from the two bodies' "B" ports), so a model swaps one for the other with
@@ -6,7 +7,7 @@ one argument. Inside is a `SlidingPlaneConstraint`: point P of surface b stays o
 tangent plane of surface a at S. P and S move on their surfaces: the contact parameters are
 carried in the state only as warm starts and re-projected exactly (Newton) at every
 evaluation (the position problem); their rates are the contact kinematics (the speed
-problem, seed 001 eq. 23 = MATH.md sec. 3 with Delta = 0).
+problem, Tasora & Righettini 2003, eq. 23 = docs/math.md sec. 5 with Delta = 0).
 
 Rows (contact frame C: z = n_a from a toward b, origin on the tangent plane; T_C the twist of
 b relative to a in C; R_k f = -(T_C)_k)::
@@ -22,7 +23,7 @@ force components). The constraint bias (the part of dc/dt without body accelerat
 with r_k the row's direction (n1, e_x, e_y in frame 1), s_O = w x O + v the velocity of
 body b's material point at O, (dw_b, dv_b) = -(w1 x w, w1 x v + v1 x w) the part of the
 relative twist's rate due to frame 1 moving, and dO/dt, dn1/dt, de_k/dt from the contact
-kinematics. Seed 001 states it as "only the centripetal marker accelerations"; the two are
+kinematics. Tasora & Righettini 2003 state it as "only the centripetal marker accelerations"; the two are
 the same equation (the wheel on a plane gives q_y'' = 0 exactly, seed eq. 43). For the
 no-slip rows the moving-contact-point terms (dO/dt, de_k/dt) are what keeps rolling
 energy-conserving.
@@ -378,7 +379,7 @@ def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=No
     stabilization : (alpha, beta), optional
         Baumgarte parameters [1/s] (default: the compile option).
     softening : float >= 0
-        gamma of seed 004 (a compliant constraint); 0 is ideal.
+        gamma of Drake's *Contact surface constraints* (a compliant constraint); 0 is ideal.
     max_gap : float [m], optional
         Initialising a bilateral contact (or a penetrating one) farther than this from the
         surfaces is an error.

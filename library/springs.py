@@ -138,7 +138,7 @@ class SpatialSpring(_PoseSpring):
 
     With H_ab = H_Wa^-1 H_Wb, the rest pose H_0 and xi = log(H_0^-1 H_ab) (exponential
     coordinates, (phi, rho)), the potential is V = 1/2 xi . K . xi. Its exact gradient gives
-    the wrench in frame b (T_ab_b = J_r(xi) dxi/dt, MATH.md sec. 1)::
+    the wrench in frame b (T_ab_b = J_r(xi) dxi/dt, docs/math.md sec. 1)::
 
         W = J_r(xi)^-T K xi,    e_b = W,    e_a = -Ad(H_ba)^T W
 

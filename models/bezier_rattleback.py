@@ -1,4 +1,5 @@
-"""A rattleback (celt) made of one bicubic Bezier patch, rolling on a floor (Kry & Pai, seed 002
+"""A rattleback (celt) made of one bicubic Bezier patch, rolling on a floor (Kry & Pai, *Continuous
+contact simulation for smooth surfaces*, 2003
 sec. 4.2.1, Figs. 10-11).
 
 The bottom of the top is a bicubic Bezier patch, longest along a direction turned by `skew`
@@ -12,22 +13,22 @@ principal axes of inertia and of curvature at the contact point is what couples 
 rocking (Garcia & Hubbard 1988), so that the top, spun one way about the vertical and slightly
 rocked, reverses its spin.
 
-Contact: "reduced" (default: reduced contact coordinates, rolling without slip, the seed's
+Contact: "reduced" (default: reduced contact coordinates, rolling without slip, the paper's
 setting), or "sliding_plane" / "compliant" for comparison. Friction: "rolling" (no slip, no
 energy lost) or "coulomb" with `mu`.
 
 The body frame is at the centre of mass, `height` above the lowest point of the patch; the
 top starts resting on its lowest point, spinning at `spin` about the vertical with a small
 rocking rate `rock` about its long axis (a perfect spin about the vertical is a stable
-rotation: the seed starts "slightly off the centre").
+rotation: the paper starts "slightly off the centre").
 
-The seed gives no dimensions; the defaults (a 20 cm top of 300 g, radii of curvature 0.75 m
+The paper gives no dimensions; the defaults (a 20 cm top of 300 g, radii of curvature 0.75 m
 along and 7 cm across at the bottom, centre of mass 2 cm up) reproduce its Fig. 11: spun at
 -3 rad/s it rocks with a period of about 0.4 s as the spin dies, and reverses after about
-8 s (the spin passes zero at 7.98 s with the model's RK4 at 10 ms, the seed's step, and at
+8 s (the spin passes zero at 7.98 s with the model's RK4 at 10 ms, the paper's step, and at
 7.99 s with DOP853 at rtol 1e-9). Rolling without
 slip loses no energy, so the rocking the reversal leaves behind later turns the spin back
-(about 13.7 s): the seed's "single or multiple spin reversals, depending on viscous damping
+(about 13.7 s): the paper's "single or multiple spin reversals, depending on viscous damping
 and the coefficient of friction". The sliding-plane constraint and a stiff compliant contact
 (k = 1e5 N/m) give the same reversal (7.994 s and 7.981 s).
 """
@@ -136,10 +137,11 @@ def bezier_rattleback(*, mass=0.3, length=0.2, rise_long=0.01, rise_across=0.012
     return Model(
         bg,
         t_end=15.0,
-        # the seed's fixed step for the reduced contact; the others need error control (a stiff spring)
+        # the paper's fixed step for the reduced contact; the others need error control (a stiff spring)
         solver=dict(method="RK4", step=0.01) if contact == "reduced" else dict(method="DOP853", rtol=1e-8, atol=1e-10),
         observables=observables,
+        units={"spin": "rad/s", "roll": "rad", "pitch": "rad", "height": "m"},
         groups={"spin": ["spin"], "rocking": ["roll", "pitch"], "height": ["height"]},
         notes=f"{friction} {contact} contact; radii of curvature at rest {radii[0]:.3g} m (long), {radii[1]:.3g} m "
-              "(across); the spin reverses (seed 002 Fig. 11)",
+              "(across); the spin reverses (Kry & Pai 2003, Fig. 11)",
     )

@@ -1,7 +1,8 @@
-"""A bowl thrown onto a table with rounded edges, both patch networks (Kry & Pai, seed 002
+"""A bowl thrown onto a table with rounded edges, both patch networks (Kry & Pai, *Continuous
+contact simulation for smooth surfaces*, 2003
 sec. 4.2, Figs. 6-7 and Table II).
 
-The seed's scene: a bowl about 13 cm across, 11 cm high, a little under 1 kg, thrown onto a
+The paper's scene: a bowl about 13 cm across, 11 cm high, a little under 1 kg, thrown onto a
 table about 40 cm square with rounded edges, integrated by fixed-step RK4 at 1, 16 and 64 ms
 in reduced contact coordinates; in each run the bowl "collides with the table several times
 before establishing a continuous contact", then rolls and slides, its contact moving from
@@ -10,7 +11,7 @@ patch to patch, "as the bowl gradually comes to rest on the table".
 Geometry (`porthamiltonian.models.bowl_shapes`): the table's top and rounded edges, and the
 bowl's outside, lip and the upper part of its inside, as bicubic B-splines split at their
 knots into patch networks (`PatchNetwork.from_bspline`: C2, neighbours with equal parameter
-speeds; 100 patches for the bowl, 64 for the table, against the seed's 14 and 60 Loop patches).
+speeds; 100 patches for the bowl, 64 for the table, against the paper's 14 and 60 Loop patches).
 The bowl's spline is a fit within 2.2 mm of its profile of circular arcs (1 cm wall, a bottom
 cap of radius of curvature 12 cm out to `foot`, which it rests on, a 3 cm fillet, the wall and
 a round lip); its mass properties are those of the uniform solid of revolution between the
@@ -18,7 +19,7 @@ exact outer and inner profiles (2.54 g/cm^3: ceramic). The body frame is at the 
 above the table (its axis tilted by `tilt` about the world x axis), thrown with `velocity`
 and `spin` (world frame).
 
-Contact: the reduced contact (the seed's method) with the seed's friction: dynamic Coulomb
+Contact: the reduced contact (the paper's method) with the paper's friction: dynamic Coulomb
 while sliding, no slip below `slip_speed` (5 mm/s), left when the friction force leaves the
 cone; Newton impacts with `restitution`, continuous contact established by impacts slower
 than `rest_speed`. The rigid contact keeps a rocking or rolling bowl going for ever (no slip,
@@ -29,7 +30,7 @@ no rolling resistance, and the thrown bowl rolls on off the table (measured: it 
 table at 0.61 s with the sliding plane); `examples/contact_swap.py` compares the kinds on
 the rocking ellipsoid.
 
-The seed gives no friction or restitution values; the defaults (mu 0.3, e 0.4) are
+The paper gives no friction or restitution values; the defaults (mu 0.3, e 0.4) are
 ceramic-on-wood-like.
 """
 
@@ -67,7 +68,7 @@ def _kinetic(system, x):
 
 @register_model(
     "bowl-on-table",
-    "a bowl thrown onto a table with rounded edges, both patch networks (reduced contact; seed 002 Fig. 7)",
+    "a bowl thrown onto a table with rounded edges, both patch networks (reduced contact; Kry & Pai 2003, Fig. 7)",
     mass=Parameter(0.95, "kg", "mass of the bowl", rule="positive"),
     diameter=Parameter(0.13, "m", "outside diameter of the bowl", rule="positive"),
     height=Parameter(0.11, "m", "height of the bowl", rule="positive"),
@@ -82,10 +83,10 @@ def _kinetic(system, x):
     mu=Parameter(0.3, "-", "Coulomb friction coefficient", rule="positive"),
     restitution=Parameter(0.4, "-", "Newton's coefficient of restitution at impacts"),
     rest_speed=Parameter(0.05, "m/s", "impacts slower than this establish continuous contact", rule="positive"),
-    slip_speed=Parameter(5e-3, "m/s", "slip speed below which the contact sticks (seed: 5 mm/s)", rule="positive"),
+    slip_speed=Parameter(5e-3, "m/s", "slip speed below which the contact sticks (Kry & Pai 2003: 5 mm/s)", rule="positive"),
     rolling_damping=Parameter(0.02, "N m s/rad", "viscous resistance to rolling in continuous contact"),
     spin_damping=Parameter(0.01, "N m s/rad", "viscous resistance to spinning in continuous contact"),
-    step=Parameter(0.016, "s", "RK4 step (the seed's maximum step: 1, 16 or 64 ms)", rule="positive"),
+    step=Parameter(0.016, "s", "RK4 step (the paper's maximum step: 1, 16 or 64 ms)", rule="positive"),
 )
 def bowl_on_table(*, mass=0.95, diameter=0.13, height=0.11, foot=0.04, table=0.40, edge_radius=0.015, drop=0.04, tilt=0.1,
                   velocity=(0.6, 0.2, -0.2), spin=(0.3, -0.5, 6.0), mu=0.3, restitution=0.4, rest_speed=0.05,
@@ -129,6 +130,7 @@ def bowl_on_table(*, mass=0.95, diameter=0.13, height=0.11, foot=0.04, table=0.4
         t_end=3.0,
         solver=dict(method="RK4", step=step),
         observables=observables,
+        units={"x": "m", "y": "m", "z": "m", "tilt": "rad", "kinetic": "J"},
         groups={"centre of mass": ["x", "y", "z"], "tilt": ["tilt"], "kinetic energy": ["kinetic"]},
-        notes=f"reduced contact, {S_bowl!r} on {S_table!r}; the seed's Fig. 7 is examples/bowl_fig7.py",
+        notes=f"reduced contact, {S_bowl!r} on {S_table!r}; the paper's Fig. 7 is examples/bowl_fig7.py",
     )

@@ -1,4 +1,5 @@
-"""A cam turning at constant speed and a flat-faced follower moved only by contact (seed 001 sec. 6.1).
+"""A cam turning at constant speed and a flat-faced follower moved only by contact (Tasora &
+Righettini, *Sliding contact between freeform surfaces*, 2003, sec. 6.1).
 
 Tasora & Righettini build a cam as a NURBS surface from the motion law wanted for its
 follower and check that the follower, pushed only by the contact, reproduces that law
@@ -209,7 +210,7 @@ def cam_surface(law, base_radius, *, samples=720, degree=5, half_width=CAM_HALF_
     samples : int
         Profile points interpolated around the turn (u direction).
     degree : int
-        Degree in u (seed 001 uses fifth-degree NURBS).
+        Degree in u (Tasora & Righettini 2003 use fifth-degree NURBS).
     half_width : float [m]
         Half the axial width (v in [-half_width, half_width]).
     crown : float [m]
@@ -225,7 +226,7 @@ def cam_surface(law, base_radius, *, samples=720, degree=5, half_width=CAM_HALF_
     Notes
     -----
     A straight (cylindrical) cam would touch the flat face along a line: the contact
-    kinematics need isolated contact points (MATH.md sec. 3), so the cam is crowned. Three
+    kinematics need isolated contact points (docs/math.md sec. 5), so the cam is crowned. Three
     sections at ``v = -w, 0, w`` interpolated with degree 2 in v reproduce the parabolic
     crown exactly, ``f(u, v) = C(u) - v^2 / (2 crown) N(u) + v e_z`` (C, N the u-interpolants
     of the points and normals): the mid-section is the interpolated profile, ``f_v(u, 0) =
@@ -259,7 +260,7 @@ def cam_pose(t, omega):
 @register_model(
     "cam-follower",
     "a cam at constant speed pushes a flat-faced follower by contact only; NURBS cam built from its motion law "
-    "(seed 001 sec. 6.1, Fig. 7) or an eccentric circle (lift-off above e omega^2 = g)",
+    "(Tasora & Righettini 2003, sec. 6.1, Fig. 7) or an eccentric circle (lift-off above e omega^2 = g)",
     cam=Parameter("nurbs", "-", "cam shape: nurbs (synthesized from the cycloidal law) or eccentric (circle)"),
     omega=Parameter(2 * math.pi, "rad/s", "cam speed (prescribed)"),
     base_radius=Parameter(0.05, "m", "distance from the cam axis to the follower face at zero lift", rule="positive"),
@@ -355,6 +356,8 @@ def cam_follower(*, cam="nurbs", omega=2 * math.pi, base_radius=0.05, stroke=0.0
         # lift error unchanged, 5e-6 m); the stiff sliding plane has no fast mode: DOP853
         solver=dict(method="BDF" if contact == "compliant" else "DOP853", rtol=1e-9, atol=1e-11),
         observables=observables,
+        units={"lift": "m", "exact lift": "m", "speed": "m/s", "exact speed": "m/s", "acceleration": "m/s^2",
+               "exact acceleration": "m/s^2", "contact force": "N"},
         groups={
             # titles name the output files: no units with slashes
             "follower lift": ["lift", "exact lift"],
@@ -363,7 +366,7 @@ def cam_follower(*, cam="nurbs", omega=2 * math.pi, base_radius=0.05, stroke=0.0
             "contact force": ["contact force"],
         },
         notes=(
-            "Fig. 7 of seed 001: the follower, moved only by contact, against the motion law the cam was built "
+            "Fig. 7 of Tasora & Righettini 2003: the follower, moved only by contact, against the motion law the cam was built "
             "from; the eccentric cam lifts the follower off when e omega^2 > g (a detach event)."
         ),
     )

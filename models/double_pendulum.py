@@ -69,6 +69,7 @@ def double_pendulum(*, m1=1.0, m2=1.0, L1=1.0, L2=1.0, theta1=1.2, theta2=-0.4):
         t_end=10.0,
         solver=dict(method="DOP853", rtol=1e-9, atol=1e-11),
         observables={"link1 angle": angle("link1"), "link2 angle": angle("link2")},
+        units={"link1 angle": "rad", "link2 angle": "rad"},
         groups={"absolute link angles": ["link1 angle", "link2 angle"]},
         notes="joint reactions are the multipliers of hinge1/hinge2; energy is conserved",
     )

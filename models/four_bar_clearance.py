@@ -1,4 +1,5 @@
-"""A four-bar linkage with a clearance in the coupler-rocker pair (seed 001 sec. 6.3, Figs. 9-10).
+"""A four-bar linkage with a clearance in the coupler-rocker pair (Tasora & Righettini, *Sliding
+contact between freeform surfaces*, 2003, sec. 6.3, Figs. 9-10).
 
 Crank-rocker in the world x-y plane (hinge axes along z, gravity along -y), the crank driven
 at constant speed by a weld to a turning ground marker (a rheonomic constraint whose work
@@ -16,11 +17,11 @@ Two models of the clearance, chosen by `model`:
 - ``"clearance"``: the pin, a sphere of radius R2 on the coupler, stays on the wall of the
   hole, an inward-facing sphere of radius R1 on the rocker, through a bilateral frictionless
   sliding-plane contact (Tasora & Righettini). The centres stay in the plane z = 0, so the
-  spheres behave as the circles of the seed (point contact, isolated);
-- ``"massless_link"``: the classical model (seed ref. [14]): a massless link of length
+  spheres behave as the circles of the paper (point contact, isolated);
+- ``"massless_link"``: the classical model (the paper's ref. [14]): a massless link of length
   e = R1 - R2 joining the two centres.
 
-Seed eqs. (45)-(49): the sliding-plane constraint depends on R1 and R2 only through e, and
+Tasora & Righettini 2003, eqs. (45)-(49): the sliding-plane constraint depends on R1 and R2 only through e, and
 equals the massless link's; the two models move identically from the same initial state.
 
 The massless link is a `DistanceJoint` between the pin centre (on the coupler) and the hole
@@ -200,7 +201,7 @@ def _planar_twist(angle, rate, origin_velocity):
 @register_model(
     "four-bar-clearance",
     "crank-rocker four-bar with a clearance in the coupler-rocker pair: sliding-plane pin-in-hole contact, or "
-    "the massless-link model (seed 001 sec. 6.3, Fig. 10)",
+    "the massless-link model (Tasora & Righettini 2003, sec. 6.3, Fig. 10)",
     model=Parameter("clearance", "-", "clearance (pin in hole, sliding-plane contact) or massless_link"),
     crank=Parameter(0.06, "m", "crank length a", rule="positive"),
     coupler=Parameter(0.2, "m", "coupler length b (hinge B to pin centre)", rule="positive"),
@@ -257,7 +258,7 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
     bg = ph.BondGraph(f"four_bar_{model}")
     bg.add(G, *bodies)
     if model == "clearance":
-        # the sliding plane rides on the pin (surface a), the point on the hole's wall (seed eq. 44)
+        # the sliding plane rides on the pin (surface a), the point on the hole's wall (the paper's eq. 44)
         if contact == "sliding_plane":
             law = dict(unilateral=False, friction="frictionless")
         else:
@@ -328,6 +329,8 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
         t_end=1.0,
         solver=dict(method="DOP853", rtol=1e-10, atol=1e-12),
         observables=observables,
+        units={"crank angle": "rad", "coupler angle": "rad", "rocker angle": "rad", "clearance angle": "rad",
+               "centre distance": "m", "pin force": "N"},
         groups={
             "link angles [rad]": ["crank angle", "coupler angle", "rocker angle"],
             "pin in the hole": ["clearance angle"],
@@ -335,7 +338,7 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
             "pin force [N]": ["pin force"],
         },
         notes=(
-            "Fig. 10 of seed 001: the clearance model (sliding-plane pin in hole) and the massless-link model "
+            "Fig. 10 of Tasora & Righettini 2003: the clearance model (sliding-plane pin in hole) and the massless-link model "
             f"move identically; clearance e = {e:g} m."
         ),
     )

@@ -61,6 +61,7 @@ def heavy_top(*, mass=1.0, r=0.5, I1=0.1, I3=0.05, spin=100.0, tilt=0.3):
             "tilt": lambda s, t, x: float(np.arccos(np.clip(axis(s, t, x)[2], -1, 1))),
             "azimuth": lambda s, t, x: float(np.arctan2(axis(s, t, x)[1], axis(s, t, x)[0])),
         },
+        units={"tilt": "rad", "azimuth": "rad"},
         groups={"axis angles": ["tilt", "azimuth"]},
         notes=f"closed-form steady precession rate {Om:.10g} rad/s; the tilt stays constant",
     )

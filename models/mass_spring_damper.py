@@ -31,6 +31,7 @@ def mass_spring_damper(*, mass=1.0, stiffness=4.0, damping=0.2, force=1.0, q0=0.
         t_end=20.0,
         solver=dict(method="DOP853", rtol=1e-10, atol=1e-12),
         observables={"position": lambda s, t, x: x[s.layout["k.q"]][0], "velocity": lambda s, t, x: x[s.layout["m.p"]][0] / mass},
+        units={"position": "m", "velocity": "m/s"},
         groups={"state": ["position", "velocity"]},
         notes="Energy supplied by the force equals the change in stored energy plus the damper's dissipation.",
     )

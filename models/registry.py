@@ -97,8 +97,9 @@ class Model:
     observables : dict
         name -> f(system, t, x) -> float or array: quantities to report and plot.
     units : dict
-        observable name -> its unit (e.g. "m"), written in the header of `observables.csv`
-        and in a run's summary; an observable without one is written as "[?]".
+        observable name -> its unit ("m", "rad/s"; "-" for a pure number): plots put
+        observables of different units on separate axes labelled with their units, and the
+        header of `observables.csv` and a run's summary carry them ("[?]" where not given).
     groups : dict
         plot title -> list of observable names drawn together (one figure per group).
     notes : str
@@ -135,7 +136,7 @@ MODELS: dict[str, ModelSpec] = {}
 def register_model(name, description, **parameters):
     """Decorator registering a build function under a CLI name.
 
-    The keyword arguments are `Parameter`s; they must match the build function's keyword
+    The keyword arguments are `Parameter` objects; they must match the build function's keyword
     parameters (checked here, so the CLI never offers a parameter the function ignores).
     """
 

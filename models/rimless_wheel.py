@@ -301,6 +301,8 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
         t_end=6.0,
         solver=dict(method="DOP853", rtol=1e-10, atol=1e-12),
         observables=observables,
+        units={"wheel angle": "rad", "stance angle": "rad", "angular speed": "rad/s", "hub height": "m",
+               "hub downhill": "m"},
         groups={"wheel": ["wheel angle", "stance angle", "angular speed"], "hub": ["hub height", "hub downhill"]},
         notes=f"{spokes} spokes, slope {slope:g} rad, {contact} feet: strike factor eta = {eta:.6g}, steady post-strike "
               f"speed {steady_speed(spokes, leg, foot, gyration, slope):.6g} rad/s, critical slope "

@@ -182,6 +182,7 @@ def rocking_ellipsoid(*, mass=1.0, axes=(0.2, 0.15, 0.1), tilt=0.1, spin=0.0, fr
         t_end=2.0,
         solver=dict(method="DOP853", rtol=1e-8, atol=1e-10),
         observables=observables,
+        units={"tilt": "rad", "inclination": "rad", "height": "m", "centre x": "m", "centre y": "m", "Delta": "m"},
         groups={"tilt": ["tilt", "inclination"], "centre": ["height", "centre x", "centre y"], "signed distance": ["Delta"]},
         notes=f"{friction} rocking, {contact} contact; small rigid oscillations at "
               f"{rocking_frequency(mass, axes, friction, g):.6g} rad/s (module docstring)",

@@ -1,4 +1,4 @@
-r"""Spherical Geneva wheel (Tasora & Righettini, seed 001 sec. 6.4, Fig. 11).
+r"""Spherical Geneva wheel (Tasora & Righettini, *Sliding contact between freeform surfaces*, 2003, sec. 6.4, Fig. 11).
 
 Mechanism. The wheel axis z and the crank axis x meet at right angles at O. The crank,
 driven at constant speed, carries a ball-shaped pin (radius r) whose centre stays on the
@@ -213,7 +213,7 @@ def wheel_speed(system, t, x):
 
 @register_model(
     "spherical-geneva",
-    "four-slot spherical Geneva wheel driven by a crank pin through unilateral flank contacts (seed 001 Fig. 11)",
+    "four-slot spherical Geneva wheel driven by a crank pin through unilateral flank contacts (Tasora & Righettini 2003, Fig. 11)",
     radius=Parameter(0.04, "m", "pitch sphere radius: distance from the centre O to the pin centre", rule="positive"),
     pin_radius=Parameter(0.004, "m", "radius of the ball-shaped pin (at most radius / 5)", rule="positive"),
     clearance=Parameter(3e-4, "m", "gap between the centred pin and each flank (at most radius / 20)", rule="positive"),
@@ -298,9 +298,10 @@ def spherical_geneva(*, radius=0.04, pin_radius=0.004, clearance=3e-4, speed=2 *
         t_end=2 * 2 * math.pi / w,
         solver=dict(method="DOP853", rtol=1e-8, atol=1e-10),
         observables=observables,
+        units={"crank angle": "rad", "wheel angle": "rad", "wheel speed": "rad/s"},
         groups={"crank and wheel angles": ["crank angle", "wheel angle"], "wheel speed": ["wheel speed"]},
         notes=(
-            "Fig. 11 of seed 001: the wheel turns by pi/2 per crank turn and dwells for pi of crank angle; "
+            "Fig. 11 of Tasora & Righettini 2003: the wheel turns by pi/2 per crank turn and dwells for pi of crank angle; "
             "pin-flank impacts (entry, crossing the slot) are the 'lost' entries of the ledger"
         ),
         baumgarte=(10.0, 10.0),

@@ -1,12 +1,13 @@
-"""Two ellipsoids dropped one above the other onto a floor (Duindam & Stramigioli, seed 003 sec. 6).
+"""Two ellipsoids dropped one above the other onto a floor (Duindam & Stramigioli, *Modeling the
+kinematics and dynamics of compliant contact*, 2003, sec. 6).
 
 Three contact components, one per pair (lower/floor, upper/floor, upper/lower), soft so that
 the motion is visible: the lower ellipsoid lands first, the upper one lands on it, they roll
-over each other, the upper one reaches the floor and they roll apart (the seed's Fig. 5-6,
-instants (a)-(f)). The seed's tangential contact is a spring-damper without slip (slip is its
+over each other, the upper one reaches the floor and they roll apart (the paper's Fig. 5-6,
+instants (a)-(f)). The paper's tangential contact is a spring-damper without slip (slip is its
 "future work"), so the default friction coefficient is high (3: nothing slips); with
 Coulomb friction of everyday materials (mu = 0.6) the upper ellipsoid slides instead and
-comes to rest leaning on the lower one. The sliding-plane variant is the seed's no-slip
+comes to rest leaning on the lower one. The sliding-plane variant is the paper's no-slip
 contact exactly (the rolling constraint) by default; with `stiff_friction="coulomb"` it
 regularizes Coulomb friction over 1 mm/s, whose stiffness grows with mu (at mu = 3 about 7
 times slower to integrate than at 0.6, measured: 38 s against 5 s of wall for 2 s simulated,
@@ -47,7 +48,7 @@ def contact_element(system, component):
 @register_model(
     "two-ellipsoids",
     "two ellipsoids dropped one above the other onto a floor, three contacts: compliant (default) or "
-    "sliding-plane with impacts (seed 003)",
+    "sliding-plane with impacts (Duindam & Stramigioli 2003)",
     mass=Parameter(1.0, "kg", "mass of each ellipsoid", rule="positive"),
     axes=Parameter((0.25, 0.15, 0.1), "m", "semi-axes a, b, c of both ellipsoids", rule="positive"),
     lower_height=Parameter(0.35, "m", "initial height of the lower ellipsoid's centre"),
@@ -56,12 +57,12 @@ def contact_element(system, component):
     tilt=Parameter(0.25, "rad", "initial tilt of the upper ellipsoid about y"),
     stiffness=Parameter(4000.0, "N/m", "normal contact stiffness (soft: 2.5 mm static penetration for 1 kg)", rule="positive"),
     damping=Parameter(8.0, "N s/m", "normal contact damping (restitution about 0.82 for 1 kg)", rule="nonnegative"),
-    friction=Parameter(3.0, "-", "Coulomb friction coefficient (high: the seed's contact has no slip)",
+    friction=Parameter(3.0, "-", "Coulomb friction coefficient (high: the paper's contact has no slip)",
                        rule="nonnegative"),
     contact=Parameter("compliant", "-", "contact model: compliant or sliding_plane (stiff, with impacts)"),
     friction_law=Parameter("dahl", "-", "compliant contact's slip law: dahl (Coulomb's force while sliding) or "
                            "viscous (the earlier regularization); unused by sliding_plane"),
-    stiff_friction=Parameter("rolling", "-", "friction of the sliding_plane variant: rolling (no slip, the seed's "
+    stiff_friction=Parameter("rolling", "-", "friction of the sliding_plane variant: rolling (no slip, the paper's "
                              "contact), coulomb (mu = friction) or frictionless; unused by compliant"),
 )
 def two_ellipsoids(*, mass=1.0, axes=(0.25, 0.15, 0.1), lower_height=0.35, upper_height=0.75, offset=0.12, tilt=0.25,
@@ -115,9 +116,10 @@ def two_ellipsoids(*, mass=1.0, axes=(0.25, 0.15, 0.1), lower_height=0.35, upper
         t_end=5.0,
         solver=dict(method="RK45", rtol=1e-7, atol=1e-9),
         observables=observables,
+        units={name: "m" for name in observables},   # signed distances and heights
         groups={
             "distances": [k for k in observables if k.startswith("Delta")],
             "heights": ["height lower", "height upper"],
         },
-        notes="Fig. 5 of seed 003: the three signed distances over time, with the contact events marked.",
+        notes="Fig. 5 of Duindam & Stramigioli 2003: the three signed distances over time, with the contact events marked.",
     )

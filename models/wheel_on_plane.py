@@ -1,10 +1,11 @@
-"""A wheel on a frictionless plane, its spindle held horizontally (Tasora & Righettini, seed 001 sec. 6.2).
+"""A wheel on a frictionless plane, its spindle held horizontally (Tasora & Righettini, *Sliding
+contact between freeform surfaces*, 2003, sec. 6.2).
 
 The spindle (the wheel's centre) can only move vertically and the wheel can only turn about
 its own axis: a `Joint` from the ground locks the other four relative degrees of freedom.
 Gravity presses the wheel onto a frictionless floor, so it turns at a constant rate, slipping,
 while its contact point runs round the rim. Classical mechanics says the spindle does not
-accelerate vertically (seed eq. 43: q_y'' = 0), and the contact parameter on the rim moves at
+accelerate vertically (Tasora & Righettini 2003, eq. 43: q_y'' = 0), and the contact parameter on the rim moves at
 u1' = -q_theta' / (2 pi) (eq. 41)::
 
             z ^                 wheel turning at q_theta' about +x (out of the page)
@@ -15,10 +16,10 @@ u1' = -q_theta' / (2 pi) (eq. 41)::
         ------+-------*---------> y     * contact: P on the rim (parameter u1), S on the floor
         //////////////////////////      frictionless plane, normal +z
 
-The rim is the seed's circle with the seed's parameter ``u1 in [0, 1)`` (eq. 40): in the
+The rim is the paper's circle with the paper's parameter ``u1 in [0, 1)`` (eq. 40): in the
 wheel frame, ``R (0, sin 2 pi u1, -cos 2 pi u1)``. A circle has no area to touch a plane
 with, so the rim is the equator ``v = 0`` of a thin torus (tube radius `tube`), which keeps
-the contact a point. World axes map to the seed's as D_x -> y, D_y -> z; q_theta is the
+the contact a point. World axes map to the paper's as D_x -> y, D_y -> z; q_theta is the
 rotation about +x, so the rim point at u1 is at angle 2 pi u1 + q_theta, as in eq. (40).
 """
 
@@ -46,7 +47,7 @@ _TWO_PI = 2.0 * math.pi
 
 
 def seed_wheel(radius, tube):
-    """The rim of seed 001 sec. 6.2 as a thin torus about the wheel's x axis.
+    """The rim of Tasora & Righettini 2003, sec. 6.2 as a thin torus about the wheel's x axis.
 
     Parameters
     ----------
@@ -91,13 +92,13 @@ def _u1_rate(system, t, x):
 
 @register_model(
     "wheel-on-plane",
-    "a wheel slipping on a frictionless plane, spindle free only vertically (seed 001 sec. 6.2)",
+    "a wheel slipping on a frictionless plane, spindle free only vertically (Tasora & Righettini 2003, sec. 6.2)",
     radius=Parameter(0.3, "m", "rolling radius R of the wheel", rule="positive"),
     tube=Parameter(0.02, "m", "tube radius of the torus whose equator is the rim", rule="positive"),
     mass=Parameter(2.0, "kg", "mass of the wheel (a uniform disc: I = m R^2 / 2 about its axis)", rule="positive"),
     angle=Parameter(0.4, "rad", "initial wheel angle q_theta"),
     spin=Parameter(3.0, "rad/s", "wheel angular velocity q_theta' (constant: the plane is frictionless)"),
-    contact=Parameter("sliding_plane", "-", "contact model: sliding_plane (the seed's) or compliant"),
+    contact=Parameter("sliding_plane", "-", "contact model: sliding_plane (the paper's) or compliant"),
     unilateral=Parameter(True, "-", "sliding_plane: detach when the normal force would pull"),
     stiffness=Parameter(1.0e5, "N/m", "compliant: normal stiffness", rule="positive"),
     damping_ratio=Parameter(0.1, "-", "compliant: normal damping as a fraction of critical", rule="nonnegative"),
@@ -132,7 +133,7 @@ def wheel_on_plane(*, radius=0.3, tube=0.02, mass=2.0, angle=0.4, spin=3.0, cont
     I = mass * radius * radius * np.array((0.5, 0.25, 0.25))
     wheel = RigidBody("wheel", mass, I, pose=H_WB, twist=(spin, 0.0, 0.0, 0.0, 0.0, 0.0))
     ground = Ground("ground")
-    floor = Plane(u_axis=(0.0, 1.0, 0.0))  # u2 along the seed's D_x
+    floor = Plane(u_axis=(0.0, 1.0, 0.0))  # u2 along the paper's D_x
     spindle = Joint("spindle", ground.frame(), wheel.frame(), lock=SPINDLE_LOCK)
     c = make_contact(contact, "contact", wheel, seed_wheel(radius, tube), ground, floor, **law)
     bg.add(wheel, ground, Gravity("gravity", wheel, (0.0, 0.0, -g)), spindle, c)
@@ -153,11 +154,12 @@ def wheel_on_plane(*, radius=0.3, tube=0.02, mass=2.0, angle=0.4, spin=3.0, cont
         t_end=2.0,
         solver=dict(method="DOP853", rtol=1e-9, atol=1e-11),
         observables=observables,
+        units={"spindle height": "m", "q_theta": "rad", "u1": "-", "u1 rate": "1/s", "-q_theta rate / 2 pi": "1/s"},
         groups={
             "spindle height": ["spindle height"],
             "wheel angle": ["q_theta"],
             "contact parameter": ["u1"],
             "contact parameter rate": ["u1 rate", "-q_theta rate / 2 pi"],
         },
-        notes="seed 001 sec. 6.2: the spindle height stays R (q_y'' = 0, eq. 43) and u1' = -q_theta'/(2 pi) (eq. 41)",
+        notes="Tasora & Righettini 2003, sec. 6.2: the spindle height stays R (q_y'' = 0, eq. 43) and u1' = -q_theta'/(2 pi) (eq. 41)",
     )

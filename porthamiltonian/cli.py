@@ -209,9 +209,11 @@ def _prepare(args):
 def _integrate(args, prepared):
     """The trajectory (`studies.records.integrate`) and its wall time; prints the run's line
     and its events."""
+    from .integrate.progress import progress_logging
     from .studies.records import integrate
 
-    traj, wall = integrate(prepared, progress=not args.no_progress)
+    with progress_logging(not args.no_progress, force=True):   # the bar is part of the command's output
+        traj, wall = integrate(prepared, progress=not args.no_progress)
     span = float(traj.t[-1] - traj.t[0])
     per_second = f" ({wall / span:.2f} s per simulated second)" if span > 0 else ""
     print(f"{traj}\nwall time {wall:.2f} s{per_second}, {traj.nfev} rhs evaluations")
@@ -227,7 +229,7 @@ def _integrate(args, prepared):
 def _write_outputs(out, name, prepared, traj, wall, budget):
     """The run's record (`studies.records.write_run`: trajectory, summary.json, observables
     npz and csv) and the figures; returns the number of figures."""
-    from .diagnostics.plots import plot_power_budget, plot_series, save_figure
+    from .diagnostics.plots import plot_observables, plot_power_budget, save_figure
     from .studies.records import write_run
 
     _, table = write_run(out, prepared, traj, wall, budget)
@@ -237,7 +239,8 @@ def _write_outputs(out, name, prepared, traj, wall, budget):
     events = [(e.t, e.name) for e in traj.events]
     for title, names in (model.groups or {"observables": list(series)}).items():
         if names:
-            fig = plot_series(traj.t, {n: series[n] for n in names}, title=f"{name}: {title}", events=events)
+            fig = plot_observables(traj.t, {n: series[n] for n in names}, model.units, title=f"{name}: {title}",
+                                   events=events)
             figs.append(save_figure(fig, out / f"{title.replace(' ', '_')}.png"))
     figs += _save_contact_forces(name, traj, out, events)
     return len(figs)

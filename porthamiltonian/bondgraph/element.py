@@ -501,7 +501,7 @@ class ConstraintElement(Element):
     category = "constraint"
     #: Baumgarte parameters (alpha [1/s], beta [1/s]) or None for the compile default.
     stabilization: tuple[float, float] | None = None
-    #: Softening gamma >= 0 (seed 004): the rows become dc/dt + ... + gamma lambda = 0, a
+    #: Softening gamma >= 0 (Drake, *Contact surface constraints*): the rows become dc/dt + ... + gamma lambda = 0, a
     #: compliant constraint; 0 is ideal.
     softening: float = 0.0
 

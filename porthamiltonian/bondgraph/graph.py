@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import copy as _copy
 import difflib
+import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
 
 import networkx as nx
 
@@ -30,6 +32,13 @@ from ..errors import BondError, ModelError, PhaseError
 from .element import Element
 from .junctions import _Junction
 from .ports import Port, check_name
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+#: how `connect` and `expose` accept a port: an element or component (its only port, or a
+#: junction's new one), its name, ``(element_or_name, port_name)`` or ``"element.port"``
+PortTarget = Union["Element", "BondGraph", str, tuple]
 
 __all__ = ["BondGraph", "Bond", "PortRef"]
 
@@ -58,6 +67,26 @@ class Bond:
 def _suggest(name, options):
     close = difflib.get_close_matches(str(name), [str(o) for o in options], n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _frame_fix(tref, tobj, tport, href, hobj, hport):
+    """The fix of a frame mismatch between two ports, in words.
+
+    If one side has another port in the other side's frame (a body bonded from its marker
+    frame to a joint or contact, which are expressed in the body frame "B"), that port is the
+    fix, and the call to make is spelled out. Otherwise the two ports belong to different
+    bodies or frames, and each must be bonded from a port in its own frame.
+    """
+    for ref, obj, frame, tail in ((tref, tobj, hport.frame, True), (href, hobj, tport.frame, False)):
+        same = [p.name for p in obj.ports() if p.frame == frame]
+        if same:
+            fixed = (ref.node, same[0])
+            other = (href.node, href.port) if tail else (tref.node, tref.port)
+            call = f"bg.connect({fixed!r}, {other!r})" if tail else f"bg.connect({other!r}, {fixed!r})"
+            return f"bond {obj.label} port {same[0]!r}, which is in frame {frame!r}, instead: {call}"
+    return (f"no port of {tobj.label} is in frame {hport.frame!r} and none of {hobj.label} in frame "
+            f"{tport.frame!r}: bond {hobj.label} port {hport.name!r} from a port in frame {hport.frame!r} "
+            "(for a body: `body.frame(name).port`)")
 
 
 class BondGraph:
@@ -91,18 +120,18 @@ class BondGraph:
             )
 
     @property
-    def frozen(self):
+    def frozen(self) -> bool:
         """True once the graph has been compiled."""
         return self._frozen_by is not None
 
-    def freeze(self, by="compile"):
+    def freeze(self, by: str = "compile") -> None:
         """Forbid further edits (called by `compile`); nested graphs are frozen too."""
         self._frozen_by = by
         for obj in self.objects():
             if isinstance(obj, BondGraph):
                 obj.freeze(by)
 
-    def copy(self, name=None):
+    def copy(self, name: str | None = None) -> BondGraph:
         """An editable deep copy (elements and nested graphs are copied)."""
         g = _copy.deepcopy(self)
         g._unfreeze()
@@ -139,7 +168,7 @@ class BondGraph:
                 obj._unfreeze()
 
     # ----------------------------------------------------------------- elements
-    def add(self, *items):
+    def add(self, *items: Element | BondGraph) -> Element | BondGraph:
         """Add elements or nested bond graphs; returns the (last) item added.
 
         Raises ModelError if a name is already used in this graph.
@@ -178,17 +207,17 @@ class BondGraph:
             return False
         return True
 
-    def objects(self):
+    def objects(self) -> list[Element | BondGraph]:
         """Elements and components, in insertion order."""
         return [d["obj"] for _, d in self.graph.nodes(data=True)]
 
     @property
-    def elements(self):
+    def elements(self) -> dict[str, Element | BondGraph]:
         """Mapping name -> element or component (insertion order)."""
         return {n: d["obj"] for n, d in self.graph.nodes(data=True)}
 
     @property
-    def bonds(self):
+    def bonds(self) -> list[Bond]:
         """The bonds, in creation order."""
         out = []
         for u, v, k, d in self.graph.edges(keys=True, data=True):
@@ -213,7 +242,7 @@ class BondGraph:
     def label(self):
         return f"graph:{self.name}"
 
-    def expose(self, name, target):
+    def expose(self, name: str, target: PortTarget) -> None:
         """Expose an internal port as a port of this graph (for use as a component).
 
         The exposed port has the dimension, orientation and frame of the internal one.
@@ -292,7 +321,7 @@ class BondGraph:
             ) from None
 
     # ----------------------------------------------------------------- bonds
-    def connect(self, tail, head, *, name=None):
+    def connect(self, tail: PortTarget, head: PortTarget, *, name: str | None = None) -> str:
         """Make a bond from `tail` to `head` (positive power flows from tail to head).
 
         Ports are designated as an element (if it has one port, or a junction, which gets a
@@ -370,7 +399,8 @@ class BondGraph:
         if tport.frame is not None and hport.frame is not None and tport.frame != hport.frame:
             raise BondError(
                 f"frame mismatch: {tobj.label} port {tport.name!r} is expressed in frame {tport.frame!r} but "
-                f"{hobj.label} port {hport.name!r} in frame {hport.frame!r}; insert a frame-change MTF"
+                f"{hobj.label} port {hport.name!r} in frame {hport.frame!r}; "
+                + _frame_fix(tref, tobj, tport, href, hobj, hport)
             )
         for ref, port, obj in ((tref, tport, tobj), (href, hport, hobj)):
             if not port.multi and (self._bonds_at(ref) or self._is_exposed(ref)):
@@ -380,7 +410,7 @@ class BondGraph:
                     "(add a junction to connect several)"
                 )
 
-    def remove(self, name):
+    def remove(self, name: str) -> Element | BondGraph:
         """Remove the element or component `name` and every bond attached to it.
 
         Returns the removed object. Elements that reference it (a gravity reading a body's
@@ -397,7 +427,7 @@ class BondGraph:
         self.graph.remove_node(name)
         return obj
 
-    def disconnect(self, bond):
+    def disconnect(self, bond: str) -> None:
         """Remove the bond called `bond`."""
         self._check_mutable("disconnect")
         if bond not in self._bond_ends:
@@ -416,7 +446,7 @@ class BondGraph:
                 obj.remove_port(port)
 
     # ----------------------------------------------------------------- swap
-    def swap(self, name, replacement):
+    def swap(self, name: str, replacement: Element | BondGraph) -> Element | BondGraph:
         """Replace the element or component `name` by `replacement`, keeping its bonds.
 
         The replacement must expose the same ports (names, dimensions, orientations and
@@ -460,17 +490,35 @@ class BondGraph:
         return old
 
     # ----------------------------------------------------------------- persistence & display
-    def save(self, path):
+    def save(self, path: str | os.PathLike) -> None:
         """Save to a JSON file (node-link form). See `porthamiltonian.bondgraph.load`."""
         from .serialize import save
 
         save(self, path)
 
-    def draw(self, ax=None, **kwargs):
+    def draw(self, ax: Axes | None = None, **kwargs) -> Axes:
         """Draw the graph (labels, half-arrows, causal strokes); returns the matplotlib axes."""
         from ..diagnostics.plots import draw_bondgraph
 
         return draw_bondgraph(self, ax=ax, **kwargs)
+
+    def _repr_html_(self):
+        """Elements and bonds as HTML tables (Jupyter's rich display)."""
+        from ..diagnostics.html import bondgraph_html
+
+        return bondgraph_html(self)
+
+    def _repr_png_(self):
+        """The drawing of `draw` as PNG bytes (Jupyter's rich display; made without pyplot).
+        None if the graph cannot be drawn yet (causality cannot be assigned): the display
+        falls back to the tables."""
+        from ..diagnostics.plots import bondgraph_png
+        from ..errors import PortHamiltonianError
+
+        try:
+            return bondgraph_png(self)
+        except PortHamiltonianError:
+            return None
 
     def __repr__(self):
         return f"<BondGraph {self.name!r}: {self.graph.number_of_nodes()} elements, {self.graph.number_of_edges()} bonds>"

@@ -15,7 +15,7 @@ from .system import PHSystem
 __all__ = ["compile"]
 
 
-def compile(bg, *, baumgarte=(1.0, 1.0), jit=True):  # noqa: A001 - the name users expect
+def compile(bg: BondGraph, *, baumgarte: tuple[float, float] = (1.0, 1.0), jit: bool = True) -> PHSystem:  # noqa: A001
     """Compile a bond graph into a frozen `PHSystem`.
 
     Checks the graph (dangling ports, dimensions), assigns causality (SCAP), resolves

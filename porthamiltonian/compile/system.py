@@ -532,6 +532,12 @@ class PHSystem:
 
         return symbolic_equations(self, parameters=parameters)
 
+    def _repr_html_(self):
+        """State blocks, multipliers, inputs and events as an HTML table (Jupyter's rich display)."""
+        from ..diagnostics.html import system_html
+
+        return system_html(self)
+
     def __repr__(self):
         return (
             f"<PHSystem {self.name!r}: {len(self.layout.blocks)} state blocks ({self.layout.n_physical} numbers), "

@@ -86,7 +86,7 @@ def tangent_basis(n, fu):
 
 def frame_from(point, fu, n) -> np.ndarray:
     """4x4 pose of the frame with origin `point`, ``x = f_u / |f_u|``, ``z = n``, ``y = z x x``
-    (Kry & Pai, seed 002 eqs. 5-6)."""
+    (Kry & Pai, *Continuous contact simulation for smooth surfaces*, 2003, eqs. 5-6)."""
     e1, e2 = tangent_basis(n, fu)
     H = np.eye(4)
     H[:3, 0], H[:3, 1], H[:3, 2], H[:3, 3] = e1, e2, n, point

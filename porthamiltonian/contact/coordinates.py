@@ -1,4 +1,5 @@
-"""Kry & Pai reduced contact coordinates ``q = (s, t, u, v, psi)`` (seed 002 sec. 3, appendix).
+"""Kry & Pai reduced contact coordinates ``q = (s, t, u, v, psi)`` (Kry & Pai, *Continuous contact
+simulation for smooth surfaces*, 2003, sec. 3, appendix).
 
 Body 1 carries a patch ``c(s, t)``, body 2 a patch ``d(u, v)``, each with its patch frame
 (`frames.patch_frame`: origin on the surface, ``x = f_u / |f_u|``, ``z = n``). In contact the
@@ -38,7 +39,7 @@ def _check_q(q, charts, S1, S2, order):
 
 
 def contact_pose(S1, S2, q, *, charts=(0, 0)) -> np.ndarray:
-    """Pose of body 2 in body 1 for contact coordinates ``q`` (seed 002 eq. 9).
+    """Pose of body 2 in body 1 for contact coordinates ``q`` (Kry & Pai 2003, eq. 9).
 
     Parameters
     ----------
@@ -121,7 +122,7 @@ class ContactJacobian:
     H_C, dH_C : ndarray, shape (6, 5)
         In the patch frame C1 of body 1 (moving with the contact point): ``T_C =
         Ad(inv(H_1C)) T_1``. Row 5 (normal translation) vanishes (to round-off): no contact
-        coordinate moves one surface off the other (seed 002 sec. 3.2).
+        coordinate moves one surface off the other (Kry & Pai 2003, sec. 3.2).
     H_1, dH_1 : ndarray, shape (6, 5)
         In frame 1: ``T_1 = vee(dH_12/dt inv(H_12))`` (the twist ``(w, v)`` of
         `contact_kinematics`).
@@ -144,7 +145,7 @@ class ContactJacobian:
 
 
 def contact_coordinate_jacobian(S1, S2, q, *, charts=(0, 0), q_rate=None) -> ContactJacobian:
-    """Kry & Pai's contact matrix ``H(q)`` and its time derivative (seed 002 eqs. 12-14, 44-57).
+    """Kry & Pai's contact matrix ``H(q)`` and its time derivative (Kry & Pai 2003, eqs. 12-14, 44-57).
 
     Parameters
     ----------
@@ -170,14 +171,14 @@ def contact_coordinate_jacobian(S1, S2, q, *, charts=(0, 0), q_rate=None) -> Con
     Notes
     -----
     With ``A = H_1C1``, ``B = B(psi)``, ``C = H_2C2`` and ``H_12 = A B inv(C)``, the product
-    rule gives, in C1 coordinates (seed 002 eqs. 55-56)::
+    rule gives, in C1 coordinates (Kry & Pai 2003, eqs. 55-56)::
 
         T_C = J1 (ds, dt) + e_wz dpsi - Ad(B) J2 (du, dv)
         H_C = [J1, -Ad(B) J2, e_wz]
 
     where ``J = [[omega_s, omega_t], [v_s, v_t]]`` is the body velocity of a patch frame
     ``[x y z | c]`` per unit parameter rate, ``hat(omega_i) = Q^T Q_i``, ``v_i = Q^T c_i``
-    (seed 002 eqs. 44-50): ``omega_i = (z . y_i, x . z_i, y . x_i)``. Its derivatives need
+    (Kry & Pai 2003, eqs. 44-50): ``omega_i = (z . y_i, x . z_i, y . x_i)``. Its derivatives need
     the second derivatives of the frame axes, hence third derivatives of the surfaces;
     they are propagated exactly as second-order jets in the parameters. Then::
 

@@ -43,7 +43,8 @@ SLIDING_PROJECTION.flags.writeable = False
 
 
 def patch_frame(S, u: float, v: float, chart: int = 0) -> np.ndarray:
-    """Orthonormal frame of a surface at ``(u, v)`` (Kry & Pai, seed 002 eqs. 5-6).
+    """Orthonormal frame of a surface at ``(u, v)`` (Kry & Pai, *Continuous contact simulation for
+    smooth surfaces*, 2003, eqs. 5-6).
 
     Parameters
     ----------
@@ -114,7 +115,8 @@ def contact_frame(S1, S2, x, H_12, *, charts=(0, 0), alpha: float = 0.0) -> Cont
     charts : tuple of int
     alpha : float
         Places the average tangent plane: 0 through ``p1``, 1 through ``c2 = R p2 + d``,
-        0.5 midway (seed 003 sec. 5). For two compliant surfaces with normal stiffnesses
+        0.5 midway (Duindam & Stramigioli, *Modeling the kinematics and dynamics of compliant
+        contact*, 2003, sec. 5). For two compliant surfaces with normal stiffnesses
         ``k1, k2`` in series, body 1 yields ``k2 / (k1 + k2)`` of the overlap, so
         ``alpha = k2 / (k1 + k2)`` (a rigid body 1 gives 0).
 
@@ -132,7 +134,7 @@ def contact_frame(S1, S2, x, H_12, *, charts=(0, 0), alpha: float = 0.0) -> Cont
     Notes
     -----
     The tangent planes at ``p1`` and ``c2`` are parallel (``n1 = -R n2``); the average one
-    is a third parallel plane (seed 003 sec. 5)::
+    is a third parallel plane (Duindam & Stramigioli 2003, sec. 5)::
 
               c2 = R p2 + d               (alpha = 1)
         ------.-----------  S2 (here penetrating: Delta < 0)
@@ -184,7 +186,7 @@ class TwistSplit:
 
 
 def split_twist(T_1, H_1C) -> TwistSplit:
-    """Split a relative twist into rolling and the rest (seed 003 sec. 5).
+    """Split a relative twist into rolling and the rest (Duindam & Stramigioli 2003, sec. 5).
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""Generalized (and regular) contact kinematics of two surfaces (MATH.md sec. 3, seed 003)."""
+"""Generalized (and regular) contact kinematics of two surfaces (docs/math.md sec. 5, Duindam &
+Stramigioli, *Modeling the kinematics and dynamics of compliant contact*, 2003)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ class ContactKinematics:
 
 def contact_kinematics(S1, S2, x, H_12, T_12, *, charts=(0, 0),
                        max_condition: float = MAX_CONDITION) -> ContactKinematics:
-    """Velocities of the generalized contact points (Duindam & Stramigioli, seed 003 eq. 8).
+    """Velocities of the generalized contact points (Duindam & Stramigioli 2003, eq. 8).
 
     Parameters
     ----------
@@ -70,7 +71,7 @@ def contact_kinematics(S1, S2, x, H_12, T_12, *, charts=(0, 0),
     -------
     ContactKinematics
         ``dDelta/dt``, ``dp1/dt`` (frame 1), ``dp2/dt`` (frame 2) and the parameter rates.
-        With ``Delta = 0`` these are the regular rolling/sliding kinematics (seed 003 eq. 5).
+        With ``Delta = 0`` these are the regular rolling/sliding kinematics (Duindam & Stramigioli 2003, eq. 5).
 
     Raises
     ------
@@ -94,7 +95,7 @@ def contact_kinematics(S1, S2, x, H_12, T_12, *, charts=(0, 0),
           body 1
 
     With ``c2 = R p2 + d`` and ``s = w x c2 + v`` (velocity of the body-2 point at c2)
-    (MATH.md sec. 3)::
+    (docs/math.md sec. 5)::
 
         dDelta/dt = n1 . s
         [L1 + R L2 R^T (I + Delta L1)] dp1/dt = w x n1 + R L2 R^T (s - dDelta/dt n1)

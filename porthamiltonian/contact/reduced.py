@@ -1,11 +1,12 @@
-"""Dynamics in Kry & Pai's reduced contact coordinates (seed 002 sec. 3.3-3.5).
+"""Dynamics in Kry & Pai's reduced contact coordinates (Kry & Pai, *Continuous contact simulation
+for smooth surfaces*, 2003, sec. 3.3-3.5).
 
 Body 1 is fixed (the ground, a table) and carries the surface S1; body 2 moves and carries
 S2 (the convention of `porthamiltonian.contact.coordinates`: ``H_12`` is the pose of body 2
 in body 1). While the two touch at one point, the contact coordinates ``q = (s, t, u, v,
 psi)`` and their rates are a complete state of body 2: its pose is ``contact_pose(q)`` and
 its body twist ``T = H_2(q) dq/dt``, so the surfaces touch by construction, whatever the
-integrator's error (seed 002 sec. 1: "reduced coordinates confine integration errors to the
+integrator's error (Kry & Pai 2003, sec. 1: "reduced coordinates confine integration errors to the
 constraint manifold").
 
 Newton-Euler for body 2 in its body frame, with body momentum ``P = M T``::
@@ -29,11 +30,11 @@ mode               force ``F`` in C1             equations (unknowns)
 where ``s`` is the slip velocity: the velocity of the material point of body 2 at the
 contact point relative to body 1, in C1 (rows 3, 4 of ``H_C dq/dt``; row 5, the normal
 speed, is zero identically). No-slip keeps ``d/dt (H_C dq/dt)[3:5] = 0``:
-``H_C[3:5] d2q/dt2 = -dH_C/dt[3:5] dq/dt``. This is the seed's block elimination
+``H_C[3:5] d2q/dt2 = -dH_C/dt[3:5] dq/dt``. This is the paper's block elimination
 (eqs. 18-20) written as one small square solve, with the force kept as an unknown so the
 normal force (separation when it turns negative) and the friction force (stick when it
 stays in the cone) come out of the same solve. In the frictionless mode the Newton-Euler
-rows projected on ``H_2`` give the seed's ``H^T M H d2q/dt2 = H^T (b - M dH/dt dq/dt)``.
+rows projected on ``H_2`` give the paper's ``H^T M H d2q/dt2 = H^T (b - M dH/dt dq/dt)``.
 
 Power: the contact force does work ``F . (s, 0)`` on body 2, which is ``-mu N |s|`` while
 sliding and zero otherwise (no slip, or no tangential force), the `dissipation` of
@@ -137,11 +138,11 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
         Below this slip speed ``"sliding"`` uses `slip_direction`.
     max_condition : float
         Largest accepted condition number of the square system (conforming contact, where
-        the contact point is not isolated, makes it singular: seed 002 sec. 3.2).
+        the contact point is not isolated, makes it singular: Kry & Pai 2003, sec. 3.2).
     rolling_damping, spin_damping : float [N m s/rad]
         Viscous resistance to rolling and to spinning: a moment on body 2 at the contact,
         ``-(c_r w_x, c_r w_y, c_s w_z)`` in C1 with ``w`` its angular velocity relative to body
-        1 (not in the seed: real contacts have a finite patch that resists rolling, which is
+        1 (not in the paper: real contacts have a finite patch that resists rolling, which is
         what lets a rocking body come to rest; 0 by default). Its power is dissipated.
     slip_relax : float [1/s]
         ``"rolling"``: the no-slip condition asks ``d(slip)/dt = -slip_relax slip``, so that

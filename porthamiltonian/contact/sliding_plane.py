@@ -1,4 +1,5 @@
-"""Sliding-plane contact: parameter speeds and centripetal marker accelerations (seed 001)."""
+"""Sliding-plane contact: parameter speeds and centripetal marker accelerations (Tasora &
+Righettini, *Sliding contact between freeform surfaces*, 2003)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ __all__ = ["centripetal_accelerations", "sliding_plane_rates"]
 
 def sliding_plane_rates(S1, S2, x, H_12, T_12, *, charts=(0, 0),
                         max_condition: float = 1e10) -> np.ndarray:
-    """Parameter speeds of the sliding-plane contact (Tasora & Righettini, seed 001 eq. 23).
+    """Parameter speeds of the sliding-plane contact (Tasora & Righettini 2003, eq. 23).
 
     Parameters
     ----------
@@ -43,20 +44,20 @@ def sliding_plane_rates(S1, S2, x, H_12, T_12, *, charts=(0, 0),
         Bad shapes or non-finite input.
     GeometryError
         Parameters outside a domain, a singular point, or a singular 4x4 system (conforming
-        contact, e.g. a shaft in a hole of the same radius; seed 001 sec. 4.3).
+        contact, e.g. a shaft in a hole of the same radius; Tasora & Righettini 2003, sec. 4.3).
 
     Notes
     -----
     In frame 1 (body 1 at rest) ``P = p1`` moves only through its parameters, ``S = R p2 + d``
     also moves with body 2. Differentiating ``C_ps = P - S = 0`` and ``C_n = n1 + R n2 = 0``
-    (seed 001 eqs. 13-21)::
+    (Tasora & Righettini 2003, eqs. 13-21)::
 
         F1 a1 - R F2 a2 = w x S + v                 a_i = (du_i, dv_i)
         N1 a1 + R N2 a2 = -w x (R n2)               N_i = [n_u n_v]
 
     Both right-hand sides and all columns are tangent at a contact, so projecting on two
     orthonormal tangent vectors ``lambda_uv = (e1, e2)`` of S1 gives the 4x4 system
-    (seed 001 eq. 23)::
+    (Tasora & Righettini 2003, eq. 23)::
 
         [ lambda^T F1    -lambda^T R F2 ] [a1]   [ lambda^T (w x S + v)     ]
         [ lambda^T N1     lambda^T R N2 ] [a2] = [ -lambda^T (w x (R n2))   ]
@@ -67,7 +68,7 @@ def sliding_plane_rates(S1, S2, x, H_12, T_12, *, charts=(0, 0),
     Examples
     --------
     A unit ball rolling on the plane z = 0 about the y axis through the contact point (the
-    wheel on plane of seed 001 sec. 6.2 is in ``tests/contact/test_sliding_plane.py``):
+    wheel on plane of Tasora & Righettini 2003, sec. 6.2 is in ``tests/contact/test_sliding_plane.py``):
 
     >>> import numpy as np
     >>> from porthamiltonian.geometry import Plane, Sphere
@@ -102,13 +103,13 @@ def sliding_plane_rates(S1, S2, x, H_12, T_12, *, charts=(0, 0),
         cond = sv[0] / sv[-1] if sv[-1] > 0.0 else np.inf
         raise GeometryError(
             f"singular sliding-plane speed problem between {S1!r} and {S2!r} at x = "
-            f"{np.asarray(x, dtype=float).tolist()}: the 4x4 matrix of seed 001 eq. (23) has condition number {cond:.3g} "
+            f"{np.asarray(x, dtype=float).tolist()}: the 4x4 matrix of Tasora & Righettini 2003, eq. (23) has condition number {cond:.3g} "
             f"> {max_condition:g} (conforming contact: the contact point is not isolated)")
     return np.linalg.solve(A, b)
 
 
 def centripetal_accelerations(S1, S2, x, x_rate, *, charts=(0, 0)):
-    """Centripetal parts of the contact-marker accelerations (seed 001 eqs. 38-39).
+    """Centripetal parts of the contact-marker accelerations (Tasora & Righettini 2003, eqs. 38-39).
 
     Parameters
     ----------
@@ -134,13 +135,13 @@ def centripetal_accelerations(S1, S2, x, x_rate, *, charts=(0, 0)):
     Notes
     -----
     The acceleration of a point moving on its surface in the body frame splits into a part
-    linear in the parameter accelerations (tangent) and the centripetal part (seed 001
+    linear in the parameter accelerations (tangent) and the centripetal part (Tasora & Righettini 2003
     eqs. 33-39)::
 
         P''_perp = du^2 f_uu + 2 du dv f_uv + dv^2 f_vv
 
     Only the centripetal parts enter the bias of the point-on-plane constraint, so the
-    parameter accelerations are never needed (seed 001 sec. 4.3).
+    parameter accelerations are never needed (Tasora & Righettini 2003, sec. 4.3).
 
     Examples
     --------

@@ -86,7 +86,7 @@ class PowerBudget:
 
     @property
     def scale(self):
-        """Energy scale for relative figures: the largest |H|, |supplied|, |dissipated|, |lost| seen."""
+        """Energy scale for relative figures: the largest ``|H|``, ``|supplied|``, ``|dissipated|``, ``|lost|`` seen."""
         cands = [np.max(np.abs(self.H)), np.max(np.abs(self.supplied)), np.max(np.abs(self.dissipated)),
                  np.max(np.abs(self.lost)), np.max(np.abs(self.stabilization))]
         return float(max(max(cands), np.finfo(float).tiny))
@@ -94,7 +94,7 @@ class PowerBudget:
     @property
     def exchanged(self):
         """The energy the trajectory moves around [J]: the largest of each storage's range of
-        energy (max - min of H_e), |supplied|, |dissipated|, |lost| and |stabilization| (0 if
+        energy (max - min of H_e), ``|supplied|``, ``|dissipated|``, ``|lost|`` and ``|stabilization|`` (0 if
         nothing moves). Unlike `scale` it ignores energy that only sits there: a pendulum
         swinging about H = 0 (whose `scale` is then the residual itself) or a body far above
         gravity's datum are measured by what they exchange. The table reports the residual
@@ -105,12 +105,12 @@ class PowerBudget:
 
     @property
     def max_residual(self):
-        """max |residual| over the trajectory [J]."""
+        """``max |residual|`` over the trajectory [J]."""
         return float(np.max(np.abs(self.residual)))
 
     @property
     def relative_residual(self):
-        """max |residual| divided by `scale`."""
+        """``max |residual|`` divided by `scale`."""
         return self.max_residual / self.scale
 
     #: a resistor's cumulative dissipation may fall below its running maximum by this much
@@ -174,6 +174,12 @@ class PowerBudget:
         return "\n".join(lines)
 
     __str__ = table
+
+    def _repr_html_(self):
+        """The ledger as an HTML table (Jupyter's rich display)."""
+        from .html import budget_html
+
+        return budget_html(self)
 
     def plot(self, axes=None, **kwargs):
         """Plot H(t), supplied, dissipated (and lost, stabilization) and the residual."""

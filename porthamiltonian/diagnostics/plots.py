@@ -8,9 +8,9 @@ import numpy as np
 
 from .._files import atomic_file
 
-__all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "plot_planar_paths", "plot_limit_cycle",
-           "plot_stride_energy", "save_figure", "draw_scene",
-           "figure", "plot_bode"]
+__all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "plot_observables", "plot_planar_paths",
+           "plot_limit_cycle", "plot_stride_energy", "save_figure", "draw_scene", "bondgraph_png", "figure",
+           "plot_bode", "plot_sweep"]
 
 
 def figure(rows=1, cols=1, **kwargs):
@@ -19,19 +19,12 @@ def figure(rows=1, cols=1, **kwargs):
 
 
 def _plt():
-    import matplotlib
-
-    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo") and not _has_display():
-        matplotlib.use("Agg")
+    """pyplot, with the backend left as it is: a notebook's inline backend must stay, and
+    without a display matplotlib itself falls back to Agg when it first resolves its default
+    backend (so scripts and the command line need nothing either)."""
     import matplotlib.pyplot as plt
 
     return plt
-
-
-def _has_display():
-    import os
-
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def plot_power_budget(budget, axes=None, title=None, max_elements=8):
@@ -100,14 +93,55 @@ def _finish(fig, ax, xlabel, ylabel, title, legend=True):
     return fig
 
 
-def plot_series(t, series, *, ylabel="", title="", events=(), ax=None):
-    """Plot named time series (dict label -> (N,) array), with vertical lines at event times."""
+def plot_series(t, series, *, ylabel="", title="", events=(), ax=None, xlabel="time [s]"):
+    """Plot named time series (dict label -> (N,) array), with vertical lines at event times.
+
+    All series share one y axis: give them one unit, and say it in `ylabel` ("height [m]");
+    `plot_observables` splits series of different units onto separate axes.
+    """
     fig, ax = _axes(ax, (8, 4))
     for label, y in series.items():
         ax.plot(t, y, label=label)
     for te, name in events:
         ax.axvline(te, color="0.6", lw=0.7, ls=":")
-    return _finish(fig, ax, "time [s]", ylabel, title, legend=bool(series))
+    return _finish(fig, ax, xlabel, ylabel, title, legend=bool(series))
+
+
+def plot_observables(t, series, units, *, title="", events=()):
+    """Time series of different units, one axes per unit (stacked, sharing the time axis).
+
+    Parameters
+    ----------
+    t : (N,) array [s]
+    series : dict
+        name -> (N,) array.
+    units : dict
+        name -> unit ("m", "rad/s", "-" for a pure number). Series without one share an axes
+        labelled "unit not given", which says what to add.
+    title : str
+    events : sequence of (t, name)
+        Drawn as vertical dotted lines on every axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        An axes per unit, in order of first appearance; its y label is the series' name and
+        unit when it holds one series ("height [m]"), else the unit ("[m]") and a legend.
+    """
+    groups = {}
+    for name in series:
+        groups.setdefault(units.get(name) or "unit not given", []).append(name)
+    fig, axes = _plt().subplots(len(groups), 1, figsize=(8, 1.2 + 2.6 * len(groups)), sharex=True, squeeze=False)
+    for ax, (unit, names) in zip(axes[:, 0], groups.items()):
+        one = len(names) == 1
+        plot_series(t, {n: series[n] for n in names}, ylabel=f"{names[0]} [{unit}]" if one else f"[{unit}]",
+                    events=events, ax=ax, xlabel="")
+        if one:
+            ax.get_legend().remove()
+    axes[0, 0].set_title(title)
+    axes[-1, 0].set_xlabel("time [s]")
+    fig.tight_layout()
+    return fig
 
 
 def plot_bode(linearization, omega, *, inputs=None, outputs=None, hz=False, axes=None, title="Bode plot"):
@@ -330,68 +364,202 @@ def save_figure(fig, path, dpi=120):
     return path
 
 
-def draw_bondgraph(bg, ax=None, *, causality=True, layout="kamada_kawai", seed=0):
+_FONT = 9.0        # label font size [pt] at full scale
+_PAD = 4.0         # padding inside a label's box [pt]
+_GAP = 28.0        # least distance between two label boxes [pt]: room for a bond's arrow and stroke
+
+
+def draw_bondgraph(bg, ax=None, *, causality=True, layout="auto", seed=0):
     """Draw a bond graph: element labels, half-arrows (power direction) and causal strokes.
 
-    Components are drawn flattened (path names). Causal strokes come from
-    `assign_causality`; a stroke sits at the end of a bond that receives the effort. Bonds of
-    dependent storages (resolved by multipliers) are drawn dashed.
+    Components are drawn flattened (path names; a long label is split after the element type).
+    Causal strokes come from `assign_causality`; a stroke sits at the end of a bond that
+    receives the effort. Bonds of dependent storages (resolved by multipliers) are drawn dashed.
+    Multibonds carry their dimension.
+
+    Parameters
+    ----------
+    bg : BondGraph
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure sized so that every label has its full font
+        size. On a given axes the drawing is scaled down (fonts included) to fit.
+    causality : bool
+        Draw the causal strokes and dash the multiplier bonds.
+    layout : {"auto", "dot", "kamada_kawai", "spring"}
+        Node placement. "auto" is Graphviz ``dot`` if pygraphviz is installed, else
+        Kamada-Kawai. Whatever the layout, label boxes are then pushed apart until none
+        overlaps (sizes estimated from the text), so labels never cover each other.
+    seed : int
+        Seed of the spring layout.
 
     Returns
     -------
     matplotlib.axes.Axes
     """
+    drawing = _BondGraphDrawing(bg, causality, layout, seed)
+    if ax is None:
+        fig, ax = _plt().subplots(figsize=drawing.figsize)
+        drawing.adjust(fig)
+    return drawing.render(ax)
+
+
+def bondgraph_png(bg, *, causality=True, dpi=80):
+    """The drawing of `draw_bondgraph` as PNG bytes, made without pyplot: no figure is
+    registered (a notebook does not show it a second time) and the backend is not touched."""
+    from io import BytesIO
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    drawing = _BondGraphDrawing(bg, causality, "auto", 0)
+    fig = Figure(figsize=drawing.figsize)
+    FigureCanvasAgg(fig)
+    drawing.adjust(fig)
+    drawing.render(fig.add_subplot())
+    buffer = BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+class _BondGraphDrawing:
+    """Labels, their sizes and positions [pt] of a flattened bond graph, and its causality."""
+
+    def __init__(self, bg, causality, layout, seed):
+        from ..bondgraph.causality import assign_causality
+        from ..bondgraph.flatten import flatten
+
+        self.name = bg.name
+        self.flat = flat = flatten(bg)
+        self.report = assign_causality(flat) if causality else None
+        self.labels = {n: _node_label(flat, n, obj) for n, obj in flat.elements.items()}
+        self.sizes = {n: _label_size(text) for n, text in self.labels.items()}
+        self.pos = _separate(_layout(flat, self.sizes, layout, seed), self.sizes)
+        xy = np.array(list(self.pos.values()))
+        half = np.array(list(self.sizes.values())) / 2
+        self.lo, self.hi = (xy - half).min(axis=0) - _PAD, (xy + half).max(axis=0) + _PAD
+        self.figsize = tuple(np.clip((self.hi - self.lo) / 72.0 + [0.4, 1.0], 4.0, 30.0))
+
+    def adjust(self, fig):
+        """Margins of a figure of `figsize`: room for the title only."""
+        fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=1 - 0.55 / self.figsize[1])
+
+    def render(self, ax):
+        """Draw on `ax`, scaled down (fonts included) to fit it; returns `ax`."""
+        d, flat, report, pos, sizes, lo, hi = self, self.flat, self.report, self.pos, self.sizes, self.lo, self.hi
+        box = ax.get_window_extent()
+        size = np.array([box.width, box.height]) / ax.figure.dpi * 72.0     # the axes [pt]
+        scale = min(1.0, *(size / (hi - lo)))
+        # one point of the layout is `scale` points on the page: the label sizes stay true
+        centre, half = (lo + hi) / 2, size / scale / 2
+        ax.set_xlim(centre[0] - half[0], centre[0] + half[0])
+        ax.set_ylim(centre[1] - half[1], centre[1] + half[1])
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+        cut = {c.bond for c in report.cuts} if report else set()
+        for i, b in enumerate(flat.bonds):
+            _draw_bond(ax, pos, sizes, b, i in cut, report.effort_end(i) if report else None, scale)
+        for n, text in d.labels.items():
+            ax.text(*pos[n], text, ha="center", va="center", fontsize=_FONT * scale, linespacing=1.1,
+                    bbox=dict(boxstyle="round,pad=0.25", fc="white", ec="0.7"), zorder=3)
+        ax.set_title(f"bond graph {d.name!r}" + ("\nred: causal strokes; dashed: multiplier bonds" if report else ""),
+                     fontsize=9)
+        return ax
+
+
+def _node_label(flat, name, obj):
+    """"Type:name" ("1" for an implicit junction); split after the type when long."""
+    if ":join" in name:
+        return obj.type_name
+    label = flat.label(name)
+    kind, _, rest = label.partition(":")
+    return f"{kind}:\n{rest}" if len(label) > 24 and rest else label
+
+
+def _label_size(text):
+    """Estimated (width, height) [pt] of a label's box at full scale (a generous 0.62 em per
+    character of the longest line, 1.2 em per line, plus the padding)."""
+    lines = text.split("\n")
+    return np.array([0.62 * _FONT * max(map(len, lines)), 1.2 * _FONT * len(lines)]) + 2 * _PAD
+
+
+def _layout(flat, sizes, layout, seed):
+    """Node positions [pt] at a scale where a bond is about one label width long (an inch at least)."""
     import networkx as nx
 
-    from ..bondgraph.causality import assign_causality
-    from ..bondgraph.flatten import flatten
-
-    plt = _plt()
-    flat = flatten(bg)
-    report = assign_causality(flat) if causality else None
     g = nx.Graph()
-    for n in flat.elements:
-        g.add_node(n)
-    for b in flat.bonds:
-        g.add_edge(b.tail[0], b.head[0])
-    if layout == "kamada_kawai" and g.number_of_nodes() > 1:
-        pos = nx.kamada_kawai_layout(g)
-    else:
+    g.add_nodes_from(flat.elements)
+    g.add_edges_from((b.tail[0], b.head[0]) for b in flat.bonds)
+    if g.number_of_nodes() == 1:
+        return {n: np.zeros(2) for n in g}
+    if layout in ("auto", "dot"):
+        try:
+            return {n: np.asarray(p, float) for n, p in nx.nx_agraph.graphviz_layout(g, prog="dot").items()}
+        except ImportError:
+            if layout == "dot":
+                raise
+    if layout == "spring":
         pos = nx.spring_layout(g, seed=seed)
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(9, 7))
-    cut = {c.bond for c in report.cuts} if report else set()
-    for i, b in enumerate(flat.bonds):
-        p0 = np.asarray(pos[b.tail[0]], float)
-        p1 = np.asarray(pos[b.head[0]], float)
-        d = p1 - p0
-        L = np.linalg.norm(d)
-        if L == 0:
-            continue
-        u = d / L
-        nrm = np.array([-u[1], u[0]])
-        a, z = p0 + 0.12 * L * u, p1 - 0.12 * L * u
-        ax.plot([a[0], z[0]], [a[1], z[1]], color="k", lw=1.2, ls="--" if i in cut else "-")
-        # half-arrow: one barb on the left side of the head end
-        barb = z - 0.06 * u + 0.04 * nrm
-        ax.plot([z[0], barb[0]], [z[1], barb[1]], color="k", lw=1.2)
-        if report is not None:
-            end = report.effort_end(i)
-            s = z if end == "tail" else a  # stroke at the end that receives the effort
-            c1, c2 = s + 0.035 * nrm, s - 0.035 * nrm
-            ax.plot([c1[0], c2[0]], [c1[1], c2[1]], color="tab:red", lw=2)
-        if flat.bonds[i].dim > 1:
-            mid = 0.5 * (a + z)
-            ax.text(mid[0], mid[1], str(flat.bonds[i].dim), fontsize=7, color="0.4")
-    for n, obj in flat.elements.items():
-        x, y = pos[n]
-        label = flat.label(n) if ":join" not in n else obj.type_name
-        ax.text(x, y, label, ha="center", va="center", fontsize=9,
-                bbox=dict(boxstyle="round,pad=0.25", fc="white", ec="0.7"))
-    ax.set_title(f"bond graph {bg.name!r}" + (" (red: causal strokes; dashed: multiplier bonds)" if report else ""))
-    ax.set_axis_off()
-    ax.set_aspect("equal")
-    return ax
+    else:
+        pos = nx.kamada_kawai_layout(g)
+    lengths = [np.linalg.norm(np.subtract(pos[u], pos[v])) for u, v in g.edges if u != v]
+    typical = np.median(lengths) if lengths else 1.0
+    bond = max(np.median([w for w, _ in sizes.values()]), 72.0)
+    return {n: np.asarray(p, float) * bond / max(typical, 1e-12) for n, p in pos.items()}
+
+
+def _separate(pos, sizes, iterations=2000):
+    """Push label boxes closer than `_GAP` apart (each pair along its axis of least overlap,
+    half each way) until none is."""
+    names = list(pos)
+    p = np.array([pos[n] for n in names], float)
+    half = np.array([sizes[n] for n in names]) / 2 + _GAP / 2
+    rng = np.random.default_rng(0)
+    for _ in range(iterations):
+        moved = False
+        for i in range(len(names)):
+            d = p[i] - p[i + 1:]
+            overlap = half[i] + half[i + 1:] - np.abs(d)
+            for k in np.flatnonzero((overlap > 0).all(axis=1)):
+                j = i + 1 + k
+                axis = int(np.argmin(overlap[k]))
+                sign = np.sign(d[k, axis]) or rng.choice([-1.0, 1.0])
+                shift = 0.5 * overlap[k, axis] + 0.5
+                p[i, axis] += sign * shift
+                p[j, axis] -= sign * shift
+                moved = True
+        if not moved:
+            break
+    return dict(zip(names, p))
+
+
+def _clip(center, half, direction):
+    """Where the ray from `center` along unit `direction` leaves the box of half sizes `half`."""
+    with np.errstate(divide="ignore"):
+        t = np.min(np.where(np.abs(direction) > 1e-12, half / np.abs(direction), np.inf))
+    return center + t * direction
+
+
+def _draw_bond(ax, pos, sizes, bond, dashed, effort_end, scale):
+    """A bond between the two label boxes: its line, half-arrow, causal stroke and dimension."""
+    p0, p1 = pos[bond.tail[0]], pos[bond.head[0]]
+    d = p1 - p0
+    length = np.linalg.norm(d)
+    if length == 0:
+        return
+    u = d / length
+    nrm = np.array([-u[1], u[0]])
+    a = _clip(p0, sizes[bond.tail[0]] / 2 + 1.5, u)
+    z = _clip(p1, sizes[bond.head[0]] / 2 + 1.5, -u)
+    ax.plot([a[0], z[0]], [a[1], z[1]], color="k", lw=1.2, ls="--" if dashed else "-")
+    barb = z - 8.0 * u + 5.0 * nrm           # half-arrow: one barb on the left of the head end
+    ax.plot([z[0], barb[0]], [z[1], barb[1]], color="k", lw=1.2)
+    if effort_end is not None:
+        s = z if effort_end == "tail" else a    # the stroke is at the end that receives the effort
+        c1, c2 = s + 5.0 * nrm, s - 5.0 * nrm
+        ax.plot([c1[0], c2[0]], [c1[1], c2[1]], color="tab:red", lw=2)
+    if bond.dim > 1:
+        mid = 0.5 * (a + z) - 6.0 * nrm
+        ax.text(mid[0], mid[1], str(bond.dim), fontsize=7 * scale, color="0.4", ha="center", va="center")
 
 
 def draw_scene(ax, bodies, frames=(), *, view="xz", floor=None, title="", frame_length=0.08):

@@ -1,7 +1,8 @@
 """Closest points between two posed surfaces, and point-to-surface projection.
 
 Two bodies carry surfaces ``S1`` (frame 1) and ``S2`` (frame 2); ``H_12 = (R, d)`` is the pose
-of body 2 in body 1. The generalized contact points (MATH.md sec. 3, seed 003 eqs. 6-7) are
+of body 2 in body 1. The generalized contact points (docs/math.md sec. 5, Duindam & Stramigioli,
+*Modeling the kinematics and dynamics of compliant contact*, 2003, eqs. 6-7) are
 parameters ``x = (u1, v1, u2, v2)`` in charts ``(chart1, chart2)`` that solve the four
 stationarity equations::
 
@@ -24,7 +25,8 @@ on a scaled residual, chart switching near singular sets) refines a start that c
 from the caller (warm start, the hot path inside a simulation) or from a global search over
 surface samples (`closest_points` without ``x0``). `check_global` compares a tracked local
 solution with a fresh global search, so that a tracker learns when the contact jumps
-(Kry & Pai, seed 002 sec. 1; Tasora & Righettini, seed 001 sec. 4.1).
+(Kry & Pai, *Continuous contact simulation for smooth surfaces*, 2003, sec. 1; Tasora & Righettini,
+*Sliding contact between freeform surfaces*, 2003, sec. 4.1).
 
 The global search samples each bounded surface once (about 2400 points per two-chart
 surface, with normals and a KD-tree) and keeps the samples while the surface object lives
@@ -80,7 +82,7 @@ _N_DIRECTIONS = 400        # directions of the separating-axis search for convex
 
 @dataclass(frozen=True, eq=False)
 class ClosestPoints:
-    """Generalized contact points of two posed surfaces (MATH.md sec. 3).
+    """Generalized contact points of two posed surfaces (docs/math.md sec. 5).
 
     Attributes
     ----------
@@ -102,7 +104,7 @@ class ClosestPoints:
         Newton iterations of the final refinement.
     curvature_margin : float
         Smallest real part of the eigenvalues [1/m] of the 2x2 contact matrix
-        ``M = L1 + R L2 R^T (I + Delta L1)`` of MATH.md sec. 3 on the tangent plane. Zero at
+        ``M = L1 + R L2 R^T (I + Delta L1)`` of docs/math.md sec. 5 on the tangent plane. Zero at
         conforming contact or ``Delta = Delta_min`` (singular kinematics), negative at a
         saddle or wrong-side stationary pair, positive at a regular contact pair.
     searched_globally : bool
@@ -801,7 +803,7 @@ def closest_points(S1: Surface, S2: Surface, H_12, *, x0=None, charts=(0, 0),
 
     Which stationary pair is the contact (global search):
 
-    - both surfaces convex and closed (absolutely convex bodies, seed 003 Theorem 1): the
+    - both surfaces convex and closed (absolutely convex bodies, Duindam & Stramigioli 2003, Theorem 1): the
       pair maximizing ``Delta``, i.e. the separating-axis solution: the Euclidean distance
       when apart, minus the minimum translation depth when penetrating. Starts come from
       discrete support mappings over 400 directions.

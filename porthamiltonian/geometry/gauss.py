@@ -5,7 +5,7 @@
 These kernels do not validate (they are on the contact hot path); at a singular point
 (``f_u x f_v = 0``) they divide by zero. ``Surface`` methods check regularity first.
 
-Sign conventions (MATH.md sec. 2)::
+Sign conventions (docs/math.md sec. 4)::
 
               n = f_u x f_v / |f_u x f_v|      (outward, away from the material)
               ^
@@ -200,7 +200,7 @@ def second_fundamental_form(D: np.ndarray) -> np.ndarray:
 
 
 def shape_operator(D: np.ndarray) -> np.ndarray:
-    """Shape operator ``L`` (3x3) with ``dn = L dp`` for tangent ``dp`` (MATH.md sec. 2).
+    """Shape operator ``L`` (3x3) with ``dn = L dp`` for tangent ``dp`` (docs/math.md sec. 4).
 
     Parameters
     ----------
@@ -213,7 +213,7 @@ def shape_operator(D: np.ndarray) -> np.ndarray:
 
     Notes
     -----
-    MATH.md writes ``L = N_u (F^T F)^-1 F^T`` with ``N_u = [n_u n_v]``. By Weingarten,
+    docs/math.md writes ``L = N_u (F^T F)^-1 F^T`` with ``N_u = [n_u n_v]``. By Weingarten,
     ``N_u = F I^-1 II`` (``n_a`` is tangent and ``f_b . n_a = II_ab``), hence::
 
         L = F I^-1 II I^-1 F^T

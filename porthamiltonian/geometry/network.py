@@ -11,9 +11,9 @@ Kry & Pai, "Continuous contact simulation for smooth surfaces", ACM TOG 2003, se
 patch transitions). Sides shared with no patch are the surface's
 boundary: a contact point that reaches one leaves the surface.
 
-What the seed used, and what this is instead: the seed's surfaces are Loop subdivision
+What the paper used, and what this is instead: the paper's surfaces are Loop subdivision
 surfaces evaluated with Stam's method; their extraordinary vertices are non-regular points
-(``f_u x f_v = 0``), where the seed had to force the bodies apart. Here the patches are
+(``f_u x f_v = 0``), where the paper had to force the bodies apart. Here the patches are
 tensor-product Bezier patches of any degree (bicubic from `from_bspline`), required to be
 regular everywhere and to join with a continuous tangent plane, which the construction
 checks; a B-spline surface split at its knots (`from_bspline`) gives a C2 network of

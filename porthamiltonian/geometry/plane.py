@@ -49,7 +49,7 @@ class Plane(CompiledSurface):
 
     A plane has zero curvature (``L = 0``) and is not absolutely convex (``is_convex`` is
     False), but it is a valid "relatively convex" contact partner: in the contact matrix
-    ``L1 + R L2 R^T (I + Delta L1)`` of MATH.md sec. 3 its ``L`` vanishes, and the matrix
+    ``L1 + R L2 R^T (I + Delta L1)`` of docs/math.md sec. 5 its ``L`` vanishes, and the matrix
     stays invertible when the other body is absolutely convex.
 
     Examples

@@ -76,7 +76,7 @@ class Surface(abc.ABC):
         closed surfaces (every point is regular in at least one chart).
     is_convex : bool
         True when the surface is absolutely convex everywhere (``L`` positive definite on
-        the tangent plane), as contact kinematics requires (MATH.md sec. 3).
+        the tangent plane), as contact kinematics requires (docs/math.md sec. 5).
     is_closed : bool
         True when the surface bounds a solid.
     chart_switch_margin : float
@@ -362,7 +362,8 @@ class Surface(abc.ABC):
 
         Notes
         -----
-        ``L = N_u (F^T F)^-1 F^T`` (MATH.md sec. 2, seed 003 sec. 2), computed as
+        ``L = N_u (F^T F)^-1 F^T`` (docs/math.md sec. 4, Duindam & Stramigioli, *Modeling the
+        kinematics and dynamics of compliant contact*, 2003, sec. 2), computed as
         ``F I^-1 II I^-1 F^T``; a sphere of radius r has ``L = (I - n n^T) / r``.
 
         Raises

@@ -1,7 +1,7 @@
 """Fixed-step integration as a scipy `OdeSolver`, so events and dense output keep working.
 
-Kry & Pai (seed 002 sec. 5, Table II) integrate reduced contact coordinates with the classical
-fourth-order Runge-Kutta method at fixed steps of 1-64 ms: in reduced coordinates the error
+Kry & Pai (*Continuous contact simulation for smooth surfaces*, 2003, sec. 5, Table II) integrate
+reduced contact coordinates with the classical fourth-order Runge-Kutta method at fixed steps of 1-64 ms: in reduced coordinates the error
 stays on the constraint manifold, so large steps give plausible motion, and the cost of a
 simulated second is known in advance. `RK4` is that method behind solve_ivp's interface:
 ``simulate(system, ..., method="RK4", step=h)``.

@@ -1,4 +1,5 @@
-"""Continuous-contact phases in reduced contact coordinates (Kry & Pai, seed 002).
+"""Continuous-contact phases in reduced contact coordinates (Kry & Pai, *Continuous contact
+simulation for smooth surfaces*, 2003).
 
 While a reduced contact (an element with ``reduced = True``, `library.ReducedContact`) is on,
 `simulate` integrates ``z = (q, dq/dt, rest)`` of the element's `ReducedChart` instead of the

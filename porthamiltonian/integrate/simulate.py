@@ -12,13 +12,15 @@ system states throughout.
 from __future__ import annotations
 
 import inspect
+import logging
 import math
-import sys
 import time as _time
 import warnings
 from collections import deque
+from collections.abc import Callable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.integrate import OdeSolver, solve_ivp
 from scipy.integrate._ivp.ivp import METHODS as _SCIPY_METHODS
 
@@ -28,50 +30,16 @@ from ..compile.system import PHSystem
 from ..errors import GeometryError, IntegrationError, IntegrationWarning, ParameterError, PhaseError
 from .events import starts_crossing, wrap_event
 from .fixed_step import RK4
+from .progress import Progress, progress_logging
 from .reduced import ReducedPhases
 from .trajectory import EventRecord, Trajectory
 
 __all__ = ["simulate", "FIXED_STEP_METHODS"]
 
+_log = logging.getLogger(__name__)
+
 #: fixed-step methods of `simulate` (name -> OdeSolver subclass), used with ``step=``
 FIXED_STEP_METHODS = {"RK4": RK4}
-
-
-class _Progress:
-    """A one-line text progress bar on stderr, refreshed at most 10 times a second."""
-
-    def __init__(self, t0, t1, enabled, stream=None):
-        self.t0, self.t1, self.enabled = t0, t1, enabled
-        self.stream = stream or sys.stderr
-        self.last = 0.0
-        self.start = _time.perf_counter()
-
-    def update(self, t, force=False):
-        if not self.enabled:
-            return
-        now = _time.perf_counter()
-        frac = min(max((t - self.t0) / (self.t1 - self.t0), 0.0), 1.0)
-        tty = getattr(self.stream, "isatty", lambda: False)()
-        if tty:
-            if not force and now - self.last < 0.1:
-                return
-        else:  # in logs: one line per 10 %
-            step = int(10 * frac)
-            if step <= getattr(self, "_step", -1):
-                return
-            self._step = step
-        self.last = now
-        n = int(30 * frac)
-        line = f"[{'#' * n}{'.' * (30 - n)}] {100 * frac:5.1f}%  t = {t:.4g} / {self.t1:.4g} s  ({now - self.start:.1f} s wall)"
-        self.stream.write(("\r" + line) if tty else (line + "\n"))
-        self.stream.flush()
-
-    def close(self, t):
-        if self.enabled:
-            self.update(t, force=True)
-            if getattr(self.stream, "isatty", lambda: False)():
-                self.stream.write("\n")
-            self.stream.flush()
 
 
 def _finite(v):
@@ -252,9 +220,13 @@ def _check_inputs_callable(inputs, system, t0, x0):
         )
 
 
-def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_step=np.inf, t_eval=None,
-             events=(), inputs=None, progress=False, throw=True, first_step=None, max_events=10000,
-             check_constraints=True, projection=None, max_nfev=None, timeout=None, dense_output=False, step=None):
+def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str | type[OdeSolver] = "RK45",
+             rtol: float = 1e-6, atol: float = 1e-9, max_step: float = np.inf, t_eval: ArrayLike | None = None,
+             events: Sequence[Callable[[float, np.ndarray], float]] = (),
+             inputs: ArrayLike | Callable[[float, np.ndarray], ArrayLike] | None = None, progress: bool = False,
+             throw: bool = True, first_step: float | None = None, max_events: int = 10000,
+             check_constraints: bool = True, projection: float | None = None, max_nfev: int | None = None,
+             timeout: float | None = None, dense_output: bool = False, step: float | None = None) -> Trajectory:
     """Integrate a compiled system over `t_span`.
 
     Parameters
@@ -306,7 +278,9 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         (system.n_inputs,) or ``inputs(t, x) -> u`` of that shape (feedback allowed; checked at
         the initial state). A non-finite u during the run fails it with an IntegrationError.
     progress : bool
-        Show a progress bar on stderr.
+        Report progress as INFO records of the ``porthamiltonian.integrate.progress`` logger:
+        to the application's handlers if it configured logging, else as a bar on stderr (see
+        that module). Events are logged as they fire, at DEBUG level, on this module's logger.
     throw : bool
         Raise IntegrationError on failure (default). If False, the failure is returned in the
         trajectory's `status` and `message`.
@@ -363,19 +337,21 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     ufun = _input_function(system, inputs, t0, x0)
     user_events = _check_events(events, t0, x0)
 
-    rhs = _Evaluator(system, method, ufun, callable(inputs), budget, t0, t1, _Progress(t0, t1, progress))
-    try:  # an initial state the model cannot evaluate fails here, with the element's message
-        system._rhs(t0, x0, system._u0 if ufun is None else np.asarray(ufun(t0, x0), dtype=float), False)
-    except Exception as exc:
-        raise IntegrationError(f"the initial state cannot be evaluated at t = {t0:.9g} s: {type(exc).__name__}: {exc}") from exc
-    if check_constraints and (system._plan.constraints or system._plan.cuts):
-        _check_initial_constraints(system, t0, x0, atol)
+    with progress_logging(progress):   # a bar on stderr unless the application's logging takes the records
+        rhs = _Evaluator(system, method, ufun, callable(inputs), budget, t0, t1, Progress(t0, t1, progress))
+        try:  # an initial state the model cannot evaluate fails here, with the element's message
+            system._rhs(t0, x0, system._u0 if ufun is None else np.asarray(ufun(t0, x0), dtype=float), False)
+        except Exception as exc:
+            raise IntegrationError(
+                f"the initial state cannot be evaluated at t = {t0:.9g} s: {type(exc).__name__}: {exc}") from exc
+        if check_constraints and (system._plan.constraints or system._plan.cuts):
+            _check_initial_constraints(system, t0, x0, atol)
 
-    solver = dict(method=method, rtol=rtol, atol=atol, max_step=max_step, dense_output=dense_output, **fixed,
-                  **({"jac": _jacobian(rhs, system, rtol, atol)} if _uses_jacobian(method) else {}))
-    run = _Segments(system, rhs, solver, user_events, t_eval, first_step, projection, max_events)
-    run.integrate(t0, t1, x0)
-    rhs.progress.close(_last_time(run.T))
+        solver = dict(method=method, rtol=rtol, atol=atol, max_step=max_step, dense_output=dense_output, **fixed,
+                      **({"jac": _jacobian(rhs, system, rtol, atol)} if _uses_jacobian(method) else {}))
+        run = _Segments(system, rhs, solver, user_events, t_eval, first_step, projection, max_events)
+        run.integrate(t0, t1, x0)
+        rhs.progress.close(_last_time(run.T))
     traj = Trajectory(
         system, np.concatenate(run.T), np.concatenate(run.X, axis=0), run.status, run.message, run.records,
         nfev=rhs.nfev, njev=run.njev, nlu=run.nlu, method=method if isinstance(method, str) else method.__name__,
@@ -772,6 +748,7 @@ class _Segments:
 
     def record_event(self, t, x_before, x_after, name, message, lost):
         """Log an event at `t` and store the states before and after it; returns `x_after`."""
+        _log.debug("event at t = %.9g s: %s: %s (lost %.6g J)", t, name, message, lost)
         self.records.append(EventRecord(t, name, message, lost, np.array(x_before)))
         if self.T[-1][-1] != t:
             self.T.append(np.array([t]))

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import csv
+import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._files import atomic_file
 from ..errors import ParameterError
+
+if TYPE_CHECKING:
+    from ..diagnostics.ledger import PowerBudget
 
 __all__ = ["Trajectory", "EventRecord"]
 
@@ -64,21 +70,21 @@ class Trajectory:
         self._dense = dense   # (t_start, t_end, OdeSolution) per segment, or None
 
     @property
-    def success(self):
+    def success(self) -> bool:
         """True unless the integration failed."""
         return self.status >= 0
 
-    def state(self, name):
+    def state(self, name: str) -> np.ndarray:
         """A block of the state over time, shape (N, k) (or (N,) for a scalar block)."""
         sl = self.system.layout[name]
         out = self.x[:, sl]
         return out[:, 0] if out.shape[1] == 1 else out
 
-    def at(self, t):
+    def at(self, t: float) -> np.ndarray:
         """The stored state nearest to time t (no interpolation; `sol` interpolates)."""
         return self.x[int(np.argmin(np.abs(self.t - t)))]
 
-    def sol(self, t):
+    def sol(self, t: ArrayLike) -> np.ndarray:
         """The state at time(s) `t` from the solver's interpolants, across events and segments.
 
         Parameters
@@ -112,26 +118,26 @@ class Trajectory:
         return out[0] if ts.ndim == 0 else out
 
     @cached_property
-    def energies(self):
+    def energies(self) -> dict[str, np.ndarray]:
         """Stored energy per storage element over time: dict path -> ndarray (N,) [J]."""
         per = [self.system.element_energies(xi) for xi in self.x]
         keys = per[0].keys() if per else []
         return {k: np.array([p[k] for p in per]) for k in keys}
 
     @cached_property
-    def hamiltonian(self):
+    def hamiltonian(self) -> np.ndarray:
         """Total stored energy H(t), shape (N,) [J]."""
         E = self.energies
         return np.sum(np.stack(list(E.values())), axis=0) if E else np.zeros_like(self.t)
 
     @cached_property
-    def port_powers(self):
+    def port_powers(self) -> dict[str, np.ndarray]:
         """Power into every element through its ports over time: dict path -> ndarray (N,) [W]."""
         per = [self.system.port_powers(ti, xi) for ti, xi in zip(self.t, self.x)]
         keys = per[0].keys() if per else []
         return {k: np.array([p[k] for p in per]) for k in keys}
 
-    def multipliers(self):
+    def multipliers(self) -> dict[str, np.ndarray]:
         """Constraint multipliers over time: dict owner -> ndarray (N, k) (joint reactions, contact forces)."""
         plan = self.system._plan
         if not (plan.constraints or plan.cuts):   # none: no evaluation needed
@@ -153,14 +159,14 @@ class Trajectory:
 
         return center_of_pressure(self, body, contacts)
 
-    def power_budget(self):
+    def power_budget(self) -> PowerBudget:
         """The energy ledger of this trajectory (see `porthamiltonian.diagnostics.PowerBudget`)."""
         from ..diagnostics.ledger import PowerBudget
 
         return PowerBudget.from_trajectory(self)
 
-    def constraint_drift(self):
-        """Largest |gap| and |velocity residual| over the trajectory, per constraint."""
+    def constraint_drift(self) -> dict[str, tuple[float, float]]:
+        """Largest ``|gap|`` and ``|velocity residual|`` over the trajectory, per constraint."""
         if not self.system._plan.constraints:   # none: no evaluation needed
             return {}
         out = {}
@@ -170,8 +176,8 @@ class Trajectory:
             out[k] = (float(np.max(g[finite])) if finite.any() else 0.0, float(np.max(c)) if c.size else 0.0)
         return out
 
-    def quaternion_drift(self):
-        """Largest | |q| - 1 | over all pose/quaternion blocks (embedding drift before projection)."""
+    def quaternion_drift(self) -> float:
+        """Largest ``| |q| - 1 |`` over all pose/quaternion blocks (embedding drift before projection)."""
         worst = 0.0
         for b in self.system.layout.blocks:
             if b.group in ("pose", "quaternion"):
@@ -180,7 +186,7 @@ class Trajectory:
         return worst
 
     # ----------------------------------------------------------------- files
-    def save(self, path):
+    def save(self, path: str | os.PathLike) -> Path:
         """Save to .npz (t, x, names, event log) or .csv (header of state names), by suffix.
 
         The directory must exist (it is not created): ParameterError otherwise. The file is
@@ -215,6 +221,12 @@ class Trajectory:
                     for ti, xi in zip(self.t, self.x):
                         w.writerow([repr(float(ti))] + [repr(float(v)) for v in xi])
         return path
+
+    def _repr_html_(self):
+        """The run and its events as HTML tables (Jupyter's rich display)."""
+        from ..diagnostics.html import trajectory_html
+
+        return trajectory_html(self)
 
     def __repr__(self):
         return (

@@ -1,7 +1,8 @@
 """Compiled closest points of two packed surfaces: closed forms and the warm-started Newton
 refinement.
 
-The four stationarity equations of the generalized contact points (MATH.md sec. 3, seed 003
+The four stationarity equations of the generalized contact points (docs/math.md sec. 5, Duindam &
+Stramigioli, *Modeling the kinematics and dynamics of compliant contact*, 2003
 eqs. 6-7), for ``x = (u1, v1, u2, v2)`` in charts ``(c1, c2)`` and ``H_12 = (R, d)``::
 
     f1_a . (R p2 + d - p1) = 0,   f1_a . (R n2) = 0      (a = u, v)

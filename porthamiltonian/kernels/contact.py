@@ -1,7 +1,8 @@
 """Compiled Gauss-map contact kinematics, contact frame and its rates, and the per-evaluation
 contact geometry of a pair of bodies.
 
-Notation of MATH.md sec. 3 (seed 003): surfaces S1 (frame 1) and S2 (frame 2), ``H_12 =
+Notation of docs/math.md sec. 5 (Duindam & Stramigioli, *Modeling the kinematics and dynamics of
+compliant contact*, 2003): surfaces S1 (frame 1) and S2 (frame 2), ``H_12 =
 (R, d)``; derivative arrays ``D[i, j] = d^(i+j) f / du^i dv^j`` of order 2 at the contact
 parameters; relative twist ``T = (w, v)`` of S2 w.r.t. S1 in frame 1. The contact frame C
 has ``z = n1``, ``x`` along the part of ``f1_u`` tangent to S1, and its origin on the average
@@ -48,7 +49,7 @@ def _solve2(m00, m01, m10, m11, b0, b1):
 
 @njit(cache=True)
 def kinematics(D1, D2, R, d, T):
-    """Generalized contact kinematics (MATH.md sec. 3, seed 003 eqs. 11-14).
+    """Generalized contact kinematics (docs/math.md sec. 5, Duindam & Stramigioli 2003, eqs. 11-14).
 
     Parameters
     ----------
@@ -468,7 +469,8 @@ def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b
 
 @njit(cache=True)
 def sliding_plane_bias(D1, D2, H_12, H_1C, Ad_S2b, Ad_S1a, T_a, T_b, alpha, rows):
-    """Acceleration bias of the sliding-plane constraint rows (Tasora & Righettini, seed 001).
+    """Acceleration bias of the sliding-plane constraint rows (Tasora & Righettini, *Sliding
+    contact between freeform surfaces*, 2003).
 
     Row ``k`` of the constraint is ``-(T_C)_k = -(r_k . s_O)`` for the contact-frame axis
     ``r_k`` (k = 3: x, 4: y, 5: the normal) and the velocity ``s_O = w x O + v`` of the body-2

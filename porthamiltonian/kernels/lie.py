@@ -1,6 +1,6 @@
 """Compiled quaternion, SO(3) and SE(3) kernels on flat float64 arrays.
 
-Conventions of `porthamiltonian.lie` (MATH.md sec. 1): twists ``(omega, v)``, wrenches
+Conventions of `porthamiltonian.lie` (docs/math.md sec. 1): twists ``(omega, v)``, wrenches
 ``(tau, f)``, scalar-first Hamilton quaternions ``(w, x, y, z)``, pose vectors
 ``(qw, qx, qy, qz, px, py, pz)`` standing for ``H = [[R(q/|q|), p], [0, 1]]``, and
 ``H_AB`` mapping B coordinates to A.

@@ -1,4 +1,5 @@
-"""Compiled kernels of Kry & Pai's reduced contact coordinates (seed 002 sec. 3, appendix).
+"""Compiled kernels of Kry & Pai's reduced contact coordinates (Kry & Pai, *Continuous contact
+simulation for smooth surfaces*, 2003, sec. 3, appendix).
 
 `contact_matrices` builds the contact matrix ``H(q)`` in three frames, its time derivative and
 the pose of body 2 in body 1 from the two surfaces' derivative arrays (order 3) at the contact
@@ -98,7 +99,7 @@ def _jet_rsqrt(q):
 @njit(cache=True)
 def patch_frame(D):
     """The patch frame at a point: origin ``c``, ``x = c_s / |c_s|``, ``z`` the unit normal
-    ``c_s x c_t / |c_s x c_t|``, ``y = z x x`` (seed 002 eqs. 5-6), from a derivative array of
+    ``c_s x c_t / |c_s x c_t|``, ``y = z x x`` (Kry & Pai 2003, eqs. 5-6), from a derivative array of
     order >= 1; shape (4, 4). `porthamiltonian.contact.frames.patch_frame` checks and calls it."""
     fu, fv = D[1, 0], D[0, 1]
     lu = math.sqrt(fu[0] * fu[0] + fu[1] * fu[1] + fu[2] * fu[2])
@@ -127,7 +128,7 @@ def patch_velocity(D):
     -------
     J : ndarray, shape (6, 2)
         Twist of the patch frame `patch_frame` ``[x y z | c]`` relative to its body, in its own
-        coordinates, per unit rate of s and t (seed 002 eqs. 44-50): ``omega_i = (z . y_i,
+        coordinates, per unit rate of s and t (Kry & Pai 2003, eqs. 44-50): ``omega_i = (z . y_i,
         x . z_i, y . x_i)``, ``v_i = Q^T c_i``; the frame's derivatives need the surface's
         third derivatives, propagated exactly as second-order jets.
     dJ : ndarray, shape (2, 6, 2)

@@ -6,7 +6,7 @@ namespaces::
     from porthamiltonian.lie import se3, so3, quaternion
     H_WC = H_WB @ se3.exp(dt * T_WB_B)
 
-Conventions: MATH.md sec. 1 (twists ``(omega, v)``, wrenches ``(tau, f)``, ``H_AB`` maps
+Conventions: docs/math.md sec. 1 (twists ``(omega, v)``, wrenches ``(tau, f)``, ``H_AB`` maps
 B coordinates to A, scalar-first Hamilton quaternions).
 """
 

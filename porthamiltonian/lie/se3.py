@@ -1,6 +1,6 @@
 """Rigid motions: the group SE(3), its algebra se(3), adjoints and the Jacobians of exp.
 
-Conventions (MATH.md sec. 1):
+Conventions (docs/math.md sec. 1):
 
 - ``H_AB = [[R_AB, p_AB], [0, 1]]`` maps frame-B coordinates to frame A,
   ``x_A = R_AB x_B + p_AB``; frame names cancel when composed, ``H_AC = H_AB @ H_BC``.
@@ -488,7 +488,7 @@ def coadjoint(T):
 
     Notes
     -----
-    Euler-Poincare equation of a rigid body with body momentum P = M T (MATH.md sec. 1):
+    Euler-Poincare equation of a rigid body with body momentum P = M T (docs/math.md sec. 1):
     dP/dt = ad(T)^T P + W_B. For a momentum (L, p):
     ad(T)^T (L, p) = (L x w + p x v, p x w).
 

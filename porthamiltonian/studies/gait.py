@@ -141,7 +141,7 @@ class StrideMap:
 def stride_jacobian(stride_map, z, step=None):
     """dP/dz at z by central differences, shape (m, m).
 
-    `step` [units of z] defaults to 1e-5 max(1, |z_i|) per coordinate: the stride map is an
+    `step` [units of z] defaults to ``1e-5 max(1, |z_i|)`` per coordinate: the stride map is an
     integration at the solver's tolerance, so its noise divided by the step must stay below
     the accuracy wanted (rtol 1e-10 gives Jacobian entries to about 1e-5).
     """
@@ -164,7 +164,7 @@ class FixedPoint:
     z : ndarray
         Section coordinates of the fixed point.
     residual : float
-        max |P(z) - z|.
+        ``max |P(z) - z|``.
     period : float
         Duration of the stride [s].
     jacobian : ndarray, shape (m, m)

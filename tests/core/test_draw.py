@@ -66,3 +66,29 @@ def test_draw_does_not_freeze_or_change_the_graph():
     assert not bg.frozen
     assert [(b.name, str(b.tail), str(b.head)) for b in bg.bonds] == before
     ph.compile(bg)
+
+
+def _label_boxes(ax):
+    """Rendered boxes (display coordinates) of the element labels (texts with a box)."""
+    renderer = ax.figure.canvas.get_renderer()
+    ax.figure.draw(renderer)
+    return [t.get_bbox_patch().get_window_extent(renderer) for t in ax.texts if t.get_bbox_patch() is not None]
+
+
+@pytest.mark.parametrize("given_axes", [False, True])
+def test_two_ellipsoids_labels_do_not_overlap(given_axes):
+    """The rendered label boxes of the two-ellipsoids graph (23 elements) are pairwise
+    disjoint, on the figure draw() sizes and, scaled down, on a small given axes."""
+    import matplotlib.pyplot as plt
+
+    from porthamiltonian.models import build_model
+
+    bg = build_model("two-ellipsoids").graph
+    ax = bg.draw(ax=plt.subplots(figsize=(6, 5))[1] if given_axes else None)
+    boxes = _label_boxes(ax)
+    assert len(boxes) == 23
+    overlaps = [(i, j) for i in range(len(boxes)) for j in range(i) if boxes[i].overlaps(boxes[j])]
+    assert not overlaps, [(ax.texts[i].get_text(), ax.texts[j].get_text()) for i, j in overlaps]
+    inside = ax.get_window_extent()
+    assert all(inside.x0 - 1 <= b.x0 and b.x1 <= inside.x1 + 1 and inside.y0 - 1 <= b.y0 and b.y1 <= inside.y1 + 1
+               for b in boxes)

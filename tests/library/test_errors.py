@@ -246,3 +246,28 @@ def test_bad_damper_and_same_body(bodies):
         SpatialDamper("d", b1.frame(), b2.frame(), damping=np.eye(6) + np.triu(np.ones((6, 6)), 1))
     with pytest.raises(ph.ModelError, match=r"'k': frames a and b are on the same body 'b1'"):
         SpatialSpring("k", b1.frame(), b1.frame(), stiffness=np.eye(6))
+
+
+def test_joint_bonded_from_its_marker_frame_names_the_body_port():
+    """A joint acts at its markers but is expressed in the body frame: the error says to bond
+    from the body's "B" port (not to insert an MTF)."""
+    ground = Ground("ground")
+    body = RigidBody("b", 1.0, [1.0, 1.0, 1.0], frames={"hinge": pose(np.eye(3), [0, 0, 0.5])})
+    joint = Joint("j", ground.frame(), body.frame("hinge"), kind="revolute")
+    bg = ph.BondGraph("m")
+    bg.add(ground, body, joint)
+    bg.connect(ground.frame().port, (joint, "a"))
+    match = (r"frame mismatch: RigidBody:b port 'hinge' is expressed in frame 'b\.hinge' but Joint:j port 'b' in "
+             r"frame 'b\.B'; bond RigidBody:b port 'B', which is in frame 'b\.B', instead: "
+             r"bg\.connect\(\('b', 'B'\), \('j', 'b'\)\)$")
+    with pytest.raises(ph.BondError, match=match):
+        bg.connect(body.frame("hinge").port, (joint, "b"))
+    bg.connect(body.frame("B").port, (joint, "b"))   # the fix the message gives is accepted
+
+
+def test_port_bonded_to_another_body_names_the_frame_it_needs(bodies):
+    match = (r"frame mismatch: RigidBody:b3 port 'B' is expressed in frame 'b3\.B' but Joint:j port 'b' in frame "
+             r"'b2\.B'; no port of RigidBody:b3 is in frame 'b2\.B' and none of Joint:j in frame 'b3\.B': bond Joint:j "
+             r"port 'b' from a port in frame 'b2\.B'")
+    with pytest.raises(ph.BondError, match=match):
+        joint_graph(bodies, lambda bg, j, b2, b3: bg.connect(b3.frame().port, (j, "b")))
