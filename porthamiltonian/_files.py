@@ -26,7 +26,8 @@ __all__ = ["atomic_file", "write_text", "savez", "staged_directory", "check_repl
 #: the file marking a directory the CLI wrote (it may be replaced by the next run)
 OUTPUT_MARKER = ".porthamiltonian-output"
 #: names the CLI writes; a directory holding only these (and figures) predates the marker
-_OUTPUT_NAMES = {"trajectory.npz", "trajectory.csv", "summary.json", "observables.npz", OUTPUT_MARKER}
+_OUTPUT_NAMES = {"trajectory.npz", "trajectory.csv", "summary.json", "observables.npz", "view.json", "view.html",
+                 OUTPUT_MARKER}
 
 
 def _umask():

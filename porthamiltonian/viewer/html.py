@@ -8,7 +8,8 @@ script (`porthamiltonian/viewer/js/src/main.js`, bundled with three.js 0.187 by 
 needed to rebuild it only, never at install or view time) is written into every HTML file,
 so the file works offline, from disk, with nothing fetched. Open it in any browser with
 WebGL; ``?t=SECONDS`` (or ``#t=SECONDS``, or ``t=end``) after its address shows that time,
-paused; without it the motion plays in a loop, with play/pause, a time slider and a speed.
+paused (``&ui=0`` hides the legend and the controls, for a clean picture); without it the
+motion plays in a loop, with play/pause, a time slider and a speed.
 """
 
 from __future__ import annotations

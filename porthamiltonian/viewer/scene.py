@@ -24,7 +24,7 @@ from .._files import write_text
 from ..errors import ParameterError, SerializationError
 from ..geometry.tessellate import tessellate
 
-__all__ = ["ViewerScene", "scene_from_trajectory", "load_scene", "BODY_COLORS", "camera_matrices"]
+__all__ = ["ViewerScene", "scene_from_trajectory", "load_scene", "BODY_COLORS"]
 
 #: colours of the moving bodies, in order (none is a hue of the red/green/blue frame axes)
 BODY_COLORS = ("#ff7f0e", "#17becf", "#9467bd", "#e377c2", "#bcbd22", "#8c564b")
@@ -196,41 +196,6 @@ def _moving_box(poses, meshes):
 
 
 # ------------------------------------------------------------------------ the camera
-
-def camera_matrices(camera, width, height):
-    """View and projection of the scene's camera (three.js' `PerspectiveCamera` conventions).
-
-    Parameters
-    ----------
-    camera : dict
-        ``ViewerScene.data["camera"]``.
-    width, height : int
-        Picture size [px].
-
-    Returns
-    -------
-    project : callable
-        ``project(points)`` for world points (shape (m, 3) [m]) returns pixel coordinates
-        (shape (m, 2): column from the left, row from the top) and depths (shape (m,) [m]).
-    """
-    eye, target, up = (np.asarray(camera[k], dtype=float) for k in ("position", "target", "up"))
-    back = eye - target
-    back /= np.linalg.norm(back)
-    right = np.cross(up, back)
-    right /= np.linalg.norm(right)
-    true_up = np.cross(back, right)
-    f = 1.0 / math.tan(math.radians(camera["fov"]) / 2.0)
-    aspect = width / height
-
-    def project(points):
-        d = np.asarray(points, dtype=float) - eye
-        xc, yc, zc = d @ right, d @ true_up, d @ back
-        depth = -zc
-        ndc_x, ndc_y = f / aspect * xc / depth, f * yc / depth
-        return np.stack(((ndc_x + 1.0) / 2.0 * width, (1.0 - ndc_y) / 2.0 * height), axis=1), depth
-
-    return project
-
 
 def _camera(lo, hi):
     target = (lo + hi) / 2.0

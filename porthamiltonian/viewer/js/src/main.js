@@ -52,6 +52,13 @@ function setPose(obj, rows, k, w) {
   obj.position.set(a[4] + w * (b[4] - a[4]), a[5] + w * (b[5] - a[5]), a[6] + w * (b[6] - a[6]));
 }
 
+// x red, y green, z blue, uniform (three's default fades them to orange, yellow and cyan)
+function axes(size) {
+  const helper = new THREE.AxesHelper(size);
+  helper.setColors(new THREE.Color(0xff0000), new THREE.Color(0x00c000), new THREE.Color(0x0000ff));
+  return helper;
+}
+
 function overlay(obj) {
   obj.traverse((o) => {
     o.renderOrder = 10;
@@ -66,7 +73,7 @@ function buildBodies(scene, data) {
     group.name = body.name;
     for (const mesh of body.meshes) group.add(meshObject(mesh, body.color, body.opacity, body.poses === null));
     if (body.poses === null) setPose(group, [body.pose], 0, 0);
-    else group.add(new THREE.AxesHelper(data.frame_length));
+    else group.add(axes(data.frame_length));
     scene.add(group);
     return { group, poses: body.poses };
   });
@@ -74,7 +81,7 @@ function buildBodies(scene, data) {
 
 function buildContacts(scene, data) {
   return data.contacts.map((c) => {
-    const frame = overlay(new THREE.AxesHelper(data.frame_length * 0.6));
+    const frame = overlay(axes(data.frame_length * 0.6));
     const arrow = overlay(new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(), 1,
       data.force_color));
     scene.add(frame, arrow);
@@ -139,7 +146,7 @@ function start(data) {
   const sun = new THREE.DirectionalLight(0xffffff, 1.4);
   sun.position.set(...data.light);
   scene.add(sun);
-  scene.add(new THREE.AxesHelper(2 * data.frame_length));
+  scene.add(axes(2 * data.frame_length));
 
   const cam = data.camera;
   const camera = new THREE.PerspectiveCamera(cam.fov, window.innerWidth / window.innerHeight, cam.near, cam.far);
