@@ -35,6 +35,8 @@ BACKGROUND = "#f2f2f2"
 #: camera direction: azimuth and elevation [deg] of the camera seen from the scene's centre
 CAMERA_AZIMUTH, CAMERA_ELEVATION, CAMERA_FOV = -70.0, 20.0, 35.0
 FORMAT = "porthamiltonian-viewer-scene/1"
+#: the smallest scene [m]: bodies that are points (no surface, one frame) get a box this wide
+MIN_SIZE = 0.2
 
 
 @dataclass(frozen=True)
@@ -183,16 +185,29 @@ def _box(points):
     return points.min(axis=0), points.max(axis=0)
 
 
-def _moving_box(poses, meshes):
-    """World bounding box of the moving bodies' meshes (or their origins) over the frames."""
-    pts = []
-    for rows, local in zip(poses, meshes):
-        corners = np.zeros((1, 3)) if local is None else np.array(
-            [[x, y, z] for x in local[:, 0] for y in local[:, 1] for z in local[:, 2]])
+def _body_points(body, meshes):
+    """Points of a body in its frame: its meshes' vertices, or else its frames' origins and
+    its centre of mass."""
+    if meshes:
+        return np.concatenate([m.vertices @ H[:3, :3].T + H[:3, 3] for m, H in meshes])
+    return np.array([H[:3, 3] for H in body.frames.values()] + [body.com])
+
+
+def _moving_box(poses, boxes):
+    """World bounding box of the moving bodies (their boxes, shape (2, 3) each, in their
+    frames) over the frames; grown to `MIN_SIZE` around its centre when smaller (a scene of
+    points), around the world origin without moving bodies."""
+    pts = [np.zeros((1, 3))] if not poses else []
+    for rows, local in zip(poses, boxes):
+        corners = np.array([[x, y, z] for x in local[:, 0] for y in local[:, 1] for z in local[:, 2]])
         for row in rows:
             H = _pose_matrix(row)
             pts.append(corners @ H[:3, :3].T + H[:3, 3])
-    return _box(np.concatenate(pts)) if pts else (np.full(3, -0.5), np.full(3, 0.5))
+    lo, hi = _box(np.concatenate(pts))
+    if np.max(hi - lo) < MIN_SIZE:
+        grow = (MIN_SIZE - (hi - lo)) / 2.0
+        lo, hi = lo - grow, hi + grow
+    return lo, hi
 
 
 # ------------------------------------------------------------------------ the camera
@@ -275,9 +290,8 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
         for S, H in surfaces.get(id(body), []):
             if S.domain(0).is_bounded:
                 meshes.setdefault(path, []).append((tessellate(S, *_resolution(S, resolution)), H))
-    boxes = [None if p not in meshes else _box(np.concatenate(
-        [m.vertices @ H[:3, :3].T + H[:3, 3] for m, H in meshes[p]])) for p, _ in moving]
-    lo, hi = _moving_box(poses, [None if b is None else np.array(b) for b in boxes])
+    boxes = [np.array(_box(_body_points(body, meshes.get(p, ())))) for p, body in moving]
+    lo, hi = _moving_box(poses, boxes)
     camera, radius = _camera(lo, hi)
     margin = 0.5 * float(np.max(hi - lo))
     out_bodies = []

@@ -89,3 +89,26 @@ def test_bad_paths_and_files_are_refused(run_dir, tmp_path, monkeypatch):
     with pytest.raises(SerializationError, match="is not a viewer scene"):
         load_scene(tmp_path / "view.json")
     assert main(["view", str(tmp_path / "missing")]) == 2
+
+
+def test_trajectory_view_of_a_body_without_surfaces(tmp_path):
+    """`traj.view` in Python, on a model without contacts: the heavy top is drawn as its
+    frame, its poses are the trajectory's, and no force arrow is scaled."""
+    import porthamiltonian as ph
+    from porthamiltonian.models import build_model
+    from porthamiltonian.viewer import scene_from_trajectory
+
+    model = build_model("heavy-top")
+    system = ph.compile(model.graph)
+    traj = ph.simulate(system, (0.0, 0.1), system.initial_state(model.initial), t_eval=np.linspace(0.0, 0.1, 11))
+    path = traj.view(tmp_path / "top.html")
+    assert path.read_text().count("PorthamiltonianViewer.start") == 1
+    scene = scene_from_trajectory(traj, max_frames=6)
+    top = next(b for b in scene.data["bodies"] if b["name"] == "top")
+    assert top["meshes"] == [] and scene.data["contacts"] == [] and scene.data["force_scale"] == 0.0
+    np.testing.assert_allclose(scene.times, traj.t[::2])
+    np.testing.assert_allclose(top["poses"], traj.state("top.pose")[::2], rtol=1e-6, atol=1e-9)
+    with pytest.raises(ParameterError, match="`max_frames` must be an integer >= 2, got 1"):
+        scene_from_trajectory(traj, max_frames=1)
+    with pytest.raises(ParameterError, match="`resolution` must be an integer >= 4, got 3"):
+        scene_from_trajectory(traj, resolution=3)
