@@ -20,9 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
+from porthamiltonian.library import Ground, RigidBody
+
 from .._files import write_text
+from ..diagnostics.contact_forces import _leaves, contact_frames, contact_names
 from ..errors import ParameterError, SerializationError
 from ..geometry.tessellate import tessellate
+from ..lie import quaternion
 
 __all__ = ["ViewerScene", "scene_from_trajectory", "load_scene", "BODY_COLORS"]
 
@@ -46,13 +50,14 @@ class ViewerScene:
     Attributes
     ----------
     data : dict
-        ``title``; ``t`` (frame times [s]); ``bodies`` (``name``, ``color``, ``opacity``,
+        ``title``; ``t`` (frame times [s]); ``bodies`` (``name``, ``color``,
         ``meshes`` of flat ``vertices`` [m] / ``normals`` / ``faces`` in the body frame,
         ``poses``: per frame ``[qw, qx, qy, qz, px, py, pz]``, or None and a fixed ``pose``);
         ``contacts`` (``name``, ``body_a``, ``body_b``, per frame ``point`` [m] (None off
         the surfaces), ``frame`` quaternion of H_WC and ``force`` on body b [N], world);
         ``camera`` (``position``, ``target``, ``up`` [m], vertical ``fov`` [deg], ``near``,
-        ``far`` [m]); ``box``, the world box swept by the moving bodies (rows min, max [m]); ``force_scale`` [m/N] with its caption; ``frame_length`` [m].
+        ``far`` [m]); ``box``, the world box swept by the moving bodies (rows min, max [m]);
+        ``force_scale`` [m/N] with its caption; ``frame_length`` [m].
     """
 
     data: dict
@@ -73,9 +78,10 @@ class ViewerScene:
 
     def save(self, path):
         """Write the scene as JSON (atomically); returns the path."""
-        return write_text(Path(path), json.dumps(self.data, separators=(",", ":")))
+        return write_text(Path(path), self.to_json())
 
     def to_json(self) -> str:
+        """The scene as compact JSON text."""
         return json.dumps(self.data, separators=(",", ":"))
 
 
@@ -100,8 +106,6 @@ def load_scene(path):
 
 
 def _pose_matrix(row):
-    from ..lie import quaternion
-
     H = np.eye(4)
     H[:3, :3] = quaternion.to_matrix(row[:4] / np.linalg.norm(row[:4]))
     H[:3, 3] = row[4:7]
@@ -125,16 +129,12 @@ def _points_or_none(a):
 # ------------------------------------------------------------------ bodies and surfaces
 
 def _rigid_bodies(system):
-    """``{id(body): (path, body)}`` of the system's rigid bodies and grounds."""
-    from porthamiltonian.library import Ground, RigidBody
-
-    return {id(o): (p, o) for p, o in system.elements.items() if isinstance(o, (RigidBody, Ground))}
+    """``[(path, body)]`` of the system's rigid bodies and grounds, by path."""
+    return sorted((p, o) for p, o in system.elements.items() if isinstance(o, (RigidBody, Ground)))
 
 
 def _surfaces_by_body(system):
     """``{id(body): [(surface, H_BS), ...]}`` from the contact pairs (each surface once)."""
-    from ..diagnostics.contact_forces import contact_names, _leaves
-
     out = {}
     for name in contact_names(system):
         pair = system.elements[_leaves(system, name)[0]].pair
@@ -224,10 +224,23 @@ def _camera(lo, hi):
 
 # ------------------------------------------------------------------------- the scene
 
-def _contacts(trajectory, idx):
-    from ..diagnostics.contact_forces import contact_frames, contact_names
-    from ..lie import quaternion
+def _poses(trajectory, block, idx):
+    """Pose rows ``[qw, qx, qy, qz, px, py, pz]`` of a state block at samples `idx`, unit
+    quaternions."""
+    rows = trajectory.x[idx][:, trajectory.system.layout[block]].copy()
+    rows[:, :4] /= np.linalg.norm(rows[:, :4], axis=1)[:, None]
+    return rows
 
+
+def _force_scale(contacts, length):
+    """[m/N] drawing the largest force `length` [m] long, and a caption saying so."""
+    fmax = max([float(np.max(np.linalg.norm(np.array(c["force"]), axis=1))) for c in contacts] or [0.0])
+    if fmax == 0.0:
+        return 0.0, "no contact force"
+    return length / fmax, f"the largest ({fmax:.3g} N) drawn {length:.3g} m long"
+
+
+def _contacts(trajectory, idx):
     out = []
     for name in contact_names(trajectory.system):
         f = trajectory.contact_forces(name)
@@ -276,51 +289,33 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
     system = trajectory.system
     idx = _frames(trajectory, max_frames)
     surfaces = _surfaces_by_body(system)
-    from porthamiltonian.library import Ground
-
-    bodies = sorted(_rigid_bodies(system).values(), key=lambda po: po[0])
+    bodies = _rigid_bodies(system)
     moving = [(p, b) for p, b in bodies if not isinstance(b, Ground)]
-    poses = []
-    for path, _ in moving:
-        rows = trajectory.x[idx][:, system.layout[f"{path}.pose"]].copy()
-        rows[:, :4] /= np.linalg.norm(rows[:, :4], axis=1)[:, None]
-        poses.append(rows)
-    meshes = {}
-    for path, body in bodies:
-        for S, H in surfaces.get(id(body), []):
-            if S.domain(0).is_bounded:
-                meshes.setdefault(path, []).append((tessellate(S, *_resolution(S, resolution)), H))
-    boxes = [np.array(_box(_body_points(body, meshes.get(p, ())))) for p, body in moving]
-    lo, hi = _moving_box(poses, boxes)
+    poses = {p: _poses(trajectory, f"{p}.pose", idx) for p, _ in moving}
+    meshes = {p: [(tessellate(S, *_resolution(S, resolution)), H) for S, H in surfaces.get(id(b), [])
+                  if S.domain(0).is_bounded] for p, b in bodies}
+    lo, hi = _moving_box([poses[p] for p, _ in moving],
+                         [np.array(_box(_body_points(b, meshes[p]))) for p, b in moving])
     camera, radius = _camera(lo, hi)
-    margin = 0.5 * float(np.max(hi - lo))
     out_bodies = []
-    colors = iter(BODY_COLORS * (1 + len(moving) // len(BODY_COLORS)))
     for path, body in bodies:
-        fixed = isinstance(body, Ground)
-        parts = [(m, H) for m, H in meshes.get(path, [])]
-        if fixed:
-            for S, H in surfaces.get(id(body), []):
-                if not S.domain(0).is_bounded:
-                    ext = _surface_extent(S, body.H_WG @ H, lo, hi, margin)
-                    parts.append((tessellate(S, *_resolution(S, 8), extent=ext), H))
-        entry = {"name": path, "color": FIXED_COLOR if fixed else next(colors), "opacity": 1.0,
-                 "meshes": [_mesh_data(m, H) for m, H in parts]}
-        if fixed:
-            from ..lie import quaternion
-
-            entry["poses"] = None
-            entry["pose"] = _rows(np.concatenate((quaternion.from_matrix(body.H_WG[:3, :3]), body.H_WG[:3, 3])))
+        if isinstance(body, Ground):
+            # an unbounded surface (8 x 4 points: a plane needs 2 x 2, a cylinder a few more)
+            parts = meshes[path] + [(tessellate(S, 8, 4, extent=_surface_extent(S, body.H_WG @ H, lo, hi,
+                                                                                0.5 * float(np.max(hi - lo)))), H)
+                                    for S, H in surfaces.get(id(body), []) if not S.domain(0).is_bounded]
+            pose = _rows(np.concatenate((quaternion.from_matrix(body.H_WG[:3, :3]), body.H_WG[:3, 3])))
+            out_bodies.append({"name": path, "color": FIXED_COLOR, "poses": None, "pose": pose,
+                               "meshes": [_mesh_data(m, H) for m, H in parts]})
         else:
-            entry["poses"] = _rows(poses[[p for p, _ in moving].index(path)])
-        out_bodies.append(entry)
+            color = BODY_COLORS[len([b for b in out_bodies if b["poses"] is not None]) % len(BODY_COLORS)]
+            out_bodies.append({"name": path, "color": color, "poses": _rows(poses[path]),
+                               "meshes": [_mesh_data(m, H) for m, H in meshes[path]]})
     contacts = _contacts(trajectory, idx)
-    fmax = max([float(np.max(np.linalg.norm(np.array(c["force"]), axis=1))) for c in contacts] or [0.0])
-    length = 0.5 * radius
-    scale = length / fmax if fmax > 0 else 0.0
-    caption = f"the largest ({fmax:.3g} N) drawn {length:.3g} m long" if fmax > 0 else "no contact force"
+    scale, caption = _force_scale(contacts, 0.5 * radius)
     data = {"format": FORMAT, "title": title or system.name, "t": _rows(trajectory.t[idx], 10),
-            "bodies": out_bodies, "contacts": contacts, "camera": camera, "force_scale": scale,
-            "force_scale_text": caption, "box": [_rows(lo), _rows(hi)], "force_color": FORCE_COLOR, "frame_length": 0.15 * radius,
-            "background": BACKGROUND, "light": _rows(np.array(camera["target"]) + radius * np.array([2.0, -3.0, 5.0]))}
+            "bodies": out_bodies, "contacts": contacts, "camera": camera, "box": [_rows(lo), _rows(hi)],
+            "force_scale": scale, "force_scale_text": caption, "force_color": FORCE_COLOR,
+            "frame_length": 0.15 * radius, "background": BACKGROUND,
+            "light": _rows(np.array(camera["target"]) + radius * np.array([2.0, -3.0, 5.0]))}
     return ViewerScene(data)

@@ -32,14 +32,14 @@ function bracket(times, t) {
   return [lo, span > 0 ? (t - times[lo]) / span : 0];
 }
 
-function meshObject(mesh, color, opacity, fixed) {
+function meshObject(mesh, color, fixed) {
   const g = new THREE.BufferGeometry();
   g.setAttribute('position', new THREE.Float32BufferAttribute(mesh.vertices, 3));
   g.setAttribute('normal', new THREE.Float32BufferAttribute(mesh.normals, 3));
   g.setIndex(mesh.faces);
   // a fixed body's surfaces sit behind lines lying on them (the world axes on the floor)
-  const m = new THREE.MeshLambertMaterial({ color, side: THREE.DoubleSide, transparent: opacity < 1, opacity,
-    polygonOffset: fixed, polygonOffsetFactor: 1, polygonOffsetUnits: 1 });
+  const m = new THREE.MeshLambertMaterial({ color, side: THREE.DoubleSide, polygonOffset: fixed,
+    polygonOffsetFactor: 1, polygonOffsetUnits: 1 });
   return new THREE.Mesh(g, m);
 }
 
@@ -71,7 +71,7 @@ function buildBodies(scene, data) {
   return data.bodies.map((body) => {
     const group = new THREE.Group();
     group.name = body.name;
-    for (const mesh of body.meshes) group.add(meshObject(mesh, body.color, body.opacity, body.poses === null));
+    for (const mesh of body.meshes) group.add(meshObject(mesh, body.color, body.poses === null));
     if (body.poses === null) setPose(group, [body.pose], 0, 0);
     else group.add(axes(data.frame_length));
     scene.add(group);
