@@ -171,7 +171,7 @@ class Trajectory:
         from ..diagnostics.animation import animate_scene, check_animation_path
         from ..viewer import scene_from_trajectory
 
-        check_animation_path(path)
+        check_animation_path(path)   # before the scene is built: a missing ffmpeg fails at once
         return animate_scene(scene_from_trajectory(self, **options), path, fps=fps, speed=speed)
 
     def power_budget(self):

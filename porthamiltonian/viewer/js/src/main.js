@@ -129,15 +129,28 @@ function controlsBar(data, state) {
 
 function legend(data) {
   const box = document.getElementById('legend');
-  const rows = data.bodies.map((b) => `<div><span class="swatch" style="background:${b.color}"></span>${b.name}</div>`);
-  rows.push(`<div>arrows: force on body b, ${data.force_scale_text}</div>`);
-  rows.push('<div>axes: x red, y green, z blue (world, bodies, contact frames)</div>');
-  box.innerHTML = `<b>${data.title}</b>` + rows.join('');
+  const line = (text, color) => {
+    const div = document.createElement('div');
+    if (color) {
+      const swatch = document.createElement('span');
+      swatch.className = 'swatch';
+      swatch.style.background = color;
+      div.appendChild(swatch);
+    }
+    div.appendChild(document.createTextNode(text));
+    box.appendChild(div);
+  };
+  const title = document.createElement('b');
+  title.textContent = data.title;
+  box.appendChild(title);
+  for (const b of data.bodies) line(b.name, b.color);
+  line(`arrows: force on the contact's body b, ${data.force_scale_text}`);
+  line('axes: x red, y green, z blue (world, bodies, contact frames)');
 }
 
 function start(data) {
   const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
-  renderer.setPixelRatio(1);
+  renderer.setPixelRatio(window.devicePixelRatio);
   renderer.setSize(window.innerWidth, window.innerHeight);
   document.body.appendChild(renderer.domElement);
   const scene = new THREE.Scene();
