@@ -108,7 +108,22 @@ def test_trajectory_view_of_a_body_without_surfaces(tmp_path):
     assert top["meshes"] == [] and scene.data["contacts"] == [] and scene.data["force_scale"] == 0.0
     np.testing.assert_allclose(scene.times, traj.t[::2])
     np.testing.assert_allclose(top["poses"], traj.state("top.pose")[::2], rtol=1e-6, atol=1e-9)
+    from PIL import Image
+
+    with Image.open(traj.animate(tmp_path / "top.gif", fps=50)) as im:
+        assert im.n_frames == 6                  # 0.1 s at 50 frames per second, both ends
     with pytest.raises(ParameterError, match="`max_frames` must be an integer >= 2, got 1"):
         scene_from_trajectory(traj, max_frames=1)
     with pytest.raises(ParameterError, match="`resolution` must be an integer >= 4, got 3"):
         scene_from_trajectory(traj, resolution=3)
+
+
+def test_run_refuses_an_unwritable_animation_before_simulating(tmp_path, monkeypatch, capsys):
+    from matplotlib import animation
+
+    monkeypatch.setattr(animation.writers, "is_available", lambda name: name != "ffmpeg")
+    out = tmp_path / "out"
+    assert main(["run", "two-ellipsoids", "--t-end", "0.01", "--animate", str(tmp_path / "a.mp4"),
+                 "--out", str(out)]) == 2
+    assert "no `ffmpeg` program for .mp4" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "a.mp4").exists()
