@@ -5,7 +5,8 @@ chart of a surface whose charts each cover it (sphere, ellipsoid, torus: the sec
 re-parametrizes the poles), every patch of a `PatchNetwork`. Vertices are points of the
 surface (`Surface.point`) and vertex normals its Gauss map (`Surface.normal`), evaluated in
 another chart where the grid's chart is singular (the poles of a latitude-longitude chart), so
-the shading is that of the exact surface, not of the facets.
+the shading is that of the exact surface, not of the facets; where no chart is regular (the pole
+of a one-chart sympy sphere) the normal is its limit from inside the chart.
 """
 
 from __future__ import annotations
@@ -75,26 +76,39 @@ def _check_extent(extent):
     return ext
 
 
-def _normal(surface, u, v, chart):
-    """The Gauss map at ``(u, v)`` of `chart`, through the best chart where it is singular."""
+#: a point singular in every chart takes the normal at this fraction of its chart's size inside
+LIMIT_STEP = 1e-6
+
+
+def _normal(surface, u, v, chart, lengths):
+    """The Gauss map at ``(u, v)`` of `chart`, through the best chart where it is singular,
+    else its limit: the normal at a point `LIMIT_STEP` of the chart's size inside (the pole
+    of a one-chart sphere, the tip of a surface of revolution)."""
     if surface.is_regular(u, v, chart):
         return surface.normal(u, v, chart)
     best, bu, bv = surface.best_chart(u, v, chart)
     if best != chart and surface.is_regular(bu, bv, best):
         return surface.normal(bu, bv, best)
+    dom = surface.domain(chart)
+    for du in (0.0, 1.0, -1.0):
+        for dv in (0.0, 1.0, -1.0):
+            pu, pv = u + du * LIMIT_STEP * lengths[0], v + dv * LIMIT_STEP * lengths[1]
+            if (du or dv) and dom.contains(pu, pv) and surface.is_regular(pu, pv, chart):
+                return surface.normal(pu, pv, chart)
     raise GeometryError(f"cannot tessellate {surface!r}: the point (u, v) = ({u!r}, {v!r}) of chart {chart} "
-                        "is singular in every chart (no normal)")
+                        "is singular in every chart and around it (no normal)")
 
 
 def _chart_mesh(surface, chart, n_u, n_v, extent):
     (u_lim, v_lim), periodic = _bounds(surface, chart, extent)
     axes = [np.linspace(lo, hi, n, endpoint=not per) for (lo, hi), n, per in zip((u_lim, v_lim), (n_u, n_v), periodic)]
+    lengths = (u_lim[1] - u_lim[0], v_lim[1] - v_lim[0])
     P = np.empty((n_u, n_v, 3))
     N = np.empty((n_u, n_v, 3))
     for i, u in enumerate(axes[0]):
         for j, v in enumerate(axes[1]):
             P[i, j] = surface.point(float(u), float(v), chart)
-            N[i, j] = _normal(surface, float(u), float(v), chart)
+            N[i, j] = _normal(surface, float(u), float(v), chart, lengths)
     idx = np.arange(n_u * n_v).reshape(n_u, n_v)
     if periodic[0]:
         idx = np.vstack((idx, idx[:1]))
@@ -145,7 +159,7 @@ def tessellate(surface, n_u=32, n_v=16, *, extent=None):
         If `n_u` or `n_v` is not an integer >= 2, or `extent` is malformed or misses the domain.
     GeometryError
         If a direction is unbounded and no `extent` is given, or a grid point is singular in
-        every chart.
+        every chart and at `LIMIT_STEP` around it.
 
     Notes
     -----

@@ -165,6 +165,23 @@ def _surface_extent(surface, H_WS, lo, hi, margin):
     return out
 
 
+def _unbounded_meshes(body, placed, lo, hi):
+    """Finite patches of a body's unbounded surfaces: on a fixed body (the ground) the patch
+    under the box ``[lo, hi]`` grown by half its size, on a moving one a square half the
+    box's size about the parameter origin; 8 x 4 points (a plane needs 2 x 2, a cylinder more)."""
+    size = float(np.max(hi - lo))
+    out = []
+    for S, H in placed:
+        if S.domain(0).is_bounded:
+            continue
+        if isinstance(body, Ground):
+            extent = _surface_extent(S, body.H_WG @ H, lo, hi, 0.5 * size)
+        else:
+            extent = ((-0.25 * size, 0.25 * size), (-0.25 * size, 0.25 * size))
+        out.append((tessellate(S, 8, 4, extent=extent), H))
+    return out
+
+
 def _mesh_data(mesh, H_BS):
     R, p = H_BS[:3, :3], H_BS[:3, 3]
     return {"vertices": _rows((mesh.vertices @ R.T + p).ravel(), 6),
@@ -279,8 +296,9 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
     Notes
     -----
     Bodies are drawn through their contact surfaces (a body without contacts is drawn as its
-    frame's axes). An unbounded surface (the ground plane) is drawn as the patch under the
-    box swept by the moving bodies, grown by half that box's size. The camera looks at the
+    frame's axes). An unbounded surface of a fixed body (the ground plane) is drawn as the
+    patch under the box swept by the moving bodies, grown by half that box's size; one of a
+    moving body (a flat follower) as a square half that size about its parameter origin. The camera looks at the
     centre of that box from azimuth -70 deg and elevation 20 deg (z up), far enough to hold
     it whole; force arrows are scaled so that the largest is half the box's half-diagonal.
     """
@@ -299,18 +317,15 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
     camera, radius = _camera(lo, hi)
     out_bodies = []
     for path, body in bodies:
+        parts = meshes[path] + _unbounded_meshes(body, surfaces.get(id(body), []), lo, hi)
+        entry = {"name": path, "meshes": [_mesh_data(m, H) for m, H in parts]}
         if isinstance(body, Ground):
-            # an unbounded surface (8 x 4 points: a plane needs 2 x 2, a cylinder a few more)
-            parts = meshes[path] + [(tessellate(S, 8, 4, extent=_surface_extent(S, body.H_WG @ H, lo, hi,
-                                                                                0.5 * float(np.max(hi - lo)))), H)
-                                    for S, H in surfaces.get(id(body), []) if not S.domain(0).is_bounded]
             pose = _rows(np.concatenate((quaternion.from_matrix(body.H_WG[:3, :3]), body.H_WG[:3, 3])))
-            out_bodies.append({"name": path, "color": FIXED_COLOR, "poses": None, "pose": pose,
-                               "meshes": [_mesh_data(m, H) for m, H in parts]})
+            entry.update(color=FIXED_COLOR, poses=None, pose=pose)
         else:
             color = BODY_COLORS[len([b for b in out_bodies if b["poses"] is not None]) % len(BODY_COLORS)]
-            out_bodies.append({"name": path, "color": color, "poses": _rows(poses[path]),
-                               "meshes": [_mesh_data(m, H) for m, H in meshes[path]]})
+            entry.update(color=color, poses=_rows(poses[path]))
+        out_bodies.append(entry)
     contacts = _contacts(trajectory, idx)
     scale, caption = _force_scale(contacts, 0.5 * radius)
     data = {"format": FORMAT, "title": title or system.name, "t": _rows(trajectory.t[idx], 10),

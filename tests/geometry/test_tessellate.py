@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from porthamiltonian.errors import GeometryError, ParameterError
-from porthamiltonian.geometry import BSplineSurface, Ellipsoid, PatchNetwork, Plane
+from porthamiltonian.geometry import BSplineSurface, Ellipsoid, ParameterDomain, PatchNetwork, Plane, SymbolicSurface
 from porthamiltonian.geometry.tessellate import tessellate
 
 KNOTS_U = [0, 0, 0, 0, 0.25, 0.5, 0.75, 1, 1, 1, 1]
@@ -42,6 +42,21 @@ def test_ellipsoid_vertices_and_normals_match_the_implicit_surface(axes):
     for sign in (1.0, -1.0):
         k = np.argmin(np.linalg.norm(p - (0.0, 0.0, sign * a[2]), axis=1))
         np.testing.assert_allclose(mesh.normals[k], (0.0, 0.0, sign), atol=1e-12)
+
+
+def test_a_one_chart_sympy_sphere_gets_the_limit_normal_at_its_poles():
+    import sympy as sp
+
+    u, v = sp.symbols("u v")
+    r = 0.01
+    S = SymbolicSurface([r * sp.cos(u) * sp.cos(v), r * sp.sin(u) * sp.cos(v), r * sp.sin(v)], u, v,
+                        ParameterDomain((-math.pi, -math.pi / 2), (math.pi, math.pi / 2), (True, False),
+                                        singular_v=(-math.pi / 2, math.pi / 2)))
+    assert S.n_charts == 1
+    mesh = tessellate(S, 12, 7)
+    np.testing.assert_allclose(np.linalg.norm(mesh.vertices, axis=1), r, rtol=1e-14)
+    # the poles' normals are taken 1e-6 of the chart's size inside: off by about pi * 1e-6
+    np.testing.assert_allclose(mesh.normals, mesh.vertices / r, rtol=0, atol=1e-5)
 
 
 def test_faces_are_wound_about_the_outward_normal_and_close_the_ellipsoid():
