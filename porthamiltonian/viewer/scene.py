@@ -39,7 +39,7 @@ BACKGROUND = "#f2f2f2"
 #: camera direction: azimuth and elevation [deg] of the camera seen from the scene's centre
 CAMERA_AZIMUTH, CAMERA_ELEVATION, CAMERA_FOV = -70.0, 20.0, 35.0
 FORMAT = "porthamiltonian-viewer-scene/1"
-#: the smallest scene [m]: bodies that are points (no surface, one frame) get a box this wide
+#: the size [m] of a scene whose moving bodies all stay at one point (no surface, one frame)
 MIN_SIZE = 0.2
 
 
@@ -202,26 +202,26 @@ def _box(points):
     return points.min(axis=0), points.max(axis=0)
 
 
-def _body_points(body, meshes):
-    """Points of a body in its frame: its meshes' vertices, or else its frames' origins and
-    its centre of mass."""
+def _body_points(body, meshes, n=256):
+    """At most about `n` points of a body in its frame: its meshes' vertices, evenly picked,
+    or else its frames' origins and its centre of mass."""
     if meshes:
-        return np.concatenate([m.vertices @ H[:3, :3].T + H[:3, 3] for m, H in meshes])
+        pts = np.concatenate([m.vertices @ H[:3, :3].T + H[:3, 3] for m, H in meshes])
+        return pts[::max(1, len(pts) // n)]
     return np.array([H[:3, 3] for H in body.frames.values()] + [body.com])
 
 
-def _moving_box(poses, boxes):
-    """World bounding box of the moving bodies (their boxes, shape (2, 3) each, in their
-    frames) over the frames; grown to `MIN_SIZE` around its centre when smaller (a scene of
-    points), around the world origin without moving bodies."""
+def _moving_box(poses, points):
+    """World bounding box of the moving bodies (their `points` in their frames) over the
+    frames; `MIN_SIZE` wide about its centre when it is a point (bodies without surfaces
+    that stay put), about the world origin without moving bodies."""
     pts = [np.zeros((1, 3))] if not poses else []
-    for rows, local in zip(poses, boxes):
-        corners = np.array([[x, y, z] for x in local[:, 0] for y in local[:, 1] for z in local[:, 2]])
+    for rows, local in zip(poses, points):
         for row in rows:
             H = _pose_matrix(row)
-            pts.append(corners @ H[:3, :3].T + H[:3, 3])
+            pts.append(local @ H[:3, :3].T + H[:3, 3])
     lo, hi = _box(np.concatenate(pts))
-    if np.max(hi - lo) < MIN_SIZE:
+    if np.max(hi - lo) < 1e-9 * MIN_SIZE:
         grow = (MIN_SIZE - (hi - lo)) / 2.0
         lo, hi = lo - grow, hi + grow
     return lo, hi
@@ -234,7 +234,7 @@ def _camera(lo, hi):
     radius = max(float(np.linalg.norm(hi - lo)) / 2.0, 1e-3)
     az, el = math.radians(CAMERA_AZIMUTH), math.radians(CAMERA_ELEVATION)
     direction = np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
-    distance = 1.4 * radius / math.sin(math.radians(CAMERA_FOV) / 2.0)
+    distance = 1.25 * radius / math.sin(math.radians(CAMERA_FOV) / 2.0)
     return {"position": _rows(target + distance * direction), "target": _rows(target), "up": [0.0, 0.0, 1.0],
             "fov": CAMERA_FOV, "near": distance / 100.0, "far": distance * 20.0}, radius
 
@@ -312,8 +312,7 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
     poses = {p: _poses(trajectory, f"{p}.pose", idx) for p, _ in moving}
     meshes = {p: [(tessellate(S, *_resolution(S, resolution)), H) for S, H in surfaces.get(id(b), [])
                   if S.domain(0).is_bounded] for p, b in bodies}
-    lo, hi = _moving_box([poses[p] for p, _ in moving],
-                         [np.array(_box(_body_points(b, meshes[p]))) for p, b in moving])
+    lo, hi = _moving_box([poses[p] for p, _ in moving], [_body_points(b, meshes[p]) for p, b in moving])
     camera, radius = _camera(lo, hi)
     out_bodies = []
     for path, body in bodies:

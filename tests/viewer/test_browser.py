@@ -24,8 +24,8 @@ from porthamiltonian.lie import quaternion
 WIDTH, HEIGHT = 800, 600
 AXES = np.array([0.25, 0.15, 0.1])        # the model's default semi-axes [m]
 BODIES = ("lower", "upper")
-# measured: pixel boxes within 0.6 px of the projected outlines (antialiasing, rounding),
-# centroids within 1.2 px of the projected centres (a silhouette's centroid is not the
+# measured: pixel boxes within 0.75 px of the projected outlines (antialiasing, rounding),
+# centroids within 1.7 px of the projected centres (a silhouette's centroid is not the
 # projection of the centre under perspective, and the frame axes drawn on top hide a few pixels)
 TOL_BOX_PX, TOL_CENTROID_PX = 1.5, 3.0
 
