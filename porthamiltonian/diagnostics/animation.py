@@ -5,7 +5,8 @@ animation is not a plot of quantities but a renderer of `porthamiltonian.viewer.
 over time, with its own writers and their availability checks; it gets pyplot through
 `plots` (so the backend rule lives in one place) and, like `plots`, imports matplotlib only
 when called. It draws what the HTML viewer draws (body meshes shaded by their normals, the
-ground patch, contact-force arrows) from the same camera direction.
+ground patch, contact forces as segments from the contact points) from the same camera
+direction.
 """
 
 from __future__ import annotations
@@ -103,6 +104,24 @@ def _limits(ax, box):
     ax.set_box_aspect((1.0, 1.0, 1.0))
 
 
+def _axes(fig, data):
+    """3D axes seen from the scene camera's direction, equal scales; and the light direction
+    (from the camera)."""
+    ax = fig.add_subplot(projection="3d")
+    cam = data["camera"]
+    eye = np.asarray(cam["position"]) - np.asarray(cam["target"])
+    ax.view_init(elev=math.degrees(math.asin(eye[2] / np.linalg.norm(eye))),
+                 azim=math.degrees(math.atan2(eye[1], eye[0])))
+    # matplotlib orders whole collections by a mean depth, which puts a large floor in front
+    # of the bodies on it: the floor is drawn first, the bodies far to near, the arrows last
+    ax.computed_zorder = False
+    _limits(ax, data["box"])
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.set_zlabel("z [m]")
+    return ax, eye / np.linalg.norm(eye)
+
+
 def animate_scene(scene, path, *, fps=25, speed=1.0, size=(6.4, 4.8), dpi=100):
     """Write an animation of `scene` (a `porthamiltonian.viewer.ViewerScene`) to a GIF or MP4.
 
@@ -148,20 +167,8 @@ def animate_scene(scene, path, *, fps=25, speed=1.0, size=(6.4, 4.8), dpi=100):
     frames = animation_times(float(times[0]), float(times[-1]), fps, speed)
     plt = _plt()
     fig = plt.figure(figsize=size, dpi=dpi)
-    ax = fig.add_subplot(projection="3d")
-    cam = data["camera"]
-    eye = np.asarray(cam["position"]) - np.asarray(cam["target"])
-    azim = math.degrees(math.atan2(eye[1], eye[0]))
-    elev = math.degrees(math.asin(eye[2] / np.linalg.norm(eye)))
-    ax.view_init(elev=elev, azim=azim)
-    # matplotlib orders whole collections by a mean depth, which puts a large floor in front
-    # of the bodies on it: the floor is drawn first, the bodies far to near, the arrows last
-    ax.computed_zorder = False
-    _limits(ax, data["box"])
-    ax.set_xlabel("x [m]")
-    ax.set_ylabel("y [m]")
-    ax.set_zlabel("z [m]")
-    light = eye / np.linalg.norm(eye)
+    ax, light = _axes(fig, data)
+    eye = np.asarray(data["camera"]["position"])
     moving = [b for b in data["bodies"] if b["poses"] is not None]
     for body in data["bodies"]:
         if body["poses"] is None:
@@ -174,7 +181,7 @@ def animate_scene(scene, path, *, fps=25, speed=1.0, size=(6.4, 4.8), dpi=100):
     def draw(t):
         k = int(np.argmin(np.abs(times - t)))
         poses = {b["name"]: scene.body_pose(b["name"], k) for b in moving}
-        far_first = sorted(moving, key=lambda b: -float(np.linalg.norm(poses[b["name"]][:3, 3] - np.asarray(cam["position"]))))
+        far_first = sorted(moving, key=lambda b: -float(np.linalg.norm(poses[b["name"]][:3, 3] - eye)))
         for order, body in enumerate(far_first):
             for coll, (tris, normals) in zip(artists[body["name"]], _world_meshes(body, poses[body["name"]])):
                 coll.set_verts(tris)
