@@ -27,6 +27,7 @@ __all__ = ["atomic_file", "write_text", "savez", "staged_directory", "check_repl
 OUTPUT_MARKER = ".porthamiltonian-output"
 #: names the CLI writes; a directory holding only these (and figures) predates the marker
 _OUTPUT_NAMES = {"trajectory.npz", "trajectory.csv", "summary.json", "observables.npz", "observables.csv",
+                 "view.json", "view.html",
                  OUTPUT_MARKER}
 
 

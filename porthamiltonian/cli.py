@@ -5,6 +5,7 @@
     porthamiltonian save MODEL --out FILE.json [--param name=value ...] [--contact KIND]
     porthamiltonian graph MODEL [--out DIR]
     porthamiltonian sweep MODEL -p name=a:b:logN -p name=v1,v2 [--contact K1,K2] [--workers N] [--scheduler ADDRESS] --out DIR
+    porthamiltonian view OUTDIR [--out FILE.html] [--animate FILE.gif|FILE.mp4]
 
 A model file (`porthamiltonian.models.files`) holds a whole model, and a Python file may
 define `build()` returning a `Model` or a `BondGraph`; `run` takes either in place of a
@@ -159,6 +160,7 @@ def cmd_run(args):
     _check_run_args(args)
     label = Path(args.model).stem if _is_file(args.model) else args.model
     out = _check_out_dir(args.out or f"out/{label}", replace=True)
+    _check_animate(args)
     prepared = _prepare(args)
     _make_out_dir(out.parent)
     traj, wall = _integrate(args, prepared)
@@ -166,7 +168,9 @@ def cmd_run(args):
     print(budget.table())
     with staged_directory(out) as stage:
         n_figures = _write_outputs(stage, args.model, prepared, traj, wall, budget)
-    print(f"saved trajectory (npz, csv), summary.json and {n_figures} figure(s) in {out}/")
+        scene = _write_scene(stage, traj, label, args.view)
+    print(f"saved trajectory (npz, csv), summary.json, view.json and {n_figures} figure(s) in {out}/")
+    _show(scene, out, args)
     if traj.status < 0:
         print(f"FAILED: {traj.message}", file=sys.stderr)
         return 1
@@ -244,6 +248,60 @@ def _write_outputs(out, name, prepared, traj, wall, budget):
             figs.append(save_figure(fig, out / f"{title.replace(' ', '_')}.png"))
     figs += _save_contact_forces(name, traj, out, events)
     return len(figs)
+
+
+def _check_animate(args):
+    if args.animate:
+        from .diagnostics.animation import check_animation_path
+
+        check_animation_path(args.animate)
+
+
+def _write_scene(out, traj, label, html):
+    """view.json (the viewer's scene, read by `porthamiltonian view`) and, with `html`,
+    view.html; returns the scene."""
+    from .viewer import scene_from_trajectory, write_html
+
+    scene = scene_from_trajectory(traj, title=label)
+    scene.save(out / "view.json")
+    if html:
+        write_html(scene, out / "view.html")
+    return scene
+
+
+def _show(scene, out, args):
+    """Say where the viewer is, and write the animation asked for."""
+    if getattr(args, "view", False):
+        print(f"3D viewer: {(out / 'view.html').absolute()} (open it in a browser; ?t=SECONDS shows one time)")
+    if args.animate:
+        from .diagnostics.animation import animate_scene
+
+        print(f"saved the animation {animate_scene(scene, args.animate, fps=args.fps, speed=args.speed)}")
+
+
+def cmd_view(args):
+    """The 3D viewer (and an animation) of a run's outputs, from its view.json."""
+    from .viewer import load_scene, write_html
+
+    folder = Path(args.outdir)
+    if not folder.is_dir():
+        raise ParameterError(f"`OUTDIR` {str(folder)!r} is not a directory; give the output directory of "
+                             "`porthamiltonian run`")
+    html = Path(args.out) if args.out else folder / "view.html"
+    _check_animate(args)
+    scene = load_scene(folder / "view.json")
+    print(f"3D viewer: {write_html(scene, html).absolute()} (open it in a browser; ?t=SECONDS shows one time)")
+    if args.animate:
+        from .diagnostics.animation import animate_scene
+
+        print(f"saved the animation {animate_scene(scene, args.animate, fps=args.fps, speed=args.speed)}")
+    return 0
+
+
+def _add_animation_options(q):
+    q.add_argument("--animate", metavar="FILE", help="also write an animation: FILE.gif (Pillow) or FILE.mp4 (ffmpeg)")
+    q.add_argument("--fps", type=float, default=25.0, help="frames per second of the animation")
+    q.add_argument("--speed", type=float, default=1.0, help="simulated seconds per second of the animation")
 
 
 def cmd_graph(args):
@@ -327,7 +385,7 @@ def make_parser():
         q.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", help="override a model parameter")
         q.add_argument("--out", "-o", required=name == "save",
                        help="the model file to write" if name == "save" else "output directory (default out/MODEL)")
-        q.add_argument("--contact", help="contact model for models with contacts (compliant, sliding_plane, or reduced for a body on the ground)")
+        q.add_argument("--contact", help="contact model for models with contacts (compliant, sliding_plane, soil, or reduced for a body on the ground)")
         if name == "run":
             q.add_argument("--t-end", type=float, help="simulated time [s]")
             q.add_argument("--method", help="solve_ivp method (RK45, DOP853, Radau, BDF, LSODA, ...)")
@@ -339,6 +397,12 @@ def make_parser():
             q.add_argument("--no-progress", action="store_true", help="no progress bar")
             q.add_argument("--samples", type=int, default=1001,
                            help="output samples, evenly spaced (0: the solver's own steps); events are always included")
+            q.add_argument("--view", action="store_true", help="also write the 3D viewer, view.html (standalone)")
+            _add_animation_options(q)
+    q = sub.add_parser("view", help="write the 3D viewer (view.html) of a run's output directory")
+    q.add_argument("outdir", metavar="OUTDIR", help="a directory written by `porthamiltonian run`")
+    q.add_argument("--out", "-o", help="the HTML file to write (default OUTDIR/view.html)")
+    _add_animation_options(q)
     q = sub.add_parser("sweep", help="run a model over a grid of parameter values on Dask (table, plots, failure log)")
     q.add_argument("model")
     q.add_argument("--param", "-p", action="append", metavar="NAME=RANGE",
@@ -371,7 +435,7 @@ def main(argv=None):
     args = make_parser().parse_args(argv)
     try:
         return {"list": cmd_list, "run": cmd_run, "graph": cmd_graph, "save": cmd_save,
-                "sweep": cmd_sweep}[args.command](args)
+                "sweep": cmd_sweep, "view": cmd_view}[args.command](args)
     except PortHamiltonianError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ["ContactForces", "contact_bodies", "contact_forces", "center_of_pressure", "contact_names"]
+__all__ = ["ContactForces", "contact_bodies", "contact_forces", "contact_frames", "center_of_pressure", "contact_names"]
 
 
 class ContactForces(NamedTuple):
@@ -118,6 +118,30 @@ def contact_forces(trajectory, name):
         point[k], direction[k] = H_WC[:3, 3], R[:, 2]
     return ContactForces(trajectory.t, normal, tangential, spin, point, direction, pair.body_a.name,
                          pair.body_b.name)
+
+
+def contact_frames(trajectory, name):
+    """The world pose ``H_WC`` of the contact frame of component `name` at every sample
+    (z along the normal of surface a, toward body b; origin on the average tangent plane).
+
+    Returns
+    -------
+    ndarray, shape (N, 4, 4)
+        NaN where the contact point is off a bounded surface (as in `contact_forces`).
+
+    Raises
+    ------
+    ModelError
+        If the system has no contact component of that name.
+    """
+    system = trajectory.system
+    leaves = _leaves(system, name)
+    out = np.full((len(trajectory.t), 4, 4), np.nan)
+    for k, x in enumerate(trajectory.x):
+        H_WC = _geometry(system, leaves, x)[1]
+        if H_WC is not None:
+            out[k] = H_WC
+    return out
 
 
 def contact_bodies(system):

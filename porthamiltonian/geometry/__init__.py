@@ -29,6 +29,7 @@ from .spec import surface_from_spec, surface_to_spec
 from .sphere import Sphere
 from .surface import REGULARITY_TOL, Surface, SupportPoint, SurfaceFrame, SurfaceSample
 from .symbolic import SymbolicSurface
+from .tessellate import SurfaceMesh, tessellate
 from .torus import Torus
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "Surface",
     "SupportPoint",
     "SurfaceFrame",
+    "SurfaceMesh",
     "SurfaceSample",
     "SymbolicSurface",
     "Torus",
@@ -61,6 +63,7 @@ __all__ = [
     "second_fundamental_form",
     "shape_operator",
     "unit_normal",
+    "tessellate",
     "surface_from_spec",
     "surface_to_spec",
 ]

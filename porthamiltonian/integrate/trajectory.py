@@ -147,10 +147,14 @@ class Trajectory:
 
     def contact_forces(self, name):
         """Normal and tangential force, spin torque and contact point of contact component
-        `name` over time (`porthamiltonian.diagnostics.contact_forces`)."""
+        `name` over time (`porthamiltonian.diagnostics.contact_forces`); computed once per
+        contact (a trajectory's samples do not change)."""
         from ..diagnostics.contact_forces import contact_forces
 
-        return contact_forces(self, name)
+        cache = self.__dict__.setdefault("_contact_forces", {})
+        if name not in cache:
+            cache[name] = contact_forces(self, name)
+        return cache[name]
 
     def center_of_pressure(self, body, contacts=None):
         """Centre of pressure of the contacts on `body` over time, and their total normal
@@ -158,6 +162,23 @@ class Trajectory:
         from ..diagnostics.contact_forces import center_of_pressure
 
         return center_of_pressure(self, body, contacts)
+
+    def view(self, path, **options):
+        """Write the 3D viewer of this trajectory: a standalone HTML file that works offline
+        (`porthamiltonian.viewer`; `options` go to `scene_from_trajectory`). Returns the path."""
+        from ..viewer import scene_from_trajectory, write_html
+
+        return write_html(scene_from_trajectory(self, **options), path)
+
+    def animate(self, path, *, fps=25, speed=1.0, **options):
+        """Write an animation of this trajectory to a .gif or .mp4 file
+        (`porthamiltonian.diagnostics.animation.animate_scene`; `options` go to
+        `scene_from_trajectory`). Returns the path."""
+        from ..diagnostics.animation import animate_scene, check_animation_path
+        from ..viewer import scene_from_trajectory
+
+        check_animation_path(path)   # before the scene is built: a missing ffmpeg fails at once
+        return animate_scene(scene_from_trajectory(self, **options), path, fps=fps, speed=speed)
 
     def power_budget(self) -> PowerBudget:
         """The energy ledger of this trajectory (see `porthamiltonian.diagnostics.PowerBudget`)."""
