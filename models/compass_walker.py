@@ -61,7 +61,7 @@ __all__ = ["compass_walker", "walker_contacts", "walker_geometry", "leg_states",
            "strike_pose", "CONTACTS", "STRIKE", "UPRIGHT_LOCK"]
 
 #: contact kinds the model builds
-CONTACTS = ("sliding_plane", "compliant", "soil")
+CONTACTS = ("sliding_plane", "compliant")
 
 #: the ground joint on leg 1 (marker a = world, marker b = leg 1): rotations about x and z locked
 UPRIGHT_LOCK = (True, False, True, False, False, False)
@@ -70,7 +70,7 @@ UPRIGHT_LOCK = (True, False, True, False, False, False)
 STRIKE = "foot*/constraint.impact"
 
 #: element of each foot's contact that holds its contact flag, per contact kind
-_FLAG = {"sliding_plane": "constraint", "compliant": "spring", "soil": "spring"}
+_FLAG = {"sliding_plane": "constraint", "compliant": "spring"}
 
 G = 9.81
 
@@ -283,9 +283,9 @@ def _check(leg, foot, com, slope, q1, q2):
     swing_angle=Parameter(0.287256, "rad", "initial angle q2 of the swing leg (leg 2) from the slope normal"),
     stance_rate=Parameter(1.102817, "rad/s", "initial angular speed of the stance leg about y"),
     swing_rate=Parameter(0.367443, "rad/s", "initial angular speed of the swing leg about y"),
-    contact=Parameter("sliding_plane", "-", "contact model of both feet: sliding_plane, compliant or soil (dry sand)"),
+    contact=Parameter("sliding_plane", "-", "contact model of both feet: sliding_plane or compliant"),
     stiffness=Parameter(1.0e6, "N/m", "compliant: normal and tangential stiffness", rule="positive"),
-    friction=Parameter(100.0, "-", "compliant, soil: friction coefficient (the default sticks, as the stiff feet do)",
+    friction=Parameter(100.0, "-", "compliant: friction coefficient (the default sticks, as the stiff feet do)",
                        rule="positive"),
     damping_ratio=Parameter(1.0, "-", "compliant: normal damping as a fraction of critical", rule="nonnegative"),
 )
@@ -311,6 +311,10 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
     leg, foot, com, slope = float(leg), float(foot), float(com), float(slope)
     q1, q2 = float(stance_angle), float(swing_angle)
     _check(leg, foot, com, slope, q1, q2)
+    if contact == "soil":
+        raise ph.ParameterError("`contact` 'soil' is not offered for the compass walker: it has no knees, and on soft "
+                                "soil its stance foot sinks (5 cm on dry sand) so that the swing foot ploughs in; "
+                                "the rimless wheel and the hopping leg take contact='soil'")
     if contact not in CONTACTS:
         raise ph.ParameterError(f"`contact` must be one of {CONTACTS}, got {contact!r}")
     total = 2.0 * leg_mass + hip_mass
@@ -321,8 +325,6 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
         law = dict(stiffness=k, damping=c_n, friction=float(friction), tangential_stiffness=k, tangential_damping=c_n,
                    spin_stiffness=0.0, spin_damping=0.0)
         sink = total * G * math.cos(slope) / k
-    elif contact == "soil":   # dry sand under the round feet; they start on the surface
-        law = dict(friction=float(friction))
     else:
         law = dict(friction="rolling", restitution=0.0)
     legs = [_leg_body(name, leg_mass, hip_mass, com, gyration, H, T) for name, (H, T)

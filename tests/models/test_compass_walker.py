@@ -257,6 +257,7 @@ def test_guard_margin_is_the_feet_distance_along_the_slope(walker):
     (dict(com=1.5), "com"),
     (dict(swing_angle=1.7), "swing_angle"),
     (dict(contact="reduced"), "contact"),
+    (dict(contact="soil"), "has no knees, and on soft soil its stance foot sinks"),
     (dict(leg_mass=-1.0), "leg_mass"),
 ])
 def test_bad_parameters_are_refused(params, match):
