@@ -17,7 +17,7 @@ from scipy.integrate import quad
 import porthamiltonian as ph
 from porthamiltonian.contact import SoilLaw
 from porthamiltonian.errors import GeometryError, ParameterError
-from porthamiltonian.geometry import Ellipsoid, Plane
+from porthamiltonian.geometry import BSplineSurface, Ellipsoid, Plane, Sphere
 
 from .conftest import assert_ledger_closes, ball, body_on_plane, world_force, world_momenta
 
@@ -248,3 +248,31 @@ def test_a_soil_contact_survives_a_model_file(tmp_path):
     b = ph.simulate(again, (0.0, 0.05), again.initial_state(), **TIGHT)
     assert again.elements["c/spring"].soil == PLATE
     assert_allclose(b.x[-1], a.x[-1], rtol=0, atol=1e-15)
+
+
+def test_soil_over_uneven_terrain():
+    """Ground given as a B-spline height field (bumps of 1 cm over 20 cm): a ball dropped on a
+    slope of a bump presses a footprint, is pushed downhill (away from the bump's top) and
+    the ledger closes."""
+    n = 7
+    xs = np.linspace(-0.3, 0.3, n)
+    P = np.array([[[x, y, 0.01 * math.cos(2 * math.pi * x / 0.4) * math.cos(2 * math.pi * y / 0.4)] for y in xs]
+                  for x in xs])
+    knots = np.concatenate(([0.0] * 4, np.linspace(0, 1, n - 2)[1:-1], [1.0] * 4))
+    terrain = BSplineSurface(knots, knots, 3, 3, P)
+    H = np.eye(4)
+    H[:3, 3] = (0.05, 0.0, 0.08)     # over the flank of the bump at the origin, downhill towards +x
+    body = ph.library.RigidBody("ball", 1.0, [1e-3] * 3, pose=H, twist=(0, 0, 0, 0, 0, -1.0))
+    bg = ph.BondGraph("terrain")
+    ground = ph.library.Ground("ground")
+    bg.add(body, ground, ph.library.Gravity("gravity", body),
+           ph.library.contact("soil", "c", body, Sphere(0.05), ground, terrain, soil=SAND))
+    bg.connect(body.frame().port, "gravity")
+    bg.connect(body.frame().port, ("c", "a"))
+    bg.connect(ground.frame().port, ("c", "b"))
+    system = ph.compile(bg)
+    traj = ph.simulate(system, (0.0, 0.08), system.initial_state(), rtol=1e-10, atol=1e-12, method="DOP853")
+    assert [e.name for e in traj.events if e.name.endswith("touch")] == ["c/spring.touch"]
+    b = assert_ledger_closes(traj, 1e-7)
+    assert b.entries["dissipated"]["c/plastic"][-1] > 0.05
+    assert traj.state("ball.P")[-1, 3] > 0.01      # pushed downhill, along +x
