@@ -5,23 +5,27 @@ body) and "b" (the ground) and its geometry (tracked contact points, contact fra
 friction), whose normal law is the soil's (`porthamiltonian.contact.soil.SoilLaw`: Bekker
 loading, stiffer elastic unloading, permanent sinkage)::
 
-          a ──┬── SoilSpring ──── slip ────> SoilSlip       (regularized Coulomb, Dahl)
-              │    (stores V(z, m))
-              │        └───────── plastic ─> PlasticFlow    (the memory's growth: plastic work)
-              └── SoilDamper                                 (viscous soil damping, stick dampers)
+          a ──┬── SoilSpring ──── slip ──> SoilSlip       (regularized Coulomb, Dahl)
+              │    (stores V)
+              ├── SoilDamper                               (viscous soil damping, stick dampers)
+              └── PlasticFlow                              (the plastic part of the loading force)
           b ──┘
 
-The spring's own state adds the soil's memory ``m`` (the deepest sinkage of the current
-footprint [m], an energy variable: V depends on it) and the footprint's centre (the contact
-point on surface b where the foot last pressed, in b's surface frame [m]). The memory grows
-through the "plastic" port: its effort is ``-dV/dm >= 0`` and `PlasticFlow` returns
+The soil is in one of two modes, switched by events (the spring's own state holds the mode,
+the memory m, the deepest sinkage of the footprint [m], and the footprint's centre):
 
-    dm/dt = max(dz/dt, 0)  where z >= m,  + lambda max(z - m, 0)
+- loading (virgin soil, z > m): the spring stores ``V(z, z) = K z^(N+1) / (2 beta N)`` and exerts
+  its gradient ``K (N+1) z^N / (2 beta N)``; `PlasticFlow` adds the rest of the loading force,
+  ``K z^N (1 - (N+1) / (2 beta N))`` (`SoilLaw.plastic_force`), whose power is the plastic work
+  (booked as dissipated by the element "plastic"). Together: ``K z^N``, Bekker's curve;
+- elastic (z <= m): ``V(z, m) = 1/2 k_u(m) (z - z_p(m))^2``, the force its gradient.
 
-(the exact loading rate, plus a relaxation at `memory_relax` lambda [1/s] that removes the
-integrator's drift of m below z; elsewhere 0), so its power ``-dV/dm dm/dt`` is the plastic
-work, booked as dissipated by the element "plastic". Unloading needs no event: below m the
-soil is elastic because m stands still.
+Events: "unload" when the sinkage rate dz/dt falls through 0 while loading (m := z, elastic);
+"yield" when z rises through m while elastic (loading again). Energy and force are continuous
+at both (V(m, m) is the same on both branches). With the memory a state changed only at
+events, the vector field is smooth between them: a memory integrated as dm/dt = dz/dt while
+z >= m slides along m = z, and explicit solvers crawl there (measured: 1 us steps once the
+rimless wheel's foot had sunk 3 mm).
 
 Footprints: the memory belongs to one footprint. When the foot leaves the soil (at the
 imprint's floor, z = z_p(m)) the footprint's centre is recorded; a later touch within the
@@ -30,22 +34,21 @@ elastic until z passes m), a touch elsewhere on virgin soil (the memory restarts
 Sliding while in contact carries the footprint along (ploughing is not modelled).
 
 Tangential: the compliant contact's Dahl friction (regularized Coulomb) with the soil's total
-normal force ``F = dV/dz``; for a steady slide it traces Janosi and Hanamoto's shear curve
+normal force; for a steady slide it traces Janosi and Hanamoto's shear curve
 ``mu F (1 - exp(-j / K))`` with ``K = mu F / k_t`` (cohesion not modelled).
 
 Only the Python path evaluates these elements (no compiled kernel yet): a soil contact costs
-about a millisecond per right-hand side.
+about half a millisecond per right-hand side.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from porthamiltonian._validate import as_finite_float
-from porthamiltonian.bondgraph.element import EventOutcome, register_element
+from porthamiltonian.bondgraph.element import EventOutcome, EventSpec, register_element
 from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
-from porthamiltonian.bondgraph.ports import FLOW_OUT, Port, StateBlock, StateRef
+from porthamiltonian.bondgraph.ports import EFFORT_OUT, Port, StateBlock, StateRef
 from porthamiltonian.contact.soil import SoilLaw
 from porthamiltonian.errors import GeometryError, ParameterError
 from porthamiltonian.geometry.sphere import Sphere
@@ -69,8 +72,10 @@ from .touchdown import TouchdownGuard
 
 __all__ = ["SoilContact", "SoilSpring", "SoilDamper", "SoilSlip", "PlasticFlow"]
 
-# the soil spring's state: the compliant spring's 10 entries, then the memory and the footprint
-_M, _FP = 10, slice(11, 14)
+# the soil spring's state: the compliant spring's 10 entries, then the soil's block: the memory,
+# the mode (1 loading, 0 elastic) and the footprint's centre
+_SOIL = slice(10, 15)
+_M, _MODE, _FP = 10, 11, slice(12, 15)
 
 #: a soil contact may start touching the surface, not pressed into virgin soil [m]
 START_TOLERANCE = 1e-9
@@ -80,8 +85,9 @@ START_TOLERANCE = 1e-9
 class SoilSpring(ContactSpring):
     """The soil contact's storage (module docstring). Built by `SoilContact`.
 
-    Own state (14): the compliant spring's 10 entries, the memory m [m, energy] and the
-    footprint's centre (3) [m, discrete]. Ports "a", "b", "slip" (3) and "plastic" (1).
+    Own state (15): the compliant spring's 10 entries and the soil's block [discrete]: the
+    memory m [m], the mode (1 loading, 0 elastic) and the footprint's centre (3) [m, in
+    surface b's frame]. Ports "a", "b" and "slip" (3), as the compliant spring's.
     """
 
     type_name = "SoilSpring"
@@ -91,17 +97,10 @@ class SoilSpring(ContactSpring):
         self.soil = soil
         #: sinkage beyond the smaller surface's size is outside the model
         self.depth_limit = pair._scale
-        self._x0 = np.zeros(14)
-
-    def ports(self):
-        return super().ports() + (Port("plastic", 1, "in"),)
-
-    def port_types(self):
-        return ("C",) * 4
+        self._x0 = np.zeros(15)
 
     def state_blocks(self):
-        return super().state_blocks() + (StateBlock("memory", 1, "energy", default=np.zeros(1)),
-                                         StateBlock("footprint", 3, "discrete", default=np.zeros(3)))
+        return super().state_blocks() + (StateBlock("soil", 5, "discrete", default=np.zeros(5)),)
 
     def initialize(self, t, x, refs):
         """Closest points at the initial poses; the soil is virgin under the foot.
@@ -118,8 +117,7 @@ class SoilSpring(ContactSpring):
         out[:4], out[4:6] = params, charts
         out[_ACT] = 1.0 if cp.distance < 0.0 else 0.0
         out[_S] = 0.0
-        out[_M] = 0.0
-        out[_FP] = cp.p2
+        out[_M], out[_MODE], out[_FP] = 0.0, 1.0, cp.p2
         return out
 
     def kernel(self, role):
@@ -127,75 +125,90 @@ class SoilSpring(ContactSpring):
 
     # ---- the soil's normal force
     def _normal(self, x, st):
-        """``(F, V, sigma)``: force [N], stored energy [J] and memory force -dV/dm [N]."""
-        z, m = st.edge_delta if st.culled else st.delta, x[_M]
-        return self.soil.force(z, m), self.soil.potential(z, m), self.soil.memory_force(z, m)
+        """``(F, V)``: the spring's normal force [N] and stored energy [J] in the soil's mode."""
+        z = st.edge_delta if st.culled else st.delta
+        return soil_spring(self.soil, z, x[_M], x[_MODE] > 0.5)
 
     def energy(self, x, refs):
         if x[_ACT] < 0.5:
             return 0.0
-        st = self._state(x, refs)
         s = x[_S]
-        return self._normal(x, st)[1] + 0.5 * float(self.p.K_t @ (s * s))
+        return self._normal(x, self._state(x, refs))[1] + 0.5 * float(self.p.K_t @ (s * s))
 
     def outputs(self, t, x, refs):
         if x[_ACT] < 0.5:
-            return (np.zeros(6), np.zeros(6), np.zeros(3), np.zeros(1))
+            return (np.zeros(6), np.zeros(6), np.zeros(3))
         st = self._state(x, refs)
         if st.culled:
-            return (np.zeros(6), np.zeros(6), np.zeros(3), np.zeros(1))
+            return (np.zeros(6), np.zeros(6), np.zeros(3))
         if st.delta > self.depth_limit:
             raise GeometryError(
                 f"{self.label}: sinkage {st.delta:.4g} m is beyond the soil contact's range ({self.depth_limit:.4g} m, "
                 "the foot's size): the foot sinks through the soil; stiffen the soil or enlarge the foot")
-        F, _, sigma = self._normal(x, st)
-        return _kcontact.spring_outputs(st.G_a, st.G_b, self.p.K_t, x[_S], F, _NO_WRENCH) + (np.array([sigma]),)
-
-    def rates(self, t, x, refs, inputs):
-        out = np.zeros(14)
-        out[:10] = super().rates(t, x[:10], refs, inputs[:3])
-        if x[_ACT] > 0.5:   # the port's flow is into the spring: the memory grows by the flow out of it
-            out[_M] = -inputs[3][0]
-        return out
-
-    def input_matrix(self, t, x, refs):
-        B = np.zeros((14, 16))
-        B[:10, :15] = super().input_matrix(t, x[:10], refs)
-        if x[_ACT] > 0.5:
-            B[_M, 15] = -1.0
-        return B
-
-    def output_jacobian(self, t, x, refs):
-        J = np.zeros((16, 14))
-        J[:15, :10] = super().output_jacobian(t, x[:10], refs)
-        if x[_ACT] > 0.5:
-            st = self._state(x, refs)
-            if not st.culled:
-                dF, dsigma = self.soil.memory_slopes(st.delta, x[_M])
-                J[:6, _M] = st.G_a[5] * dF
-                J[6:12, _M] = -st.G_b[5] * dF
-                J[15, _M] = dsigma
-        return J
+        return _kcontact.spring_outputs(st.G_a, st.G_b, self.p.K_t, x[_S], self._normal(x, st)[0], _NO_WRENCH)
 
     def gradient(self, x, refs):
-        g_own = np.zeros(14)
+        g_own = np.zeros(15)
         st = self._state(x, refs)
         if x[_ACT] < 0.5 or st.culled:
             return np.concatenate((g_own, self.pair.pose_gradient(refs, np.zeros(6), np.zeros(6))))
-        F, _, sigma = self._normal(x, st)
         g_own[_S] = self.p.K_t * x[_S]
-        g_own[_M] = -sigma
         Wn = np.zeros(6)
-        Wn[5] = -F
+        Wn[5] = -self._normal(x, st)[0]
         return np.concatenate((g_own, self.pair.pose_gradient(refs, -(st.G_a.T @ Wn), st.G_b.T @ Wn)))
 
-    def structure(self, t, x, refs):
-        B_own = self.input_matrix(t, x, refs)
-        B_ref = np.hstack((self.pair.pose_rate_matrix(refs), np.zeros((7 * self.pair.n_pose_refs, 4))))
-        B = np.vstack((B_own, B_ref))
-        return np.zeros((B.shape[0], B.shape[0])), B
+    def rates(self, t, x, refs, inputs):
+        return np.concatenate((super().rates(t, x[:10], refs, inputs), np.zeros(5)))
 
-    # ---- touching, leaving, footprints
+    def input_matrix(self, t, x, refs):
+        return np.vstack((super().input_matrix(t, x[:10], refs), np.zeros((5, 15))))
+
+    def output_jacobian(self, t, x, refs):
+        return np.hstack((super().output_jacobian(t, x[:10], refs), np.zeros((15, 5))))
+
+    # ---- events: the soil's modes, touching, leaving, footprints
+    def events(self):
+        return super().events() + (
+            EventSpec("unload", self._unload_fn, -1.0, self._unload, uses_system=True),
+            EventSpec("yield", self._yield_fn, +1.0, self._yield),
+        )
+
+    def _sinkage_rate(self, system, x):
+        """dz/dt [m/s] from the whole state (the event reads the bodies' momenta), or None
+        unless loading while touching."""
+        if getattr(self, "_rate_system", None) is not system:
+            paths = {id(o): p for p, o in system.elements.items()}
+            self._rate_system = system
+            self._rate_paths = (paths[id(self)],) + tuple(
+                f"{paths[id(r.element)]}.{r.block}" for r in self.pair.momentum_refs())
+        own, refs = system.element_state(self._rate_paths[0], x)
+        if own[_ACT] < 0.5 or own[_MODE] < 0.5:
+            return None
+        st = self._state(own, refs)
+        if st.culled:
+            return None
+        return -self.pair.contact_twist(st, [x[system.layout[p]] for p in self._rate_paths[1:]])[5]
+
+    def _unload_fn(self, system, t, x):
+        rate = self._sinkage_rate(system, x)
+        return 1.0 if rate is None else rate
+
+    def _unload(self, t, x, refs):
+        out = np.array(x, dtype=float)
+        out[_M], out[_MODE] = self.pair.state(x[:4], x[4:6], refs).delta, 0.0
+        return EventOutcome(out, 0.0, f"soil unloads at {out[_M]:.4g} m (imprint {self.soil.permanent_sinkage(out[_M]):.4g}"
+                                      " m deep when the foot leaves)")
+
+    def _yield_fn(self, t, x, refs):
+        if x[_ACT] < 0.5 or x[_MODE] > 0.5:
+            return -1.0
+        return self._state(x, refs).delta - x[_M]
+
+    def _yield(self, t, x, refs):
+        out = np.array(x, dtype=float)
+        out[_MODE] = 1.0
+        return EventOutcome(out, 0.0, f"soil loaded past {x[_M]:.4g} m: plastic again")
+
     def _imprint(self, x, st):
         """The imprint's depth z_p [m] under the current contact point: the remembered one if
         the point lies within the footprint, else 0 (virgin soil)."""
@@ -213,17 +226,18 @@ class SoilSpring(ContactSpring):
     def _release_fn(self, t, x, refs):
         if x[_ACT] < 0.5:
             return -1.0
-        return self.soil.permanent_sinkage(x[_M]) - self.pair.state(x[:4], x[4:6], refs).delta
+        zp = 0.0 if x[_MODE] > 0.5 else self.soil.permanent_sinkage(x[_M])
+        return zp - self.pair.state(x[:4], x[4:6], refs).delta
 
     def _touch(self, t, x, refs):
         st = self.pair.state(x[:4], x[4:6], refs)
         zp = self._imprint(x, st)
         out = super()._touch(t, x, refs).x
         if zp > 0.0:
+            out[_MODE] = 0.0
             return EventOutcome(out, 0.0, f"contact made in the imprint (permanent sinkage {zp:.4g} m, loaded to "
                                           f"{x[_M]:.4g} m)")
-        out[_M] = 0.0
-        out[_FP] = st.cp.p2
+        out[_M], out[_MODE], out[_FP] = 0.0, 1.0, st.cp.p2
         return EventOutcome(out, 0.0, "contact made on virgin soil")
 
     def _release(self, t, x, refs):
@@ -254,12 +268,24 @@ class SoilSpring(ContactSpring):
                    guard=TouchdownGuard.from_parameters(params["guard"]))
 
 
+def soil_spring(soil, z, m, loading):
+    """``(F, V)`` of the soil's spring at sinkage z [m] with memory m [m]: on the loading
+    branch the conservative part of Bekker's force and V(z, z), else the elastic branch."""
+    if loading:
+        if z <= 0.0:
+            return 0.0, 0.0
+        N = soil.exponent
+        return (soil.loading_force(z) * (N + 1.0) / (2.0 * soil.unloading * N),
+                soil.stiffness * z ** (N + 1.0) / (2.0 * soil.unloading * N))
+    return soil.force(z, m), soil.potential(z, m)
+
+
 class _SoilResistor(_SpringResistor):
-    """A resistor of the soil contact: also reads the memory (last reference; the spring's
-    deformation is the one before)."""
+    """A resistor of the soil contact: also reads the soil's block (last reference; the
+    spring's deformation is the one before)."""
 
     def state_refs(self):
-        return super().state_refs() + (StateRef(self.spring, "memory"),)
+        return super().state_refs() + (StateRef(self.spring, "soil"),)
 
     def kernel(self, role):
         return None
@@ -269,8 +295,13 @@ class _SoilResistor(_SpringResistor):
         st = self._state(refs) if refs[2][0] > 0.5 else None
         return None if st is None or st.culled else st
 
+    def _normal_force(self, st, refs):
+        """The soil's whole normal force [N]: Bekker's K z^N while loading, else elastic."""
+        soil, (m, mode) = self.spring.soil, refs[-1][:2]
+        return soil.loading_force(st.delta) if mode > 0.5 else soil.force(st.delta, m)
+
     def _limits(self, st, refs):
-        return _friction_limits(self.p, self.spring.soil.force(st.delta, refs[-1][0]), refs[-2])
+        return _friction_limits(self.p, self._normal_force(st, refs), refs[-2])
 
 
 @register_element
@@ -311,37 +342,29 @@ class SoilSlip(_SoilResistor, SlipFriction):
 
 @register_element
 class PlasticFlow(_SoilResistor):
-    """The soil memory's growth (module docstring): receives the memory force -dV/dm and
-    returns dm/dt; its power is the plastic work. Built by `SoilContact`."""
+    """The plastic part of the loading force, ``SoilLaw.plastic_force(z)`` along the normal
+    (module docstring): its power is the plastic work. Built by `SoilContact`."""
 
     type_name = "PlasticFlow"
 
-    def __init__(self, name, spring: SoilSpring, *, memory_relax=1e3):
-        super().__init__(name, spring)
-        self.memory_relax = as_finite_float(memory_relax, "memory_relax", positive=True)
-
     def ports(self):
-        return (Port("p", 1, "in"),)
+        return (Port("a", 6, "in", frame=f"{self.pair.body_a.name}.B"), Port("b", 6, "in", frame=f"{self.pair.body_b.name}.B"))
+
+    def port_bindings(self):
+        return {"a": (self.pair.body_a, "B"), "b": (self.pair.body_b, "B")}
 
     def causalities(self):
-        return ((FLOW_OUT,),)
+        return ((EFFORT_OUT, EFFORT_OUT),)
 
     def law(self, k, t, inputs, refs):
         st = self._touching(refs)
-        if st is None:
-            return (np.zeros(1),)
-        z, m = st.delta, refs[-1][0]
-        if z < m:
-            return (np.zeros(1),)
-        n = self.pair.n_pose_refs
-        rate = -self.pair.contact_twist(st, refs[3 + n : 3 + 2 * n])[5]
-        return (np.array([max(rate, 0.0) + self.memory_relax * (z - m)]),)
+        if st is None or refs[-1][1] < 0.5:
+            return (np.zeros(6), np.zeros(6))
+        F = self.spring.soil.plastic_force(st.delta)
+        return (F * st.G_a[5], -F * st.G_b[5])
 
     def law_jacobian(self, k, t, inputs, refs):
-        return np.zeros((1, 1))
-
-    def parameters(self):
-        return {"spring": self.spring, "memory_relax": self.memory_relax}
+        return np.zeros((12, 12))
 
 
 def _default_soil(name, surface_a, terrain):
@@ -354,7 +377,7 @@ def _default_soil(name, surface_a, terrain):
 
 def SoilContact(name, body_a, surface_a, body_b, surface_b, *, soil=None, terrain="dry_sand", friction=None,
                 pose_a=None, pose_b=None, tangential_stiffness=None, tangential_damping=None, spin_friction=0.01,
-                slip_damping=None, alpha=0.5, relax=1.0, memory_relax=1e3, cull=True, friction_law="dahl", guard=None):
+                slip_damping=None, alpha=0.5, relax=1.0, cull=True, friction_law="dahl", guard=None):
     """A foot (body a, surface a) on soft soil (body b, surface b, usually the ground).
 
     Bond it like `CompliantContact` (from the bodies' "B" ports to "a" and "b").
@@ -375,9 +398,6 @@ def SoilContact(name, body_a, surface_a, body_b, surface_b, *, soil=None, terrai
         after mu F / k_t, Janosi and Hanamoto's K).
     tangential_damping, spin_friction, slip_damping, alpha, relax, cull, friction_law, guard
         As in `CompliantContact` (spin stiffness and damping follow k_t and c_t as there).
-    memory_relax : float [1/s]
-        Rate at which the memory catches up with the sinkage while loading (module
-        docstring; default 1e3).
 
     Returns
     -------
@@ -410,15 +430,12 @@ def SoilContact(name, body_a, surface_a, body_b, surface_b, *, soil=None, terrai
     spring = SoilSpring("spring", pair, params, soil, relax=relax, guard=guard)
     g = BondGraph(name)
     ja, jb = Junction1("ja", dim=6), Junction1("jb", dim=6)
-    damper, slip, plastic = SoilDamper("damper", spring), SoilSlip("slip", spring), PlasticFlow(
-        "plastic", spring, memory_relax=memory_relax)
+    damper, slip, plastic = SoilDamper("damper", spring), SoilSlip("slip", spring), PlasticFlow("plastic", spring)
     g.add(spring, damper, slip, plastic, ja, jb)
-    g.connect(ja, (spring, "a"))
-    g.connect(ja, (damper, "a"))
-    g.connect(jb, (spring, "b"))
-    g.connect(jb, (damper, "b"))
+    for el in (spring, damper, plastic):
+        g.connect(ja, (el, "a"))
+        g.connect(jb, (el, "b"))
     g.connect((spring, "slip"), slip)
-    g.connect((spring, "plastic"), plastic)
     g.expose("a", ja)
     g.expose("b", jb)
     return g

@@ -37,7 +37,8 @@ the depth of the imprint the foot leaves. The soil's stored (recoverable) energy
 so the force ``dV/dz = k_u (z - z_p)`` is continuous everywhere and equals ``K z^N`` on the
 loading curve (z = m). While the foot presses deeper than ``m`` the memory follows, ``dm/dt =
 dz/dt``, and the energy released by the memory's growth, ``-dV/dm dm/dt``, is the plastic work:
-on the loading curve ``-dV/dm = K m^N (1 - (N+1) / (2 beta N)) >= 0`` (``plastic_force``). Of
+on the loading curve ``-dV/dm = K m^N (1 - (N+1) / (2 beta N)) >= 0`` (``plastic_force``). So
+while loading the soil stores ``V(z, z)``, whose gradient is the rest of ``K z^N``. Of
 the work ``K m^(N+1) / (N+1)`` done to reach ``m``, ``V(m, m) = K m^(N+1) / (2 beta N)`` is stored
 (given back by an elastic rebound) and the rest is dissipated. A foot dropped at speed ``v``
 (no gravity) rebounds at ``v sqrt((N+1) / (2 beta N))`` (`restitution`).
@@ -223,18 +224,6 @@ class SoilLaw:
         ku = self.unloading_stiffness(m)
         e = z - self.permanent_sinkage(m)
         return -(0.5 * (N - 1.0) * ku / m * e * e - ku * (1.0 - 1.0 / (beta * N)) * e)
-
-    def memory_slopes(self, z, m):
-        """``(dF/dm, d(-dV/dm)/dm)`` at (z, m) [N/m]: how the force and the memory force
-        change with the memory (output Jacobians)."""
-        if m <= 0.0 or z <= self.permanent_sinkage(m):
-            return 0.0, 0.0
-        N = self.exponent
-        c1 = 1.0 - 1.0 / (self.unloading * N)
-        k = self.unloading_stiffness(m)
-        k1, k2 = (N - 1.0) * k / m, (N - 1.0) * (N - 2.0) * k / (m * m)
-        e = z - c1 * m
-        return k1 * e - c1 * k, -(0.5 * k2 * e * e - 2.0 * c1 * k1 * e + c1 * c1 * k)
 
     def plastic_force(self, z):
         """The plastic part of the loading force at sinkage z on the loading curve [N]:
