@@ -27,6 +27,7 @@ from ..bondgraph.graph import BondGraph
 from ..compile.system import PHSystem
 from ..errors import GeometryError, IntegrationError, IntegrationWarning, ParameterError, PhaseError
 from .events import starts_crossing, wrap_event
+from .discrete_gradient import DiscreteGradient
 from .fixed_step import RK4
 from .reduced import ReducedPhases
 from .trajectory import EventRecord, Trajectory
@@ -34,7 +35,7 @@ from .trajectory import EventRecord, Trajectory
 __all__ = ["simulate", "FIXED_STEP_METHODS"]
 
 #: fixed-step methods of `simulate` (name -> OdeSolver subclass), used with ``step=``
-FIXED_STEP_METHODS = {"RK4": RK4}
+FIXED_STEP_METHODS = {"RK4": RK4, "discrete_gradient": DiscreteGradient}
 
 
 class _Progress:
@@ -357,6 +358,8 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
     t0, t1, rtol, atol, max_step, first_step = _checked_times(t_span, rtol, atol, max_step, first_step)
     budget = _checked_limits(dense_output, max_events, max_nfev, timeout)
     method, fixed = _checked_method(method, step, max_step, first_step)
+    if method is DiscreteGradient:
+        fixed["system"] = system
     x0 = _checked_state(system, x0)
     projection = _checked_projection(system, projection)
     t_eval = _checked_t_eval(t_eval, t0, t1)
