@@ -151,6 +151,8 @@ class _StepMap:
         `DiscreteGradient`), its derivative in c (it is affine in c), and the end state."""
         u = self.unknown
         n = u.size
+        if not np.all(np.isfinite(z)):   # a diverging iteration: the caller halves the step
+            return np.full(z.size, np.nan), x0, np.zeros(n)
         y1, mu, c = z[:n], z[n:-1], z[-1]
         xm, x1 = x0.copy(), x0.copy()
         xm[u] = 0.5 * (x0[u] + y1)
@@ -317,35 +319,49 @@ class DiscreteGradient(OdeSolver):
             self.jac = None   # the active constraint rows changed (an event)
 
         def residual(zz):
-            return m.residual(t, x0, H0, zz, h, rows, Gm)
+            try:
+                return m.residual(t, x0, H0, zz, h, rows, Gm)
+            except (ValueError, ArithmeticError):   # an iterate beyond the model's range (overflow)
+                return np.full(zz.size, np.nan), x0, np.zeros(n)
 
         scale = max(float(np.max(np.abs(x0[m.unknown]), initial=0.0)), np.finfo(float).tiny)
-        refreshed = False
-        for _ in range(2):
-            r, x1, g = residual(z)
+        # 1: the Jacobian kept from earlier steps; 2: a fresh one at the start; 3: Newton
+        # with the Jacobian refreshed at every iteration (a contact law's kink inside the step)
+        for attempt in (1, 2, 3):
+            if attempt > 1 or self.jac is None:
+                r0, _, g0 = residual(z)
+                if not np.all(np.isfinite(r0)):
+                    return None
+                self.jac = self._jacobian(residual, z, r0, g0, n)
+                if attempt == 1:
+                    attempt = 2
+            out = self._iterate(residual, z.copy(), n, scale, attempt)
+            if out is not None:
+                return out
+        return None
+
+    def _iterate(self, residual, z, n, scale, attempt):
+        """Newton iterations from z (see `solve`); ``(x1, c)`` or None."""
+        r, x1, g = residual(z)
+        prev = np.inf
+        for _ in range(self.MAX_ITER if attempt < 3 else 3 * self.MAX_ITER):
             if not np.all(np.isfinite(r)):
                 return None
-            if self.jac is None or refreshed:
+            if attempt == 3 and prev < np.inf:
                 self.jac = self._jacobian(residual, z, r, g, n)
-                refreshed = True
-            prev = np.inf
-            for _ in range(self.MAX_ITER):
-                dz = self._newton(r)
-                if dz is None:
-                    break
-                z = z - dz
-                r, x1, g = residual(z)
-                if not np.all(np.isfinite(r)):
-                    return None
-                size = float(np.max(np.abs(dz[:n]), initial=0.0)) / scale
-                if size <= self.UPDATE_TOL or (size < 1e3 * self.UPDATE_TOL and size >= 0.5 * prev):
-                    return x1, float(z[-1])
-                if size > self.REFRESH_RATE * prev and not refreshed:
-                    break
-                prev = size
-            if refreshed:
+            dz = self._newton(r)
+            if dz is None:
                 return None
-            refreshed = True
+            z = z - dz
+            r, x1, g = residual(z)
+            size = float(np.max(np.abs(dz[:n]), initial=0.0)) / scale
+            if not np.isfinite(size):
+                return None
+            if size <= self.UPDATE_TOL or (size < 1e3 * self.UPDATE_TOL and size >= 0.5 * prev):
+                return (x1, float(z[-1])) if np.all(np.isfinite(r)) else None
+            if attempt < 3 and size > self.REFRESH_RATE * prev:
+                return None
+            prev = size
         return None
 
     def _newton(self, r):
