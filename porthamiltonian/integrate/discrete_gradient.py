@@ -285,6 +285,7 @@ class DiscreteGradient(OdeSolver):
         self.f = self.fun(self.t, self.y)
         self.c = 0.0
         self.jac = None
+        self.reuse = True   # keep the Jacobian across steps while that converges
         self.t_old = self.y_old = self.f_old = None
 
     def _step_impl(self):
@@ -313,7 +314,11 @@ class DiscreteGradient(OdeSolver):
         rows, cols = m.active_rows(x0)
         Gm = m.sensitivity(t, x0, cols)
         z = np.zeros(n + rows.size + 1)
-        z[:n] = (x0 + h * f0)[m.unknown] if guess is None else guess[m.unknown]
+        if guess is None:
+            guess = x0 + h * f0
+            if self.f_old is not None:   # second-order Taylor predictor, f' from the last step
+                guess += (0.5 * h * h / (self.t - self.t_old)) * (f0 - self.f_old)
+        z[:n] = guess[m.unknown]
         z[-1] = self.c
         if self.jac is not None and self.jac.shape != (z.size, z.size):
             self.jac = None   # the active constraint rows changed (an event)
@@ -328,6 +333,8 @@ class DiscreteGradient(OdeSolver):
         # 1: the Jacobian kept from earlier steps; 2: a fresh one at the start; 3: Newton
         # with the Jacobian refreshed at every iteration (a contact law's kink inside the step)
         for attempt in (1, 2, 3):
+            if attempt == 1 and not self.reuse:
+                continue
             if attempt > 1 or self.jac is None:
                 r0, _, g0 = residual(z)
                 if not np.all(np.isfinite(r0)):
@@ -338,6 +345,8 @@ class DiscreteGradient(OdeSolver):
             out = self._iterate(residual, z.copy(), n, scale, attempt)
             if out is not None:
                 return out
+            if attempt == 1:   # the kept Jacobian went stale within a step: stop keeping it
+                self.reuse = False
         return None
 
     def _iterate(self, residual, z, n, scale, attempt):
@@ -353,13 +362,19 @@ class DiscreteGradient(OdeSolver):
             if dz is None:
                 return None
             z = z - dz
+            r_old = r
             r, x1, g = residual(z)
+            if attempt < 3 and np.all(np.isfinite(r)):
+                # Broyden's update: the kept Jacobian follows the step's (a body turning by a
+                # large angle per step rotates the world-frame constraint rows)
+                self.jac += np.outer(r - r_old + self.jac @ dz, -dz) / (dz @ dz)
             size = float(np.max(np.abs(dz[:n]), initial=0.0)) / scale
             if not np.isfinite(size):
                 return None
-            if size <= self.UPDATE_TOL or (size < 1e3 * self.UPDATE_TOL and size >= 0.5 * prev):
+            slow = size > self.REFRESH_RATE * prev
+            if size <= self.UPDATE_TOL or (slow and size < 1e3 * self.UPDATE_TOL):   # converged, or at round-off
                 return (x1, float(z[-1])) if np.all(np.isfinite(r)) else None
-            if attempt < 3 and size > self.REFRESH_RATE * prev:
+            if slow and attempt < 3:
                 return None
             prev = size
         return None
