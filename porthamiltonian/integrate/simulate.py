@@ -271,7 +271,10 @@ def simulate(system, t_span, x0, *, method="RK45", rtol=1e-6, atol=1e-9, max_ste
         Any `scipy.integrate.solve_ivp` method ("RK45", "DOP853", "Radau", "BDF", "LSODA", ...),
         or "RK4": the classical Runge-Kutta method at the fixed `step`
         (`porthamiltonian.integrate.fixed_step.RK4`; events and dense output as usual, no
-        error control: rtol and atol then only set the initial-constraint check).
+        error control: rtol and atol then only set the initial-constraint check), or
+        "discrete_gradient": an energy-consistent implicit method at the fixed `step`
+        (`porthamiltonian.integrate.discrete_gradient.DiscreteGradient`: H preserved, and the
+        ledger closed, to the per-step solve's round-off at any step; poses on SE(3)).
         Implicit methods get a finite-difference Jacobian over the continuous state entries
         (discrete entries change only at events; see `_jacobian`).
     step : float, optional
