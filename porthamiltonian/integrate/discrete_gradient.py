@@ -253,8 +253,13 @@ class DiscreteGradient(OdeSolver):
     law's kink inside the step). The iteration stops when the update is below `UPDATE_TOL`
     of the unknowns' size, or stalls at round-off below ``1e3 UPDATE_TOL``. A step whose
     solve fails (or whose rates are not finite) is halved, up to `MAX_HALVINGS` times.
-    Measured (2 shared cores): heavy top 17 evaluations per step, 0.4 ms per step; free
-    body 12; mass-spring-damper 10.
+    Measured (one core of a shared machine, compiled right-hand side): heavy top 17.5
+    evaluations and about 3 ms per step, rocking ellipsoid on the sliding plane 25 and
+    5 ms, free body 12, mass-spring-damper 10: the per-step overhead is Python's, so on
+    smooth, non-stiff problems over short horizons an explicit high-order method at tight
+    tolerance is faster (`benchmarks/results/discrete_gradient.md`); this method pays where
+    energy must not drift over long runs, where the ledger must close at any step, and on
+    stiff contacts at steps beyond the explicit methods' stability.
 
     **Dense output and events.** Between two steps the dense output at time t is the
     discrete-gradient step of length t - t_old from the step's start (warm-started from the
