@@ -179,3 +179,24 @@ def test_pose_step_kernel_matches_the_lie_module():
             assert abs(np.linalg.norm(got[:4]) - 1.0) <= 1e-15
         # the quaternion follows continuously (no sign flip from a matrix round trip)
         assert np.dot(end[:4], x[:4]) > 0 or scale > 1.0
+
+
+def test_plastic_impact_on_the_sliding_plane_then_sliding():
+    """A ball falling under gravity (v = (0.2, 0, -1) m/s) onto the frictionless
+    sliding-plane constraint, h = 10 ms: the impact event is located inside a step at the
+    free fall's closed-form time, the impulse removes exactly the normal kinetic energy
+    (restitution 0), then the ball slides on the plane (centre height 0.1 m) with H
+    constant and the ledger closed."""
+    g, r, z0, vz, vx = 9.81, 0.1, 0.15, 1.0, 0.2
+    system, x0 = body_on_plane(*ball(1.0, r, z0, twist=(0, 0, 0, vx, 0, -vz)), kind="sliding_plane", gravity=True,
+                               friction="frictionless")
+    traj = ph.simulate(system, (0.0, 1.0), x0, method=DG, step=0.01)
+    (impact,) = traj.events
+    t_hit = (-vz + np.sqrt(vz * vz + 2.0 * g * (z0 - r))) / g
+    assert_allclose(impact.t, t_hit, rtol=1e-12)
+    assert_allclose(impact.lost, 0.5 * (vz + g * t_hit) ** 2, rtol=1e-12)
+    after = traj.t > impact.t
+    assert_allclose(traj.state("ball.pose")[after, 6], r, rtol=0, atol=1e-12)
+    H = traj.hamiltonian[after]
+    assert np.max(np.abs(H - H[0])) <= 1e-13
+    assert traj.power_budget().max_residual <= 1e-13
