@@ -136,12 +136,13 @@ class _StepMap:
     def residual(self, t, x0, H0, z, h, rows=None, Gm=None):
         """``(residual, x1, g)``: the residual of the step's equations (1)-(3) of
         `DiscreteGradient` at the unknowns ``z = (y1, mu, c)``, the end state, and the
-        residual's derivative in c over the y rows (it is affine in c). `rows` are the
-        active constraint rows, `Gm` their impulse directions over the unknowns."""
+        derivative of the y rows in (mu, c), shape (n, m + 1) (they are affine in both; the
+        other rows do not depend on them). `rows` are the active constraint rows, `Gm`
+        their impulse directions over the unknowns."""
         u = self.unknown
         n = u.size
         if not np.all(np.isfinite(z)):   # a diverging iteration: the caller halves the step
-            return np.full(z.size, np.nan), x0, np.zeros(n)
+            return np.full(z.size, np.nan), x0, np.zeros((n, z.size - n))
         y1, mu, c = z[:n], z[n:-1], z[-1]
         xm, x1 = x0.copy(), x0.copy()
         xm[u] = 0.5 * (x0[u] + y1)
@@ -152,19 +153,23 @@ class _StepMap:
             moves.append((p, k, T, Ad2, Ad))
         fm = self.fun(t + 0.5 * h, xm)
         d = self.direction(xm)
-        g = -h * d
+        g = np.zeros((n, mu.size + 1))
+        g[:, -1] = -h * d
         if mu.size:   # the multipliers' correction, as forces at the midpoint
             fm = fm.copy()
             fm[u] += Gm @ mu
+            g[:, :-1] = -h * Gm
         r = y1 - x0[u] - h * fm[u]
         for p, k, T, Ad2, Ad in moves:
             # Euler-Poincare on SE(3): the body momentum is carried by the increment's
             # coadjoint (exactly momentum- and energy-neutral), the wrench by the half one
             W = fm[p] - ad_matrix(T).T @ xm[p]
             r[k] = y1[k] - Ad.T @ x0[p] - h * (Ad2.T @ W)
-            g[k] = -h * (Ad2.T @ d[k])
+            g[k, -1] = -h * (Ad2.T @ d[k])
+            if mu.size:
+                g[k, :-1] = -h * (Ad2.T @ Gm[k])
         out = np.empty(z.size)
-        out[:n] = r + c * g
+        out[:n] = r + c * g[:, -1]
         if mu.size:
             out[n:-1] = self.velocity_residuals(t + 0.5 * h, xm)[rows]
         out[-1] = (self.system.energy(x1) - H0) / h - self.ledger_sign @ fm[self.ledger]
@@ -246,16 +251,16 @@ class DiscreteGradient(OdeSolver):
     constraints' velocity residuals when there are constraints, and a few SE(3) operations
     per body; a step takes 2-6 of them, plus one evaluation at the step's end and, with
     constraints, one full evaluation (Python) for Gx. The Jacobian (forward differences,
-    n + m evaluations; the c column is exact) is kept across steps with Broyden updates while
-    that converges; once it fails (a body turning a radian per step rotates the world-frame
+    n evaluations; the columns of mu and c are exact) is kept across steps with Broyden
+    updates while that converges; once it fails (a body turning a radian per step rotates the world-frame
     constraint rows) every step starts from a fresh one, and a step that still does not
     converge is solved by Newton with the Jacobian refreshed at every iteration (a contact
     law's kink inside the step). The iteration stops when the update is below `UPDATE_TOL`
     of the unknowns' size, or stalls at round-off below ``1e3 UPDATE_TOL``. A step whose
     solve fails (or whose rates are not finite) is halved, up to `MAX_HALVINGS` times.
-    Measured (one core of a shared machine, compiled right-hand side): heavy top 17.5
-    evaluations and about 3 ms per step, rocking ellipsoid on the sliding plane 25 and
-    5 ms, free body 12, mass-spring-damper 10: the per-step overhead is Python's, so on
+    Measured (one core of a shared machine, compiled right-hand side): heavy top 14.5
+    evaluations and about 1 ms per step, rocking ellipsoid on the sliding plane 24 and
+    2 ms, free body 12, mass-spring-damper 10: the per-step overhead is Python's, so on
     smooth, non-stiff problems over short horizons an explicit high-order method at tight
     tolerance is faster (`benchmarks/results/discrete_gradient.md`); this method pays where
     energy must not drift over long runs, where the ledger must close at any step, and on
@@ -341,7 +346,7 @@ class DiscreteGradient(OdeSolver):
             try:
                 return m.residual(t, x0, H0, zz, h, rows, Gm)
             except (ValueError, ArithmeticError):   # an iterate beyond the model's range (overflow)
-                return np.full(zz.size, np.nan), x0, np.zeros(n)
+                return np.full(zz.size, np.nan), x0, np.zeros((n, zz.size - n))
 
         scale = max(float(np.max(np.abs(x0[m.unknown]), initial=0.0)), np.finfo(float).tiny)
         # 1: the Jacobian kept from earlier steps; 2: a fresh one at the start; 3: Newton
@@ -402,19 +407,19 @@ class DiscreteGradient(OdeSolver):
 
     @staticmethod
     def _jacobian(residual, z, r, g, n):
-        """Forward differences of `residual` in the end state's unknowns (the first n) and
-        the multipliers; the c column (g, 0, 0) exactly (the residual is affine in c). A
-        system at rest (g = 0) leaves c undetermined: its row pins c instead."""
+        """Forward differences of `residual` in the end state's unknowns (the first n); the
+        columns of mu and c exactly (`g`: the residual is affine in them). A system at rest
+        (no correction direction) leaves c undetermined: its row pins c instead."""
         N = z.size
         J = np.zeros((N, N))
         sqrt_eps = math.sqrt(np.finfo(float).eps)
         scale = max(float(np.max(np.abs(z[:n]), initial=0.0)), 1e-8)
-        for j in range(N - 1):
+        for j in range(n):
             zj = z.copy()
             zj[j] += sqrt_eps * max(abs(z[j]), scale)
             J[:, j] = (residual(zj)[0] - r) / (zj[j] - z[j])
-        J[:n, -1] = g
-        if not np.any(g):
+        J[:n, n:] = g
+        if not np.any(g[:, -1]):
             J[-1, :] = 0.0
             J[-1, -1] = 1.0
         return J
