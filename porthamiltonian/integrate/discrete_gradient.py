@@ -258,8 +258,8 @@ class DiscreteGradient(OdeSolver):
     law's kink inside the step). The iteration stops when the update is below `UPDATE_TOL`
     of the unknowns' size, or stalls at round-off below ``1e3 UPDATE_TOL``. A step whose
     solve fails (or whose rates are not finite) is halved, up to `MAX_HALVINGS` times.
-    Measured (one core of a shared machine, compiled right-hand side): heavy top 14.5
-    evaluations and about 1 ms per step, rocking ellipsoid on the sliding plane 24 and
+    Measured (one core of a shared machine, compiled right-hand side): heavy top 13.5
+    evaluations and about 1 ms per step, rocking ellipsoid on the sliding plane 22.5 and
     2 ms, free body 12, mass-spring-damper 10: the per-step overhead is Python's, so on
     smooth, non-stiff problems over short horizons an explicit high-order method at tight
     tolerance is faster (`benchmarks/results/discrete_gradient.md`); this method pays where
@@ -326,7 +326,8 @@ class DiscreteGradient(OdeSolver):
 
     def solve(self, t, x0, f0, h, guess=None):
         """``(x1, c)`` of the step of length h from ``(t, x0)`` (`f0` the rates there), or
-        None when the solve fails. `guess` is a start for the end state (default: Euler)."""
+        None when the solve fails. `guess` is a start for the end state (default: the
+        second-order Taylor predictor, the rates' derivative from the last step)."""
         m = self.map
         n = m.unknown.size
         H0 = m.system.energy(x0)
@@ -349,28 +350,29 @@ class DiscreteGradient(OdeSolver):
                 return np.full(zz.size, np.nan), x0, np.zeros((n, zz.size - n))
 
         scale = max(float(np.max(np.abs(x0[m.unknown]), initial=0.0)), np.finfo(float).tiny)
+        first = residual(z)
+        if not np.all(np.isfinite(first[0])):
+            return None
         # 1: the Jacobian kept from earlier steps; 2: a fresh one at the start; 3: Newton
         # with the Jacobian refreshed at every iteration (a contact law's kink inside the step)
         for attempt in (1, 2, 3):
             if attempt == 1 and not self.reuse:
                 continue
             if attempt > 1 or self.jac is None:
-                r0, _, g0 = residual(z)
-                if not np.all(np.isfinite(r0)):
-                    return None
-                self.jac = self._jacobian(residual, z, r0, g0, n)
+                self.jac = self._jacobian(residual, z, first[0], first[2], n)
                 if attempt == 1:
                     attempt = 2
-            out = self._iterate(residual, z.copy(), n, scale, attempt)
+            out = self._iterate(residual, z.copy(), first, n, scale, attempt)
             if out is not None:
                 return out
             if attempt == 1:   # the kept Jacobian went stale within a step: stop keeping it
                 self.reuse = False
         return None
 
-    def _iterate(self, residual, z, n, scale, attempt):
-        """Newton iterations from z (see `solve`); ``(x1, c)`` or None."""
-        r, x1, g = residual(z)
+    def _iterate(self, residual, z, first, n, scale, attempt):
+        """Newton iterations from z, where the residual is `first` (see `solve`);
+        ``(x1, c)`` or None."""
+        r, x1, g = first
         prev = np.inf
         for _ in range(self.MAX_ITER if attempt < 3 else 3 * self.MAX_ITER):
             if not np.all(np.isfinite(r)):
