@@ -84,7 +84,7 @@ class PHSystem:
         jit = jit or (None, "compile(..., jit=False)", None)
         s(self, "_jit", {"source": jit[0], "F": jit[1], "I": jit[2], "fn": None, "events": None,
                          "reason": None if jit[0] is not None else jit[1], "fallbacks": 0, "key": None,
-                         "values": None, "count": 0})
+                         "values": None, "residuals": None, "count": 0})
         s(self, "inputs", dict(plan.input_slices))
         s(self, "n_inputs", plan.n_inputs)
         s(self, "n_multipliers", plan.n_u)
@@ -161,11 +161,12 @@ class PHSystem:
             fn = j["fn"]
             if fn is None:
                 return self._rhs(t, x, u, False)
-        xdot, status, values, _, _, _ = fn(t, x, u, j["F"], j["I"])
+        xdot, status, values, _, cv, _ = fn(t, x, u, j["F"], j["I"])
         if status:
             j["fallbacks"] += 1
-            j["values"] = None
+            j["values"] = j["residuals"] = None
             return self._rhs(t, x, u, False)
+        j["residuals"] = (t, x, cv)   # the constraints' velocity residuals there (discrete gradient)
         if j["events"]:
             j["key"], j["values"] = (t, x.tobytes()), values
         return xdot

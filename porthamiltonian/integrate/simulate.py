@@ -29,6 +29,7 @@ from ..bondgraph.graph import BondGraph
 from ..compile.system import PHSystem
 from ..errors import GeometryError, IntegrationError, IntegrationWarning, ParameterError, PhaseError
 from .events import starts_crossing, wrap_event
+from .discrete_gradient import DiscreteGradient
 from .fixed_step import RK4
 from .progress import Progress, progress_logging
 from .reduced import ReducedPhases
@@ -39,7 +40,7 @@ __all__ = ["simulate", "FIXED_STEP_METHODS"]
 _log = logging.getLogger(__name__)
 
 #: fixed-step methods of `simulate` (name -> OdeSolver subclass), used with ``step=``
-FIXED_STEP_METHODS = {"RK4": RK4}
+FIXED_STEP_METHODS = {"RK4": RK4, "discrete_gradient": DiscreteGradient}
 
 
 def _finite(v):
@@ -242,7 +243,10 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         Any `scipy.integrate.solve_ivp` method ("RK45", "DOP853", "Radau", "BDF", "LSODA", ...),
         or "RK4": the classical Runge-Kutta method at the fixed `step`
         (`porthamiltonian.integrate.fixed_step.RK4`; events and dense output as usual, no
-        error control: rtol and atol then only set the initial-constraint check).
+        error control: rtol and atol then only set the initial-constraint check), or
+        "discrete_gradient": an energy-consistent implicit method at the fixed `step`
+        (`porthamiltonian.integrate.discrete_gradient.DiscreteGradient`: H preserved, and the
+        ledger closed, to the per-step solve's round-off at any step; poses on SE(3)).
         Implicit methods get a finite-difference Jacobian over the continuous state entries
         (discrete entries change only at events; see `_jacobian`).
     step : float, optional
@@ -331,6 +335,8 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
     t0, t1, rtol, atol, max_step, first_step = _checked_times(t_span, rtol, atol, max_step, first_step)
     budget = _checked_limits(dense_output, max_events, max_nfev, timeout)
     method, fixed = _checked_method(method, step, max_step, first_step)
+    if method is DiscreteGradient:
+        fixed["system"] = system
     x0 = _checked_state(system, x0)
     projection = _checked_projection(system, projection)
     t_eval = _checked_t_eval(t_eval, t0, t1)

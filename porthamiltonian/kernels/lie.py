@@ -587,3 +587,71 @@ def se3_jacobian_inverse(sign, xi):
             out[3 + i, 3 + j] = Ji[i, j]
             out[3 + i, j] = -L[i, j]
     return out
+
+
+@njit(cache=True)
+def se3_exp(xi):
+    """Return ``exp(hat(xi))``, shape (4, 4), of exponential coordinates ``xi = (phi, rho)``
+    (the formula of `porthamiltonian.lie.se3.exp`: R = so3 exp(phi), p = J_l(phi) rho)."""
+    wx, wy, wz, vx, vy, vz = xi[0], xi[1], xi[2], xi[3], xi[4], xi[5]
+    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
+    a, b = sinc_cosc(theta)
+    c = coeff_c(theta)
+    cx, cy, cz = wy * vz - wz * vy, wz * vx - wx * vz, wx * vy - wy * vx
+    cd = c * (wx * vx + wy * vy + wz * vz)
+    r = combine_entries(math.cos(theta), a, b, wx, wy, wz)
+    H = np.zeros((4, 4))
+    for k in range(9):
+        H[k // 3, k % 3] = r[k]
+    H[0, 3] = a * vx + b * cx + cd * wx
+    H[1, 3] = a * vy + b * cy + cd * wy
+    H[2, 3] = a * vz + b * cz + cd * wz
+    H[3, 3] = 1.0
+    return H
+
+
+@njit(cache=True)
+def _quat_times_rotvec(q, phi):
+    """``q ⊗ quat(phi)`` for a rotation vector phi [rad], normalized."""
+    theta = math.sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2])
+    s = 0.5 * sinc_cosc(0.5 * theta)[0]          # sin(theta/2)/theta
+    w2, x2, y2, z2 = math.cos(0.5 * theta), s * phi[0], s * phi[1], s * phi[2]
+    w1, x1, y1, z1 = q[0], q[1], q[2], q[3]
+    out = np.empty(4)
+    out[0] = w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2
+    out[1] = w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2
+    out[2] = w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2
+    out[3] = w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2
+    return out / math.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
+
+
+@njit(cache=True)
+def pose_step(x, xi):
+    """A pose moved by half and all of a body-frame screw: ``H exp(hat(xi)/2)`` and
+    ``H exp(hat(xi))``, with the adjoints of the two increments.
+
+    Parameters
+    ----------
+    x : ndarray, shape (7,)
+        Pose vector ``(q, p)`` of H_WB.
+    xi : ndarray, shape (6,)
+        Body-frame exponential coordinates (a body twist times a step) [rad, m].
+
+    Returns
+    -------
+    mid, end : ndarray, shape (7,)
+        The two poses; quaternions composed with the unit quaternions of the rotation
+        vectors (no round trip through a matrix: the sign stays continuous), normalized.
+    Ad_half, Ad_full : ndarray, shape (6, 6)
+        ``Ad(exp(xi/2))`` and ``Ad(exp(xi))``; exp(xi) is computed as exp(xi/2) squared.
+    """
+    E2 = se3_exp(0.5 * xi)
+    E = mm(E2, E2)
+    R0 = quat_to_rotation(x[:4])
+    mid, end = np.empty(7), np.empty(7)
+    mid[:4] = _quat_times_rotvec(x[:4], 0.5 * xi[:3])
+    end[:4] = _quat_times_rotvec(mid[:4], 0.5 * xi[:3])
+    for i in range(3):
+        mid[4 + i] = x[4 + i] + R0[i, 0] * E2[0, 3] + R0[i, 1] * E2[1, 3] + R0[i, 2] * E2[2, 3]
+        end[4 + i] = x[4 + i] + R0[i, 0] * E[0, 3] + R0[i, 1] * E[1, 3] + R0[i, 2] * E[2, 3]
+    return mid, end, adjoint(E2), adjoint(E)
