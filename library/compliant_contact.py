@@ -521,13 +521,9 @@ class _SpringResistor(ResistorElement):
         return {"spring": self.spring}
 
 
-@register_element
-class ContactDamper(_SpringResistor):
-    """The contact's damper (see module docstring). Built by `CompliantContact`."""
-
-    type_name = "ContactDamper"
-    _law_kernel = staticmethod(_kcompliant.damper_law)
-    _law_jacobian_kernel = staticmethod(_kcompliant.damper_law_jacobian)
+class _WrenchResistor(_SpringResistor):
+    """A resistor on the two bodies' twists (ports "a", "b" bonded from their "B" ports)
+    returning the wrenches on them."""
 
     def ports(self):
         return (Port("a", 6, "in", frame=f"{self.pair.body_a.name}.B"), Port("b", 6, "in", frame=f"{self.pair.body_b.name}.B"))
@@ -537,6 +533,15 @@ class ContactDamper(_SpringResistor):
 
     def causalities(self):
         return ((EFFORT_OUT, EFFORT_OUT),)
+
+
+@register_element
+class ContactDamper(_WrenchResistor):
+    """The contact's damper (see module docstring). Built by `CompliantContact`."""
+
+    type_name = "ContactDamper"
+    _law_kernel = staticmethod(_kcompliant.damper_law)
+    _law_jacobian_kernel = staticmethod(_kcompliant.damper_law_jacobian)
 
     def _efforts(self, inputs, refs):
         """`porthamiltonian.kernels.contact.damper_efforts` at the contact's state, the stick

@@ -48,7 +48,7 @@ import numpy as np
 from porthamiltonian.bondgraph.element import EventOutcome, EventSpec, register_element
 from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
-from porthamiltonian.bondgraph.ports import EFFORT_OUT, Port, StateBlock, StateRef
+from porthamiltonian.bondgraph.ports import StateBlock, StateRef
 from porthamiltonian.contact.soil import SoilLaw
 from porthamiltonian.errors import GeometryError, ParameterError
 from porthamiltonian.geometry.sphere import Sphere
@@ -66,6 +66,7 @@ from .compliant_contact import (
     _friction_limits,
     _reduced_mass,
     _SpringResistor,
+    _WrenchResistor,
 )
 from .contact_geometry import ContactPair
 from .touchdown import TouchdownGuard
@@ -341,20 +342,11 @@ class SoilSlip(_SoilResistor, SlipFriction):
 
 
 @register_element
-class PlasticFlow(_SoilResistor):
+class PlasticFlow(_SoilResistor, _WrenchResistor):
     """The plastic part of the loading force, ``SoilLaw.plastic_force(z)`` along the normal
     (module docstring): its power is the plastic work. Built by `SoilContact`."""
 
     type_name = "PlasticFlow"
-
-    def ports(self):
-        return (Port("a", 6, "in", frame=f"{self.pair.body_a.name}.B"), Port("b", 6, "in", frame=f"{self.pair.body_b.name}.B"))
-
-    def port_bindings(self):
-        return {"a": (self.pair.body_a, "B"), "b": (self.pair.body_b, "B")}
-
-    def causalities(self):
-        return ((EFFORT_OUT, EFFORT_OUT),)
 
     def law(self, k, t, inputs, refs):
         st = self._touching(refs)
