@@ -367,6 +367,9 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
     return Model(
         bg,
         initial={f"foot2/{_FLAG[contact]}.active": [0.0]},
+        units={**{f"{w} angle": "rad" for w in ("leg1", "leg2", "stance", "swing")},
+               **{f"{w} speed": "rad/s" for w in ("leg1", "leg2", "stance", "swing")},
+               "hip height": "m", "hip downhill": "m"},
         t_end=4.0,
         solver=dict(method="DOP853", rtol=1e-10, atol=1e-12),
         observables=observables,

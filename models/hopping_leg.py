@@ -175,6 +175,7 @@ def hopping_leg(*, hip_mass=5.0, foot_mass=0.5, foot=0.05, leg=0.5, leg_stiffnes
         t_end=2.0,
         solver=dict(method="DOP853", rtol=1e-10, atol=1e-12),
         observables=observables,
+        units={name: "m" for name in observables},
         groups={"heights": ["hip height", "foot height", "leg length"]},
         notes=f"hip {hip_mass:g} kg on a {leg:g} m leg ({leg_stiffness:g} N/m), {foot_mass:g} kg foot of radius "
               f"{foot:g} m on {contact} ground, dropped from {drop:g} m",
