@@ -201,9 +201,10 @@ def resolve_parameters(model, given=None):
     if unknown:
         import difflib
 
-        hints = [repr(u) + (f" (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(u, list(defaults), n=1))
+        # worded as the registry's own message (`models.registry.build_model`)
+        hints = [repr(u) + (f"; did you mean {m[0]!r}?" if (m := difflib.get_close_matches(u, list(defaults), n=1))
                             else "") for u in unknown]
-        raise ParameterError(f"model {model!r} has no parameter {', '.join(hints)}; its parameters: "
+        raise ParameterError(f"model {model!r} has no parameter {', '.join(hints)} Its parameters: "
                              f"{', '.join(sorted(defaults))}")
     return {**defaults, **given}
 

@@ -119,7 +119,7 @@ def test_resume_runs_only_missing_points(tmp_path):
     (dict(grid={"stiffness": [1e4]}, samples=1), r"`samples` must be 0 \(the solver's own steps\) or an integer >= 2"),
     (dict(grid={"stiffness": [1e4]}, t_end=-1.0), r"`t_end` must be None \(the model's\) or a finite number"),
     (dict(grid={"stiffness": [1e4]}, solver={"rtool": 1e-6}), r"`solver` takes method, rtol, atol, max_step; got 'rtool'"),
-    (dict(grid={"stifness": [1e4]}), r"model 'ball-drop' has no parameter 'stifness' \(did you mean 'stiffness'\?\)"),
+    (dict(grid={"stifness": [1e4]}), r"model 'ball-drop' has no parameter 'stifness'; did you mean 'stiffness'\?"),
     (dict(grid={"stiffness": []}), r"`grid\['stiffness'\]` must be a non-empty list of values"),
     (dict(), r"give `grid` \(name -> values\) or `points`"),
     (dict(grid={"stiffness": [1e4]}, trajectories=True), r"`trajectories=True` needs `out`"),

@@ -29,7 +29,7 @@ def test_sweep_writes_table_plots_and_failures(tmp_path, capsys):
     (["-p", "stiffness=1e4:1e6:log"], r"error: `stiffness`: malformed range '1e4:1e6:log'; use a:b:linN"),
     (["-p", "stiffness=1e4:x:lin3"], r"error: `stiffness`: malformed range '1e4:x:lin3' \(bounds must be numbers\)"),
     (["-p", "stiffness=-1:1:log3"], r"error: `stiffness`: a log range needs bounds > 0"),
-    (["-p", "stifness=1,2"], r"error: model 'ball-drop' has no parameter 'stifness' \(did you mean 'stiffness'\?\)"),
+    (["-p", "stifness=1,2"], r"error: model 'ball-drop' has no parameter 'stifness'; did you mean 'stiffness'\?"),
     (["-p", "stiffness=1,2", "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "0.5"],
      r"error: `scheduler` 'tcp://127.0.0.1:9': no Dask scheduler answered within 0.5 s"),
     ([], r"error: `porthamiltonian sweep` needs a swept parameter"),
