@@ -5,8 +5,9 @@ Runs the `rimless-wheel` model with sliding-plane feet (plastic, no slip) from m
 prints every strike's speed ratio against the closed form eta, the stride map's fixed point
 and Floquet multiplier against omega* and eta^2 (`porthamiltonian.studies`), and the
 per-stride energy table; then the same wheel on compliant feet (spring-dampers), whose
-strikes the dampers book as dissipated instead of lost. Plots the limit cycle (wheel
-angle, angular speed) and the per-stride energy bars of both.
+strikes the dampers book as dissipated instead of lost, and on feet in dry sand, whose
+strides lose plastic work per footprint. Plots the limit cycle (wheel angle, angular speed)
+and the per-stride energy bars of each.
 
     python examples/rimless_wheel_gait.py [--slope 0.1] [--t-end 6] [--out out/rimless_wheel]
 """
@@ -27,11 +28,12 @@ from porthamiltonian.studies import PoincareSection, fixed_point, stride_energy
 
 def run(contact, slope, t_end):
     """(model, system, trajectory, section): a stiff wheel's strikes are its impacts; a
-    compliant foot bounces, so its strides are cut at the strike pose."""
+    compliant foot bounces and a foot in sand sinks, so their strides are cut at the strike
+    pose."""
     model = build_model("rimless-wheel", contact=contact, slope=slope)
     system = ph.compile(model.graph, baumgarte=model.baumgarte)
     pose = rw.strike_pose(system, 8, slope)
-    events = [pose] if contact == "compliant" else []
+    events = [] if contact == "sliding_plane" else [pose]
     traj = ph.simulate(system, (0.0, t_end), system.initial_state(model.initial), events=events, **model.solver)
     return model, system, traj, PoincareSection(pose if events else rw.STRIKE)
 
