@@ -4,7 +4,7 @@ A passive walker's swing foot passes through the ground at mid-stance when its l
 knees (both legs are equally long): the literature ignores this scuffing (Garcia, Chatterjee,
 Ruina & Coleman 1998, "The simplest walking model", sec. 2; Goswami, Thuilot & Espiau 1998)
 and counts a heel strike only once the swing leg is ahead of the stance leg. A
-`TouchdownGuard` given to a contact (``guard=`` of `SlidingPlaneContact` and
+`TouchdownGuard` given to a contact (``guard=`` of `SlidingPlaneContact`, `SoilContact` and
 `CompliantContact`, hence of `contact`) does the same, for any contact: while the contact is
 off, it is made only when the surfaces meet *and* the guard is armed::
 
