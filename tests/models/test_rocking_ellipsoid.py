@@ -242,7 +242,8 @@ def test_contact_starts_outside_the_chart_switch_margin(contact, tilt):
          r"`friction` must be one of \('frictionless', 'rolling'\), got 'rollin'; did you mean 'rolling'\?"),
         (dict(friction="coulomb"), r"`friction` must be one of .*got 'coulomb'"),
         (dict(axes=(0.1, 0.15, 0.2)), r"`axes` must be three positive semi-axes with c the smallest"),
-        (dict(contact="stiff"), r"unknown contact kind 'stiff'; use one of \['compliant', 'reduced', 'sliding_plane'\]"),
+        (dict(contact="stiff"),
+         r"unknown contact kind 'stiff'; use one of \['compliant', 'reduced', 'sliding_plane', 'soil'\]"),
     ],
 )
 def test_bad_parameters(params, match):

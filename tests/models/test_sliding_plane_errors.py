@@ -130,10 +130,10 @@ def test_restitution_bounds_are_accepted():
 @pytest.mark.parametrize(
     "kind, match",
     [
-        ("sliding-plane", r"unknown contact kind 'sliding-plane'; use one of \['compliant', 'reduced', 'sliding_plane'\] "
-                          r"\(did you mean 'sliding_plane'\?\)"),
+        ("sliding-plane", r"unknown contact kind 'sliding-plane'; use one of "
+                          r"\['compliant', 'reduced', 'sliding_plane', 'soil'\] \(did you mean 'sliding_plane'\?\)"),
         ("complaint", r"unknown contact kind 'complaint'.*\(did you mean 'compliant'\?\)"),
-        ("rigid", r"unknown contact kind 'rigid'; use one of \['compliant', 'reduced', 'sliding_plane'\]$"),
+        ("rigid", r"unknown contact kind 'rigid'; use one of \['compliant', 'reduced', 'sliding_plane', 'soil'\]$"),
         (None, r"unknown contact kind None"),
     ],
 )
