@@ -755,38 +755,50 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha, cull=cull)
     law0 = _normal_law(name, normal, stiffness, damping, exponent, clip)
     scale_law = _scale_law(name, law0, pair)
-    frictionless = friction == 0
     if friction_law not in FRICTION_LAWS:
         raise ParameterError(f"`friction_law` must be one of {FRICTION_LAWS}, got {friction_law!r}")
-    k_t = (0.0 if frictionless else scale_law.stiffness) if tangential_stiffness is None else tangential_stiffness
-    if tangential_damping is not None:
-        c_t = tangential_damping
-    elif friction_law == "dahl" and not frictionless:
-        c_t = 2.0 * float(np.sqrt(as_finite_float(k_t, "tangential_stiffness", nonnegative=True)
-                                  * _reduced_mass(body_a, body_b)))
-    else:
-        c_t = 0.0
+    k_t = (0.0 if friction == 0 else scale_law.stiffness) if tangential_stiffness is None else tangential_stiffness
     if max_penetration is None:
         max_penetration = max(10.0 * scale_law.penetration_at_rest(9.81), 0.01)
     params = ContactParameters(
-        law=law0, tangential_stiffness=k_t, tangential_damping=c_t,
-        spin_stiffness=(0.0 if frictionless else k_t * 1e-4) if spin_stiffness is None else spin_stiffness,
-        spin_damping=(c_t * 1e-4 if friction_law == "dahl" else 0.0) if spin_damping is None else spin_damping,
-        friction=friction, spin_friction=spin_friction,
-        slip_damping=max(k_t * 1e-3, 1.0) if slip_damping is None else slip_damping,
-        max_penetration=max_penetration, friction_law=friction_law,
-    )
+        law=law0, spin_friction=spin_friction, max_penetration=max_penetration,
+        **friction_parameters(k_t, _reduced_mass(body_a, body_b), friction, friction_law,
+                              tangential_damping=tangential_damping, spin_stiffness=spin_stiffness,
+                              spin_damping=spin_damping, slip_damping=slip_damping))
     spring = ContactSpring("spring", pair, params, relax=relax, guard=guard)
-    damper = ContactDamper("damper", spring)
-    slip = SlipFriction("slip", spring)
+    return contact_component(name, spring, ContactDamper("damper", spring), SlipFriction("slip", spring))
+
+
+def friction_parameters(k_t, mass, friction, friction_law, *, tangential_damping=None, spin_stiffness=None,
+                        spin_damping=None, slip_damping=None):
+    """The friction parameters of `ContactParameters`, the ones not given at their defaults
+    (`CompliantContact`): the stick damper critical for the reduced mass `mass` [kg] with
+    the Dahl law (else 0), spin stiffness and damping (1 cm)^2 times the tangential ones,
+    slip damping k_t * 1 ms (at least 1 N s/m); frictionless, no tangential or spin force."""
+    frictionless = friction == 0
+    dahl = friction_law == "dahl"
+    c_t = tangential_damping
+    if c_t is None:
+        c_t = (2.0 * float(np.sqrt(as_finite_float(k_t, "tangential_stiffness", nonnegative=True) * mass))
+               if dahl and not frictionless else 0.0)
+    return dict(
+        tangential_stiffness=k_t, tangential_damping=c_t, friction=friction, friction_law=friction_law,
+        spin_stiffness=(0.0 if frictionless else k_t * 1e-4) if spin_stiffness is None else spin_stiffness,
+        spin_damping=(c_t * 1e-4 if dahl else 0.0) if spin_damping is None else spin_damping,
+        slip_damping=max(k_t * 1e-3, 1.0) if slip_damping is None else slip_damping)
+
+
+def contact_component(name, spring, damper, slip, *more):
+    """The component of a compliant-kind contact: the spring, the damper and any `more`
+    resistors on the two bodies' twists, joined by a 1-junction per body, and the slip on
+    the spring's "slip" port; ports "a" and "b"."""
     g = BondGraph(name)
     ja = Junction1("ja", dim=6)
     jb = Junction1("jb", dim=6)
-    g.add(spring, damper, slip, ja, jb)
-    g.connect(ja, (spring, "a"))
-    g.connect(ja, (damper, "a"))
-    g.connect(jb, (spring, "b"))
-    g.connect(jb, (damper, "b"))
+    g.add(spring, damper, slip, *more, ja, jb)
+    for junction, port in ((ja, "a"), (jb, "b")):
+        for el in (spring, damper, *more):
+            g.connect(junction, (el, port))
     g.connect((spring, "slip"), slip)
     g.expose("a", ja)
     g.expose("b", jb)

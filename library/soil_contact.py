@@ -46,8 +46,6 @@ from __future__ import annotations
 import numpy as np
 
 from porthamiltonian.bondgraph.element import EventOutcome, EventSpec, register_element
-from porthamiltonian.bondgraph.graph import BondGraph
-from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import StateBlock, StateRef
 from porthamiltonian.contact.soil import SoilLaw
 from porthamiltonian.errors import GeometryError, ParameterError
@@ -66,6 +64,8 @@ from .compliant_contact import (
     _friction_limits,
     _reduced_mass,
     _SpringResistor,
+    contact_component,
+    friction_parameters,
     _WrenchResistor,
 )
 from .contact_geometry import ContactPair
@@ -409,25 +409,12 @@ def SoilContact(name, body_a, surface_a, body_b, surface_b, *, soil=None, terrai
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha, cull=cull)
     mass = _reduced_mass(body_a, body_b)
     weight = 9.81 * mass
-    frictionless = friction == 0
-    k_t = (0.0 if frictionless else weight / soil.static_sinkage(weight)) if tangential_stiffness is None \
+    k_t = (0.0 if friction == 0 else weight / soil.static_sinkage(weight)) if tangential_stiffness is None \
         else tangential_stiffness
-    if tangential_damping is None:
-        tangential_damping = 2.0 * float(np.sqrt(k_t * mass)) if friction_law == "dahl" else 0.0
     params = ContactParameters(
-        law=None, tangential_stiffness=k_t, tangential_damping=tangential_damping, spin_stiffness=k_t * 1e-4,
-        spin_damping=tangential_damping * 1e-4 if friction_law == "dahl" else 0.0, friction=friction,
-        spin_friction=spin_friction, slip_damping=max(k_t * 1e-3, 1.0) if slip_damping is None else slip_damping,
-        max_penetration=START_TOLERANCE, friction_law=friction_law)
+        law=None, spin_friction=spin_friction, max_penetration=START_TOLERANCE,
+        **friction_parameters(k_t, mass, friction, friction_law, tangential_damping=tangential_damping,
+                              slip_damping=slip_damping))
     spring = SoilSpring("spring", pair, params, soil, relax=relax, guard=guard)
-    g = BondGraph(name)
-    ja, jb = Junction1("ja", dim=6), Junction1("jb", dim=6)
-    damper, slip, plastic = SoilDamper("damper", spring), SoilSlip("slip", spring), PlasticFlow("plastic", spring)
-    g.add(spring, damper, slip, plastic, ja, jb)
-    for el in (spring, damper, plastic):
-        g.connect(ja, (el, "a"))
-        g.connect(jb, (el, "b"))
-    g.connect((spring, "slip"), slip)
-    g.expose("a", ja)
-    g.expose("b", jb)
-    return g
+    return contact_component(name, spring, SoilDamper("damper", spring), SoilSlip("slip", spring),
+                             PlasticFlow("plastic", spring))
