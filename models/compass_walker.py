@@ -56,6 +56,7 @@ from porthamiltonian.lie import quaternion, se3, so3
 from porthamiltonian.studies import StrideMap
 
 from .registry import Model, Parameter, register_model
+from .slope import UPRIGHT_LOCK, slope_axes, slope_pose
 
 __all__ = ["compass_walker", "walker_contacts", "walker_geometry", "leg_states", "leg_angles", "stride_map",
            "strike_pose", "CONTACTS", "STRIKE", "UPRIGHT_LOCK"]
@@ -63,8 +64,6 @@ __all__ = ["compass_walker", "walker_contacts", "walker_geometry", "leg_states",
 #: contact kinds the model builds
 CONTACTS = ("sliding_plane", "compliant")
 
-#: the ground joint on leg 1 (marker a = world, marker b = leg 1): rotations about x and z locked
-UPRIGHT_LOCK = (True, False, True, False, False, False)
 
 #: the heel strike of the sliding-plane feet (an element event name pattern): the Poincaré section
 STRIKE = "foot*/constraint.impact"
@@ -73,11 +72,6 @@ STRIKE = "foot*/constraint.impact"
 _FLAG = {"sliding_plane": "constraint", "compliant": "spring"}
 
 G = 9.81
-
-
-def _slope_axes(slope):
-    """(n, t): the ground's normal and downhill direction in world coordinates."""
-    return np.array((math.sin(slope), 0.0, math.cos(slope))), np.array((math.cos(slope), 0.0, -math.sin(slope)))
 
 
 def leg_states(leg, foot, slope, q1, q2, w1, w2, sink=0.0):
@@ -103,7 +97,7 @@ def leg_states(leg, foot, slope, q1, q2, w1, w2, sink=0.0):
     -------
     list of (ndarray (4, 4), ndarray (6,))
     """
-    n, _ = _slope_axes(slope)
+    n, _ = slope_axes(slope)
     contact_point = -sink * n
     hip = (foot - sink) * n + leg * so3.exp(np.array((0.0, slope + q1, 0.0)))[:, 2]
     v_hip = np.cross((0.0, w1, 0.0), hip - contact_point)
@@ -117,7 +111,7 @@ def leg_states(leg, foot, slope, q1, q2, w1, w2, sink=0.0):
 def leg_angles(system, x, slope):
     """(q1, q2, w1, w2): the legs' angles from the slope normal [rad] and angular speeds about y
     [rad/s] at state x."""
-    n, t = _slope_axes(slope)
+    n, t = slope_axes(slope)
     angles, speeds = [], []
     for name in ("leg1", "leg2"):
         R = quaternion.to_matrix(x[system.layout[f"{name}.pose"]][:4])
@@ -140,7 +134,7 @@ def strike_pose(system, slope):
     """A user event g(t, x) = q1 + q2 (direction +1) that crosses zero upward at the heel-strike
     pose (the legs symmetric about the normal, the swing leg ahead), for a Poincaré section
     of any contact kind: a compliant foot's touch is no stride marker (it may bounce)."""
-    n, t = _slope_axes(slope)
+    n, t = slope_axes(slope)
     P = (system.layout["leg1.pose"], system.layout["leg2.pose"])
 
     def strike_pose(t_, x):
@@ -239,9 +233,9 @@ def walker_contacts(kind, legs, leg, foot, slope, law):
         The kind's keyword parameters (friction, stiffness, ...).
     """
     leg1, leg2, ground = legs
-    _, t = _slope_axes(slope)
+    _, t = slope_axes(slope)
     centre = np.array((0.0, 0.0, -leg))
-    plane_pose = se3.make(so3.exp(np.array((0.0, slope, 0.0))), np.zeros(3))
+    plane_pose = slope_pose(slope)
     out = []
     for k, (me, other) in enumerate(((leg1, leg2), (leg2, leg1)), start=1):
         guard = TouchdownGuard((me, centre), (other, centre), t)
@@ -346,7 +340,7 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
         bg.connect(body.frame().port, (f"foot{k}", "a"))
         bg.connect(ground.frame().port, (f"foot{k}", "b"))
 
-    n, t = _slope_axes(slope)
+    n, t = slope_axes(slope)
 
     def angle(i):
         return lambda s, t_, x: leg_angles(s, x, slope)[i]

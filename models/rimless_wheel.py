@@ -55,12 +55,11 @@ from porthamiltonian.lie import quaternion, se3, so3
 from porthamiltonian.studies import StrideMap
 
 from .registry import Model, Parameter, register_model
+from .slope import UPRIGHT_LOCK, slope_axes, slope_pose
 
 __all__ = ["rimless_wheel", "impact_factor", "stride_gain", "steady_speed", "critical_slope", "vaults",
            "mid_stance_speed", "speed_map", "strike_pose", "UPRIGHT_LOCK", "CONTACTS", "STRIKE"]
 
-#: the hub joint (marker a = world, marker b = hub): rotations about x and z locked
-UPRIGHT_LOCK = (True, False, True, False, False, False)
 
 #: contact kinds the model builds (the reduced contact handles one contact point per body)
 CONTACTS = ("sliding_plane", "compliant", "soil")
@@ -243,7 +242,7 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
                                 f"reduced contact follows one contact point), got {contact!r}")
     if not slope < math.pi / 2:
         raise ph.ParameterError(f"`slope` must be below pi/2 rad, got {slope!r}")
-    n = np.array((math.sin(slope), 0.0, math.cos(slope)))
+    n, downhill = slope_axes(slope)
     depth = 0.0
     if contact == "compliant":
         k = float(stiffness)
@@ -268,7 +267,7 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
     bg.connect(wheel.frame().port, "gravity")
     bg.connect(ground.frame().port, ("upright", "a"))
     bg.connect(wheel.frame().port, ("upright", "b"))
-    plane_pose = se3.make(so3.exp(np.array((0.0, slope, 0.0))), np.zeros(3))
+    plane_pose = slope_pose(slope)
     for j in range(spokes):
         phi = 2.0 * a * j
         foot_centre = leg * np.array((math.sin(phi), 0.0, -math.cos(phi)))
@@ -283,7 +282,7 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
         return float(math.atan2(R[0, 2], R[2, 2]) - slope)
 
     def hub_along(system, t, x):
-        return float(x[system.layout["hub.pose"]][4:7] @ np.array((math.cos(slope), 0.0, -math.sin(slope))))
+        return float(x[system.layout["hub.pose"]][4:7] @ downhill)
 
     def stance(system, t, x):
         return (wheel_angle(system, t, x) + a) % (2.0 * a) - a

@@ -49,14 +49,15 @@ def _inclination(table, u):
 
 def test_the_edge_is_rounded_with_about_the_asked_radius(table):
     """Along the edge's mid-section (v = 0) the surface's largest principal curvature has its
-    peak at 1 / edge_radius (2 %), and where the normal has turned through half the side slope
+    peak at 1 / edge_radius (1e-4), and where the normal has turned through half the side slope
     (39 degrees) the radius is within a factor 1.25 of edge_radius; a tighter edge follows."""
     for radius in (0.015, 0.01):
         S = table if radius == 0.015 else table_surface(edge_radius=radius)
         end = float(S.knots[0][-1])
         us = np.linspace(0.2, end, 600)[1:-1]
         k = np.array([S.principal_curvatures(u, 0.0).k1 for u in us])
-        assert 1.0 / k.max() == pytest.approx(radius, rel=0.02)
+        # measured 1.4e-6 and 5.6e-6: the fit and the 600-point sampling of the peak
+        assert 1.0 / k.max() == pytest.approx(radius, rel=1e-4)
         lo, hi = 0.2, end
         for _ in range(60):                                   # bisection on the inclination
             mid = 0.5 * (lo + hi)
