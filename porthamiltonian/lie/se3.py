@@ -191,19 +191,7 @@ def exp(xi):
     >>> np.round(H[:3, 3], 12) + 0.0
     array([-0.63661977,  0.        ,  0.        ])
     """
-    wx, wy, wz, vx, vy, vz = np.asarray(xi).tolist()
-    theta = math.sqrt(wx * wx + wy * wy + wz * wz)
-    a, b = _sinc_cosc(theta)
-    c = _coeff_c(theta)
-    cx, cy, cz = wy * vz - wz * vy, wz * vx - wx * vz, wx * vy - wy * vx
-    cd = c * (wx * vx + wy * vy + wz * vz)
-    r = _combine_entries(math.cos(theta), a, b, wx, wy, wz)
-    return np.array((
-        r[0], r[1], r[2], a * vx + b * cx + cd * wx,
-        r[3], r[4], r[5], a * vy + b * cy + cd * wy,
-        r[6], r[7], r[8], a * vz + b * cz + cd * wz,
-        0.0, 0.0, 0.0, 1.0,
-    )).reshape(4, 4)
+    return _kernels.se3_exp(np.asarray(xi, dtype=float))
 
 
 def log(H):
