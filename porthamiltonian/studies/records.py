@@ -212,13 +212,11 @@ def resolve_parameters(model, given=None):
 def load_model_file(path):
     """A model file (.json, `porthamiltonian.models.files`) or a Python file whose `build()`
     returns a `Model` (or a `BondGraph`, run for 1 s at the default solver settings)."""
-    from porthamiltonian.models import Model, load_model
+    from porthamiltonian.models import load_model
 
     if str(path).endswith(".json"):
         return load_model(path)
     import importlib.util
-
-    from porthamiltonian.bondgraph.graph import BondGraph
 
     if not Path(path).is_file():
         raise PortHamiltonianError(f"no Python model file {str(path)!r}")
@@ -228,31 +226,29 @@ def load_model_file(path):
     build = getattr(module, "build", None)
     if not callable(build):
         raise PortHamiltonianError(f"{str(path)!r} defines no function `build()` returning a Model or a BondGraph")
-    model = build()
-    if isinstance(model, BondGraph):
-        return Model(model)
-    if not isinstance(model, Model):
-        raise PortHamiltonianError(f"`build()` of {str(path)!r} must return a Model or a BondGraph, got "
-                                   f"{type(model).__name__}")
-    return model
+    return _as_model(build(), f"`build()` of {str(path)!r}")
+
+
+def _as_model(built, what):
+    """A build function's result as a `Model` (a bare BondGraph is wrapped)."""
+    from porthamiltonian.bondgraph.graph import BondGraph
+    from porthamiltonian.models import Model
+
+    if isinstance(built, BondGraph):
+        return Model(built)
+    if not isinstance(built, Model):
+        raise PortHamiltonianError(f"{what} must return a Model or a BondGraph, got {type(built).__name__}")
+    return built
 
 
 def _build(spec):
     """The `Model` of a spec."""
     from porthamiltonian import models
-    from porthamiltonian.bondgraph.graph import BondGraph
-    from porthamiltonian.models import Model
 
     if _is_file(spec.model):
         return load_model_file(spec.model)
     if ":" in spec.model:
-        built = _build_function(spec.model)(**spec.parameters)
-        if isinstance(built, BondGraph):
-            return Model(built)
-        if not isinstance(built, Model):
-            raise PortHamiltonianError(f"build function {spec.model!r} must return a Model or a BondGraph, got "
-                                       f"{type(built).__name__}")
-        return built
+        return _as_model(_build_function(spec.model)(**spec.parameters), f"build function {spec.model!r}")
     registered = models.get_model(spec.model).parameters
     params = {n: tuple(v) if isinstance(registered[n].default, tuple) and isinstance(v, list) else v
               for n, v in spec.parameters.items()}
