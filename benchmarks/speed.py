@@ -53,6 +53,8 @@ EXTRA_VARIANTS = {
     "cam-follower": [dict(cam="eccentric", contact=c) for c in ("compliant", "sliding_plane")],
     "rocking-ellipsoid": [dict(friction="rolling", contact=c) for c in ("compliant", "sliding_plane", "reduced")]
     + [dict(contact="reduced")],
+    "rimless-wheel": [dict(contact="soil")],
+    "hopping-leg": [dict(contact="soil")],
 }
 
 #: states at which the rhs is timed alone

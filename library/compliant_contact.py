@@ -233,19 +233,21 @@ class ContactSpring(StorageElement):
         packed = self._packed()
         if packed is None:
             return None
+        refs = self.pair.padded_refs()
         if role == "outputs":
             local = isinstance(self.p.law, LocalHertzLaw)
             outputs = _kcompliant.spring_outputs_local if local else _kcompliant.spring_outputs
-            return Kernel(outputs, *packed, shares=True)
+            return Kernel(outputs, *packed, shares=True, refs=refs)
         if role == "rates":
-            return Kernel(_kcompliant.spring_rates, *packed, reads=self)
+            return Kernel(_kcompliant.spring_rates, *packed, reads=self, refs=refs)
         if role == "events":
             # a guarded touch needs the other bodies' poses: the events stay in Python
-            return None if self.guard is not None else Kernel(_kcompliant.spring_events, *packed, reads=self)
+            return None if self.guard is not None else Kernel(_kcompliant.spring_events, *packed, reads=self,
+                                                               refs=refs)
         if role == "input_matrix":
-            return Kernel(_kcompliant.spring_input_matrix, *packed, reads=self)
+            return Kernel(_kcompliant.spring_input_matrix, *packed, reads=self, refs=refs)
         if role == "output_jacobian":
-            return Kernel(_kcompliant.spring_output_jacobian, *packed, reads=self)
+            return Kernel(_kcompliant.spring_output_jacobian, *packed, reads=self, refs=refs)
         return None
 
     def _state(self, x, refs):
@@ -515,7 +517,8 @@ class _SpringResistor(ResistorElement):
             return None
         packed = self.spring._packed()
         fn = self._law_kernel if role == "law" else self._law_jacobian_kernel
-        return None if packed is None else Kernel(fn, *packed, reads=self.spring)
+        refs = self.pair.padded_refs(before=3, momenta=True, after=1)
+        return None if packed is None else Kernel(fn, *packed, reads=self.spring, refs=refs)
 
     def parameters(self):
         return {"spring": self.spring}

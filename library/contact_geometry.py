@@ -184,6 +184,19 @@ class ContactPair:
             out.append(StateRef(self.body_b, "pose"))
         return tuple(out)
 
+    def padded_refs(self, before=0, momenta=False, after=0):
+        """`Kernel.refs` of a contact element whose references are ``before`` of its own, the
+        moving bodies' poses (`refs`; then their momenta, `momentum_refs`, if ``momenta``),
+        then ``after`` more: a slot for both bodies, -1 (an empty array) for a fixed one, so
+        the compiled kernels take the same tuple whether a body is fixed or moving
+        (`porthamiltonian.kernels.compliant`)."""
+        out, at = list(range(before)), before
+        for _ in range(2 if momenta else 1):
+            for moving in self._moving:
+                out.append(at if moving else -1)
+                at += bool(moving)
+        return tuple(out) + tuple(range(at, at + after))
+
     def momentum_refs(self):
         """References to the moving bodies' momenta (for `contact_twist`)."""
         from porthamiltonian.bondgraph.ports import StateRef

@@ -242,7 +242,8 @@ class SlidingPlaneConstraint(ConstraintElement):
         mode = {"frictionless": _ksp.FRICTIONLESS, "coulomb": _ksp.COULOMB, "rolling": _ksp.ROLLING}[self.friction]
         # terms computes the pair's geometry once per evaluation; the later kernels read it
         share = {"terms": dict(shares=True), "active": {}}.get(role, dict(reads=self))
-        return Kernel(fn, *_ksp.pack(*packed, mode, self._rows, self.mu, self.eps), **share)
+        return Kernel(fn, *_ksp.pack(*packed, mode, self._rows, self.mu, self.eps), **share,
+                      refs=self.pair.padded_refs())
 
     # ---- events
     def events(self):

@@ -298,7 +298,11 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
     return Model(
         bg,
         t_end=6.0,
-        solver=dict(method="DOP853", rtol=1e-10, atol=1e-12),
+        # the compliant feet are stiff about the hub (k L^2 / I = 1e7 1/s^2 on the wheel's
+        # 0.01 kg m^2, their tangential dampers c L^2 / I = 6e4 1/s): BDF takes 10x fewer
+        # evaluations than DOP853 (measured over 0.5 s: 7.4k against 77k, 0.7 against 4.1 s
+        # of wall); the other feet have no fast mode: DOP853
+        solver=dict(method="BDF" if contact == "compliant" else "DOP853", rtol=1e-10, atol=1e-12),
         observables=observables,
         units={"wheel angle": "rad", "stance angle": "rad", "angular speed": "rad/s", "hub height": "m",
                "hub downhill": "m"},

@@ -183,6 +183,12 @@ class Kernel(NamedTuple):
     reads : Element or None
         The element whose shared value this kernel takes as an argument after the others
         (before ``F, I``).
+    refs : tuple of int or None
+        The ``refs`` tuple the kernel takes, as positions in the element's `state_refs`, -1
+        for an empty array; None: the element's references as they are. A kernel whose
+        elements have a varying number of references (a contact with a fixed body has no
+        pose of it) takes them padded to one length, so numba compiles it once for all of
+        them (each tuple length is a separate specialization: seconds of first-run JIT).
     """
 
     function: Callable
@@ -190,6 +196,7 @@ class Kernel(NamedTuple):
     I: np.ndarray
     shares: bool = False
     reads: object = None
+    refs: tuple = None
 
 
 class Element(ABC):

@@ -132,13 +132,18 @@ class _JitGen(_Gen):
 
     def call(self, path, attr, args):
         """The call expression of an element's kernel: the Python method's arguments (without
-        the causal pattern of a law: the kernel is the preferred pattern's), then the shared
-        value it reads, if any, and its packed constants."""
+        the causal pattern of a law: the kernel is the preferred pattern's; the references
+        padded as `Kernel.refs` says), then the shared value it reads, if any, and its packed
+        constants."""
         obj, kern, name = self.kernel(path, attr)
         if attr in ("law", "law_jacobian"):
             if args[0] != "0":
                 raise NoJit(f"{obj.label} in causal pattern {args[0]}")
             args = args[1:]
+        if kern.refs is not None:
+            own = self.r(path)
+            padded = "(" + "".join(("_E" if k < 0 else f"{own}[{k}]") + ", " for k in kern.refs) + ")"
+            args = [padded if a == own else a for a in args]
         if kern.reads is not None:
             sh = self.shared.get(id(kern.reads))
             if sh is None:

@@ -15,6 +15,12 @@ NaN, and the caller evaluates the whole right-hand side again in Python, which r
 searches globally or raises the element's error. The formulas are those of the Python
 elements, through the same kernels (`porthamiltonian.kernels.contact`).
 
+References: the kernels take them padded to one length
+(`library.contact_geometry.ContactPair.padded_refs`, `Kernel.refs`), so numba compiles each
+kernel once whether a body of the pair is fixed or moving: the spring's ``(pose_a, pose_b)``,
+the resistors' ``(x, charts, active, pose_a, pose_b, P_a, P_b, s)``, a fixed body's pose and
+momentum an empty array (the sliding-plane constraint's as the spring's).
+
 Shared tuple::
 
     (status, culled, delta, H_12, x, c1, c2, D1, D2, H_1C, G_a, G_b, law)
@@ -103,14 +109,12 @@ def _outside(F, I, x, c1, c2):
 
 @njit(cache=True, inline="always")
 def _poses(refs, I):
-    """The kernels' pose arguments from the element's first references (a fixed body: empty)."""
-    empty = np.zeros(0)
-    pa = refs[0] if I[MOVING_A] else empty
-    pb = refs[I[MOVING_A]] if I[MOVING_B] else empty
-    return pa, pb
+    """The kernels' pose arguments: the spring's references, padded (`ContactPair.padded_refs`: a
+    fixed body's pose is an empty array)."""
+    return refs[0], refs[1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pair_state(x, refs, F, I):
     """The shared tuple (module docstring) of a contact spring's state ``x`` (10) and its
     references (the moving bodies' poses), culled while not touching as
@@ -233,7 +237,7 @@ def damper_law(t, inputs, refs, sh, F, I):
     poses, the momenta, the deformation last)."""
     if refs[2][0] < 0.5 or sh[1] != 0.0:
         return np.zeros(6), np.zeros(6)
-    _, _, cap_spin, cap_t = _limits(sh, refs[len(refs) - 1], F, I)
+    _, _, cap_spin, cap_t = _limits(sh, refs[7], F, I)
     e_a, e_b, _ = _kc.damper_efforts(sh[10], sh[11], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
                                      sh[12], sh[2])
     return e_a, e_b
@@ -245,16 +249,15 @@ def _slip_arguments(refs, sh, F, I):
     `library.compliant_contact.SlipFriction._arguments` (refs as `damper_law`)."""
     if refs[2][0] < 0.5 or sh[1] != 0.0:
         return 0.0, 0.0, F[C_SLIP], 0.0, 0.0
-    lim_spin, lim_t, _, _ = _limits(sh, refs[len(refs) - 1], F, I)
+    lim_spin, lim_t, _, _ = _limits(sh, refs[7], F, I)
     if not I[DAHL]:
         return lim_spin, lim_t, F[C_SLIP], 0.0, 0.0
-    n = I[MOVING_A] + I[MOVING_B]
     T_a = np.zeros(6)
     T_b = np.zeros(6)
     if I[MOVING_A]:
-        T_a = _lie.mv(_mat(F, MINV_A, 6), refs[3 + n])
+        T_a = _lie.mv(_mat(F, MINV_A, 6), refs[5])
     if I[MOVING_B]:
-        T_b = _lie.mv(_mat(F, MINV_B, 6), refs[3 + n + I[MOVING_A]])
+        T_b = _lie.mv(_mat(F, MINV_B, 6), refs[6])
     T_C = _lie.mv(sh[11], T_b) - _lie.mv(sh[10], T_a)
     return lim_spin, lim_t, F[C_SLIP], abs(T_C[2]), math.hypot(T_C[3], T_C[4])
 
@@ -351,7 +354,7 @@ def damper_law_jacobian(t, inputs, refs, sh, F, I):
     """``d(e_a, e_b)/d(T_a, T_b)`` (12, 12) of `damper_law`."""
     if refs[2][0] < 0.5 or sh[1] != 0.0:
         return np.zeros((12, 12))
-    _, _, cap_spin, cap_t = _limits(sh, refs[len(refs) - 1], F, I)
+    _, _, cap_spin, cap_t = _limits(sh, refs[7], F, I)
     _, _, dW = _kc.damper_efforts(sh[10], sh[11], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
                                   sh[12], sh[2])
     return _kc.damper_jacobian(sh[10], sh[11], dW)
