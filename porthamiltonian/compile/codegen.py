@@ -430,6 +430,11 @@ class _Gen:
             sl = self._storage[path]["slice"]
             self.emit(f"xd{self.index(path)} = xdot[{sl.start}:{sl.stop}]")
 
+    @staticmethod
+    def put(target, sl, expr):
+        """The statement ``target[sl] = expr`` (a slice of a 1-D array)."""
+        return f"{target}[{sl.start}:{sl.stop}] = {expr}"
+
     def where(self, name, index):
         """Subscript of x for a slice, or the name of a constant index array."""
         if isinstance(index, slice):
@@ -582,12 +587,11 @@ class _Gen:
             i = self.index(st["path"])
             sl = st["slice"]
             expr = f"xd{i} + xd{i}_s @ du" if st["path"] in self._rate_sens else f"xd{i}"
-            self.emit(f"xdot[{sl.start}:{sl.stop}] = {expr}")
+            self.emit(self.put("xdot", sl, expr))
         for c in p.constraints:
             if c["obj"].n_states:
                 i = self.index(c["path"])
-                sl = c["slice"]
-                self.emit(f"xdot[{sl.start}:{sl.stop}] = xd{i}")
+                self.emit(self.put("xdot", c["slice"], f"xd{i}"))
         # ledger quadratures
         NP = L.n_physical
         led = {(e.element, e.kind): NP + e.index for e in L.ledger}

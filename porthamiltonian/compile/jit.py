@@ -125,6 +125,12 @@ class _JitGen(_Gen):
         return obj, kern, self.imports[fn]
 
     @staticmethod
+    def put(target, sl, expr):
+        """`porthamiltonian.kernels.lie.put`: a slice assignment would compile numba's
+        formatted shape-error message into the right-hand side."""
+        return f"_put({target}, {sl.start}, {expr})"
+
+    @staticmethod
     def transposed_product(A, b, matrix):
         """``A.T @ b`` by the written-out products of `porthamiltonian.kernels.lie` (``A`` is a
         view of a constraint's columns: numba's ``@`` would warn and copy)."""
@@ -224,7 +230,7 @@ class _JitGen(_Gen):
             "import numpy as np",
             "from numba import njit",
             "from porthamiltonian.compile.jit import _reduceat, _solve",
-            "from porthamiltonian.kernels.lie import mm as _mm, mtv as _mtv",
+            "from porthamiltonian.kernels.lie import mm as _mm, mtv as _mtv, put as _put",
         ]
         head += [f"from {fn.__module__} import {fn.__name__} as {name}" for fn, name in self.imports.items()]
         src = "\n".join(head) + "\n\n\n@njit(cache=True)\ndef rhs(t, x, u_in, F, I):\n" + "\n".join(body) + "\n"
@@ -244,8 +250,8 @@ class _JitGen(_Gen):
                 continue
             if obj.kernel("events") is None:
                 return None
-            lines.append(f"_ev[{at}:{at + len(specs)}] = "
-                         f"{self.call(path, 'events', ['t', self.xe(path), self.r(path)])}")
+            lines.append(self.put("_ev", slice(at, at + len(specs)),
+                                  self.call(path, "events", ["t", self.xe(path), self.r(path)])))
             at += len(specs)
         return [f"_ev = np.empty({at})"] + lines if at else None
 

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from .lie import (adjoint, mm, pose_gradient, pose_rate_into, pose_rate_map, pose_to_matrix, se3_inverse,
+from .lie import (adjoint, mm, pose_gradient, pose_rate_into, pose_rate_map, pose_to_matrix, put, put2, se3_inverse,
                   se3_jacobian_inverse, se3_log)
 
 #: the pose of the world frame, passed for a frame on the ground
@@ -100,7 +100,7 @@ def body_gradient(F, x):
         ``(0 (7), M^-1 P)``: the energy does not depend on the pose.
     """
     out = np.zeros(13)
-    out[7:] = _twist(F, x)
+    put(out, 7, _twist(F, x))
     return out
 
 
@@ -493,7 +493,7 @@ def rigid_body_rates(t, x, refs, inputs, F, I):
     """`body_rates` with the port wrenches given frame by frame."""
     W = np.empty(6 * len(inputs))
     for k in range(len(inputs)):
-        W[6 * k : 6 * k + 6] = inputs[k]
+        put(W, 6 * k, inputs[k])
     return body_rates(F, x, W)
 
 
@@ -604,7 +604,7 @@ def spatial_damper_law_jacobian(t, inputs, refs, F, I):
     """``G^T D G`` with ``G = [-Ad(H_ba), 1]`` (12, 12)."""
     x_a, x_b = _two_poses(refs, I)
     G = np.zeros((6, 12))
-    G[:, :6] = -_relative_adjoint(F, x_a, x_b)
+    put2(G, 0, 0, -_relative_adjoint(F, x_a, x_b))
     for i in range(6):
         G[i, 6 + i] = 1.0
     D = F[32:68].reshape((6, 6))

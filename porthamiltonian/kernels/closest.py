@@ -94,8 +94,10 @@ def _merit(r, scale, w):
 def _solve4(J, r):
     """``J dx = -r`` by Gaussian elimination with partial pivoting; ``ok`` False if singular."""
     A = np.empty((4, 5))
-    A[:, :4] = J
-    A[:, 4] = -r
+    for i in range(4):   # not by slices: `porthamiltonian.kernels.lie.put`
+        for j in range(4):
+            A[i, j] = J[i, j]
+        A[i, 4] = -r[i]
     dx = np.zeros(4)
     for k in range(4):
         p, big = k, abs(A[k, k])

@@ -215,8 +215,8 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
     if not s_min > s_max / 1e10:
         out[:] = np.nan
         return out
-    out[0:4] = x_rate
-    out[7:10] = s_rate
+    _lie.put(out, 0, x_rate)
+    _lie.put(out, 7, s_rate)
     return out
 
 
@@ -329,8 +329,10 @@ def spring_input_matrix(t, x, refs, sh, F, I):
         if not s_min > s_max / 1e10:
             B[:, :] = np.nan
             return B
-        B[0:4, k] = x_rate
-        B[7:10, k] = s_rate
+        for i in range(4):
+            B[i, k] = x_rate[i]
+        for i in range(3):
+            B[7 + i, k] = s_rate[i]
     return B
 
 
@@ -343,8 +345,8 @@ def spring_output_jacobian(t, x, refs, sh, F, I):
         return J
     K = np.zeros((6, 3))
     K[2, 0], K[3, 1], K[4, 2] = F[K_SPIN], F[K_T], F[K_T]
-    J[0:6, 7:10] = -_lie.mm(sh[10].T, K)
-    J[6:12, 7:10] = _lie.mm(sh[11].T, K)
+    _lie.put2(J, 0, 7, -_lie.mm(sh[10].T, K))
+    _lie.put2(J, 6, 7, _lie.mm(sh[11].T, K))
     J[12, 7], J[13, 8], J[14, 9] = F[K_SPIN], F[K_T], F[K_T]
     return J
 

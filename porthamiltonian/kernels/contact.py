@@ -644,7 +644,8 @@ def spring_outputs(G_a, G_b, K_t, s, F_e, W_geo):
     ``K_t s`` (`library.compliant_contact`). ``W_geo`` is the part of the gradient of a
     stiffness that depends on the configuration (`local_hertz`; zero for a fixed law)."""
     W = W_geo.copy()
-    W[2:5] += K_t * s
+    for k in range(3):
+        W[2 + k] += K_t[k] * s[k]
     W[5] -= F_e
     return -_lie.mtv(G_a, W), _lie.mtv(G_b, W), K_t * s
 
@@ -694,7 +695,7 @@ def damper_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, cap_spin, cap_t, law, delta)
     W = np.array((0.0, 0.0, F_spin[0], F_t[0], F_t[1], -fd))
     dW = np.zeros((6, 6))
     dW[2, 2] = dF_spin[0, 0]
-    dW[3:5, 3:5] = dF_t
+    _lie.put2(dW, 3, 3, dF_t)
     dW[5, 5] = slope
     return -_lie.mtv(G_a, W), _lie.mtv(G_b, W), dW
 
@@ -704,8 +705,8 @@ def damper_jacobian(G_a, G_b, dW):
     """``d(e_a, e_b) / d(T_a, T_b)`` (12, 12) of `damper_efforts`: ``G^T dW G`` with
     ``G = (-G_a, G_b)``."""
     G = np.empty((6, 12))
-    G[:, :6] = -G_a
-    G[:, 6:] = G_b
+    _lie.put2(G, 0, 0, -G_a)
+    _lie.put2(G, 0, 6, G_b)
     return G.T @ (dW @ G)
 
 

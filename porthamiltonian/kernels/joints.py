@@ -31,7 +31,7 @@ def ad(T):
         out[r + 0, 1], out[r + 0, 2] = -a2, a1
         out[r + 1, 0], out[r + 1, 2] = a2, -a0
         out[r + 2, 0], out[r + 2, 1] = -a1, a0
-    out[3:6, 3:6] = out[0:3, 0:3]
+    _lie.put2(out, 3, 3, out[0:3, 0:3])
     return out
 
 
@@ -65,8 +65,8 @@ def terms(H_W1, H_W2, H_1M, T_1M, H_2N, T_2N, rows):
     S = _operator_rows(H_MN[:3, 3].copy(), rows, True)
     m = rows.shape[0]
     J = np.empty((m, 12))
-    J[:, 0:6] = -_lie.mm(S, _lie.adjoint(H_M1))
-    J[:, 6:12] = _lie.mm(S, _lie.adjoint(_lie.mm(H_MN, H_N2)))
+    _lie.put2(J, 0, 0, -_lie.mm(S, _lie.adjoint(H_M1)))
+    _lie.put2(J, 0, 6, _lie.mm(S, _lie.adjoint(_lie.mm(H_MN, H_N2))))
     b = _lie.mv(S, _lie.mv(_lie.adjoint(H_MN), T_2N) - T_1M)
     return J, b, H_MN
 
@@ -113,7 +113,7 @@ def _marker(F, at, axis_at, turning, t):
         return H0, T, np.zeros(6)
     w = F[axis_at + 3]
     R = np.eye(4)
-    R[:3, :3] = _lie.so3_exp(w * t * F[axis_at], w * t * F[axis_at + 1], w * t * F[axis_at + 2])
+    _lie.put2(R, 0, 0, _lie.so3_exp(w * t * F[axis_at], w * t * F[axis_at + 1], w * t * F[axis_at + 2]))
     T[0], T[1], T[2] = w * F[axis_at], w * F[axis_at + 1], w * F[axis_at + 2]
     return _lie.mm(H0, R), T, np.zeros(6)
 
@@ -133,13 +133,13 @@ def gap(H_MN, n_rot, free_axis, rows):
     the unlocked one of 2)."""
     g = np.zeros(6)
     if n_rot == 3:
-        g[0:3] = _lie.so3_log(H_MN[:3, :3].copy())
+        _lie.put(g, 0, _lie.so3_log(H_MN[:3, :3].copy()))
     elif n_rot == 2:
         k = free_axis
         i, j = (k + 1) % 3, (k + 2) % 3
         g[i] = -H_MN[j, k]
         g[j] = H_MN[i, k]
-    g[3:6] = H_MN[:3, 3]
+    _lie.put(g, 3, H_MN[:3, 3])
     out = np.empty(rows.shape[0])
     for r in range(rows.shape[0]):
         out[r] = g[rows[r]]

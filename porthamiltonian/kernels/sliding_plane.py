@@ -65,8 +65,8 @@ def _handled(sh):
 def _R(sh, k):
     """``R_k`` (12,): ``R_k . (T_a, T_b) = -(T_C)_k``."""
     out = np.empty(12)
-    out[:6] = sh[10][k]
-    out[6:] = -sh[11][k]
+    _lie.put(out, 0, sh[10][k])
+    _lie.put(out, 6, -sh[11][k])
     return out
 
 
@@ -142,7 +142,7 @@ def rates(t, x, refs, flows, sh, F, I):
     if not s_min > s_max / 1e10:
         out[:] = np.nan
         return out
-    out[0:4] = rate
+    _lie.put(out, 0, rate)
     return out
 
 
