@@ -125,12 +125,13 @@ def _solve4(J, r):
 def _damped_step(J, r):
     """Step of a singular Jacobian: ``(J^T J + mu I) dx = -J^T r`` with ``mu`` 1e-12 of the
     largest diagonal entry, which tends to the minimum-norm least-squares step as mu -> 0
-    (a LAPACK least-squares call here would add seconds to the first compile)."""
-    A = J.T @ J
+    (a LAPACK least-squares call here would add seconds to the first compile; the products
+    are written out, `porthamiltonian.kernels.lie.mm`, for the same reason)."""
+    A = _lie.mm(J.T, J)
     mu = 1e-12 * max(A[0, 0], A[1, 1], A[2, 2], A[3, 3], 1e-300)
     for k in range(4):
         A[k, k] += mu
-    dx, _ = _solve4(A, J.T @ r)
+    dx, _ = _solve4(A, _lie.mtv(J, r))
     return dx
 
 
