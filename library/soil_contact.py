@@ -37,20 +37,25 @@ Tangential: the compliant contact's Dahl friction (regularized Coulomb) with the
 normal force; for a steady slide it traces Janosi and Hanamoto's shear curve
 ``mu F (1 - exp(-j / K))`` with ``K = mu F / k_t`` (cohesion not modelled).
 
-Only the Python path evaluates these elements (no compiled kernel yet): a soil contact costs
-about half a millisecond per right-hand side.
+Compiled: the four elements export the kernels of `porthamiltonian.kernels.soil` (the
+compliant contact's kernels around the soil's force, its events included unless a guard is
+set), so a model with soil contacts runs on the compiled right-hand side; the Python methods
+here evaluate the same formulas (`SoilLaw` calls the same scalar kernels) and take over where
+the compiled path declines a state. The spring references the moving bodies' momenta after
+their poses, for the "unload" event's sinkage rate.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from porthamiltonian.bondgraph.element import EventOutcome, EventSpec, register_element
+from porthamiltonian.bondgraph.element import EventOutcome, EventSpec, Kernel, register_element
 from porthamiltonian.bondgraph.ports import StateBlock, StateRef
 from porthamiltonian.contact.soil import SoilLaw
 from porthamiltonian.errors import GeometryError, ParameterError
 from porthamiltonian.geometry.sphere import Sphere
 from porthamiltonian.kernels import contact as _kcontact
+from porthamiltonian.kernels import soil as _ksoil
 
 from .compliant_contact import (
     _ACT,
@@ -89,6 +94,8 @@ class SoilSpring(ContactSpring):
     Own state (15): the compliant spring's 10 entries and the soil's block [discrete]: the
     memory m [m], the mode (1 loading, 0 elastic) and the footprint's centre (3) [m, in
     surface b's frame]. Ports "a", "b" and "slip" (3), as the compliant spring's.
+    References: the moving bodies' poses, then their momenta (the "unload" event's sinkage
+    rate); the energy does not depend on the momenta.
     """
 
     type_name = "SoilSpring"
@@ -121,8 +128,36 @@ class SoilSpring(ContactSpring):
         out[_M], out[_MODE], out[_FP] = 0.0, 1.0, cp.p2
         return out
 
+    def state_refs(self):
+        return self.pair.refs() + self.pair.momentum_refs()
+
+    # ---- kernels
+    def _packed(self):
+        """``(F, I)`` of `porthamiltonian.kernels.soil` (shared by the contact's four elements):
+        the pair's compliant constants with the linear law of the soil's damping and the soil's
+        block; None where a surface is evaluated in Python."""
+        p, soil = self.p, self.soil
+        packed = self.pair.pack(
+            cullable=True, depth_limit=self.depth_limit, relax=self.relax,
+            law=(_kcontact.LAW_LINEAR, 0.0, soil.damping, 1.0, 0.0), c_spin=p.c_spin, c_t=p.c_t, c_slip=p.c_slip,
+            mu=p.mu, mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t, dahl=p.dahl)
+        if packed is None:
+            return None
+        return _ksoil.pack(*packed, stiffness=soil.stiffness, exponent=soil.exponent, unloading=soil.unloading,
+                           area=soil.area or 0.0, radius=soil.radius or 0.0)
+
     def kernel(self, role):
-        return None
+        packed = self._packed()
+        if packed is None:
+            return None
+        if role == "outputs":
+            return Kernel(_ksoil.spring_outputs, *packed, shares=True)
+        if role == "events":
+            # a guarded touch needs the other bodies' poses: the events stay in Python
+            return None if self.guard is not None else Kernel(_ksoil.spring_events, *packed, reads=self)
+        fn = {"rates": _ksoil.spring_rates, "input_matrix": _ksoil.spring_input_matrix,
+              "output_jacobian": _ksoil.spring_output_jacobian}.get(role)
+        return None if fn is None else Kernel(fn, *packed, reads=self)
 
     # ---- the soil's normal force
     def _normal(self, x, st):
@@ -150,13 +185,21 @@ class SoilSpring(ContactSpring):
 
     def gradient(self, x, refs):
         g_own = np.zeros(15)
+        g_momenta = np.zeros(6 * self.pair.n_pose_refs)
         st = self._state(x, refs)
         if x[_ACT] < 0.5 or st.culled:
-            return np.concatenate((g_own, self.pair.pose_gradient(refs, np.zeros(6), np.zeros(6))))
+            return np.concatenate((g_own, self.pair.pose_gradient(refs, np.zeros(6), np.zeros(6)), g_momenta))
         g_own[_S] = self.p.K_t * x[_S]
         Wn = np.zeros(6)
         Wn[5] = -self._normal(x, st)[0]
-        return np.concatenate((g_own, self.pair.pose_gradient(refs, -(st.G_a.T @ Wn), st.G_b.T @ Wn)))
+        return np.concatenate((g_own, self.pair.pose_gradient(refs, -(st.G_a.T @ Wn), st.G_b.T @ Wn), g_momenta))
+
+    def structure(self, t, x, refs):
+        """The compliant spring's ``(J_e, B_e)`` with zero rows and columns for the momenta
+        (referenced for the "unload" event only: their rates are their bodies')."""
+        J, B = super().structure(t, x, refs)
+        n = B.shape[0] + 6 * self.pair.n_pose_refs
+        return np.zeros((n, n)), np.vstack((B, np.zeros((n - B.shape[0], B.shape[1]))))
 
     def rates(self, t, x, refs, inputs):
         return np.concatenate((super().rates(t, x[:10], refs, inputs), np.zeros(5)))
@@ -170,29 +213,20 @@ class SoilSpring(ContactSpring):
     # ---- events: the soil's modes, touching, leaving, footprints
     def events(self):
         return super().events() + (
-            EventSpec("unload", self._unload_fn, -1.0, self._unload, uses_system=True),
+            EventSpec("unload", self._unload_fn, -1.0, self._unload),
             EventSpec("yield", self._yield_fn, +1.0, self._yield),
         )
 
-    def _sinkage_rate(self, system, x):
-        """dz/dt [m/s] from the whole state (the event reads the bodies' momenta), or None
-        unless loading while touching."""
-        if getattr(self, "_rate_system", None) is not system:
-            paths = {id(o): p for p, o in system.elements.items()}
-            self._rate_system = system
-            self._rate_paths = (paths[id(self)],) + tuple(
-                f"{paths[id(r.element)]}.{r.block}" for r in self.pair.momentum_refs())
-        own, refs = system.element_state(self._rate_paths[0], x)
-        if own[_ACT] < 0.5 or own[_MODE] < 0.5:
-            return None
-        st = self._state(own, refs)
+    def _unload_fn(self, t, x, refs):
+        """The sinkage rate dz/dt [m/s] (the contact twist from the momenta, the references
+        after the poses) while loading and touching, else 1."""
+        if x[_ACT] < 0.5 or x[_MODE] < 0.5:
+            return 1.0
+        st = self._state(x, refs)
         if st.culled:
-            return None
-        return -self.pair.contact_twist(st, [x[system.layout[p]] for p in self._rate_paths[1:]])[5]
-
-    def _unload_fn(self, system, t, x):
-        rate = self._sinkage_rate(system, x)
-        return 1.0 if rate is None else rate
+            return 1.0
+        n = self.pair.n_pose_refs
+        return -self.pair.contact_twist(st, refs[n : 2 * n])[5]
 
     def _unload(self, t, x, refs):
         out = np.array(x, dtype=float)
@@ -271,25 +305,19 @@ class SoilSpring(ContactSpring):
 
 def soil_spring(soil, z, m, loading):
     """``(F, V)`` of the soil's spring at sinkage z [m] with memory m [m]: on the loading
-    branch the conservative part of Bekker's force and V(z, z), else the elastic branch."""
-    if loading:
-        if z <= 0.0:
-            return 0.0, 0.0
-        N = soil.exponent
-        return (soil.loading_force(z) * (N + 1.0) / (2.0 * soil.unloading * N),
-                soil.stiffness * z ** (N + 1.0) / (2.0 * soil.unloading * N))
-    return soil.force(z, m), soil.potential(z, m)
+    branch the conservative part of Bekker's force and V(z, z), else the elastic branch
+    (`porthamiltonian.kernels.soil.spring_force`)."""
+    return _ksoil.spring_force(*soil._packed, float(z), float(m), bool(loading))
 
 
 class _SoilResistor(_SpringResistor):
-    """A resistor of the soil contact: also reads the soil's block (last reference; the
-    spring's deformation is the one before)."""
+    """A resistor of the soil contact: also reads the soil's block (the reference before the
+    spring's deformation, which stays last as for the compliant resistors, whose kernels the
+    damper and the slip export: `porthamiltonian.kernels.soil`)."""
 
     def state_refs(self):
-        return super().state_refs() + (StateRef(self.spring, "soil"),)
-
-    def kernel(self, role):
-        return None
+        refs = super().state_refs()
+        return refs[:-1] + (StateRef(self.spring, "soil"), refs[-1])
 
     def _touching(self, refs):
         """The contact state, or None while not touching or off a bounded ground."""
@@ -298,11 +326,11 @@ class _SoilResistor(_SpringResistor):
 
     def _normal_force(self, st, refs):
         """The soil's whole normal force [N]: Bekker's K z^N while loading, else elastic."""
-        soil, (m, mode) = self.spring.soil, refs[-1][:2]
+        soil, (m, mode) = self.spring.soil, refs[-2][:2]
         return soil.loading_force(st.delta) if mode > 0.5 else soil.force(st.delta, m)
 
     def _limits(self, st, refs):
-        return _friction_limits(self.p, self._normal_force(st, refs), refs[-2])
+        return _friction_limits(self.p, self._normal_force(st, refs), refs[-1])
 
 
 @register_element
@@ -347,10 +375,12 @@ class PlasticFlow(_SoilResistor, _WrenchResistor):
     (module docstring): its power is the plastic work. Built by `SoilContact`."""
 
     type_name = "PlasticFlow"
+    _law_kernel = staticmethod(_ksoil.plastic_law)
+    _law_jacobian_kernel = staticmethod(_ksoil.plastic_law_jacobian)
 
     def law(self, k, t, inputs, refs):
         st = self._touching(refs)
-        if st is None or refs[-1][1] < 0.5:
+        if st is None or refs[-2][1] < 0.5:
             return (np.zeros(6), np.zeros(6))
         F = self.spring.soil.plastic_force(st.delta)
         return (F * st.G_a[5], -F * st.G_b[5])

@@ -45,6 +45,10 @@ the work ``K m^(N+1) / (N+1)`` done to reach ``m``, ``V(m, m) = K m^(N+1) / (2 b
 
 Rates are free: the law is rate-independent; an optional viscous damping ``c dz/dt`` acts in
 parallel (default 0).
+
+The formulas of the state functions are the compiled scalar functions of
+`porthamiltonian.kernels.soil`, which the methods call (one implementation for the Python
+and the compiled contact).
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from dataclasses import dataclass
 
 from .._validate import as_finite_float
 from ..errors import ParameterError
+from ..kernels import soil as _ksoil
 
 __all__ = ["SoilLaw"]
 
@@ -150,6 +155,11 @@ class SoilLaw:
 
     # ---- the law F = K z^N
     @property
+    def _packed(self):
+        """``(K, N, beta)`` as floats, the arguments of `porthamiltonian.kernels.soil`."""
+        return self.stiffness, float(self.exponent), float(self.unloading)
+
+    @property
     def exponent(self):
         """N: n for a plate, n + 1 for a spherical sole."""
         return self.n if self.area is not None else self.n + 1.0
@@ -171,7 +181,7 @@ class SoilLaw:
 
     def loading_force(self, z):
         """Force on the loading curve at sinkage z >= 0 [N]."""
-        return self.stiffness * max(z, 0.0) ** self.exponent
+        return _ksoil.loading_force(self.stiffness, float(self.exponent), float(z))
 
     def static_sinkage(self, force):
         """Sinkage [m] of virgin soil under a slowly applied force [N]: (F / K)^(1/N)."""
@@ -179,19 +189,16 @@ class SoilLaw:
 
     def unloading_stiffness(self, m):
         """k_u(m) = beta N K m^(N-1) [N/m]."""
-        N = self.exponent
-        return self.unloading * N * self.stiffness * m ** (N - 1.0)
+        return _ksoil.unloading_stiffness(self.stiffness, float(self.exponent), float(self.unloading), float(m))
 
     def permanent_sinkage(self, m):
         """z_p(m) = m (1 - 1/(beta N)) [m]: the imprint left after loading to m."""
-        return m * (1.0 - 1.0 / (self.unloading * self.exponent))
+        return _ksoil.permanent_sinkage(float(self.exponent), float(self.unloading), float(m))
 
     def footprint_radius(self, m):
         """Radius [m] of the imprint after loading to m: sqrt(A / pi) for a plate, the cap's
         sqrt(2 R m - m^2) for a spherical sole (at least 1 mm, so a fresh imprint is found)."""
-        if self.area is not None:
-            return math.sqrt(self.area / math.pi)
-        return max(math.sqrt(max(2.0 * self.radius * m - m * m, 0.0)), 1e-3)
+        return _ksoil.footprint_radius(float(self.area or 0.0), float(self.radius or 0.0), float(m))
 
     def restitution(self):
         """Rebound speed over impact speed of a foot on virgin soil without gravity or damping:
@@ -203,17 +210,11 @@ class SoilLaw:
     def force(self, z, m):
         """Elastic force dV/dz [N] at sinkage z with memory m (0 without memory: a foot on
         virgin soil loads it from z = m = 0, the memory growing with the sinkage)."""
-        if m <= 0.0:
-            return 0.0
-        zp = self.permanent_sinkage(m)
-        return self.unloading_stiffness(m) * (z - zp) if z > zp else 0.0
+        return _ksoil.elastic_force(*self._packed, float(z), float(m))
 
     def potential(self, z, m):
         """Stored energy V(z, m) [J]."""
-        if m <= 0.0:
-            return 0.0
-        zp = self.permanent_sinkage(m)
-        return 0.5 * self.unloading_stiffness(m) * (z - zp) ** 2 if z > zp else 0.0
+        return _ksoil.elastic_potential(*self._packed, float(z), float(m))
 
     def memory_force(self, z, m):
         """-dV/dm [N]: the force driving the memory, whose power -dV/dm dm/dt is the plastic
@@ -228,8 +229,7 @@ class SoilLaw:
     def plastic_force(self, z):
         """The plastic part of the loading force at sinkage z on the loading curve [N]:
         K z^N (1 - (N+1)/(2 beta N))."""
-        N = self.exponent
-        return self.loading_force(z) * (1.0 - (N + 1.0) / (2.0 * self.unloading * N))
+        return _ksoil.plastic_force(*self._packed, float(z))
 
     def plastic_work(self, m):
         """Work dissipated loading virgin soil to m [J]: K m^(N+1) (1/(N+1) - 1/(2 beta N))."""

@@ -12,7 +12,8 @@ surfaces), `closest` (closed forms, bounding tests, warm-started Newton refineme
 `contact` (Gauss-map contact kinematics, contact frame and its rates), `reduced` (Kry & Pai's
 contact matrices and the reduced dynamics' solve), `hertz` (elliptical Hertz stiffness),
 `bodies` (rigid-body rates, gravity, springs and dampers), and the element kernels of the compiled right-hand
-side: `compliant` (compliant contact), `sliding_plane` (sliding-plane constraint), `joints`.
+side: `compliant` (compliant contact), `soil` (soil contact and its law), `sliding_plane`
+(sliding-plane constraint), `joints`.
 """
 
 import hashlib
