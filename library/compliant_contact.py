@@ -517,7 +517,8 @@ class _SpringResistor(ResistorElement):
             return None
         packed = self.spring._packed()
         fn = self._law_kernel if role == "law" else self._law_jacobian_kernel
-        refs = self.pair.padded_refs(before=3, momenta=True, after=1)
+        n = self.pair.n_pose_refs    # the spring's three, the poses, the momenta, the rest
+        refs = self.pair.padded_refs(before=3, momenta=True, after=len(self.state_refs()) - 3 - 2 * n)
         return None if packed is None else Kernel(fn, *packed, reads=self.spring, refs=refs)
 
     def parameters(self):

@@ -150,14 +150,15 @@ class SoilSpring(ContactSpring):
         packed = self._packed()
         if packed is None:
             return None
+        refs = self.pair.padded_refs(momenta=True)
         if role == "outputs":
-            return Kernel(_ksoil.spring_outputs, *packed, shares=True)
+            return Kernel(_ksoil.spring_outputs, *packed, shares=True, refs=refs)
         if role == "events":
             # a guarded touch needs the other bodies' poses: the events stay in Python
-            return None if self.guard is not None else Kernel(_ksoil.spring_events, *packed, reads=self)
+            return None if self.guard is not None else Kernel(_ksoil.spring_events, *packed, reads=self, refs=refs)
         fn = {"rates": _ksoil.spring_rates, "input_matrix": _ksoil.spring_input_matrix,
               "output_jacobian": _ksoil.spring_output_jacobian}.get(role)
-        return None if fn is None else Kernel(fn, *packed, reads=self)
+        return None if fn is None else Kernel(fn, *packed, reads=self, refs=refs)
 
     # ---- the soil's normal force
     def _normal(self, x, st):
@@ -311,13 +312,12 @@ def soil_spring(soil, z, m, loading):
 
 
 class _SoilResistor(_SpringResistor):
-    """A resistor of the soil contact: also reads the soil's block (the reference before the
-    spring's deformation, which stays last as for the compliant resistors, whose kernels the
-    damper and the slip export: `porthamiltonian.kernels.soil`)."""
+    """A resistor of the soil contact: also reads the soil's block (the last reference, after
+    the spring's deformation: the compliant resistors' kernels, which the damper and the slip
+    export, read the references before it, `porthamiltonian.kernels.soil`)."""
 
     def state_refs(self):
-        refs = super().state_refs()
-        return refs[:-1] + (StateRef(self.spring, "soil"), refs[-1])
+        return super().state_refs() + (StateRef(self.spring, "soil"),)
 
     def _touching(self, refs):
         """The contact state, or None while not touching or off a bounded ground."""
@@ -326,11 +326,11 @@ class _SoilResistor(_SpringResistor):
 
     def _normal_force(self, st, refs):
         """The soil's whole normal force [N]: Bekker's K z^N while loading, else elastic."""
-        soil, (m, mode) = self.spring.soil, refs[-2][:2]
+        soil, (m, mode) = self.spring.soil, refs[-1][:2]
         return soil.loading_force(st.delta) if mode > 0.5 else soil.force(st.delta, m)
 
     def _limits(self, st, refs):
-        return _friction_limits(self.p, self._normal_force(st, refs), refs[-1])
+        return _friction_limits(self.p, self._normal_force(st, refs), refs[-2])
 
 
 @register_element
@@ -380,7 +380,7 @@ class PlasticFlow(_SoilResistor, _WrenchResistor):
 
     def law(self, k, t, inputs, refs):
         st = self._touching(refs)
-        if st is None or refs[-2][1] < 0.5:
+        if st is None or refs[-1][1] < 0.5:
             return (np.zeros(6), np.zeros(6))
         F = self.spring.soil.plastic_force(st.delta)
         return (F * st.G_a[5], -F * st.G_b[5])

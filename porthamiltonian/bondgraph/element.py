@@ -198,6 +198,14 @@ class Kernel(NamedTuple):
     reads: object = None
     refs: tuple = None
 
+    def pad(self, refs):
+        """The ``refs`` argument `function` takes, from the element's references (as the
+        compiled right-hand side passes them: `refs`)."""
+        if self.refs is None:
+            return refs
+        empty = np.zeros(0)
+        return tuple(empty if k < 0 else refs[k] for k in self.refs)
+
 
 class Element(ABC):
     """Abstract element of a bond graph: a name, power ports, optional state.

@@ -22,10 +22,10 @@ compliant ones (`porthamiltonian.kernels.compliant`) around the soil's force:
   touch (into an imprint) and release (at the imprint's floor), then "unload" (the sinkage
   rate dz/dt = -(T_C)[5] from the bodies' momenta) and "yield".
 
-References: the soil spring's are the moving bodies' poses then their momenta (so the
-compliant kernels, which read the poses first, take them as they are); the resistors' are
-the compliant resistors' with the spring's soil block before the deformation (which stays
-last, where the compliant kernels read it).
+References, padded as the compliant ones (`library.contact_geometry.ContactPair.padded_refs`):
+the soil spring's are ``(pose_a, pose_b, P_a, P_b)`` (the compliant kernels it calls take the
+poses, the first two: the same tuple type as a compliant spring's, so no new compile of
+them); the resistors' are the compliant resistors' followed by the spring's soil block.
 
 Packed constants: the compliant ``(F, I)`` of the pair (`compliant.pack`, with the linear law
 of the soil's damping) and the soil's constants appended to ``F``: its last `SOIL_SIZE`
@@ -41,6 +41,7 @@ from numba import njit
 
 from . import compliant as _kcompliant
 from . import contact as _kc
+from . import lie as _lie
 
 # ---- the soil block at the end of F
 SOIL_K, SOIL_N, SOIL_BETA, SOIL_AREA, SOIL_RADIUS = 0, 1, 2, 3, 4
@@ -142,7 +143,7 @@ def _soil(F):
 def spring_outputs(t, x, refs, F, I):
     """Port efforts ``(e_a, e_b, e_slip)`` of the soil spring and the shared tuple (last),
     which ends with the linear law of the soil's secant stiffness (module docstring)."""
-    sh = _kcompliant.pair_state(x, refs, F, I)
+    sh = _kcompliant.pair_state(x, (refs[0], refs[1]), F, I)
     if not _kcompliant._touching(x, sh):
         return _kcompliant._idle(sh, F)
     law = F[_kcompliant.LAW : _kcompliant.LAW + 5].copy()
@@ -163,7 +164,7 @@ def spring_outputs(t, x, refs, F, I):
 def spring_rates(t, x, refs, inputs, sh, F, I):
     """Rates of the soil spring's own state (15): the compliant spring's, 0 on the soil block."""
     out = np.zeros(15)
-    out[0:10] = _kcompliant.spring_rates(t, x, refs, inputs, sh, F, I)
+    _lie.put(out, 0, _kcompliant.spring_rates(t, x, (refs[0], refs[1]), inputs, sh, F, I))
     return out
 
 
@@ -171,7 +172,7 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
 def spring_input_matrix(t, x, refs, sh, F, I):
     """``d(rates)/d(inputs)`` (15, 15): the compliant spring's, zero rows on the soil block."""
     B = np.zeros((15, 15))
-    B[0:10, :] = _kcompliant.spring_input_matrix(t, x, refs, sh, F, I)
+    _lie.put2(B, 0, 0, _kcompliant.spring_input_matrix(t, x, (refs[0], refs[1]), sh, F, I))
     return B
 
 
@@ -180,7 +181,7 @@ def spring_output_jacobian(t, x, refs, sh, F, I):
     """``d(outputs)/d(x)`` (15, 15): the compliant spring's; the outputs do not depend on the
     soil block between events (its entries change at events only)."""
     J = np.zeros((15, 15))
-    J[:, 0:10] = _kcompliant.spring_output_jacobian(t, x, refs, sh, F, I)
+    _lie.put2(J, 0, 0, _kcompliant.spring_output_jacobian(t, x, (refs[0], refs[1]), sh, F, I))
     return J
 
 
@@ -200,16 +201,18 @@ def _imprint(x, sh, F):
 
 @njit(cache=True, inline="always")
 def _sinkage_rate(refs, sh, F, I):
-    """dz/dt [m/s] = -(T_C)[5], the contact twist from the moving bodies' momenta (refs: the
-    poses, then the momenta)."""
-    n = I[_kcompliant.MOVING_A] + I[_kcompliant.MOVING_B]
+    """dz/dt [m/s] = -(T_C)[5], the contact twist from the moving bodies' momenta (the padded
+    refs: the poses, then the momenta)."""
     T_a = np.zeros(6)
     T_b = np.zeros(6)
     if I[_kcompliant.MOVING_A]:
-        T_a = _kcompliant._mat(F, _kcompliant.MINV_A, 6) @ refs[n]
+        T_a = _lie.mv(_kcompliant._mat(F, _kcompliant.MINV_A, 6), refs[2])
     if I[_kcompliant.MOVING_B]:
-        T_b = _kcompliant._mat(F, _kcompliant.MINV_B, 6) @ refs[n + I[_kcompliant.MOVING_A]]
-    return -(sh[11][5] @ T_b - sh[10][5] @ T_a)
+        T_b = _lie.mv(_kcompliant._mat(F, _kcompliant.MINV_B, 6), refs[3])
+    rate = 0.0
+    for k in range(6):
+        rate += sh[10][5, k] * T_a[k] - sh[11][5, k] * T_b[k]
+    return rate
 
 
 @njit(cache=True)
@@ -217,10 +220,10 @@ def spring_events(t, x, refs, sh, F, I):
     """Values of the soil spring's event functions in the order of `SoilSpring.events`: touch,
     release, chart, [approach] (the compliant ones, with the soil's touch and release), unload,
     yield, as the Python ones, from the evaluation's shared contact state."""
-    base = _kcompliant.spring_events(t, x, refs, sh, F, I)
+    base = _kcompliant.spring_events(t, x, (refs[0], refs[1]), sh, F, I)
     nb = base.shape[0]
     out = np.empty(nb + 2)
-    out[0:nb] = base
+    _lie.put(out, 0, base)
     active = x[_kcompliant._ACT] > 0.5
     loading = x[_MODE] > 0.5
     _, N, beta, _, _ = _soil(F)
@@ -237,9 +240,9 @@ def spring_events(t, x, refs, sh, F, I):
 @njit(cache=True)
 def plastic_law(t, inputs, refs, sh, F, I):
     """Port efforts ``(e_a, e_b)`` of the element "plastic": ``plastic_force(z)`` along the
-    normal while loading, nothing elastic or not touching (refs: the compliant resistors',
-    the soil block before the deformation)."""
-    soil_block = refs[len(refs) - 2]
+    normal while loading, nothing elastic or not touching (refs: the compliant resistors', then
+    the soil block)."""
+    soil_block = refs[8]
     if refs[2][0] < 0.5 or sh[1] != 0.0 or soil_block[1] < 0.5:
         return np.zeros(6), np.zeros(6)
     K, N, beta, _, _ = _soil(F)

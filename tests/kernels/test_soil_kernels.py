@@ -103,7 +103,10 @@ def _perturbed(system, xs, prefix, rng, n=40):
 
 
 def _kernel_call(system, path, role, *args, sh=None):
+    """The element's kernel of `role` at its Python method's arguments (the references, third
+    in every role, padded as the compiled right-hand side passes them)."""
     kern = system.elements[path].kernel(role)
+    args = args[:2] + (kern.pad(args[2]),) + args[3:]
     return kern.function(*args, *(() if kern.reads is None else (sh,)), kern.F, kern.I)
 
 
