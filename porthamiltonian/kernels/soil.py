@@ -41,6 +41,7 @@ from numba import njit
 
 from . import compliant as _kcompliant
 from . import contact as _kc
+from . import lie as _lie
 
 # ---- the soil block at the end of F
 SOIL_K, SOIL_N, SOIL_BETA, SOIL_AREA, SOIL_RADIUS = 0, 1, 2, 3, 4
@@ -206,10 +207,10 @@ def _sinkage_rate(refs, sh, F, I):
     T_a = np.zeros(6)
     T_b = np.zeros(6)
     if I[_kcompliant.MOVING_A]:
-        T_a = _kcompliant._mat(F, _kcompliant.MINV_A, 6) @ refs[n]
+        T_a = _lie.mv(_kcompliant._mat(F, _kcompliant.MINV_A, 6), refs[n])
     if I[_kcompliant.MOVING_B]:
-        T_b = _kcompliant._mat(F, _kcompliant.MINV_B, 6) @ refs[n + I[_kcompliant.MOVING_A]]
-    return -(sh[11][5] @ T_b - sh[10][5] @ T_a)
+        T_b = _lie.mv(_kcompliant._mat(F, _kcompliant.MINV_B, 6), refs[n + I[_kcompliant.MOVING_A]])
+    return -(_lie.mv(sh[11], T_b)[5] - _lie.mv(sh[10], T_a)[5])
 
 
 @njit(cache=True)
