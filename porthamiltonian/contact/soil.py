@@ -157,7 +157,7 @@ class SoilLaw:
     @property
     def _packed(self):
         """``(K, N, beta)`` as floats, the arguments of `porthamiltonian.kernels.soil`."""
-        return self.stiffness, float(self.exponent), float(self.unloading)
+        return float(self.stiffness), float(self.exponent), float(self.unloading)
 
     @property
     def exponent(self):
@@ -181,7 +181,8 @@ class SoilLaw:
 
     def loading_force(self, z):
         """Force on the loading curve at sinkage z >= 0 [N]."""
-        return _ksoil.loading_force(self.stiffness, float(self.exponent), float(z))
+        K, N, _ = self._packed
+        return _ksoil.loading_force(K, N, float(z))
 
     def static_sinkage(self, force):
         """Sinkage [m] of virgin soil under a slowly applied force [N]: (F / K)^(1/N)."""
@@ -189,11 +190,12 @@ class SoilLaw:
 
     def unloading_stiffness(self, m):
         """k_u(m) = beta N K m^(N-1) [N/m]."""
-        return _ksoil.unloading_stiffness(self.stiffness, float(self.exponent), float(self.unloading), float(m))
+        return _ksoil.unloading_stiffness(*self._packed, float(m))
 
     def permanent_sinkage(self, m):
         """z_p(m) = m (1 - 1/(beta N)) [m]: the imprint left after loading to m."""
-        return _ksoil.permanent_sinkage(float(self.exponent), float(self.unloading), float(m))
+        _, N, beta = self._packed
+        return _ksoil.permanent_sinkage(N, beta, float(m))
 
     def footprint_radius(self, m):
         """Radius [m] of the imprint after loading to m: sqrt(A / pi) for a plate, the cap's

@@ -209,10 +209,7 @@ def _sinkage_rate(refs, sh, F, I):
         T_a = _lie.mv(_kcompliant._mat(F, _kcompliant.MINV_A, 6), refs[2])
     if I[_kcompliant.MOVING_B]:
         T_b = _lie.mv(_kcompliant._mat(F, _kcompliant.MINV_B, 6), refs[3])
-    rate = 0.0
-    for k in range(6):
-        rate += sh[10][5, k] * T_a[k] - sh[11][5, k] * T_b[k]
-    return rate
+    return -(_lie.mv(sh[11], T_b)[5] - _lie.mv(sh[10], T_a)[5])
 
 
 @njit(cache=True)
