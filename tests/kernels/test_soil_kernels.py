@@ -19,19 +19,11 @@ from porthamiltonian.kernels import soil as ks
 from porthamiltonian.models import build_model
 
 from ..contact_models.conftest import ball, body_on_plane
+from .test_contact_law_kernels import central
 
 SAND = SoilLaw.terrain("dry_sand", radius=0.05)
 #: the soil spring's own state: flag, deformation, memory, mode, footprint
 ACT, S, M, MODE, FP = 6, slice(7, 10), 10, 11, slice(12, 15)
-
-
-def central(f, x, h):
-    cols = []
-    for j in range(x.size):
-        e = np.zeros_like(x)
-        e[j] = h
-        cols.append((f(x + e) - f(x - e)) / (2 * h))
-    return np.array(cols).T
 
 
 # ---------------------------------------------------------------- the spring's law
