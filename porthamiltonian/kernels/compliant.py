@@ -160,14 +160,13 @@ def _idle(sh, F):
 
 
 @njit(cache=True, inline="always")
-def _efforts(x, sh, F, law, W_geo, ok):
-    """Port efforts of a touching spring with its normal law resolved (`spring_outputs`)."""
-    delta = sh[2]
-    if delta > F[DEPTH_LIMIT] or not ok:   # outside the model's range: the Python path raises
+def _efforts(x, sh, F, law, F_e, W_geo, ok):
+    """Port efforts of a touching spring exerting the normal force ``F_e`` [N], and the
+    shared tuple ending with `law` (`spring_outputs`; the soil's, `kernels.soil`)."""
+    if sh[2] > F[DEPTH_LIMIT] or not ok:   # outside the model's range: the Python path raises
         z = np.zeros(6)
         return z, z.copy(), np.zeros(3), (_kc.FAILED,) + sh[1:] + (law,)
     K_t = np.array((F[K_SPIN], F[K_T], F[K_T]))
-    F_e = _kc.normal_force(law, delta, 0.0)[0]
     e_a, e_b, e_s = _kc.spring_outputs(sh[10], sh[11], K_t, x[7:10].copy(), F_e, W_geo)
     return e_a, e_b, e_s, sh + (law,)
 
@@ -179,7 +178,8 @@ def spring_outputs(t, x, refs, F, I):
     sh = pair_state(x, refs, F, I)
     if not _touching(x, sh):
         return _idle(sh, F)
-    return _efforts(x, sh, F, F[LAW : LAW + 5].copy(), np.zeros(6), True)
+    law = F[LAW : LAW + 5].copy()
+    return _efforts(x, sh, F, law, _kc.normal_force(law, sh[2], 0.0)[0], np.zeros(6), True)
 
 
 @njit(cache=True)
@@ -197,7 +197,8 @@ def spring_outputs_local(t, x, refs, F, I):
     K, g, ok = _kc.local_hertz(F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], sh[9], law[1],
                                _kc.HERTZ_MAX_RATIO)
     W_geo = 0.4 * sh[2] ** 2.5 * g if sh[2] > 0.0 else np.zeros(6)
-    return _efforts(x, sh, F, _kc.resolve_law(law, K), W_geo, ok)
+    law = _kc.resolve_law(law, K)
+    return _efforts(x, sh, F, law, _kc.normal_force(law, sh[2], 0.0)[0], W_geo, ok)
 
 
 @njit(cache=True)

@@ -40,7 +40,6 @@ import numpy as np
 from numba import njit
 
 from . import compliant as _kcompliant
-from . import contact as _kc
 from . import lie as _lie
 
 # ---- the soil block at the end of F
@@ -148,16 +147,11 @@ def spring_outputs(t, x, refs, F, I):
         return _kcompliant._idle(sh, F)
     law = F[_kcompliant.LAW : _kcompliant.LAW + 5].copy()
     z = sh[2]
-    if z > F[_kcompliant.DEPTH_LIMIT]:   # the foot sinks through the soil: the Python path raises
-        zero = np.zeros(6)
-        return zero, zero.copy(), np.zeros(3), (_kc.FAILED,) + sh[1:] + (law,)
     K, N, beta, _, _ = _soil(F)
     loading = x[_MODE] > 0.5
-    f_spring = spring_force(K, N, beta, z, x[_M], loading)[0]
     law[1] = total_force(K, N, beta, z, x[_M], loading) / z if z > 0.0 else 0.0
-    K_t = np.array((F[_kcompliant.K_SPIN], F[_kcompliant.K_T], F[_kcompliant.K_T]))
-    e_a, e_b, e_s = _kc.spring_outputs(sh[10], sh[11], K_t, x[7:10].copy(), f_spring, np.zeros(6))
-    return e_a, e_b, e_s, sh + (law,)
+    # a foot sinking through the soil (beyond the depth limit) goes to the Python path, which raises
+    return _kcompliant._efforts(x, sh, F, law, spring_force(K, N, beta, z, x[_M], loading)[0], np.zeros(6), True)
 
 
 @njit(cache=True)
