@@ -139,12 +139,18 @@ class SoilSpring(ContactSpring):
         p, soil = self.p, self.soil
         packed = self.pair.pack(
             cullable=True, depth_limit=self.depth_limit, relax=self.relax,
-            law=(_kcontact.LAW_LINEAR, 0.0, soil.damping, 1.0, 0.0), c_spin=p.c_spin, c_t=p.c_t, c_slip=p.c_slip,
+            law=self.damping_law(), c_spin=p.c_spin, c_t=p.c_t, c_slip=p.c_slip,
             mu=p.mu, mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t, dahl=p.dahl)
         if packed is None:
             return None
         return _ksoil.pack(*packed, stiffness=soil.stiffness, exponent=soil.exponent, unloading=soil.unloading,
                            area=soil.area or 0.0, radius=soil.radius or 0.0)
+
+    def damping_law(self):
+        """The packed linear law (`porthamiltonian.kernels.contact`) of the soil's viscous
+        damping: its normal force c dz/dt; the stiffness slot is the kernels' (the soil's
+        secant stiffness, set at each evaluation)."""
+        return np.array((_kcontact.LAW_LINEAR, 0.0, self.soil.damping, 1.0, 0.0))
 
     def kernel(self, role):
         packed = self._packed()
@@ -345,9 +351,8 @@ class SoilDamper(_SoilResistor, ContactDamper):
         if st is None:
             return None
         _, _, cap_spin, cap_t = self._limits(st, refs)
-        law = np.array((_kcontact.LAW_LINEAR, 0.0, self.spring.soil.damping, 1.0, 0.0))
         return st, _kcontact.damper_efforts(st.G_a, st.G_b, inputs[0], inputs[1], self.p.c_spin, self.p.c_t,
-                                            cap_spin, cap_t, law, st.delta)
+                                            cap_spin, cap_t, self.spring.damping_law(), st.delta)
 
 
 @register_element
