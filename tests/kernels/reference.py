@@ -67,3 +67,13 @@ def adjoint(H):
     A[3:, 3:] = R
     A[3:, :3] = hat3(p) @ R
     return A
+
+
+def central(f, x, h=1e-7):
+    """Jacobian of `f` at `x` by central differences of step `h`, column by column."""
+    cols = []
+    for j in range(x.size):
+        e = np.zeros_like(x)
+        e[j] = h
+        cols.append((f(x + e) - f(x - e)) / (2 * h))
+    return np.array(cols).T

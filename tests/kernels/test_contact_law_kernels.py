@@ -13,14 +13,7 @@ from porthamiltonian.contact.laws import NormalLaw
 from porthamiltonian.kernels import contact as kc
 from porthamiltonian.lie import se3
 
-
-def central(f, x, h=1e-7):
-    cols = []
-    for j in range(x.size):
-        e = np.zeros_like(x)
-        e[j] = h
-        cols.append((f(x + e) - f(x - e)) / (2 * h))
-    return np.array(cols).T
+from .reference import central
 
 
 @pytest.mark.parametrize("kind", ["linear", "hertz", "hunt_crossley"])

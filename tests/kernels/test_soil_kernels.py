@@ -19,7 +19,7 @@ from porthamiltonian.kernels import soil as ks
 from porthamiltonian.models import build_model
 
 from ..contact_models.conftest import ball, body_on_plane
-from .test_contact_law_kernels import central
+from .reference import central
 
 SAND = SoilLaw.terrain("dry_sand", radius=0.05)
 #: the soil spring's own state: flag, deformation, memory, mode, footprint
