@@ -161,8 +161,8 @@ class Kernel(NamedTuple):
     Attributes
     ----------
     function : numba dispatcher
-        A module-level ``@njit(cache=True)`` function (the generated code imports it by its
-        module and name). Signatures by role, ``F, I`` always last::
+        A module-level kernel compiled by `porthamiltonian.kernels._njit.njit` (the generated
+        code imports it by its module and name). Signatures by role, ``F, I`` always last::
 
             "outputs"  (t, x, refs, F, I) -> tuple, one array per port
             "rates"    (t, x, refs, inputs, F, I) -> ndarray (n_x,)

@@ -1,4 +1,5 @@
-"""Compiled numerical kernels of the hot path (numba ``@njit(cache=True)``).
+"""Compiled numerical kernels of the hot path (numba, every one through `_njit.njit`: cached,
+numpy error model, no C-callable wrapper).
 
 Pure functions on float64/int64 arrays and scalars: no Python objects, no validation (that
 happens at the public API's boundary), output buffers passed in where an allocation can be

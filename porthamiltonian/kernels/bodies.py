@@ -23,7 +23,7 @@ moving_b)``: ``refs`` holds the poses of the moving frames' bodies only.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ._njit import njit
 from numba.extending import overload
 
 from .lie import (adjoint, mm, pose_gradient, pose_rate_into, pose_rate_map, pose_to_matrix, put, put2, se3_inverse,
@@ -50,7 +50,7 @@ def pack_rigid_body(Minv, Ad_FB):
     return np.concatenate([np.ravel(Minv)] + [np.ravel(A) for A in Ad_FB]).astype(np.float64)
 
 
-@njit(cache=True)
+@njit
 def _twist(F, x):
     """Body twist T = M^-1 P (6,) from the body state x = (pose, P) (13,)."""
     T = np.empty(6)
@@ -62,7 +62,7 @@ def _twist(F, x):
     return T
 
 
-@njit(cache=True)
+@njit
 def body_energy(F, x):
     """Return the kinetic energy of a rigid body.
 
@@ -85,7 +85,7 @@ def body_energy(F, x):
     return 0.5 * acc
 
 
-@njit(cache=True)
+@njit
 def body_gradient(F, x):
     """Return the gradient of the kinetic energy over the body state.
 
@@ -104,7 +104,7 @@ def body_gradient(F, x):
     return out
 
 
-@njit(cache=True)
+@njit
 def body_outputs(F, x):
     """Return the twists of a rigid body at its port frames.
 
@@ -131,7 +131,7 @@ def body_outputs(F, x):
     return out
 
 
-@njit(cache=True)
+@njit
 def body_rates(F, x, W):
     """Return the rates of a rigid body's state (Euler-Poincare equations).
 
@@ -181,7 +181,7 @@ def body_rates(F, x, W):
     return out
 
 
-@njit(cache=True)
+@njit
 def _hat_into(J, r, c, a0, a1, a2):
     """Write hat((a0, a1, a2)) into the 3x3 block of J at row r, column c (diagonal untouched)."""
     J[r, c + 1] = -a2
@@ -192,7 +192,7 @@ def _hat_into(J, r, c, a0, a1, a2):
     J[r + 2, c + 1] = a0
 
 
-@njit(cache=True)
+@njit
 def body_structure(x):
     """Return the structure matrix J of a rigid body on z = (pose, P).
 
@@ -238,7 +238,7 @@ def pack_gravity(mass, g, com, Ad_FB, Ad_BF):
     return np.concatenate(([float(mass)], g, com, Ad_BF.T.ravel(), Ad_FB.T.ravel())).astype(np.float64)
 
 
-@njit(cache=True)
+@njit
 def gravity_energy(F, pose):
     """Return the potential energy of a body in a uniform gravity field.
 
@@ -262,7 +262,7 @@ def gravity_energy(F, pose):
     return -F[0] * acc
 
 
-@njit(cache=True)
+@njit
 def gravity_effort(F, pose):
     """Return the effort of a gravity element at its port.
 
@@ -300,7 +300,7 @@ def gravity_effort(F, pose):
     return e
 
 
-@njit(cache=True)
+@njit
 def gravity_gradient(F, pose):
     """Return the gradient of the gravity potential over the body's pose vector.
 
@@ -344,7 +344,7 @@ def pack_point_pair(H_a, H_b, r_a, r_b, coefficient):
     return np.concatenate((np.ravel(H_a), np.ravel(H_b), r_a, r_b, [float(coefficient)])).astype(np.float64)
 
 
-@njit(cache=True)
+@njit
 def _frame_point(F, o, r_o, x):
     """Rotation R_WF (3, 3) of a frame and world position (3,) of its attachment point.
 
@@ -364,7 +364,7 @@ def _frame_point(F, o, r_o, x):
     return R, p
 
 
-@njit(cache=True)
+@njit
 def point_line(F, x_a, x_b):
     """Return the length of a point-to-point line and the gradient of the length.
 
@@ -406,7 +406,7 @@ def point_line(F, x_a, x_b):
     return L, g
 
 
-@njit(cache=True)
+@njit
 def point_spring_efforts(F, x_a, x_b, rest_length):
     """Return the length and the port efforts of a linear point-to-point spring.
 
@@ -428,7 +428,7 @@ def point_spring_efforts(F, x_a, x_b, rest_length):
     return L, (F[38] * (L - rest_length)) * g
 
 
-@njit(cache=True)
+@njit
 def point_damper_efforts(F, x_a, x_b, T_a, T_b):
     """Return the length and the port efforts of a linear point-to-point damper.
 
@@ -462,24 +462,24 @@ def point_damper_efforts(F, x_a, x_b, T_a, T_b):
 # code (first-run JIT cost, see `porthamiltonian.kernels.compliant`).
 
 
-@njit(cache=True)
+@njit
 def rigid_body_outputs1(t, x, refs, F, I):
     return (body_outputs(F, x),)
 
 
-@njit(cache=True)
+@njit
 def rigid_body_outputs2(t, x, refs, F, I):
     T = body_outputs(F, x)
     return T[0:6], T[6:12]
 
 
-@njit(cache=True)
+@njit
 def rigid_body_outputs3(t, x, refs, F, I):
     T = body_outputs(F, x)
     return T[0:6], T[6:12], T[12:18]
 
 
-@njit(cache=True)
+@njit
 def rigid_body_outputs4(t, x, refs, F, I):
     T = body_outputs(F, x)
     return T[0:6], T[6:12], T[12:18], T[18:24]
@@ -488,7 +488,7 @@ def rigid_body_outputs4(t, x, refs, F, I):
 RIGID_BODY_OUTPUTS = (rigid_body_outputs1, rigid_body_outputs2, rigid_body_outputs3, rigid_body_outputs4)
 
 
-@njit(cache=True)
+@njit
 def rigid_body_rates(t, x, refs, inputs, F, I):
     """`body_rates` with the port wrenches given frame by frame."""
     W = np.empty(6 * len(inputs))
@@ -497,22 +497,22 @@ def rigid_body_rates(t, x, refs, inputs, F, I):
     return body_rates(F, x, W)
 
 
-@njit(cache=True)
+@njit
 def ground_outputs1(t, x, refs, F, I):
     return (np.zeros(6),)
 
 
-@njit(cache=True)
+@njit
 def ground_outputs2(t, x, refs, F, I):
     return np.zeros(6), np.zeros(6)
 
 
-@njit(cache=True)
+@njit
 def ground_outputs3(t, x, refs, F, I):
     return np.zeros(6), np.zeros(6), np.zeros(6)
 
 
-@njit(cache=True)
+@njit
 def ground_outputs4(t, x, refs, F, I):
     return np.zeros(6), np.zeros(6), np.zeros(6), np.zeros(6)
 
@@ -520,12 +520,12 @@ def ground_outputs4(t, x, refs, F, I):
 GROUND_OUTPUTS = (ground_outputs1, ground_outputs2, ground_outputs3, ground_outputs4)
 
 
-@njit(cache=True)
+@njit
 def gravity_outputs(t, x, refs, F, I):
     return (gravity_effort(F, refs[0]),)
 
 
-@njit(cache=True)
+@njit
 def constant_matrix(t, x, refs, F, I):
     """A constant matrix of shape ``(I[0], I[1])`` packed in F (a rigid body's input matrix and
     output Jacobian)."""
@@ -555,7 +555,7 @@ def _two_poses_typed(refs, I):
     return _both_moving if len(refs) == 2 else _one_moving
 
 
-@njit(cache=True)
+@njit
 def point_spring_outputs(t, x, refs, F, I):
     """Port efforts of a `library.springs.PointSpring` (``F``: the point pair, then the rest
     length; coincident points give NaN, which sends the evaluation to Python's error)."""
@@ -564,7 +564,7 @@ def point_spring_outputs(t, x, refs, F, I):
     return e[:6], e[6:]
 
 
-@njit(cache=True)
+@njit
 def point_damper_law(t, inputs, refs, F, I):
     """Port efforts of a `library.springs.PointDamper`."""
     x_a, x_b = _two_poses(refs, I)
@@ -572,7 +572,7 @@ def point_damper_law(t, inputs, refs, F, I):
     return e[:6], e[6:]
 
 
-@njit(cache=True)
+@njit
 def point_damper_law_jacobian(t, inputs, refs, F, I):
     """``c g g^T`` (12, 12): the derivative of `point_damper_law` by the twists."""
     x_a, x_b = _two_poses(refs, I)
@@ -580,7 +580,7 @@ def point_damper_law_jacobian(t, inputs, refs, F, I):
     return F[38] * np.outer(g, g)
 
 
-@njit(cache=True)
+@njit
 def _relative_adjoint(F, x_a, x_b):
     """``Ad(H_ba)`` of a spatial damper's frames (layout in the module docstring)."""
     Ha = mm(pose_to_matrix(x_a), F[0:16].reshape((4, 4)))
@@ -588,7 +588,7 @@ def _relative_adjoint(F, x_a, x_b):
     return adjoint(mm(se3_inverse(Hb), Ha))
 
 
-@njit(cache=True)
+@njit
 def spatial_damper_law(t, inputs, refs, F, I):
     """Port efforts of a `library.springs.SpatialDamper`: ``W = D (T_b - Ad(H_ba) T_a)``,
     ``e_b = W``, ``e_a = -Ad(H_ba)^T W``."""
@@ -599,7 +599,7 @@ def spatial_damper_law(t, inputs, refs, F, I):
     return -(Ad.T @ W), W
 
 
-@njit(cache=True)
+@njit
 def spatial_damper_law_jacobian(t, inputs, refs, F, I):
     """``G^T D G`` with ``G = [-Ad(H_ba), 1]`` (12, 12)."""
     x_a, x_b = _two_poses(refs, I)
@@ -611,7 +611,7 @@ def spatial_damper_law_jacobian(t, inputs, refs, F, I):
     return G.T @ (D @ G)
 
 
-@njit(cache=True)
+@njit
 def spatial_spring_outputs(t, x, refs, F, I):
     """Port efforts of a `library.springs.SpatialSpring`: with ``H_ab = H_Wa^-1 H_Wb`` and
     ``xi = log(H_0^-1 H_ab)``, ``W = J_r(xi)^-T K xi``, ``e_b = W``, ``e_a = -Ad(H_ba)^T W``."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ._njit import njit
 
 from . import lie as _lie
 from . import surfaces as _s
@@ -33,7 +33,7 @@ MAX_HALVINGS = 30
 STEP_FRACTION = 0.25
 
 
-@njit(cache=True)
+@njit
 def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
     """Derivatives (order 2), residual ``r``, Jacobian ``J``, row weights ``w``, ``R n2`` and
     the separation ``e = R p2 + d - p1`` at ``x``; ``ok`` False where a surface is singular."""
@@ -78,19 +78,19 @@ def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
     return D1, D2, r, J, w, Rn2, e, True
 
 
-@njit(cache=True)
+@njit
 def errors(r, w):
     """Tangential gap [m] and normal misalignment [-] from the residual and row weights."""
     return (max(abs(r[0] * w[0]), abs(r[1] * w[1])), max(abs(r[2] * w[0]), abs(r[3] * w[1])))
 
 
-@njit(cache=True)
+@njit
 def _merit(r, scale, w):
     return (((r[0] * w[0]) ** 2 + (r[1] * w[1]) ** 2) / (scale * scale)
             + (r[2] * w[0]) ** 2 + (r[3] * w[1]) ** 2)
 
 
-@njit(cache=True)
+@njit
 def _solve4(J, r):
     """``J dx = -r`` by Gaussian elimination with partial pivoting; ``ok`` False if singular."""
     A = np.empty((4, 5))
@@ -121,7 +121,7 @@ def _solve4(J, r):
     return dx, True
 
 
-@njit(cache=True)
+@njit
 def _damped_step(J, r):
     """Step of a singular Jacobian: ``(J^T J + mu I) dx = -J^T r`` with ``mu`` 1e-12 of the
     largest diagonal entry, which tends to the minimum-norm least-squares step as mu -> 0
@@ -135,7 +135,7 @@ def _damped_step(J, r):
     return dx
 
 
-@njit(cache=True)
+@njit
 def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     """Newton refinement of the contact parameters from ``x0`` in charts ``(c1, c2)``.
 
@@ -219,25 +219,25 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     return x, c1, c2, max_iter, False, clamped, ok, D1, D2, r, w, Rn2, e
 
 
-@njit(cache=True)
+@njit
 def cross3(a, b):
     """``a x b`` of 3-tuples or 3-vectors, real or complex, as a tuple."""
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@njit(cache=True)
+@njit
 def dot3(a, b):
     """``a . b`` of 3-tuples or 3-vectors, real or complex (no conjugate)."""
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True)
+@njit
 def row3(D, i, j):
     """``D[i, j]`` of a derivative array as a 3-tuple."""
     return (D[i, j, 0], D[i, j, 1], D[i, j, 2])
 
 
-@njit(cache=True)
+@njit
 def tangent_form(D):
     """`weingarten` with the normal as a tuple, for real or complex derivative arrays (the
     analytic continuation used by complex steps: no conjugates, ``sqrt`` of ``m . m``)."""
@@ -256,7 +256,7 @@ def tangent_form(D):
     return n, b00, b01, b11
 
 
-@njit(cache=True)
+@njit
 def weingarten(D):
     """Unit normal and ``B = I^-1 II I^-1`` (so that ``L = F^T B F``) of a derivative array.
 
@@ -269,7 +269,7 @@ def weingarten(D):
     return np.array(n), b00, b01, b11
 
 
-@njit(cache=True)
+@njit
 def _congruence(b00, b01, b11, x00, x01, x10, x11):
     """``X^T B X`` for symmetric 2x2 B, as (s00, s01, s11)."""
     y00, y01 = b00 * x00 + b01 * x10, b00 * x01 + b01 * x11
@@ -277,7 +277,7 @@ def _congruence(b00, b01, b11, x00, x01, x10, x11):
     return x00 * y00 + x10 * y10, x00 * y01 + x10 * y11, x01 * y01 + x11 * y11
 
 
-@njit(cache=True)
+@njit
 def tangent_curvatures(D1, D2, R):
     """``S1 = E^T L1 E`` and ``K2 = E^T R L2 R^T E`` as (s00, s01, s11) [1/m], in the
     orthonormal basis ``E = (f1_u / |f1_u|, n1 x e1)`` of the tangent plane of surface 1."""
@@ -293,7 +293,7 @@ def tangent_curvatures(D1, D2, R):
     return S1, K2
 
 
-@njit(cache=True)
+@njit
 def curvature_margin(S1, K2, distance):
     """Smallest real part of the eigenvalues of ``M = S1 + K2 (I + Delta S1)`` [1/m]."""
     s00, s01, s11 = S1
@@ -308,7 +308,7 @@ def curvature_margin(S1, K2, distance):
     return half - math.sqrt(disc) if disc > 0.0 else half
 
 
-@njit(cache=True)
+@njit
 def finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol):
     """What a converged refinement reports: normals, signed distance, curvature margin, and
     validity (regular points of both surfaces with antiparallel normals; the rest is NaN at
@@ -334,7 +334,7 @@ def finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol):
 
 # ------------------------------------------------------------------ closed forms
 
-@njit(cache=True)
+@njit
 def _plane(F):
     """Origin, ``e_u``, ``e_v`` and normal ``e_u x e_v`` of a packed `SHAPE_PLANE`."""
     off = 1 + _s.DOMAIN_SIZE
@@ -344,7 +344,7 @@ def _plane(F):
     return p, e_u, e_v, _lie.cross3(e_u, e_v)
 
 
-@njit(cache=True)
+@njit
 def _ellipsoid(F, I):
     """Semi-axes and centre of a packed `SHAPE_ELLIPSOID` (chart 0's coefficients)."""
     off = 1 + _s.DOMAIN_SIZE * I[1]
@@ -352,7 +352,7 @@ def _ellipsoid(F, I):
     return axes, F[off + 24 : off + 27].copy()
 
 
-@njit(cache=True)
+@njit
 def _ellipsoid_point(F, I, axes, center, m, chart):
     """The ellipsoid's point whose outward normal is ``-m`` (any length): its parameters in
     `chart` and its position.
@@ -370,7 +370,7 @@ def _ellipsoid_point(F, I, axes, center, m, chart):
     return u, v, center + axes * s
 
 
-@njit(cache=True)
+@njit
 def _in_domain(F, chart, u, v):
     for k in range(2):
         y = u if k == 0 else v
@@ -380,7 +380,7 @@ def _in_domain(F, chart, u, v):
     return True
 
 
-@njit(cache=True)
+@njit
 def _plane_parameters(F, q):
     """``(u, v)`` of the foot of the point ``q`` on a packed plane (orthonormal axes)."""
     p, e_u, e_v, _ = _plane(F)
@@ -388,7 +388,7 @@ def _plane_parameters(F, q):
     return _lie.dot3(w, e_u), _lie.dot3(w, e_v)
 
 
-@njit(cache=True)
+@njit
 def closed_form(F1, I1, F2, I2, R, d, c1, c2):
     """`closed_form_extended`, found only where the parameters lie inside both domains (a
     foot off a bounded plane's extent is an edge contact, for Newton to clamp)."""
@@ -396,7 +396,7 @@ def closed_form(F1, I1, F2, I2, R, d, c1, c2):
     return found and _in_domain(F1, c1, x[0], x[1]) and _in_domain(F2, c2, x[2], x[3]), x
 
 
-@njit(cache=True)
+@njit
 def closed_form_extended(F1, I1, F2, I2, R, d, c1, c2):
     """Exact contact parameters where a closed form exists: plane and ellipsoid (sphere) in
     either order, two spheres.
@@ -464,7 +464,7 @@ BOUND_ELLIPSOID = 2   # (code, centre(3), semi-axes(3)): the surface itself
 BOUND_HALFSPACE = 3   # (code, point(3), unit outward normal(3)): a plane, bounded or not
 
 
-@njit(cache=True)
+@njit
 def _support_radius(B, m):
     """``max_{x in body} m . (x - centre)`` for a unit direction ``m`` in the bound's frame."""
     if B[0] == BOUND_SPHERE:
@@ -475,7 +475,7 @@ def _support_radius(B, m):
     return math.sqrt(s)
 
 
-@njit(cache=True)
+@njit
 def separation_bound(B1, B2, R, d):
     """A lower bound of the signed distance of two surfaces from their bounds (separating axis).
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ._njit import njit
 
 from . import closest as _kcl
 from . import contact as _kc
@@ -80,19 +80,19 @@ def pack(*, scale, tol, alpha, reg_tol, cull_distance, depth_limit, relax, c_spi
     return F, I
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _mat(F, at, n):
     return F[at : at + n * n].copy().reshape(n, n)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _surfaces(F, I):
     a, b = SURFACES, SURFACES + I[N_F1]
     c, d = I_SURFACES, I_SURFACES + I[N_I1]
     return F[a:b], I[c:d], F[b : b + I[N_F2]], I[d : d + I[N_I2]]
 
 
-@njit(cache=True)
+@njit
 def _outside(F, I, x, c1, c2):
     """How far the contact parameters lie outside the edges of their charts (0 inside), as
     `library.contact_geometry.ContactPair._outside`."""
@@ -107,14 +107,14 @@ def _outside(F, I, x, c1, c2):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _poses(refs, I):
     """The kernels' pose arguments: the spring's references, padded (`ContactPair.padded_refs`: a
     fixed body's pose is an empty array)."""
     return refs[0], refs[1]
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def pair_state(x, refs, F, I):
     """The shared tuple (module docstring) of a contact spring's state ``x`` (10) and its
     references (the moving bodies' poses), culled while not touching as
@@ -147,19 +147,19 @@ def pair_state(x, refs, F, I):
     return (status, 0.0, -distance, H12, xe, e1, e2, D1, D2, H_1C, G_a, G_b)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _touching(x, sh):
     return x[_ACT] > 0.5 and sh[1] == 0.0 and sh[0] == _kc.OK
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _idle(sh, F):
     """The outputs of a spring that exerts nothing (not touching, culled, or sent to Python)."""
     z = np.zeros(6)
     return z, z.copy(), np.zeros(3), sh + (F[LAW : LAW + 5].copy(),)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _efforts(x, sh, F, law, F_e, W_geo, ok):
     """Port efforts of a touching spring exerting the normal force ``F_e`` [N], and the
     shared tuple ending with `law` (`spring_outputs`; the soil's, `kernels.soil`)."""
@@ -171,7 +171,7 @@ def _efforts(x, sh, F, law, F_e, W_geo, ok):
     return e_a, e_b, e_s, sh + (law,)
 
 
-@njit(cache=True)
+@njit
 def spring_outputs(t, x, refs, F, I):
     """Port efforts ``(e_a, e_b, e_slip)`` of the spring and the shared tuple (last), which
     ends with the packed normal law (a law of fixed stiffness)."""
@@ -182,7 +182,7 @@ def spring_outputs(t, x, refs, F, I):
     return _efforts(x, sh, F, law, _kc.normal_force(law, sh[2], 0.0)[0], np.zeros(6), True)
 
 
-@njit(cache=True)
+@njit
 def spring_outputs_local(t, x, refs, F, I):
     """`spring_outputs` of a spring whose law takes its stiffness from the local curvatures
     (`porthamiltonian.contact.LocalHertzLaw`): the shared tuple ends with the law resolved
@@ -201,7 +201,7 @@ def spring_outputs_local(t, x, refs, F, I):
     return _efforts(x, sh, F, law, _kc.normal_force(law, sh[2], 0.0)[0], W_geo, ok)
 
 
-@njit(cache=True)
+@njit
 def spring_rates(t, x, refs, inputs, sh, F, I):
     """Rates of the spring's own state (10); NaN where the contact matrix is singular
     (`porthamiltonian.contact.kinematics.MAX_CONDITION`: the Python path raises)."""
@@ -221,7 +221,7 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _limits(sh, s, F, I):
     """As `library.compliant_contact._limits`: friction limits and the stick dampers' caps."""
     Fe = _kc.normal_force(sh[12], sh[2], 0.0)[0]
@@ -232,7 +232,7 @@ def _limits(sh, s, F, I):
             max(lim_t - F[K_T] * math.sqrt(s[1] * s[1] + s[2] * s[2]), 0.0))
 
 
-@njit(cache=True)
+@njit
 def damper_law(t, inputs, refs, sh, F, I):
     """Port efforts ``(e_a, e_b)`` of the damper (refs: the spring's x, charts, flag, the
     poses, the momenta, the deformation last)."""
@@ -244,7 +244,7 @@ def damper_law(t, inputs, refs, sh, F, I):
     return e_a, e_b
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _slip_arguments(refs, sh, F, I):
     """``(lim_spin, lim_t, c_slip, spin_speed, slide_speed)`` of the slip kernels, as
     `library.compliant_contact.SlipFriction._arguments` (refs as `damper_law`)."""
@@ -263,14 +263,14 @@ def _slip_arguments(refs, sh, F, I):
     return lim_spin, lim_t, F[C_SLIP], abs(T_C[2]), math.hypot(T_C[3], T_C[4])
 
 
-@njit(cache=True)
+@njit
 def friction_law(t, inputs, refs, sh, F, I):
     """Slip rates ``(v,)`` of the friction element (refs as `damper_law`)."""
     lim_spin, lim_t, c_slip, spin, slide = _slip_arguments(refs, sh, F, I)
     return (_kc.slip_rates(inputs[0], lim_spin, lim_t, c_slip, spin, slide),)
 
 
-@njit(cache=True)
+@njit
 def spring_events(t, x, refs, sh, F, I):
     """Values of the spring's event functions in the order of `ContactSpring.events` (touch,
     release, chart, approach; the last only if the pair is cullable), as the Python ones, from
@@ -308,7 +308,7 @@ def spring_events(t, x, refs, sh, F, I):
     return out
 
 
-@njit(cache=True)
+@njit
 def spring_input_matrix(t, x, refs, sh, F, I):
     """``d(rates)/d(inputs)`` (10, 15) of the spring: without the relaxation the rates are
     linear in the twists and the slip, so the columns are the rates of unit inputs (as
@@ -337,7 +337,7 @@ def spring_input_matrix(t, x, refs, sh, F, I):
     return B
 
 
-@njit(cache=True)
+@njit
 def spring_output_jacobian(t, x, refs, sh, F, I):
     """``d(outputs)/d(x)`` (15, 10): the outputs depend on the own state through the
     deformation only (as `library.compliant_contact.ContactSpring.output_jacobian`)."""
@@ -352,7 +352,7 @@ def spring_output_jacobian(t, x, refs, sh, F, I):
     return J
 
 
-@njit(cache=True)
+@njit
 def damper_law_jacobian(t, inputs, refs, sh, F, I):
     """``d(e_a, e_b)/d(T_a, T_b)`` (12, 12) of `damper_law`."""
     if refs[2][0] < 0.5 or sh[1] != 0.0:
@@ -363,7 +363,7 @@ def damper_law_jacobian(t, inputs, refs, sh, F, I):
     return _kc.damper_jacobian(sh[10], sh[11], dW)
 
 
-@njit(cache=True)
+@njit
 def friction_law_jacobian(t, inputs, refs, sh, F, I):
     """``d v_slip / d f`` (3, 3) of `friction_law`."""
     lim_spin, lim_t, c_slip, spin, slide = _slip_arguments(refs, sh, F, I)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ._njit import njit
 
 from . import closest as _kc
 from . import hertz as _kh
@@ -27,7 +27,7 @@ SANE_MARGIN = 0.1
 CHART_STEP = 1e-7
 
 
-@njit(cache=True)
+@njit
 def normal_rates(D):
     """Unit normal ``n`` and its partials ``n_u``, ``n_v`` from an order >= 2 derivative array.
 
@@ -41,13 +41,13 @@ def normal_rates(D):
     return n, (mu - _lie.dot3(n, mu) * n) / s, (mv - _lie.dot3(n, mv) * n) / s
 
 
-@njit(cache=True)
+@njit
 def _solve2(m00, m01, m10, m11, b0, b1):
     det = m00 * m11 - m01 * m10
     return (m11 * b0 - m01 * b1) / det, (m00 * b1 - m10 * b0) / det
 
 
-@njit(cache=True)
+@njit
 def kinematics(D1, D2, R, d, T):
     """Generalized contact kinematics (docs/math.md sec. 5, Duindam & Stramigioli 2003, eqs. 11-14).
 
@@ -130,7 +130,7 @@ def kinematics(D1, D2, R, d, T):
     return distance, rate, dp1, dp2, x_rate, s_max, s_min
 
 
-@njit(cache=True)
+@njit
 def frame(D1, n1, distance, alpha):
     """Contact frame ``H_1C`` (4x4) in frame 1: ``z = n1``, ``x`` the tangential part of
     ``f1_u`` normalized, origin ``p1 + alpha Delta n1``."""
@@ -146,7 +146,7 @@ def frame(D1, n1, distance, alpha):
     return H
 
 
-@njit(cache=True)
+@njit
 def frame_rates(D1, D2, R, d, T, H_1C):
     """Rates of the contact frame's axes as the contact point moves, in frame 1.
 
@@ -164,7 +164,7 @@ def frame_rates(D1, D2, R, d, T, H_1C):
     return x_rate, s_max, s_min, dn1, dex, dey
 
 
-@njit(cache=True)
+@njit
 def axes_rates(D1, du, dv, H_1C):
     """Rates ``(dn1, dex, dey)`` of the contact frame's axes when the contact point moves on
     surface 1 at parameter rates ``(du, dv)`` (`frame_rates`)."""
@@ -181,20 +181,20 @@ def axes_rates(D1, du, dv, H_1C):
     return dn1, dex, dey
 
 
-@njit(cache=True)
+@njit
 def relative_pose(H_S1a, H_bS2, Ha, Hb):
     """``H_12 = H_S1a inv(H_Wa) H_Wb H_bS2``: pose of surface 2's frame in surface 1's."""
     return _lie.mm(_lie.mm(_lie.mm(H_S1a, _lie.se3_inverse(Ha)), Hb), H_bS2)
 
 
-@njit(cache=True)
+@njit
 def relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b):
     """Twist of S2 relative to S1 in frame 1 from the body twists (``Ad_S2b = Ad(H_S2b)``,
     ``Ad_S1a = Ad(H_S1a)``)."""
     return _lie.mv(_lie.adjoint(H_12), _lie.mv(Ad_S2b, T_b)) - _lie.mv(Ad_S1a, T_a)
 
 
-@njit(cache=True)
+@njit
 def start_is_sane(F1, F2, x, c1, c2):
     """True when the tracked parameters lie inside their domains and at least `SANE_MARGIN`
     from the singular sets of their charts (else they are re-expressed first)."""
@@ -213,7 +213,7 @@ def start_is_sane(F1, F2, x, c1, c2):
     return True
 
 
-@njit(cache=True)
+@njit
 def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol):
     """Exact contact points from a warm start (or a closed form,
     `porthamiltonian.kernels.closest.closed_form`), and the contact frame and twist maps.
@@ -270,7 +270,7 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
     return True, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b
 
 
-@njit(cache=True)
+@njit
 def frame_and_maps(D1, n1, distance, alpha, H_12, H_S1a, H_bS2):
     """Contact frame ``H_1C`` (`frame`) and the twist maps ``G_a = Ad(H_C1 H_S1a)``,
     ``G_b = Ad(H_C1 H_12 H_S2b)`` (``T_C = G_b T_b - G_a T_a``)."""
@@ -279,7 +279,7 @@ def frame_and_maps(D1, n1, distance, alpha, H_12, H_S1a, H_bS2):
     return H_1C, _lie.adjoint(_lie.mm(H_C1, H_S1a)), _lie.adjoint(_lie.mm(_lie.mm(H_C1, H_12), _lie.se3_inverse(H_bS2)))
 
 
-@njit(cache=True)
+@njit
 def _chart_jacobian(F, I, u, v, src, dst):
     """Central-difference Jacobian (2x2) of the chart map ``src -> dst`` at ``(u, v)``."""
     J = np.eye(2)
@@ -295,7 +295,7 @@ def _chart_jacobian(F, I, u, v, src, dst):
     return J
 
 
-@njit(cache=True)
+@njit
 def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params, c1, c2, relax):
     """d(params)/dt of tracked contact parameters (charts ``(c1, c2)``).
 
@@ -322,7 +322,7 @@ def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params
                           c1, c2, relax)
 
 
-@njit(cache=True)
+@njit
 def _tracked_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max, s_min, params, c1, c2,
                    relax):
     """`parameter_rates` given the kinematics of the exact points in their own charts
@@ -374,7 +374,7 @@ FAILED = 1          # no regular contact pair from this start (the caller tries 
 NEEDS_RECHART = 2   # the warm start lies outside its domain or near a singular set
 
 
-@njit(cache=True)
+@njit
 def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a,
              H_bS2, reg_tol):
     """`pair_state` from the bodies' poses: the hot path of a contact's evaluation.
@@ -410,7 +410,7 @@ def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol,
             G_b)
 
 
-@njit(cache=True)
+@njit
 def separation(B1, B2, pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2):
     """The culling test from the bodies' poses: a lower bound of the signed distance
     (`porthamiltonian.kernels.closest.separation_bound`) and ``H_12``.
@@ -433,7 +433,7 @@ def separation(B1, B2, pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2):
     return _kc.separation_bound(B1, B2, H_12[:3, :3].copy(), H_12[:3, 3].copy()), H_12
 
 
-@njit(cache=True)
+@njit
 def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b, Ad_S2b, Ad_S1a, T_a, T_b,
                  slip, params, c1, c2, relax, s, active):
     """Rates of a compliant contact spring's own state (`library.compliant_contact`).
@@ -467,7 +467,7 @@ def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b
     return x_rate, s_rate, s_max, s_min
 
 
-@njit(cache=True)
+@njit
 def sliding_plane_bias(D1, D2, H_12, H_1C, Ad_S2b, Ad_S1a, T_a, T_b, alpha, rows):
     """Acceleration bias of the sliding-plane constraint rows (Tasora & Righettini, *Sliding
     contact between freeform surfaces*, 2003).
@@ -526,7 +526,7 @@ LAW_LOCAL_HERTZ = 4    # (code, E*, a, 1.5, clip): Hunt-Crossley with k from the
 HERTZ_MAX_RATIO = 1e10
 
 
-@njit(cache=True)
+@njit
 def normal_force(law, delta, rate):
     """Elastic and dissipative normal forces of a packed `porthamiltonian.contact.NormalLaw`.
 
@@ -564,7 +564,7 @@ def normal_force(law, delta, rate):
     return fe, fd, slope
 
 
-@njit(cache=True)
+@njit
 def normal_potential(law, delta):
     """Elastic energy ``k delta^(n+1) / (n+1)`` [J] of a packed built-in (or resolved) law, 0
     for ``delta <= 0``."""
@@ -574,7 +574,7 @@ def normal_potential(law, delta):
     return law[1] * delta ** (n + 1.0) / (n + 1.0)
 
 
-@njit(cache=True)
+@njit
 def resolve_law(law, K):
     """The packed law with its stiffness: a `LAW_LOCAL_HERTZ` law becomes the Hunt-Crossley
     law ``(LAW_HUNT_CROSSLEY, K, a, 1.5, clip)`` of the local stiffness ``K``; any other law is
@@ -586,7 +586,7 @@ def resolve_law(law, K):
     return out
 
 
-@njit(cache=True)
+@njit
 def local_hertz(F1, I1, F2, I2, x, c1, c2, D1, D2, H_12, H_1C, E_star, max_ratio):
     """Hertz stiffness of a contact from its local curvatures, and its rate per unit twist.
 
@@ -637,7 +637,7 @@ def local_hertz(F1, I1, F2, I2, x, c1, c2, D1, D2, H_12, H_1C, E_star, max_ratio
     return K, _lie.mtv(_lie.adjoint(H_1C), g1), True
 
 
-@njit(cache=True)
+@njit
 def spring_outputs(G_a, G_b, K_t, s, F_e, W_geo):
     """Port efforts of a compliant contact's spring: the wrench ``W_C = (0, 0, K_t s, -F_e) +
     W_geo`` on the relative motion, as ``(-G_a^T W_C, G_b^T W_C)``, and the slip port's force
@@ -650,7 +650,7 @@ def spring_outputs(G_a, G_b, K_t, s, F_e, W_geo):
     return -_lie.mtv(G_a, W), _lie.mtv(G_b, W), K_t * s
 
 
-@njit(cache=True)
+@njit
 def _capped(c, v, cap):
     """A damper force ``c v`` limited in magnitude to ``cap`` >= 0, and ``dF/dv``.
 
@@ -672,7 +672,7 @@ def _capped(c, v, cap):
     return F, dF
 
 
-@njit(cache=True)
+@njit
 def _norm2(v):
     out = 0.0
     for k in range(v.shape[0]):
@@ -680,7 +680,7 @@ def _norm2(v):
     return out
 
 
-@njit(cache=True)
+@njit
 def damper_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, cap_spin, cap_t, law, delta):
     """Port efforts of a compliant contact's damper, ``W_C = -(0, 0, F_spin, F_x, F_y, F_d)``
     with ``T_C = G_b T_b - G_a T_a``: ``F_d`` the normal law's dissipative force at the
@@ -700,7 +700,7 @@ def damper_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, cap_spin, cap_t, law, delta)
     return -_lie.mtv(G_a, W), _lie.mtv(G_b, W), dW
 
 
-@njit(cache=True)
+@njit
 def damper_jacobian(G_a, G_b, dW):
     """``d(e_a, e_b) / d(T_a, T_b)`` (12, 12) of `damper_efforts`: ``G^T dW G`` with
     ``G = (-G_a, G_b)``."""
@@ -710,7 +710,7 @@ def damper_jacobian(G_a, G_b, dW):
     return G.T @ (dW @ G)
 
 
-@njit(cache=True)
+@njit
 def _slip_rate(force, limit, c_slip, speed):
     """Magnitude of a slip rate along the force: the Dahl term ``speed min(force / limit, 1)``
     plus the excess ``max(force - limit, 0) / c_slip`` (`slip_rates`)."""
@@ -722,7 +722,7 @@ def _slip_rate(force, limit, c_slip, speed):
     return r
 
 
-@njit(cache=True)
+@njit
 def slip_rates(f, lim_spin, lim_t, c_slip, spin_speed, slide_speed):
     """Slip rates ``(spin, x, y)`` of the spring's anchor for its force ``f = (torque, f_x,
     f_y)``, along the force.
@@ -745,7 +745,7 @@ def slip_rates(f, lim_spin, lim_t, c_slip, spin_speed, slide_speed):
     return out
 
 
-@njit(cache=True)
+@njit
 def slip_jacobian(f, lim_spin, lim_t, c_slip, spin_speed, slide_speed):
     """``d v_slip / d f`` (3, 3) of `slip_rates`: for a rate ``r(|f|)`` along ``f``, the
     tangential block is ``r' u u^T + (r / |f|) (I - u u^T)``, ``u = f / |f|``."""
@@ -772,13 +772,13 @@ def slip_jacobian(f, lim_spin, lim_t, c_slip, spin_speed, slide_speed):
 COMPLEX_STEP = 1e-30
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _rot(R, a):
     return (R[0, 0] * a[0] + R[0, 1] * a[1] + R[0, 2] * a[2], R[1, 0] * a[0] + R[1, 1] * a[1] + R[1, 2] * a[2],
             R[2, 0] * a[0] + R[2, 1] * a[1] + R[2, 2] * a[2])
 
 
-@njit(cache=True)
+@njit
 def curvature_invariants(D1, D2, R):
     """Trace and determinant of the relative curvature ``K1 + K2`` of two surfaces at a
     generalized contact pair [1/m, 1/m^2].
@@ -817,7 +817,7 @@ def curvature_invariants(D1, D2, R):
     return m00 + m11, m00 * m11 - m01 * m01
 
 
-@njit(cache=True)
+@njit
 def _moved(D, Dn, du, dv, h):
     """``D + i h dD`` with ``dD[i, j] = D[i+1, j] du + D[i, j+1] dv`` for ``i + j <= 2`` (the
     derivative of the order-2 array as the parameters move at ``(du, dv)``); ``Dn`` holds
@@ -830,7 +830,7 @@ def _moved(D, Dn, du, dv, h):
     return out
 
 
-@njit(cache=True)
+@njit
 def curvature_rates(F1, I1, F2, I2, x, c1, c2, D1, D2, H_12):
     """The relative curvature's invariants and their rates per unit relative twist.
 

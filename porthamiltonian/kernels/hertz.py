@@ -17,7 +17,7 @@ Carlson's form, NIST DLMF 19.25.1): with ``q = (b/a)^2`` solving the shape equat
 complex steps, exact to round-off (J. R. R. A. Martins, P. Sturdza and J. J. Alonso, "The
 complex-step derivative approximation", ACM TOMS 29(3), 2003).
 
-Every function is ``@njit(cache=True)`` and validates nothing (`contact.hertz` and
+Every function is compiled (`porthamiltonian.kernels._njit`) and validates nothing (`contact.hertz` and
 `contact.laws.LocalHertzLaw` check curvatures and moduli before they get here).
 """
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 import cmath
 import math
 
-from numba import njit
+from ._njit import njit
 
 #: imaginary step of the complex-step derivatives, relative to q (q in (0, 1]: far below the
 #: round-off of q, and q * _STEP >= 1e-42 stays far above underflow for ratios up to 1e10)
@@ -41,7 +41,7 @@ _SPREAD = 1e-3
 _TOL = 1e-15
 
 
-@njit(cache=True)
+@njit
 def carlson_rf(x, y, z):
     """Carlson's symmetric elliptic integral of the first kind R_F(x, y, z).
 
@@ -85,7 +85,7 @@ def carlson_rf(x, y, z):
     return (1.0 - E2 / 10.0 + E3 / 14.0 + E2 * E2 / 24.0 - 3.0 * E2 * E3 / 44.0) / cmath.sqrt(A)
 
 
-@njit(cache=True)
+@njit
 def carlson_rd(x, y, z):
     """Carlson's symmetric elliptic integral of the second kind R_D(x, y, z) = R_J(x, y, z, z).
 
@@ -137,14 +137,14 @@ def carlson_rd(x, y, z):
     return 3.0 * total + scale * series / (A * cmath.sqrt(A))
 
 
-@njit(cache=True)
+@njit
 def _ratio(q):
     """``r(q) = R_D(0, 1, q) / R_D(0, q, 1)`` = B/A = k_max/k_min of the ellipse of squared
     axis ratio q (complex q for complex steps); decreases from infinity to 1 on (0, 1]."""
     return carlson_rd(0.0, 1.0, q) / carlson_rd(0.0, q, 1.0)
 
 
-@njit(cache=True)
+@njit
 def _shape(q):
     """``P(q) = (2 pi / 3) sqrt(R_D(0, q, 1) / 3) / R_F(0, q, 1)^(3/2)``, so that ``K = E*
     sqrt(2 / k_min) P(q)`` (complex q for complex steps); ``P(1) = 2 sqrt(2) / 3``."""
@@ -152,7 +152,7 @@ def _shape(q):
     return (2.0 * math.pi / 3.0) * cmath.sqrt(carlson_rd(0.0, q, 1.0) / 3.0) / (F * cmath.sqrt(F))
 
 
-@njit(cache=True)
+@njit
 def axis_ratio_squared(ratio):
     """Squared axis ratio of the Hertz contact ellipse.
 
@@ -216,7 +216,7 @@ def axis_ratio_squared(ratio):
     return math.exp(t)
 
 
-@njit(cache=True)
+@njit
 def stiffness(E_star, k_max, k_min):
     """Exact elliptical Hertz stiffness and its partial derivatives in the curvatures.
 

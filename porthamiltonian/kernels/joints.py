@@ -13,12 +13,12 @@ stays in Python.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ._njit import njit
 
 from . import lie as _lie
 
 
-@njit(cache=True)
+@njit
 def ad(T):
     """``ad(T) = [[hat(w), 0], [hat(v), hat(w)]]`` (6, 6) of a twist ``(w, v)``, as
     `porthamiltonian.lie.se3.ad`."""
@@ -35,7 +35,7 @@ def ad(T):
     return out
 
 
-@njit(cache=True)
+@njit
 def geometry(H_W1, H_W2, H_1M, H_2N):
     """``(H_MN, H_M1, H_N2)`` from the body poses and the marker poses."""
     H_WM = _lie.mm(H_W1, H_1M)
@@ -43,7 +43,7 @@ def geometry(H_W1, H_W2, H_1M, H_2N):
     return _lie.mm(_lie.se3_inverse(H_WM), H_WN), _lie.se3_inverse(H_1M), _lie.se3_inverse(H_2N)
 
 
-@njit(cache=True)
+@njit
 def _operator_rows(p, rows, identity):
     """Rows ``rows`` of ``[[I, 0], [-hat(p), I]]`` (the operator S, no single locked rotation),
     or without the identity blocks (its rate dS/dt for ``p = dp/dt``)."""
@@ -57,7 +57,7 @@ def _operator_rows(p, rows, identity):
     return S
 
 
-@njit(cache=True)
+@njit
 def terms(H_W1, H_W2, H_1M, T_1M, H_2N, T_2N, rows):
     """Constraint Jacobian ``J`` (m, 12) on the body twists ``(T1, T2)``, velocity bias ``b``
     (m,) and ``H_MN`` (for the gap), as `library.joints.Joint.terms`."""
@@ -71,7 +71,7 @@ def terms(H_W1, H_W2, H_1M, T_1M, H_2N, T_2N, rows):
     return J, b, H_MN
 
 
-@njit(cache=True)
+@njit
 def acceleration_bias(H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N, T1, T2, rows):
     """``dS/dt T_rel + S (d T_rel/dt without the body accelerations)`` (m,), as
     `library.joints.Joint.acceleration_bias`."""
@@ -104,7 +104,7 @@ def acceleration_bias(H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N, T1, T2, 
 ROWS = 7
 
 
-@njit(cache=True)
+@njit
 def _marker(F, at, axis_at, turning, t):
     """Pose (4, 4), body twist and its rate (6,) of a marker, fixed or turning."""
     H0 = F[at : at + 16].copy().reshape(4, 4)
@@ -118,7 +118,7 @@ def _marker(F, at, axis_at, turning, t):
     return _lie.mm(H0, R), T, np.zeros(6)
 
 
-@njit(cache=True)
+@njit
 def _element_geometry(t, refs, F, I):
     H_W1 = _lie.pose_to_matrix(refs[0]) if I[0] else F[32:48].copy().reshape(4, 4)
     H_W2 = _lie.pose_to_matrix(refs[I[2]]) if I[1] else F[48:64].copy().reshape(4, 4)
@@ -127,7 +127,7 @@ def _element_geometry(t, refs, F, I):
     return H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N
 
 
-@njit(cache=True)
+@njit
 def gap(H_MN, n_rot, free_axis, rows):
     """The gap of `library.joints.Joint._gap_of` for 0, 2 or 3 locked rotations (``free_axis``
     the unlocked one of 2)."""
@@ -146,7 +146,7 @@ def gap(H_MN, n_rot, free_axis, rows):
     return out
 
 
-@njit(cache=True)
+@njit
 def joint_terms(t, x, refs, F, I):
     H_W1, H_W2, H_1M, T_1M, _, H_2N, T_2N, _ = _element_geometry(t, refs, F, I)
     rows = I[ROWS:]
@@ -154,7 +154,7 @@ def joint_terms(t, x, refs, F, I):
     return J, b, gap(H_MN, I[4], I[3], rows)
 
 
-@njit(cache=True)
+@njit
 def joint_acceleration_bias(t, x, refs, flows, F, I):
     H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N = _element_geometry(t, refs, F, I)
     return acceleration_bias(H_W1, H_W2, H_1M, T_1M, dT_1M, H_2N, T_2N, dT_2N, flows[0], flows[1], I[ROWS:])

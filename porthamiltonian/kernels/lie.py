@@ -5,7 +5,7 @@ Conventions of `porthamiltonian.lie` (docs/math.md sec. 1): twists ``(omega, v)`
 ``(qw, qx, qy, qz, px, py, pz)`` standing for ``H = [[R(q/|q|), p], [0, 1]]``, and
 ``H_AB`` mapping B coordinates to A.
 
-Every function is ``@njit(cache=True)``, takes and returns float64 arrays, and validates
+Every function is compiled (`porthamiltonian.kernels._njit`), takes and returns float64 arrays, and validates
 nothing: the public functions of `porthamiltonian.lie` validate their arguments and call these
 same kernels. The arithmetic is written term by term in the order of the numpy formulas it
 replaced, so results agree to the last bit.
@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ._njit import njit
 
 
-@njit(cache=True)
+@njit
 def cross3(a, b):
     """Return the cross product of two 3-vectors.
 
@@ -43,7 +43,7 @@ def cross3(a, b):
     return out
 
 
-@njit(cache=True)
+@njit
 def dot3(a, b):
     """Return the dot product ``a . b`` of two 3-vectors (no call into BLAS)."""
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
@@ -54,7 +54,7 @@ def dot3(a, b):
 # `mv` 42 ns; 4x4 @ 4x4 193 ns, `mm` 66 ns). The contact kernels make dozens per evaluation.
 
 
-@njit(cache=True)
+@njit
 def mv(A, v):
     """``A @ v`` for a small matrix (any layout)."""
     n, m = A.shape
@@ -67,7 +67,7 @@ def mv(A, v):
     return out
 
 
-@njit(cache=True)
+@njit
 def mtv(A, v):
     """``A.T @ v`` for a small matrix (any layout)."""
     n, m = A.shape
@@ -79,7 +79,7 @@ def mtv(A, v):
     return out
 
 
-@njit(cache=True)
+@njit
 def mm(A, B):
     """``A @ B`` for small matrices (any layout)."""
     n, k = A.shape
@@ -100,14 +100,14 @@ def mm(A, B):
 # 35 s first-run JIT). The kernels copy blocks with these instead.
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def put(dst, at, src):
     """``dst[at : at + len(src)] = src`` for 1-D arrays (shapes not checked)."""
     for k in range(src.shape[0]):
         dst[at + k] = src[k]
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def put2(dst, row, col, src):
     """``dst[row : row + m, col : col + n] = src`` for an (m, n) block (shapes not checked)."""
     m, n = src.shape
@@ -116,7 +116,7 @@ def put2(dst, row, col, src):
             dst[row + i, col + j] = src[i, j]
 
 
-@njit(cache=True)
+@njit
 def quat_to_rotation_into(q, R):
     """Write the rotation matrix of ``q / |q|`` into `R`.
 
@@ -151,7 +151,7 @@ def quat_to_rotation_into(q, R):
     R[2, 2] = 1.0 - xx - yy
 
 
-@njit(cache=True)
+@njit
 def quat_to_rotation(q):
     """Return the rotation matrix of a quaternion, normalized on the fly.
 
@@ -171,7 +171,7 @@ def quat_to_rotation(q):
     return R
 
 
-@njit(cache=True)
+@njit
 def pose_to_matrix(x):
     """Return the rigid motion of a pose vector (the quaternion is normalized first).
 
@@ -194,7 +194,7 @@ def pose_to_matrix(x):
     return H
 
 
-@njit(cache=True)
+@njit
 def se3_inverse(H):
     """Return the inverse of a rigid motion in closed form.
 
@@ -217,7 +217,7 @@ def se3_inverse(H):
     return out
 
 
-@njit(cache=True)
+@njit
 def adjoint(H):
     """Return the adjoint matrix of a rigid motion, which maps twists from B to A.
 
@@ -252,14 +252,14 @@ def adjoint(H):
     return out
 
 
-@njit(cache=True)
+@njit
 def _put_hat(out, r, c, a):
     out[r, c + 1], out[r, c + 2] = -a[2], a[1]
     out[r + 1, c], out[r + 1, c + 2] = a[2], -a[0]
     out[r + 2, c], out[r + 2, c + 1] = -a[1], a[0]
 
 
-@njit(cache=True)
+@njit
 def ad_matrix(T):
     """Return ``ad(T) = [[hat(w), 0], [hat(v), hat(w)]]`` for a twist ``T = (w, v)``: the Lie
     bracket as a matrix, ``ad(T1) T2 = (w1 x w2, w1 x v2 + v1 x w2)``."""
@@ -270,7 +270,7 @@ def ad_matrix(T):
     return out
 
 
-@njit(cache=True)
+@njit
 def quat_rate_matrix(q):
     """Return the 4x3 matrix G(q) with ``dq/dt = G(q) omega_body``.
 
@@ -293,7 +293,7 @@ def quat_rate_matrix(q):
     return G
 
 
-@njit(cache=True)
+@njit
 def pose_rate_into(x, T, out):
     """Write the time derivative of a pose vector for a body twist into `out`.
 
@@ -328,7 +328,7 @@ def pose_rate_into(x, T, out):
     out[6] = (xz - wy) * vx + (yz + wx) * vy + (1.0 - xx - yy) * vz
 
 
-@njit(cache=True)
+@njit
 def pose_rate(x, T):
     """Return the time derivative of a pose vector for a body twist.
 
@@ -349,7 +349,7 @@ def pose_rate(x, T):
     return out
 
 
-@njit(cache=True)
+@njit
 def pose_rate_map(x):
     """Return K(x), the map from a body twist to the rate of the pose vector.
 
@@ -377,7 +377,7 @@ def pose_rate_map(x):
     return K
 
 
-@njit(cache=True)
+@njit
 def pose_gradient(x, dV_dT):
     """Return the gradient of a pose-dependent energy with respect to the pose vector.
 
@@ -409,7 +409,7 @@ def pose_gradient(x, dV_dT):
     return out
 
 
-@njit(cache=True)
+@njit
 def so3_exp(x, y, z):
     """``exp(hat(phi))`` (3, 3) of the rotation vector ``phi = (x, y, z)``, as
     `porthamiltonian.lie.so3.exp` (Rodrigues, no cancellation, series below 1e-4 rad)."""
@@ -423,7 +423,7 @@ def so3_exp(x, y, z):
     return R
 
 
-@njit(cache=True)
+@njit
 def so3_log(R):
     """The rotation vector (3,) of a rotation matrix, angle in [0, pi], as
     `porthamiltonian.lie.so3.log` (antisymmetric part away from pi, symmetric part near it)."""
@@ -469,7 +469,7 @@ _THETA_D = 0.7
 _THETA_TINY = 1e-4
 
 
-@njit(cache=True)
+@njit
 def horner(coeffs, t):
     """``sum_k coeffs[k] t^k`` (a series in t, constant term first)."""
     acc = 0.0
@@ -478,7 +478,7 @@ def horner(coeffs, t):
     return acc
 
 
-@njit(cache=True)
+@njit
 def sinc_cosc(theta):
     """Return (sin(theta)/theta, (1 - cos(theta))/theta^2) without cancellation."""
     if theta < _THETA_TINY:
@@ -489,7 +489,7 @@ def sinc_cosc(theta):
     return math.sin(theta) / theta, 0.5 * sh * sh
 
 
-@njit(cache=True)
+@njit
 def coeff_c(theta):
     """Return (theta - sin(theta)) / theta^3."""
     if theta < _THETA_C:
@@ -497,7 +497,7 @@ def coeff_c(theta):
     return (theta - math.sin(theta)) / (theta * theta * theta)
 
 
-@njit(cache=True)
+@njit
 def coeff_d(theta):
     """Return (D, E) with D = (1 - E)/theta^2 and E = (theta/2) cot(theta/2)."""
     if theta < _THETA_D:
@@ -509,7 +509,7 @@ def coeff_d(theta):
     return (1.0 - e) / (theta * theta), e
 
 
-@njit(cache=True)
+@njit
 def combine_entries(a, b, c, x, y, z):
     """Return the 9 row-major entries of a I + b hat(w) + c w w^T for w = (x, y, z)."""
     cxy, cxz, cyz = c * x * y, c * x * z, c * y * z
@@ -531,7 +531,7 @@ _SERIES_C3 = (1 / 120, -1 / 2520, 1 / 120960, -1 / 9979200, 1 / 1245404160,
 _THETA_Q = 1.2
 
 
-@njit(cache=True)
+@njit
 def q_entries(wx, wy, wz, vx, vy, vz):
     """Return the 9 row-major entries of the block Q(v, w) of the SE(3) left Jacobian."""
     theta = math.sqrt(wx * wx + wy * wy + wz * wz)
@@ -565,7 +565,7 @@ def q_entries(wx, wy, wz, vx, vy, vz):
     )
 
 
-@njit(cache=True)
+@njit
 def se3_log(H):
     """Exponential coordinates ``xi = (phi, rho)`` (6,) of a rigid motion, as
     `porthamiltonian.lie.se3.log`: ``phi = so3_log(R)``, ``rho = J_l(phi)^-1 p = E p -
@@ -585,7 +585,7 @@ def se3_log(H):
     return out
 
 
-@njit(cache=True)
+@njit
 def se3_jacobian_inverse(sign, xi):
     """``[[J, 0], [Q, J]]^-1 = [[J^-1, 0], [-J^-1 Q J^-1, J^-1]]`` (6, 6) of the left (sign
     1) or right (sign -1) Jacobian of exp on SE(3), as
@@ -611,7 +611,7 @@ def se3_jacobian_inverse(sign, xi):
     return out
 
 
-@njit(cache=True)
+@njit
 def se3_exp(xi):
     """Return ``exp(hat(xi))``, shape (4, 4), of exponential coordinates ``xi = (phi, rho)``
     (the formula of `porthamiltonian.lie.se3.exp`: R = so3 exp(phi), p = J_l(phi) rho)."""
@@ -632,7 +632,7 @@ def se3_exp(xi):
     return H
 
 
-@njit(cache=True)
+@njit
 def _quat_times_rotvec(q, phi):
     """``q ⊗ quat(phi)`` for a rotation vector phi [rad], normalized."""
     theta = math.sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2])
@@ -647,7 +647,7 @@ def _quat_times_rotvec(q, phi):
     return out / math.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
 
 
-@njit(cache=True)
+@njit
 def pose_step(x, xi):
     """A pose moved by half and all of a body-frame screw: ``H exp(hat(xi)/2)`` and
     ``H exp(hat(xi))``, with the adjoints of the two increments.

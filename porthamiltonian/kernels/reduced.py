@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ._njit import njit
 
 from .lie import ad_matrix, adjoint, se3_inverse
 
@@ -48,7 +48,7 @@ _FIRST = np.array((1, 2), dtype=np.int64)                 # jet slot of d/ds, d/
 _SECOND = np.array(((3, 4), (4, 5)), dtype=np.int64)      # jet slot of d2/(di dj)
 
 
-@njit(cache=True)
+@njit
 def _jet(D, idx):
     out = np.empty((6, 3))
     for k in range(6):
@@ -56,7 +56,7 @@ def _jet(D, idx):
     return out
 
 
-@njit(cache=True)
+@njit
 def _jet_dot(a, b):
     out = np.zeros(6)
     for r in range(_TERMS.shape[0]):
@@ -65,7 +65,7 @@ def _jet_dot(a, b):
     return out
 
 
-@njit(cache=True)
+@njit
 def _jet_cross(a, b):
     out = np.zeros((6, 3))
     for r in range(_TERMS.shape[0]):
@@ -76,7 +76,7 @@ def _jet_cross(a, b):
     return out
 
 
-@njit(cache=True)
+@njit
 def _jet_scale(f, a):
     out = np.zeros((6, 3))
     for r in range(_TERMS.shape[0]):
@@ -86,7 +86,7 @@ def _jet_scale(f, a):
     return out
 
 
-@njit(cache=True)
+@njit
 def _jet_rsqrt(q):
     """Jet of ``q^(-1/2)`` by the chain rule."""
     f = q[0] ** -0.5
@@ -96,7 +96,7 @@ def _jet_rsqrt(q):
                      f2 * q[2] * q[2] + f1 * q[5]))
 
 
-@njit(cache=True)
+@njit
 def patch_frame(D):
     """The patch frame at a point: origin ``c``, ``x = c_s / |c_s|``, ``z`` the unit normal
     ``c_s x c_t / |c_s x c_t|``, ``y = z x x`` (Kry & Pai 2003, eqs. 5-6), from a derivative array of
@@ -115,7 +115,7 @@ def patch_frame(D):
     return H
 
 
-@njit(cache=True)
+@njit
 def patch_velocity(D):
     """Body velocity of a patch frame per unit parameter rate, and its derivatives.
 
@@ -155,7 +155,7 @@ def patch_velocity(D):
     return J, dJ
 
 
-@njit(cache=True)
+@njit
 def _flip(psi):
     cp, sp = math.cos(psi), math.sin(psi)
     B = np.eye(4)
@@ -163,14 +163,14 @@ def _flip(psi):
     return B
 
 
-@njit(cache=True)
+@njit
 def pose(D1, D2, psi):
     """Pose of body 2 in body 1 at contact coordinates, ``H_1C1 B(psi) inv(H_2C2)``, from the
     derivative arrays (order >= 1) at the contact parameters."""
     return patch_frame(D1) @ _flip(psi) @ se3_inverse(patch_frame(D2))
 
 
-@njit(cache=True)
+@njit
 def contact_matrices(D1, D2, psi, qd):
     """Pose and contact matrices at contact coordinates with parameters' derivative arrays
     `D1`, `D2` (order 3) and angle `psi`, and the rates for ``dq/dt = qd``.
@@ -214,7 +214,7 @@ def contact_matrices(D1, D2, psi, qd):
     return H_12, A, H_C, H_1, H_2, dH_C, dH_1, dH_2
 
 
-@njit(cache=True)
+@njit
 def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, slip_floor, max_condition, c_roll,
           c_spin, slip_relax):
     """The square solve of the reduced dynamics (`porthamiltonian.contact.reduced`).

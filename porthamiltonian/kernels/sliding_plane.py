@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ._njit import njit
 
 from . import compliant as _kcp
 from . import contact as _kc
@@ -43,25 +43,25 @@ def pack(pair_F, pair_I, mode, rows, mu, eps):
     return F, I.astype(np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _tail(I):
     """Index of the constraint's own ints in I (after the pair's)."""
     return _kcp.I_SURFACES + I[_kcp.N_I1] + I[_kcp.N_I2]
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _rows(I):
     at = _tail(I)
     return I[at + 3 : at + 3 + I[at + 2]]
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _handled(sh):
     """Whether the kernels handle the pair's shared tuple (exact contact points, not culled)."""
     return sh[0] == _kc.OK and sh[1] == 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _R(sh, k):
     """``R_k`` (12,): ``R_k . (T_a, T_b) = -(T_C)_k``."""
     out = np.empty(12)
@@ -70,7 +70,7 @@ def _R(sh, k):
     return out
 
 
-@njit(cache=True)
+@njit
 def terms(t, x, refs, F, I):
     """``(J, b, g, sh)`` of the active rows: the rows ``R_k``, zero velocity bias, the
     penetration as the normal row's gap (NaN for the others), and the pair's shared tuple for
@@ -89,7 +89,7 @@ def terms(t, x, refs, F, I):
     return J, np.zeros(n), g, sh
 
 
-@njit(cache=True)
+@njit
 def acceleration_bias(t, x, refs, flows, sh, F, I):
     """`porthamiltonian.kernels.contact.sliding_plane_bias` of the rows; NaN where the
     contact matrix is singular (`porthamiltonian.contact.kinematics.MAX_CONDITION`)."""
@@ -104,7 +104,7 @@ def acceleration_bias(t, x, refs, flows, sh, F, I):
     return bias
 
 
-@njit(cache=True)
+@njit
 def effort_map(t, x, refs, flows, sh, F, I):
     """The rows' effort map: with Coulomb friction the normal row plus the regularized
     sliding friction, ``R_5 - mu (v_x R_3 + v_y R_4) / sqrt(|v_t|^2 + eps^2)``; else the
@@ -127,7 +127,7 @@ def effort_map(t, x, refs, flows, sh, F, I):
     return D
 
 
-@njit(cache=True)
+@njit
 def rates(t, x, refs, flows, sh, F, I):
     """Rates of the own state (7): the tracked parameters' (contact kinematics plus the
     relaxation toward the exact ones); NaN where the contact matrix is singular."""
@@ -146,7 +146,7 @@ def rates(t, x, refs, flows, sh, F, I):
     return out
 
 
-@njit(cache=True)
+@njit
 def active(x, F, I):
     """1 on every row while the contact flag is set, else 0."""
     return np.full(_rows(I).shape[0], 1.0 if x[6] > 0.5 else 0.0)

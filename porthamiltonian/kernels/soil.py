@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ._njit import njit
 
 from . import compliant as _kcompliant
 from . import lie as _lie
@@ -60,25 +60,25 @@ def pack(F, I, *, stiffness, exponent, unloading, area, radius):
 
 
 # ---- the soil's law: F = K z^N loading, k_u(m) (z - z_p(m)) elastic (`SoilLaw`)
-@njit(cache=True)
+@njit
 def loading_force(K, N, z):
     """``K max(z, 0)^N`` [N]: Bekker's force on the loading curve at sinkage z [m]."""
     return K * max(z, 0.0) ** N
 
 
-@njit(cache=True)
+@njit
 def permanent_sinkage(N, beta, m):
     """``z_p(m) = m (1 - 1 / (beta N))`` [m]: the imprint left after loading to m [m]."""
     return m * (1.0 - 1.0 / (beta * N))
 
 
-@njit(cache=True)
+@njit
 def unloading_stiffness(K, N, beta, m):
     """``k_u(m) = beta N K m^(N-1)`` [N/m]."""
     return beta * N * K * m ** (N - 1.0)
 
 
-@njit(cache=True)
+@njit
 def elastic_force(K, N, beta, z, m):
     """``k_u(m) (z - z_p(m))`` [N] above the imprint's floor, else 0; 0 without memory
     (m <= 0)."""
@@ -88,7 +88,7 @@ def elastic_force(K, N, beta, z, m):
     return unloading_stiffness(K, N, beta, m) * (z - zp) if z > zp else 0.0
 
 
-@njit(cache=True)
+@njit
 def elastic_potential(K, N, beta, z, m):
     """``V(z, m) = 1/2 k_u(m) (z - z_p(m))^2`` [J] above the imprint's floor, else 0."""
     if m <= 0.0:
@@ -97,13 +97,13 @@ def elastic_potential(K, N, beta, z, m):
     return 0.5 * unloading_stiffness(K, N, beta, m) * (z - zp) ** 2 if z > zp else 0.0
 
 
-@njit(cache=True)
+@njit
 def plastic_force(K, N, beta, z):
     """``K z^N (1 - (N+1) / (2 beta N))`` [N]: the plastic part of the loading force."""
     return loading_force(K, N, z) * (1.0 - (N + 1.0) / (2.0 * beta * N))
 
 
-@njit(cache=True)
+@njit
 def footprint_radius(area, radius, m):
     """Radius [m] of the imprint after loading to m [m]: ``sqrt(area / pi)`` for a flat plate
     (``area > 0``), else the spherical cap's ``sqrt(2 R m - m^2)``, at least `MIN_FOOTPRINT`."""
@@ -112,7 +112,7 @@ def footprint_radius(area, radius, m):
     return max(math.sqrt(max(2.0 * radius * m - m * m, 0.0)), MIN_FOOTPRINT)
 
 
-@njit(cache=True)
+@njit
 def spring_force(K, N, beta, z, m, loading):
     """``(F [N], V [J])`` of the soil's spring at sinkage z with memory m: while loading the
     conservative part of Bekker's force, ``K (N+1) z^N / (2 beta N)``, and ``V(z, z) = K
@@ -124,21 +124,21 @@ def spring_force(K, N, beta, z, m, loading):
     return elastic_force(K, N, beta, z, m), elastic_potential(K, N, beta, z, m)
 
 
-@njit(cache=True)
+@njit
 def total_force(K, N, beta, z, m, loading):
     """The soil's whole normal force [N]: ``K z^N`` while loading, else elastic."""
     return loading_force(K, N, z) if loading else elastic_force(K, N, beta, z, m)
 
 
 # ---- element kernels
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _soil(F):
     """``(K, N, beta, area, radius)`` of the soil block (module docstring)."""
     at = F.shape[0] - SOIL_SIZE
     return F[at + SOIL_K], F[at + SOIL_N], F[at + SOIL_BETA], F[at + SOIL_AREA], F[at + SOIL_RADIUS]
 
 
-@njit(cache=True)
+@njit
 def spring_outputs(t, x, refs, F, I):
     """Port efforts ``(e_a, e_b, e_slip)`` of the soil spring and the shared tuple (last),
     which ends with the linear law of the soil's secant stiffness (module docstring)."""
@@ -154,7 +154,7 @@ def spring_outputs(t, x, refs, F, I):
     return _kcompliant._efforts(x, sh, F, law, spring_force(K, N, beta, z, x[_M], loading)[0], np.zeros(6), True)
 
 
-@njit(cache=True)
+@njit
 def spring_rates(t, x, refs, inputs, sh, F, I):
     """Rates of the soil spring's own state (15): the compliant spring's, 0 on the soil block."""
     out = np.zeros(15)
@@ -162,7 +162,7 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
     return out
 
 
-@njit(cache=True)
+@njit
 def spring_input_matrix(t, x, refs, sh, F, I):
     """``d(rates)/d(inputs)`` (15, 15): the compliant spring's, zero rows on the soil block."""
     B = np.zeros((15, 15))
@@ -170,7 +170,7 @@ def spring_input_matrix(t, x, refs, sh, F, I):
     return B
 
 
-@njit(cache=True)
+@njit
 def spring_output_jacobian(t, x, refs, sh, F, I):
     """``d(outputs)/d(x)`` (15, 15): the compliant spring's; the outputs do not depend on the
     soil block between events (its entries change at events only)."""
@@ -179,7 +179,7 @@ def spring_output_jacobian(t, x, refs, sh, F, I):
     return J
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _imprint(x, sh, F):
     """The imprint's depth z_p [m] under the contact point: the remembered one where the
     point lies within the footprint, else 0 (as `SoilSpring._imprint`)."""
@@ -193,7 +193,7 @@ def _imprint(x, sh, F):
     return permanent_sinkage(N, beta, m)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _sinkage_rate(refs, sh, F, I):
     """dz/dt [m/s] = -(T_C)[5], the contact twist from the moving bodies' momenta (the padded
     refs: the poses, then the momenta)."""
@@ -206,7 +206,7 @@ def _sinkage_rate(refs, sh, F, I):
     return -(_lie.mv(sh[11], T_b)[5] - _lie.mv(sh[10], T_a)[5])
 
 
-@njit(cache=True)
+@njit
 def spring_events(t, x, refs, sh, F, I):
     """Values of the soil spring's event functions in the order of `SoilSpring.events`: touch,
     release, chart, [approach] (the compliant ones, with the soil's touch and release), unload,
@@ -228,7 +228,7 @@ def spring_events(t, x, refs, sh, F, I):
     return out
 
 
-@njit(cache=True)
+@njit
 def plastic_law(t, inputs, refs, sh, F, I):
     """Port efforts ``(e_a, e_b)`` of the element "plastic": ``plastic_force(z)`` along the
     normal while loading, nothing elastic or not touching (refs: the compliant resistors', then
@@ -241,7 +241,7 @@ def plastic_law(t, inputs, refs, sh, F, I):
     return f * sh[10][5], -f * sh[11][5]
 
 
-@njit(cache=True)
+@njit
 def plastic_law_jacobian(t, inputs, refs, sh, F, I):
     """``d(e_a, e_b)/d(T_a, T_b)`` (12, 12) of `plastic_law`: zero (rate-independent)."""
     return np.zeros((12, 12))

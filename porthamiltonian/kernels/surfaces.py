@@ -73,7 +73,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ._njit import njit
 
 SEPARABLE = 0
 PIECEWISE = 1
@@ -265,7 +265,7 @@ def pack_network(blocks, neighbours, domains, ref_speeds, margin):
     return np.concatenate(f_parts), I
 
 
-@njit(cache=True)
+@njit
 def _span(F, start, n_spans, x, wrap):
     """Span index of ``x`` among the edges ``F[start : start + n_spans + 1]``, the wrapped
     ``x``, and the local coordinate's midpoint and inverse length."""
@@ -280,7 +280,7 @@ def _span(F, start, n_spans, x, wrap):
     return s, x, 0.5 * (a + b), 1.0 / (b - a)
 
 
-@njit(cache=True)
+@njit
 def _monomials(t, hinv, degree, order):
     """``M[i, c] = d^i/dx^i t^c`` with ``t = (x - mid) hinv``, shape (order+1, degree+1)."""
     M = np.zeros((order + 1, degree + 1))
@@ -294,7 +294,7 @@ def _monomials(t, hinv, degree, order):
     return M
 
 
-@njit(cache=True)
+@njit
 def _reciprocal(w, order):
     """Partials ``r[i, j]`` of ``1/w`` up to total order 3 (Faa di Bruno with ``g = 1/w``)."""
     r = np.zeros((order + 1, order + 1))
@@ -323,7 +323,7 @@ def _reciprocal(w, order):
     return r
 
 
-@njit(cache=True)
+@njit
 def _binomial(n, k):
     out = 1.0
     for i in range(k):
@@ -331,7 +331,7 @@ def _binomial(n, k):
     return out
 
 
-@njit(cache=True)
+@njit
 def _piecewise(F, I, u, v, order):
     p, q, nsu, nsv, dim = I[3], I[4], I[5], I[6], I[7]
     eu = 1 + DOMAIN_SIZE
@@ -372,10 +372,11 @@ def _piecewise(F, I, u, v, order):
     return D
 
 
-@njit(cache=True, error_model="numpy")
+@njit
 def _run_tape(F, I, u, v, order):
     """Run the `TAPE` of `order` (module docstring); IEEE results (inf, NaN) instead of Python's
-    exceptions, as the math module's domain errors would stop the closest-point search."""
+    exceptions (numpy error model, as every kernel), as the math module's domain errors would
+    stop the closest-point search."""
     reg = np.empty(I[6])
     reg[0], reg[1] = u, v
     pc = I[7 + order]
@@ -463,7 +464,7 @@ def _run_tape(F, I, u, v, order):
     return D
 
 
-@njit(cache=True)
+@njit
 def _basis(code, x, order, out):
     """``out[i] = d^i/dx^i`` of the basis (3 entries) for i <= order."""
     if code == TRIG:
@@ -489,7 +490,7 @@ def _basis(code, x, order, out):
 
 # one explicit signature: the calls from other kernels pass a literal order (2), which would
 # otherwise compile a second specialization (seconds of first-run JIT)
-@njit("float64[:, :, ::1](float64[::1], int64[::1], float64, float64, int64, int64)", cache=True)
+@njit("float64[:, :, ::1](float64[::1], int64[::1], float64, float64, int64, int64)")
 def derivatives(F, I, u, v, order, chart):
     """Derivative array ``D[i, j] = d^(i+j) f / du^i dv^j`` of a packed surface.
 
@@ -539,7 +540,7 @@ def derivatives(F, I, u, v, order, chart):
     return D
 
 
-@njit(cache=True)
+@njit
 def wrap(F, chart, u, v):
     """Map the periodic parameters of `chart` into ``[lower, upper)`` (values inside are
     returned bit for bit), as `ParameterDomain.wrap`."""
@@ -559,7 +560,7 @@ def wrap(F, chart, u, v):
     return out_u, out_v
 
 
-@njit(cache=True)
+@njit
 def distance_to_singular(F, chart, u, v):
     """Parameter-space distance of ``(u, v)`` to the singular set of `chart` (inf if none),
     periodic directions modulo the period, as `ParameterDomain.distance_to_singular`."""
@@ -580,7 +581,7 @@ def distance_to_singular(F, chart, u, v):
     return d
 
 
-@njit(cache=True)
+@njit
 def place(F, chart, u, v):
     """Wrap periodic and clamp bounded parameters into the domain of `chart`.
 
@@ -592,7 +593,7 @@ def place(F, chart, u, v):
     return cu, cv, (cu != u or cv != v)
 
 
-@njit(cache=True)
+@njit
 def chart_map(F, I, u, v, src, dst):
     """Parameters in chart `dst` of the point ``(u, v)`` of chart `src` (no domain check).
     In a network only neighbours map onto each other (`across`); NaN for other patches."""
@@ -615,7 +616,7 @@ def chart_map(F, I, u, v, src, dst):
     return wrap(F, dst, uu, vv)
 
 
-@njit(cache=True)
+@njit
 def best_chart(F, I, u, v, chart):
     """``(chart', u', v')``: the current chart while ``(u, v)`` is at least the chart switch
     margin from its singular set, else the chart farthest from it (`Surface.best_chart`)."""
@@ -636,7 +637,7 @@ def best_chart(F, I, u, v, chart):
     return best_c, best_u, best_v
 
 
-@njit(cache=True)
+@njit
 def neighbour(I, chart, side):
     """``(neighbour chart, its side, reversed)`` across `side` of patch `chart` of a network
     (neighbour -1 on the boundary)."""
@@ -644,7 +645,7 @@ def neighbour(I, chart, side):
     return I[k], I[k + 1], I[k + 2] != 0
 
 
-@njit(cache=True)
+@njit
 def across(I, chart, side, u, v):
     """``(chart', u', v')``: the point ``(u, v)`` of patch `chart` expressed in the neighbour
     across `side`, by the affine map that takes the shared side onto itself (the position
@@ -662,7 +663,7 @@ def across(I, chart, side, u, v):
     return nb, along, depth
 
 
-@njit(cache=True)
+@njit
 def transition_margin(I, u, v, chart, depth):
     """Signed distance of ``(u, v)`` of a network's patch `chart` to its nearest shared side,
     plus `depth` (inf when no side is shared, -inf for NaN parameters: a point of a patch that
@@ -676,7 +677,7 @@ def transition_margin(I, u, v, chart, depth):
     return out
 
 
-@njit(cache=True)
+@njit
 def network_hop(I, u, v, chart):
     """``(chart', u', v')``: a point of a network's patch carried across shared sides until it
     lies in a patch (or past a boundary side, where it stays): at each hop the side it is
@@ -693,7 +694,7 @@ def network_hop(I, u, v, chart):
     return chart, u, v
 
 
-@njit(cache=True)
+@njit
 def regular(F, D, chart, tol):
     """``|f_u x f_v| >= tol * ref_speed_u * ref_speed_v`` (the regularity test of
     `Surface._regularity` against `REGULARITY_TOL`)."""
