@@ -12,8 +12,8 @@ calling the kernels directly::
 sliced in the generated code, so the source depends only on the model's structure: it is
 written to a file named by its hash in the cache directory (``$PORTHAMILTONIAN_CACHE``, else
 ``$XDG_CACHE_HOME/porthamiltonian``, else ``~/.cache/porthamiltonian``) and compiled with
-the kernels' options (`porthamiltonian.kernels._njit`: cached), so a model compiles once per machine, and a parameter change or a
-sweep over parameters reuses it. The source names the digest of the kernel sources and of this
+the kernels' options (`porthamiltonian.kernels._njit`: cached), so a model compiles once per
+machine, and a parameter change or a sweep over parameters reuses it. The source names the digest of the kernel sources and of this
 file (`porthamiltonian.kernels.SOURCES_DIGEST`): numba's cache of a function is not
 invalidated when a function it calls from another file changes, so a new kernel (a package
 upgrade) must give a new file rather than reuse machine code compiled against the old one. ``status`` is non-zero when a kernel met a state the

@@ -13,11 +13,13 @@ Every kernel and every generated right-hand side is compiled with `OPTIONS`:
   used only when a function is passed as a first-class function value, which the package
   never does.
 
-Together the last two cut the first run of the main job (`porthamiltonian run
-two-ellipsoids` on an empty cache) from 44.3 s to 39.5 s on the 2-core CI machine (measured
-2026-11-26, numba 0.68): numba links a kernel's whole call tree into every function compiled
-above it and optimizes and emits it again there, so everything a kernel carries is paid at
-every level of the tree. The calling convention is unchanged (every kernel stays callable
+Together the last two take 2 to 5 s off the first run of the main job (`porthamiltonian
+run two-ellipsoids` on empty caches) on the 2-core CI machine: 44.3 -> 39.5 s in one
+measurement, 47-48 -> 44-46 s in runs interleaved with the commit before (2026-11-26, numba
+0.68; `benchmarks/results/speed_after.md`). The saving is larger than the code they remove
+because numba links a kernel's whole call tree into every function compiled above it and
+optimizes and emits it again there, so everything a kernel carries is paid at every level of
+the tree. The calling convention is unchanged (every kernel stays callable
 from Python).
 """
 

@@ -17,8 +17,9 @@ Carlson's form, NIST DLMF 19.25.1): with ``q = (b/a)^2`` solving the shape equat
 complex steps, exact to round-off (J. R. R. A. Martins, P. Sturdza and J. J. Alonso, "The
 complex-step derivative approximation", ACM TOMS 29(3), 2003).
 
-Every function is compiled (`porthamiltonian.kernels._njit`) and validates nothing (`contact.hertz` and
-`contact.laws.LocalHertzLaw` check curvatures and moduli before they get here).
+Every function is compiled (`porthamiltonian.kernels._njit`) and validates nothing
+(`contact.hertz` and `contact.laws.LocalHertzLaw` check curvatures and moduli before they get
+here).
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ Conventions of `porthamiltonian.lie` (docs/math.md sec. 1): twists ``(omega, v)`
 ``(qw, qx, qy, qz, px, py, pz)`` standing for ``H = [[R(q/|q|), p], [0, 1]]``, and
 ``H_AB`` mapping B coordinates to A.
 
-Every function is compiled (`porthamiltonian.kernels._njit`), takes and returns float64 arrays, and validates
-nothing: the public functions of `porthamiltonian.lie` validate their arguments and call these
-same kernels. The arithmetic is written term by term in the order of the numpy formulas it
+Every function is compiled (`porthamiltonian.kernels._njit`), takes and returns float64
+arrays, and validates nothing: the public functions of `porthamiltonian.lie` validate their
+arguments and call these same kernels. The arithmetic is written term by term in the order of the numpy formulas it
 replaced, so results agree to the last bit.
 """
 
