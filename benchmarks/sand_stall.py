@@ -13,16 +13,18 @@ accepted steps of the window.
 What it showed (issue 10, main at c3e7f7b, 0.9 s): 1.29 M evaluations, 1.26 M of them in
 0.81-0.84 s at accepted steps of 0.2 us. At t = 0.8115095532 s foot 1 leaves its imprint's
 floor (release, z = z_p, dz/dt = -0.098 m/s: the foot moves out) and its touch fires at the
-same instant ("contact made in the imprint"), so the contact stays active while the foot
-rises above the floor (z - z_p down to -0.3 mm by 0.815 s) with no normal force (F_n ~1e-23
-N). There the Dahl spring's friction limit is 0 and its slip law
-(`porthamiltonian.kernels.contact.slip_rates`) is the relay ``ds/dt = v - |v| s / |s|``:
-the tangential deformation flips sign every step (+-1.04e-11 m) and the Jacobian's stiffest
-eigenvalue is -1.95e7 1/s, on foot 1's tangential spring. No unload or yield fires in the
-window, so the soil's mode switches do not chatter, and the sinkage range (35 mm loaded
-under a 20 mm sole) is not what stalls it. Bounding the Dahl relaxation (a trial, not kept:
-it also capped the sliding force of `tests/contact_models/test_friction_defaults.py`) took
-the first second from 1,295,082 to 35,542 evaluations with the same 37 events.
+same instant: the touch function restarts at -6.2e-17 m (round-off; the engine's start value
+is +1e-300 at the start time only) and the segment's first step ends with it unchanged, which
+solve_ivp reads as a fall through 0. So the contact stays active while the foot rises above
+the floor (z - z_p down to -0.3 mm by 0.815 s) with no normal force (F_n ~1e-23 N), where the
+Dahl spring's friction limit is 0 and its slip law (`kernels.contact.slip_rates`) is the
+relay ``ds/dt = v - |v| s / |s|``: the tangential deformation flips sign every step
+(+-1.04e-11 m), the Jacobian's stiffest eigenvalue is -1.95e7 1/s, on foot 1's tangential
+spring. No unload or yield fires in the window (the soil's modes do not chatter) and the
+sinkage range (35 mm loaded under a 20 mm sole) is not what stalls it. With
+`porthamiltonian.integrate.events.wrap_event` keeping the leaving sign within the start's
+round-off, the first second takes 37,405 evaluations (2.6 s), the same 37 events but the
+spurious touch.
 """
 from __future__ import annotations
 

@@ -55,9 +55,17 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
         start_value = -np.copysign(1e-300, direction)
     else:
         start_value = np.copysign(1e-300, sign)
+    # a start on the zero, leaving it at a nonzero rate: until the function has left the
+    # start's round-off band |g| <= |g0| it keeps the sign it leaves with (a first step
+    # shorter than |g0| / rate would otherwise see the round-off sign and fire at once: a
+    # foot leaving its imprint's floor touched it again at the release's instant, issue 10)
+    band = abs(g0) if linear and abs(g0) <= 1e-10 * max(1.0, abs(g0)) else -1.0
 
     def ev(t, x):
-        return start_value if t == t_start else fun(t, x)
+        if t == t_start:
+            return start_value
+        g = fun(t, x)
+        return start_value if abs(g) <= band and np.sign(g) != sign else g
 
     ev.direction = direction
     ev.terminal = terminal
