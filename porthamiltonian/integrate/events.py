@@ -47,6 +47,11 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     lying on the side the event's direction crosses from, so that the function's first move
     through zero in that direction fires it: the predictor cannot see the second-order motion,
     and the start value's round-off sign would otherwise decide whether the contact is made.
+    A start that leaves the zero at a nonzero rate keeps its leaving sign a while longer: any
+    value within the start's round-off (|g| <= |g0|) with the other sign counts as the leaving
+    sign, so a first step too short to leave the round-off does not fire the event (issue 10:
+    the rimless wheel on sand touched a foot again at the instant it left its imprint's floor,
+    g0 = -6e-17 m, and stalled). A real crossing later fires at most |g0| from its root.
     """
     g0, sign, linear = start_trend(fun, t_start, x_start, rhs)
     if abs(g0) > 1e-10 * max(1.0, abs(g0)):
@@ -55,9 +60,14 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
         start_value = -np.copysign(1e-300, direction)
     else:
         start_value = np.copysign(1e-300, sign)
+    # the start's round-off band (docstring); -1: none
+    band = abs(g0) if linear and abs(g0) <= 1e-10 * max(1.0, abs(g0)) else -1.0
 
     def ev(t, x):
-        return start_value if t == t_start else fun(t, x)
+        if t == t_start:
+            return start_value
+        g = fun(t, x)
+        return start_value if abs(g) <= band and np.sign(g) != sign else g
 
     ev.direction = direction
     ev.terminal = terminal

@@ -1,0 +1,53 @@
+"""An event function restarting on its zero at round-off with the wrong sign does not fire
+when the solver's first step is shorter than the time it needs to leave the round-off
+(`porthamiltonian.integrate.events.wrap_event`, issue 10)."""
+from __future__ import annotations
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from porthamiltonian.integrate.events import wrap_event
+
+G0, RATE = -6.245e-17, 0.098      # the rimless wheel's touch at a release: round-off, leaving at 0.098 m/s
+
+
+def rhs(t, x):
+    return np.array([RATE])
+
+
+def gap(t, x):
+    return x[0]
+
+
+def test_a_falling_event_leaving_its_zero_upward_does_not_fire_within_the_round_off():
+    ev = wrap_event(gap, -1.0, True, 0.0, np.array([G0]), rhs)
+    assert ev(0.0, np.array([G0])) > 0.0
+    # an instant later the function is still at the round-off value: the leaving sign, not G0's
+    assert ev(1e-18, np.array([G0 + RATE * 1e-18])) > 0.0
+    # out of the band it is the function itself
+    assert ev(1e-3, np.array([G0 + RATE * 1e-3])) == G0 + RATE * 1e-3
+    sol = solve_ivp(rhs, (0.0, 1e-3), [G0], events=[ev], first_step=1e-19, method="DOP853", rtol=1e-10, atol=1e-12)
+    assert sol.status == 0 and sol.t_events[0].size == 0
+
+
+def test_a_real_crossing_after_the_start_still_fires_at_its_root():
+    """Leaving upward, turning and falling through 0 at t = 2 (g = t (2 - t) RATE + G0)."""
+    def f(t, x):
+        return np.array([RATE * (2.0 - 2.0 * t)])
+
+    ev = wrap_event(gap, -1.0, True, 0.0, np.array([G0]), f)
+    sol = solve_ivp(f, (0.0, 3.0), [G0], events=[ev], first_step=1e-19, method="DOP853", rtol=1e-12, atol=1e-15)
+    assert sol.status == 1
+    root = 1.0 + np.sqrt(1.0 + G0 / RATE)     # G0 + RATE t (2 - t) = 0
+    np.testing.assert_allclose(sol.t_events[0][0], root, rtol=1e-9)
+
+
+def test_the_start_value_alone_fires_at_the_first_step():
+    """The failure the band prevents: a wrapper that replaces only the start's value (the
+    old `wrap_event`) sees the round-off sign after a short first step and fires at once."""
+    def ev(t, x):
+        return 1e-300 if t == 0.0 else gap(t, x)
+
+    ev.direction, ev.terminal = -1.0, True
+    sol = solve_ivp(rhs, (0.0, 1e-3), [G0], events=[ev], first_step=1e-19, method="DOP853", rtol=1e-10, atol=1e-12)
+    assert sol.status == 1 and sol.t_events[0][0] < 1e-15
