@@ -51,8 +51,12 @@ def test_the_bowl_bounces_then_rolls_and_slides_to_rest_on_the_table(step):
     assert abs(ob["x"](system, 3.0, x_end)) < 0.2 and abs(ob["y"](system, 3.0, x_end)) < 0.2
     assert ob["tilt"](system, 3.0, x_end) < 0.05
     residual = np.abs(traj.power_budget().residual).max()
-    # RK4's energy-balance error: measured 2e-7 J at 1 ms, 2e-3 J at 16 ms, 1.5e-2 J at 64 ms, of H(0) = 1.13 J
-    assert residual < {0.001: 1e-6, 0.016: 5e-3, 0.064: 3e-2}[step] * system.energy(x0)
+    # RK4's energy-balance error: measured 2e-7 J at 1 ms, 5.7e-3 J at 16 ms, 1.5e-2 J at 64 ms,
+    # of H(0) = 1.13 J (within the h^4 growth from 1 ms: 2e-7 J x 16^4 = 1.3e-2 J). At 16 ms the
+    # bowl now hops for 4.7 ms after its impact at 0.18238 s; before the event fix of issue 10
+    # (`integrate.events.wrap_event`) a spurious re-impact at the same instant, fired by the gap's
+    # restart at round-off, cut the hop short, and the error was 2e-3 J.
+    assert residual < {0.001: 1e-6, 0.016: 1e-2, 0.064: 3e-2}[step] * system.energy(x0)
 
 
 def test_the_scene_runs_from_the_cli(tmp_path):
