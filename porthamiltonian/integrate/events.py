@@ -54,14 +54,15 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     g0 = -6e-17 m, and stalled). A real crossing later fires at most |g0| from its root.
     """
     g0, sign, linear = start_trend(fun, t_start, x_start, rhs)
+    band = -1.0   # the start's round-off band (docstring); -1: none
     if abs(g0) > 1e-10 * max(1.0, abs(g0)):
         start_value = g0
     elif not linear and direction != 0:
         start_value = -np.copysign(1e-300, direction)
     else:
         start_value = np.copysign(1e-300, sign)
-    # the start's round-off band (docstring); -1: none
-    band = abs(g0) if linear and abs(g0) <= 1e-10 * max(1.0, abs(g0)) else -1.0
+        if linear:
+            band = abs(g0)
 
     def ev(t, x):
         if t == t_start:
