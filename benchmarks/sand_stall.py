@@ -1,6 +1,6 @@
 """Diagnosis: where the rimless wheel on sand spends its right-hand-side evaluations (not a test).
 
-    python benchmarks/sand_stall.py [--t-end 0.9] [--max-nfev N] [--window 0.01]
+    python benchmarks/sand_stall.py [--t-end 0.9] [--max-nfev N] [--window 0.01] [--method DOP853]
 
 Runs ``rimless-wheel --contact soil`` at the model's own solver settings, keeping the
 solver's accepted steps, and prints: the wall time and rhs evaluations; the accepted steps
@@ -35,11 +35,12 @@ from types import SimpleNamespace
 import numpy as np
 
 
-def _run(t_end, max_nfev):
+def _run(t_end, max_nfev, method):
     from porthamiltonian.studies.records import RunSpec, integrate, model_reference, prepare, resolve_parameters
 
     model = model_reference("rimless-wheel")
-    spec = RunSpec(model, resolve_parameters(model, {"contact": "soil"}), t_end, {}, 0, max_nfev, None)
+    solver = {"method": method} if method else {}
+    spec = RunSpec(model, resolve_parameters(model, {"contact": "soil"}), t_end, solver, 0, max_nfev, None)
     prepared = prepare(spec)
     return integrate(prepared)
 
@@ -106,9 +107,10 @@ def main(argv=None):
     ap.add_argument("--t-end", type=float, default=0.9)
     ap.add_argument("--max-nfev", type=int, default=None)
     ap.add_argument("--window", type=float, default=0.01, help="width of the step-count windows [s]")
+    ap.add_argument("--method", default=None, help="solve_ivp method (default: the model's)")
     args = ap.parse_args(argv)
     wall = time.perf_counter()
-    traj, run_wall = _run(args.t_end, args.max_nfev)
+    traj, run_wall = _run(args.t_end, args.max_nfev, args.method)
     print(f"{traj}\nintegration {run_wall:.2f} s wall, {traj.nfev} rhs evaluations "
           f"(with the build: {time.perf_counter() - wall:.1f} s)")
     rows = _densest(traj.t, args.window)

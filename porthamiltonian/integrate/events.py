@@ -8,7 +8,11 @@ import math
 
 import numpy as np
 
-__all__ = ["start_trend", "starts_crossing", "wrap_event"]
+__all__ = ["start_trend", "starts_crossing", "wrap_event", "round_off"]
+
+#: ulps of every state entry by which `round_off` moves the state: the solver's dense output
+#: an instant after a segment start carries a few ulps of rounding in each entry
+ROUND_OFF_ULPS = 8.0
 
 
 def start_trend(fun, t_start, x_start, rhs):
@@ -37,6 +41,18 @@ def starts_crossing(fun, direction, t_start, x_start, rhs):
     return linear and ((sign < 0 and direction <= 0) or (sign > 0 and direction >= 0))
 
 
+def round_off(fun, t, x):
+    """The round-off scale of an event function's value at ``(t, x)``: the largest change of
+    the value when every state entry moves by `ROUND_OFF_ULPS` ulps of itself, all in one
+    direction or in alternating ones (a uniform scaling leaves a unit quaternion's rotation
+    unchanged; alternating signs rotate it). This is how far the value can stray when the
+    solver evaluates it on its dense output a few ulps of time after ``t``."""
+    d = ROUND_OFF_ULPS * np.finfo(float).eps * np.abs(x)
+    g0 = float(fun(t, x))
+    alternating = np.where(np.arange(x.size) % 2 == 0, d, -d)
+    return max(abs(float(fun(t, x + d)) - g0), abs(float(fun(t, x + alternating)) - g0))
+
+
 def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     """An event function whose value at the segment start has the sign it takes just after.
 
@@ -48,10 +64,15 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     through zero in that direction fires it: the predictor cannot see the second-order motion,
     and the start value's round-off sign would otherwise decide whether the contact is made.
     A start that leaves the zero at a nonzero rate keeps its leaving sign a while longer: any
-    value within the start's round-off (|g| <= |g0|) with the other sign counts as the leaving
-    sign, so a first step too short to leave the round-off does not fire the event (issue 10:
-    the rimless wheel on sand touched a foot again at the instant it left its imprint's floor,
-    g0 = -6e-17 m, and stalled). A real crossing later fires at most |g0| from its root.
+    value within the start's round-off (|g| <= max(|g0|, `round_off`)) with the other sign
+    counts as the leaving sign, so neither a first step too short to leave the round-off nor
+    the solver's root search probing its dense output a few ulps of time after the start fires
+    the event (issue 10: the rimless wheel on sand touched a foot again at the instant it left
+    its imprint's floor, g0 = -6e-17 m, and stalled; later, at 1.0731579 s, DOP853 took a first
+    step of 25 ms over which the foot hopped and came back down, and the root search, probing at
+    9e-16 s after the start, read -1.3e-16 m of rounding with g0 = -1.0e-17 m and fired the
+    touch at the start, leaving the contact active in the air). A real crossing later fires at
+    most that band from its root.
     """
     g0, sign, linear = start_trend(fun, t_start, x_start, rhs)
     band = -1.0   # the start's round-off band (docstring); -1: none
@@ -62,7 +83,7 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     else:
         start_value = np.copysign(1e-300, sign)
         if linear:
-            band = abs(g0)
+            band = max(abs(g0), round_off(fun, t_start, x_start))
 
     def ev(t, x):
         if t == t_start:

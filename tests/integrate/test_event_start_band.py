@@ -51,3 +51,23 @@ def test_the_start_value_alone_fires_at_the_first_step():
     ev.direction, ev.terminal = -1.0, True
     sol = solve_ivp(rhs, (0.0, 1e-3), [G0], events=[ev], first_step=1e-19, method="DOP853", rtol=1e-10, atol=1e-12)
     assert sol.status == 1 and sol.t_events[0][0] < 1e-15
+
+
+def test_the_band_covers_the_rounding_of_a_state_of_order_one():
+    """The solver's root search probes its dense output a few ulps of time after the start,
+    where every entry of a state of order 1 carries ulps of rounding (the rimless wheel's foot
+    at 1.0731579 s: g0 = -1.0e-17 m, probed 9e-16 s later: -1.3e-16 m, and the touch fired at
+    the start while the foot was in the air). Such a reading is the leaving sign; a value past
+    the rounding is the function itself."""
+    def gap2(t, x):                 # foot height above the floor, both of order 1 m
+        return x[0] - x[1]
+
+    def rising(t, x):
+        return np.array([RATE, 0.0])
+
+    x0 = np.array([1.0, 1.0])
+    ev = wrap_event(gap2, -1.0, True, 0.0, x0, rising)
+    noisy = np.array([np.nextafter(1.0, 0.0), 1.0])     # one ulp of rounding below the floor
+    assert gap2(9e-16, noisy) < 0.0 < ev(9e-16, noisy)
+    below = np.array([1.0 - 1e-12, 1.0])                 # really below: 1e-12 m
+    assert ev(1e-3, below) == gap2(1e-3, below) < 0.0
