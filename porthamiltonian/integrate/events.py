@@ -46,11 +46,13 @@ def round_off(fun, t, x):
     the value when every state entry moves by `ROUND_OFF_ULPS` ulps of itself, all in one
     direction or in alternating ones (a uniform scaling leaves a unit quaternion's rotation
     unchanged; alternating signs rotate it). This is how far the value can stray when the
-    solver evaluates it on its dense output a few ulps of time after ``t``."""
+    solver evaluates it on its dense output a few ulps of time after ``t``. A value that is not
+    finite there (an event function's "cannot occur") says nothing about the rounding: 0."""
     d = ROUND_OFF_ULPS * np.finfo(float).eps * np.abs(x)
     g0 = float(fun(t, x))
     alternating = np.where(np.arange(x.size) % 2 == 0, d, -d)
-    return max(abs(float(fun(t, x + d)) - g0), abs(float(fun(t, x + alternating)) - g0))
+    changes = [abs(float(fun(t, x + step)) - g0) for step in (d, alternating)]
+    return max((c for c in changes if math.isfinite(c)), default=0.0)
 
 
 def wrap_event(fun, direction, terminal, t_start, x_start, rhs):

@@ -3,10 +3,12 @@ when the solver's first step is shorter than the time it needs to leave the roun
 (`porthamiltonian.integrate.events.wrap_event`, issue 10)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from porthamiltonian.integrate.events import wrap_event
+from porthamiltonian.integrate.events import ROUND_OFF_ULPS, round_off, wrap_event
 
 G0, RATE = -6.245e-17, 0.098      # the rimless wheel's touch at a release: round-off, leaving at 0.098 m/s
 
@@ -71,3 +73,17 @@ def test_the_band_covers_the_rounding_of_a_state_of_order_one():
     assert gap2(9e-16, noisy) < 0.0 < ev(9e-16, noisy)
     below = np.array([1.0 - 1e-12, 1.0])                 # really below: 1e-12 m
     assert ev(1e-3, below) == gap2(1e-3, below) < 0.0
+
+
+def test_round_off_is_the_value_change_under_ulps_of_every_entry():
+    """g = x0 x1 - 1 at (1, 1): moving both entries up by d = 8 eps changes g by 2 d + d^2,
+    alternately by -d^2; the larger is the round-off scale."""
+    d = ROUND_OFF_ULPS * np.finfo(float).eps
+    got = round_off(lambda t, x: x[0] * x[1] - 1.0, 0.0, np.array([1.0, 1.0]))
+    np.testing.assert_allclose(got, 2 * d + d * d, rtol=1e-12)
+
+
+def test_round_off_ignores_values_that_are_not_finite():
+    """An event function that cannot occur away from the start (inf) has no rounding to
+    measure: a band of inf would hold the leaving sign for ever."""
+    assert round_off(lambda t, x: 0.0 if x[0] == 1.0 else math.inf, 0.0, np.array([1.0])) == 0.0
