@@ -239,7 +239,7 @@ class ContactSpring(StorageElement):
             outputs = _kcompliant.spring_outputs_local if local else _kcompliant.spring_outputs
             return Kernel(outputs, *packed, shares=True, refs=refs)
         if role == "rates":
-            return Kernel(_kcompliant.spring_rates, *packed, reads=self, refs=refs)
+            return Kernel(_kcompliant.spring_rates, *packed, reads=self, refs=refs, idle=10)
         if role == "events":
             # a guarded touch needs the other bodies' poses: the events stay in Python
             return None if self.guard is not None else Kernel(_kcompliant.spring_events, *packed, reads=self,
@@ -519,7 +519,9 @@ class _SpringResistor(ResistorElement):
         fn = self._law_kernel if role == "law" else self._law_jacobian_kernel
         n = self.pair.n_pose_refs    # the spring's three, the poses, the momenta, the rest
         refs = self.pair.padded_refs(before=3, momenta=True, after=len(self.state_refs()) - 3 - 2 * n)
-        return None if packed is None else Kernel(fn, *packed, reads=self.spring, refs=refs)
+        # culled, the contact is not touching: no wrench, no slip (the spring exerts nothing)
+        idle = tuple(port.dim for port in self.ports()) if role == "law" else None
+        return None if packed is None else Kernel(fn, *packed, reads=self.spring, refs=refs, idle=idle)
 
     def parameters(self):
         return {"spring": self.spring}

@@ -164,7 +164,8 @@ class SoilSpring(ContactSpring):
             return None if self.guard is not None else Kernel(_ksoil.spring_events, *packed, reads=self, refs=refs)
         fn = {"rates": _ksoil.spring_rates, "input_matrix": _ksoil.spring_input_matrix,
               "output_jacobian": _ksoil.spring_output_jacobian}.get(role)
-        return None if fn is None else Kernel(fn, *packed, reads=self, refs=refs)
+        idle = 15 if role == "rates" else None   # culled: the state stands still
+        return None if fn is None else Kernel(fn, *packed, reads=self, refs=refs, idle=idle)
 
     # ---- the soil's normal force
     def _normal(self, x, st):

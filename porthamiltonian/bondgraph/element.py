@@ -189,6 +189,14 @@ class Kernel(NamedTuple):
         elements have a varying number of references (a contact with a fixed body has no
         pose of it) takes them padded to one length, so numba compiles it once for all of
         them (each tuple length is a separate specialization: seconds of first-run JIT).
+    idle : int, tuple of int, or None
+        For a kernel that reads a contact's shared value (`reads`): what it returns while
+        that value's entry 1 is 1.0, the contact culled by its bounding test (bodies provably
+        apart, not touching: `porthamiltonian.kernels.compliant`), as zeros: an int, one array
+        of that length (rates); a tuple, one array per entry (a law's port efforts or flows).
+        The generated right-hand side then skips the call (an 8-foot rimless wheel spends
+        about a fifth of its evaluation in the kernels of its culled feet). None: always
+        called.
     """
 
     function: Callable
@@ -197,6 +205,7 @@ class Kernel(NamedTuple):
     shares: bool = False
     reads: object = None
     refs: tuple = None
+    idle: object = None
 
     def pad(self, refs):
         """The ``refs`` argument `function` takes, from the element's references (as the

@@ -150,12 +150,16 @@ class _JitGen(_Gen):
             own = self.r(path)
             padded = "(" + "".join(("_E" if k < 0 else f"{own}[{k}]") + ", " for k in kern.refs) + ")"
             args = [padded if a == own else a for a in args]
+        sh = None
         if kern.reads is not None:
             sh = self.shared.get(id(kern.reads))
             if sh is None:
                 raise NoJit(f"{obj.label} reads a shared value not computed before it")
             args = args + [sh]
-        return f"{name}({', '.join(args + [self._pack(kern.F), self._pack(kern.I)])})"
+        expr = f"{name}({', '.join(args + [self._pack(kern.F), self._pack(kern.I)])})"
+        if sh is not None and kern.idle is not None:   # a culled contact: its zeros, no call
+            expr = f"({_zeros_of(kern.idle)} if {sh}[1] == 1.0 else {expr})"
+        return expr
 
     # -- constraints
     def terms(self, i, c):
@@ -254,6 +258,13 @@ class _JitGen(_Gen):
                                   self.call(path, "events", ["t", self.xe(path), self.r(path)])))
             at += len(specs)
         return [f"_ev = np.empty({at})"] + lines if at else None
+
+def _zeros_of(idle):
+    """The source of `Kernel.idle`'s zeros: one array, or a tuple of arrays."""
+    if isinstance(idle, (int, np.integer)):
+        return f"np.zeros({int(idle)})"
+    return "(" + "".join(f"np.zeros({int(n)}), " for n in idle) + ")"
+
 
 def generate_jit(plan):
     """``(source, F, I)`` of the compiled right-hand side, or ``(None, reason, None)`` when

@@ -241,3 +241,41 @@ def test_compiled_multipliers_and_residuals_equal_the_python_evaluation(name, mo
             np.testing.assert_allclose(G[k], res["g"][path], rtol=1e-9, atol=1e-14)
             checked += 1
     assert checked >= 12
+
+
+@pytest.mark.parametrize("contact", ["compliant", "soil"])
+def test_kernels_skipped_for_a_culled_contact_return_their_idle_zeros(contact):
+    """`Kernel.idle`: the generated code returns these zeros instead of calling the kernel
+    while the contact's shared value says culled; here each such kernel is called at a culled
+    foot (the rimless wheel's top foot, 2 m above the ground) and must return exactly them."""
+    model = build_model("rimless-wheel", contact=contact)
+    system = ph.compile(model.graph, baumgarte=model.baumgarte)
+    x0 = system.initial_state(model.initial)
+    foot = f"foot{len([p for p in system.elements if p.endswith('/spring')]) // 2}"
+    spring = system.elements[f"{foot}/spring"]
+    own, refs = system.element_state(f"{foot}/spring", x0)
+    out = spring.kernel("outputs")
+    shared = out.function(0.0, own, out.pad(refs), out.F, out.I)[-1]
+    assert shared[1] == 1.0   # culled by the bounding test
+    checked = []
+    for path, obj in system.elements.items():
+        if not path.startswith(f"{foot}/") or path.endswith(("/ja", "/jb")):
+            continue
+        own_e, refs_e = system.element_state(path, x0)
+        for role in ("rates", "law"):
+            kern = obj.kernel(role)
+            if kern is None or kern.idle is None:
+                continue
+            if role == "rates":
+                inputs = tuple(np.zeros(p.dim) for p in obj.ports())
+                got = kern.function(0.0, own_e, kern.pad(refs_e), inputs, shared, kern.F, kern.I)
+                np.testing.assert_array_equal(got, np.zeros(kern.idle))
+            else:
+                # the law's inputs while culled: the bodies' twists, the spring's zero slip effort
+                inputs = tuple(np.full(p.dim, 0.3) if p.dim == 6 else np.zeros(p.dim) for p in obj.ports())
+                got = kern.function(0.0, inputs, kern.pad(refs_e), shared, kern.F, kern.I)
+                assert len(got) == len(kern.idle)
+                for value, n in zip(got, kern.idle):
+                    np.testing.assert_array_equal(value, np.zeros(n))
+            checked.append(path.split("/")[1])
+    assert checked == ["spring", "damper", "slip"] + (["plastic"] if contact == "soil" else [])
