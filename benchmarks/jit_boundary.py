@@ -15,6 +15,11 @@ machine is shared, so only interleaved figures compare), plus once warm for the 
   warm run would load a stale address from numba's cache), which is all this measures; a
   product would pass the address at run time. The child applies it by giving `compliant` a
   copy of the `contact` module whose ``evaluate`` is the pointer call.
+- ``pointer-rhs``: ``pointer`` plus the same boundary between the generated right-hand side
+  and the five contact element kernels it calls (`compliant.spring_outputs`, ...): the
+  child replaces them in `compliant` with inlined wrappers calling their machine code
+  through `pointer_caller`, so the right-hand side's own level links none of the contact
+  chain.
 - ``parallel``: prototype of compiling on the second core. A worker process compiles
   `compliant.spring_outputs` (whose tree holds the whole contact chain: 17 s of the ~31 s the
   kernels take alone) into numba's cache while the main process compiles the other
@@ -109,6 +114,25 @@ def install_pointer(sigs):
     compliant._kc = shim
 
 
+def install_element_pointers(sigs):
+    """Make the generated right-hand side call the contact element kernels (`MAIN`'s and
+    `WORKER`'s compliant ones) through `pointer_caller` too (after `install_pointer`)."""
+    import numba
+
+    from porthamiltonian.kernels import compliant
+
+    for item in WORKER + MAIN:
+        module, name = item.rsplit(":", 1)
+        if not module.endswith("compliant"):
+            continue
+        argtypes = sigs[(module, name)][0]
+        names = ", ".join(f"a{i}" for i in range(len(argtypes)))
+        ns = {"call": pointer_caller(getattr(compliant, name), argtypes), "__name__": compliant.__name__}
+        exec(f"def {name}({names}):\n    return call(({names},))\n", ns)
+        # no cache=True: an exec'd function has no file for numba's cache (inlined anyway)
+        setattr(compliant, name, numba.njit(inline="always", error_model="numpy")(ns[name]))
+
+
 def precompile(sigs, items):
     """Compile each ``module:function`` for its recorded signatures (fills numba's cache)."""
     for item in items:
@@ -139,8 +163,10 @@ def record_signatures(path):
 def child(design, sigs_path, out):
     """Run the main job in this process under ``design``."""
     sigs = pickle.loads(Path(sigs_path).read_bytes())
-    if design == "pointer":
+    if design in ("pointer", "pointer-rhs"):
         install_pointer(sigs)
+    if design == "pointer-rhs":
+        install_element_pointers(sigs)
     elif design == "parallel-main":
         precompile(sigs, MAIN)
         return
