@@ -210,7 +210,7 @@ def run(design, sigs, out, cache, cold=True):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--designs", nargs="+", default=["baseline", "pointer", "parallel"])
+    ap.add_argument("--designs", nargs="+", default=["baseline", "pointer", "pointer-rhs", "parallel"])
     ap.add_argument("--out", type=Path, default=HERE / "results" / "jit_boundary.md")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="jit_boundary-"))
