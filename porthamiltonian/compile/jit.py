@@ -259,6 +259,7 @@ class _JitGen(_Gen):
             at += len(specs)
         return [f"_ev = np.empty({at})"] + lines if at else None
 
+
 def _zeros_of(idle):
     """The source of `Kernel.idle`'s zeros: one array, or a tuple of arrays."""
     if isinstance(idle, (int, np.integer)):
