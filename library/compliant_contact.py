@@ -243,7 +243,7 @@ class ContactSpring(StorageElement):
         if role == "events":
             # a guarded touch needs the other bodies' poses: the events stay in Python
             return None if self.guard is not None else Kernel(_kcompliant.spring_events, *packed, reads=self,
-                                                               refs=refs)
+                                                               refs=refs, idle=_kcompliant.culled_events)
         if role == "input_matrix":
             return Kernel(_kcompliant.spring_input_matrix, *packed, reads=self, refs=refs)
         if role == "output_jacobian":

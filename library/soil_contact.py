@@ -161,7 +161,8 @@ class SoilSpring(ContactSpring):
             return Kernel(_ksoil.spring_outputs, *packed, shares=True, refs=refs)
         if role == "events":
             # a guarded touch needs the other bodies' poses: the events stay in Python
-            return None if self.guard is not None else Kernel(_ksoil.spring_events, *packed, reads=self, refs=refs)
+            return None if self.guard is not None else Kernel(_ksoil.spring_events, *packed, reads=self, refs=refs,
+                                                               idle=_ksoil.culled_events)
         fn = {"rates": _ksoil.spring_rates, "input_matrix": _ksoil.spring_input_matrix,
               "output_jacobian": _ksoil.spring_output_jacobian}.get(role)
         idle = 15 if role == "rates" else None   # culled: the state stands still

@@ -189,14 +189,17 @@ class Kernel(NamedTuple):
         elements have a varying number of references (a contact with a fixed body has no
         pose of it) takes them padded to one length, so numba compiles it once for all of
         them (each tuple length is a separate specialization: seconds of first-run JIT).
-    idle : int, tuple of int, or None
+    idle : int, tuple of int, compiled function, or None
         For a kernel that reads a contact's shared value (`reads`): what it returns while
         that value's entry 1 is 1.0, the contact culled by its bounding test (bodies provably
-        apart, not touching: `porthamiltonian.kernels.compliant`), as zeros: an int, one array
+        apart, not touching: `porthamiltonian.kernels.compliant`). Zeros: an int, one array
         of that length (rates); a tuple, one array per entry (a law's port efforts or flows).
-        The generated right-hand side then skips the call (16 % of an evaluation of the
-        8-foot rimless wheel on sand, whose feet are culled but one or two). None: always
-        called.
+        Or a kernel ``(t, x, gap, F, I)`` computing it from the shared value's entry 2 alone
+        (the events: `porthamiltonian.kernels.compliant.culled_events`), which `function`
+        must itself return for a culled contact. The generated right-hand side then skips
+        the call, or calls the cheaper kernel without the shared tuple (together 16 % and
+        8 % of an evaluation of the 8-foot rimless wheel on sand, whose feet are culled but
+        one or two). None: always called.
     """
 
     function: Callable

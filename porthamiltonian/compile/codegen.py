@@ -96,6 +96,11 @@ class _Gen:
         self.ns[name] = value
         return name
 
+    @staticmethod
+    def dot(a, b):
+        """Expression of the dot product of two vectors (the ledger's powers)."""
+        return f"({a} @ {b})"
+
     def zeros(self, n):
         return self.const(f"Z{n}", np.zeros(n))
 
@@ -599,25 +604,25 @@ class _Gen:
         for rinfo in p.resistors:
             if rinfo["path"] in paired:
                 continue
-            terms = " + ".join(f"{om!r} * ({self.final(ev)} @ {self.final(fv)})" for ev, fv, om in rinfo["ports"])
+            terms = " + ".join(f"{om!r} * {self.dot(self.final(ev), self.final(fv))}" for ev, fv, om in rinfo["ports"])
             self.emit(f"xdot[{led[(rinfo['path'], 'dissipated')]}] = {terms}")
         for sinfo in p.sources:
             if sinfo["path"] in paired:
                 continue
             self.emit(
-                f"xdot[{led[(sinfo['path'], 'supplied')]}] = {-sinfo['omega']!r} * ({self.final(sinfo['e'])} @ {self.final(sinfo['f'])})"
+                f"xdot[{led[(sinfo['path'], 'supplied')]}] = {-sinfo['omega']!r} * {self.dot(self.final(sinfo['e']), self.final(sinfo['f']))}"
             )
         for c in p.constraints:
             i = self.index(c["path"])
             sl = c["lam"].unknown
             self.emit(f"lamF{i} = uf[{sl.start}:{sl.stop}]")
-            self.emit(f"xdot[{led[(c['path'], 'stabilization')]}] = lamF{i} @ c{i}")
-            self.emit(f"xdot[{led[(c['path'], 'supplied')]}] = lamF{i} @ (c{i} - J{i} @ F{i})")
+            self.emit(f"xdot[{led[(c['path'], 'stabilization')]}] = {self.dot(f'lamF{i}', f'c{i}')}")
+            self.emit(f"xdot[{led[(c['path'], 'supplied')]}] = {self.dot(f'lamF{i}', f'(c{i} - J{i} @ F{i})')}")
             if (c["path"], "dissipated") in led:
-                self.emit(f"xdot[{led[(c['path'], 'dissipated')]}] = lamF{i} @ ((D{i} - J{i}) @ F{i})")
+                self.emit(f"xdot[{led[(c['path'], 'dissipated')]}] = {self.dot(f'lamF{i}', f'((D{i} - J{i}) @ F{i})')}")
         for j, ci in enumerate(p.cuts):
             sl = ci["mult"].unknown
-            self.emit(f"xdot[{NP + ci['ledger']}] = uf[{sl.start}:{sl.stop}] @ cc{j}")
+            self.emit(f"xdot[{NP + ci['ledger']}] = {self.dot(f'uf[{sl.start}:{sl.stop}]', f'cc{j}')}")
 
     def finish_full(self):
         """``return xdot`` unless `full`; else the dict of every quantity."""

@@ -183,8 +183,14 @@ def axes_rates(D1, du, dv, H_1C):
 
 @njit
 def relative_pose(H_S1a, H_bS2, Ha, Hb):
-    """``H_12 = H_S1a inv(H_Wa) H_Wb H_bS2``: pose of surface 2's frame in surface 1's."""
-    return _lie.mm(_lie.mm(_lie.mm(H_S1a, _lie.se3_inverse(Ha)), Hb), H_bS2)
+    """``H_12 = H_S1a inv(H_Wa) H_Wb H_bS2``: pose of surface 2's frame in surface 1's (the
+    products in two arrays, the culling test's cost)."""
+    A = _lie.se3_inverse(Ha)
+    B = np.empty((4, 4))
+    _lie.mm_into(H_S1a, A, B)
+    _lie.mm_into(B, Hb, A)
+    _lie.mm_into(A, H_bS2, B)
+    return B
 
 
 @njit
@@ -430,7 +436,7 @@ def separation(B1, B2, pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2):
     Ha = _lie.pose_to_matrix(pose_a) if pose_a.shape[0] == 7 else H_Wa
     Hb = _lie.pose_to_matrix(pose_b) if pose_b.shape[0] == 7 else H_Wb
     H_12 = relative_pose(H_S1a, H_bS2, Ha, Hb)
-    return _kc.separation_bound(B1, B2, H_12[:3, :3].copy(), H_12[:3, 3].copy()), H_12
+    return _kc.separation_bound(B1, B2, H_12[:3, :3], H_12[:3, 3]), H_12
 
 
 @njit

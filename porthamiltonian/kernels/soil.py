@@ -207,10 +207,24 @@ def _sinkage_rate(refs, sh, F, I):
 
 
 @njit
+def culled_events(t, x, gap, F, I):
+    """`spring_events` of a contact culled by its bounding test, as
+    `porthamiltonian.kernels.compliant.culled_events`: the compliant ones (the touch function
+    is the gap, as no imprint is read off the culled pair), then unload and yield inactive."""
+    out = np.empty(6)
+    _lie.put(out, 0, _kcompliant.culled_events(t, x, gap, F, I))
+    out[4] = 1.0
+    out[5] = -1.0
+    return out
+
+
+@njit
 def spring_events(t, x, refs, sh, F, I):
     """Values of the soil spring's event functions in the order of `SoilSpring.events`: touch,
     release, chart, [approach] (the compliant ones, with the soil's touch and release), unload,
     yield, as the Python ones, from the evaluation's shared contact state."""
+    if sh[1] == 1.0:
+        return culled_events(t, x, sh[2], F, I)
     base = _kcompliant.spring_events(t, x, (refs[0], refs[1]), sh, F, I)
     nb = base.shape[0]
     out = np.empty(nb + 2)

@@ -246,8 +246,9 @@ def test_compiled_multipliers_and_residuals_equal_the_python_evaluation(name, mo
 @pytest.mark.parametrize("contact", ["compliant", "soil"])
 def test_kernels_skipped_for_a_culled_contact_return_their_idle_zeros(contact):
     """`Kernel.idle`: the generated code returns these zeros instead of calling the kernel
-    while the contact's shared value says culled; here each such kernel is called at a culled
-    foot (the rimless wheel's top foot, 2 m above the ground) and must return exactly them."""
+    while the contact's shared value says culled, or calls the cheaper kernel (events); here
+    each such kernel is called at a culled foot (the rimless wheel's top foot, 2 m above the
+    ground) and must return exactly them, and the events the Python event functions' values."""
     model = build_model("rimless-wheel", contact=contact)
     system = ph.compile(model.graph, baumgarte=model.baumgarte)
     x0 = system.initial_state(model.initial)
@@ -262,11 +263,16 @@ def test_kernels_skipped_for_a_culled_contact_return_their_idle_zeros(contact):
         if not path.startswith(f"{foot}/") or path.endswith(("/ja", "/jb")):
             continue
         own_e, refs_e = system.element_state(path, x0)
-        for role in ("rates", "law"):
+        for role in ("rates", "law", "events"):
             kern = obj.kernel(role)
             if kern is None or kern.idle is None:
                 continue
-            if role == "rates":
+            if role == "events":
+                python = [ev.value(0.0, x0, system) for ev in system.events if ev.element == path]
+                np.testing.assert_array_equal(kern.idle(0.0, own_e, shared[2], kern.F, kern.I), python)
+                np.testing.assert_array_equal(kern.function(0.0, own_e, kern.pad(refs_e), shared, kern.F, kern.I),
+                                              python)
+            elif role == "rates":
                 inputs = tuple(np.zeros(p.dim) for p in obj.ports())
                 got = kern.function(0.0, own_e, kern.pad(refs_e), inputs, shared, kern.F, kern.I)
                 np.testing.assert_array_equal(got, np.zeros(kern.idle))
@@ -278,4 +284,4 @@ def test_kernels_skipped_for_a_culled_contact_return_their_idle_zeros(contact):
                 for value, n in zip(got, kern.idle):
                     np.testing.assert_array_equal(value, np.zeros(n))
             checked.append(path.split("/")[1])
-    assert checked == ["spring", "damper", "slip"] + (["plastic"] if contact == "soil" else [])
+    assert checked == ["spring", "spring", "damper", "slip"] + (["plastic"] if contact == "soil" else [])
