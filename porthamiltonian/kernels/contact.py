@@ -184,12 +184,12 @@ def axes_rates(D1, du, dv, H_1C):
 @njit
 def relative_pose(H_S1a, H_bS2, Ha, Hb):
     """``H_12 = H_S1a inv(H_Wa) H_Wb H_bS2``: pose of surface 2's frame in surface 1's (the
-    products in two arrays, the culling test's cost)."""
+    products of rigid motions in two arrays: the culling test's cost)."""
     A = _lie.se3_inverse(Ha)
     B = np.empty((4, 4))
-    _lie.mm_into(H_S1a, A, B)
-    _lie.mm_into(B, Hb, A)
-    _lie.mm_into(A, H_bS2, B)
+    _lie.rigid_mm_into(H_S1a, A, B)
+    _lie.rigid_mm_into(B, Hb, A)
+    _lie.rigid_mm_into(A, H_bS2, B)
     return B
 
 
