@@ -197,8 +197,8 @@ class Kernel(NamedTuple):
         Or a kernel ``(t, x, gap, F, I)`` computing it from the shared value's entry 2 alone
         (the events: `porthamiltonian.kernels.compliant.culled_events`), which `function`
         must itself return for a culled contact. The generated right-hand side then skips
-        the call, or calls the cheaper kernel without the shared tuple (together 16 % and
-        8 % of an evaluation of the 8-foot rimless wheel on sand, whose feet are culled but
+        the call, or calls the cheaper kernel without the shared tuple (16 % and 7 % of an
+        evaluation of the 8-foot rimless wheel on sand, whose feet are culled but
         one or two). None: always called.
     """
 

@@ -496,9 +496,9 @@ def separation_bound(B1, B2, R, d):
     sphere around the surface, or an ellipsoid itself, whose support function
     ``h(m) = m . c + |A m|`` is exact), or the plane's normal against a half-space (then the
     bound is the exact distance of an ellipsoid). The test run before any closest-point work,
-    so it is written in scalars and allocates nothing (a few dozen flops: 30 ns against 250 ns
-    written with the small-array kernels of `porthamiltonian.kernels.lie`, in the same order of
-    operations, so the bits are those of the array form).
+    so it is written in scalars and allocates nothing: 50 ns, against 250 ns for the same
+    arithmetic with the small-array kernels of `porthamiltonian.kernels.lie` on copies of ``R``
+    and ``d``, whose order of operations it keeps (the same bits).
 
     Parameters
     ----------
