@@ -93,31 +93,24 @@ def mtv(A, v):
 @njit
 def mm(A, B):
     """``A @ B`` for small matrices (any layout)."""
-    out = np.empty((A.shape[0], B.shape[1]))
-    mm_into(A, B, out)
-    return out
-
-
-@njit(inline="always")
-def mm_into(A, B, out):
-    """``out = A @ B`` for small matrices, written into ``out`` (which must not be ``A`` or
-    ``B``): for a product of several, without a new array for each."""
     n, k = A.shape
     m = B.shape[1]
+    out = np.empty((n, m))
     for i in range(n):
         for j in range(m):
             acc = 0.0
             for l in range(k):
                 acc += A[i, l] * B[l, j]
             out[i, j] = acc
+    return out
 
 
 @njit(inline="always")
 def rigid_mm_into(A, B, out):
     """``out = A @ B`` for two rigid motions (4x4, bottom rows exactly ``(0, 0, 0, 1)``),
     written into ``out`` (not ``A`` or ``B``): 39 products instead of 64. The bits are those of
-    `mm_into`: its sums start from +0.0 in the same order, and the terms skipped add an exact
-    zero (``A[i, 3] B[3, j]``, j < 3) to a sum that cannot be -0.0, or multiply by 1.0."""
+    `mm`: its sums start from +0.0 in the same order, and the terms skipped add an exact zero
+    (``A[i, 3] B[3, j]``, j < 3) to a sum that cannot be -0.0, or multiply by 1.0."""
     for i in range(3):
         for j in range(3):
             out[i, j] = 0.0 + A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]

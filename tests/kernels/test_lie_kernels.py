@@ -148,3 +148,33 @@ def test_small_products_equal_numpy_matmul(shape):
         assert_allclose(lie.mm(M, B), A @ B, rtol=0, atol=ROUND * np.abs(A).sum() * np.abs(B).max())
     assert_allclose(lie.mtv(A.T, v), A @ v, rtol=0, atol=ROUND * np.abs(A).sum())
 
+
+
+def _signed_zero_motions():
+    """Axis-aligned rigid motions with exact zeros of both signs among their entries."""
+    A = np.array([[0.0, -1.0, -0.0, 1.0], [1.0, 0.0, -0.0, -0.0], [-0.0, 0.0, 1.0, 2.0], [0.0, 0.0, 0.0, 1.0]])
+    B = np.array([[-1.0, -0.0, 0.0, -0.0], [0.0, -1.0, -0.0, 0.0], [-0.0, 0.0, 1.0, -3.0], [0.0, 0.0, 0.0, 1.0]])
+    return A, B
+
+
+@pytest.mark.parametrize("seed", [*SEEDS, "signed zeros"])
+def test_rigid_mm_into_has_the_bits_of_mm(seed):
+    """`rigid_mm_into` skips the products with the bottom row: its result must be `mm`'s to the
+    last bit, the sign of zero included (a -0.0 would flip atan2 in a chart map)."""
+    if seed == "signed zeros":
+        A, B = _signed_zero_motions()
+    else:
+        rng = np.random.default_rng(seed)
+        A, B = random_motion(rng), random_motion(rng)
+    out = np.full((4, 4), np.nan)
+    lie.rigid_mm_into(A, B, out)
+    ref = lie.mm(A, B)
+    assert np.array_equal(out, ref) and np.array_equal(np.signbit(out), np.signbit(ref))
+    assert_allclose(out, A @ B, rtol=0, atol=ROUND * 10)
+
+
+@pytest.mark.parametrize("n", [1, 3, 6, 13])
+def test_dot_is_numpys(n):
+    rng = np.random.default_rng(n)
+    a, b = rng.normal(size=n), rng.normal(size=n)
+    assert_allclose(lie.dot(a, b), a @ b, rtol=0, atol=ROUND * n)
