@@ -82,7 +82,6 @@ class _JitGen(_Gen):
         self.imports = {}       # kernel function -> its local name
         self.prologue = []
         self.shared = {}        # id(element object) -> name of its shared value
-        self._idle_zeros = set()  # lengths of the shared zeros of culled contacts (`_zeros_of`)
         self._consts = {}       # name -> value of the constants read at the top (`const`)
         self._n = 0
 
@@ -185,20 +184,14 @@ class _JitGen(_Gen):
         return expr
 
     def _zeros_of(self, idle):
-        """The source of `Kernel.idle`'s zeros, one array or a tuple of arrays: arrays of zeros
-        made once per evaluation and shared by every culled contact (``_ZI<n>``). Sharing them
-        is safe because no kernel writes into its arguments (the generated code already passes
-        one array to several kernels: a body's twist to each of its contacts); it takes two
-        allocations per culled contact and kernel off the evaluation (3 % of the 8-foot
-        rimless wheel on sand's)."""
-        sizes = (int(idle),) if isinstance(idle, (int, np.integer)) else tuple(int(n) for n in idle)
-        for n in sizes:
-            if n not in self._idle_zeros:
-                self._idle_zeros.add(n)
-                self.prologue.append(f"_ZI{n} = np.zeros({n})")
+        """The source of `Kernel.idle`'s zeros, one array or a tuple of arrays: constants
+        (``ZI<n>``) shared by every culled contact. Sharing them is safe because no kernel
+        writes into its arguments (the generated code already passes one array to several
+        kernels: a body's twist to each of its contacts); it takes two allocations per culled
+        contact and kernel off the evaluation (3 % of the 8-foot rimless wheel on sand's)."""
         if isinstance(idle, (int, np.integer)):
-            return f"_ZI{sizes[0]}"
-        return "(" + "".join(f"_ZI{n}, " for n in sizes) + ")"
+            return self.const(f"ZI{int(idle)}", np.zeros(int(idle)))
+        return "(" + "".join(self.const(f"ZI{int(n)}", np.zeros(int(n))) + ", " for n in idle) + ")"
 
     # -- constraints
     def terms(self, i, c):

@@ -315,11 +315,11 @@ def spring_events(t, x, refs, sh, F, I):
         return culled_events(t, x, sh[2], F, I)
     out = np.empty(4 if I[CULLABLE] else 3)
     active = x[_ACT] > 0.5
-    culled = sh[1] != 0.0
+    off_surface = sh[1] == 2.0   # the contact point left a bounded surface (`pair_state`)
     out[0] = 1.0 if active else -sh[2]
     out[1] = -sh[2] if active else -1.0
     margin = np.inf
-    if not culled:
+    if not off_surface:
         F1, I1, F2, I2 = _surfaces(F, I)
         xe = sh[4]
         for k in range(2):
@@ -332,12 +332,10 @@ def spring_events(t, x, refs, sh, F, I):
                     margin = min(margin, _s.transition_margin(Ik, u, v, ch, _s.TRANSITION_DEPTH))
                 else:
                     margin = min(margin, _s.distance_to_singular(Fk, ch, u, v) - F[CHART_MARGIN])
-    out[2] = 1.0 if culled else margin
+    out[2] = 1.0 if off_surface else margin
     if I[CULLABLE]:
         if active:
             out[3] = 1.0
-        elif sh[1] == 1.0:   # culled by the bound: its distance is the bound
-            out[3] = -sh[2] - F[CULL_DISTANCE]
         else:
             pa, pb = _poses(refs, I)
             out[3] = _bound(F, pa, pb)[0] - F[CULL_DISTANCE]
