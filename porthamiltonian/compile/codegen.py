@@ -109,7 +109,21 @@ class _Gen:
 
     def xe(self, path):
         sl = self.p.layout.element_slice(path)
-        return f"x[{sl.start}:{sl.stop}]"
+        return self.span("x", sl.start, sl.stop)
+
+    @staticmethod
+    def span(array, start, stop):
+        """Source of the slice ``array[start:stop]`` of the state or the packed constants."""
+        return f"{array}[{start}:{stop}]"
+
+    def reference(self, path):
+        """The line binding an element's references ``r<i>``: a tuple of slices of x."""
+        sls = self.p.refs[path]
+        return f"r{self.index(path)} = ({', '.join(self.span('x', s.start, s.stop) for s in sls)},)"
+
+    def references(self):
+        """The elements whose references `evaluation` binds first: all that have some."""
+        return [path for path, sls in self.p.refs.items() if sls]
 
     def r(self, path):
         return f"r{self.index(path)}" if self.p.refs[path] else "()"
@@ -351,9 +365,8 @@ class _Gen:
         p = self.p
         els = p.report.flat.elements
         # references
-        for path, sls in p.refs.items():
-            if sls:
-                self.emit(f"r{self.index(path)} = ({', '.join(f'x[{s.start}:{s.stop}]' for s in sls)},)")
+        for path in self.references():
+            self.emit(self.reference(path))
         # modulated two-port moduli
         for path, obj in els.items():
             if obj.category == "twoport" and obj.modulated:

@@ -37,12 +37,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from ._njit import njit
+from ._njit import njit, separate
 
 from . import closest as _kcl
 from . import contact as _kc
 from . import lie as _lie
 from . import surfaces as _s
+
+#: the contact chain's evaluation and rates, called by symbol (`_njit.separate`): compiled once,
+#: not again in each element kernel above them
+_evaluate = separate(_kc.evaluate)
+_spring_rates = separate(_kc.spring_rates)
 
 # ---- layout of F (floats)
 SCALE, TOL, ALPHA, REG_TOL, CULL_DISTANCE, DEPTH_LIMIT, RELAX = 0, 1, 2, 3, 4, 5, 6
@@ -156,7 +161,7 @@ def pair_state(x, refs, F, I):
         found, xc = _kcl.closed_form_extended(F1, I1, F2, I2, H12[:3, :3].copy(), H12[:3, 3].copy(), c1, c2)
         if found and _outside(F, I, xc, c1, c2) > 0.0:
             return (_kc.FAILED, 0.0, 0.0, H12, x[0:4].copy(), 0, 0, z3, z3, np.eye(4), z6, z6)
-    (status, H12, xe, e1, e2, _, D1, D2, _, _, distance, _, _, _, H_1C, G_a, G_b) = _kc.evaluate(
+    (status, H12, xe, e1, e2, _, D1, D2, _, _, distance, _, _, _, H_1C, G_a, G_b) = _evaluate(
         F1, I1, F2, I2, pa, pb, H_Wa, H_Wb, x[0:4].copy(), c1, c2, F[SCALE], F[TOL], I[MAX_ITER], F[ALPHA],
         H_S1a, H_bS2, F[REG_TOL])
     if I[BOUNDED] and status == _kc.OK:
@@ -228,7 +233,7 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
     if sh[1] != 0.0:
         return out
     F1, I1, F2, I2 = _surfaces(F, I)
-    x_rate, s_rate, s_max, s_min = _kc.spring_rates(
+    x_rate, s_rate, s_max, s_min = _spring_rates(
         F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], sh[9], sh[10], sh[11], _mat(F, AD_S2B, 6),
         _mat(F, AD_S1A, 6), inputs[0], inputs[1], inputs[2], x[0:4].copy(), int(round(x[4])), int(round(x[5])),
         F[RELAX], x[7:10].copy(), x[_ACT] > 0.5)
@@ -358,7 +363,7 @@ def spring_input_matrix(t, x, refs, sh, F, I):
     for k in range(15):
         e = np.zeros(15)
         e[k] = 1.0
-        x_rate, s_rate, s_max, s_min = _kc.spring_rates(
+        x_rate, s_rate, s_max, s_min = _spring_rates(
             F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], sh[9], sh[10], sh[11], Ad_S2b, Ad_S1a,
             e[0:6], e[6:12], e[12:15], params, c1, c2, 0.0, s, x[_ACT] > 0.5)
         if not s_min > s_max / 1e10:

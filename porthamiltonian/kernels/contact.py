@@ -14,12 +14,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from ._njit import njit
+from ._njit import njit, separate
 
 from . import closest as _kc
 from . import hertz as _kh
 from . import lie as _lie
 from . import surfaces as _s
+
+#: the Newton search, called by symbol (`_njit.separate`): compiled once, not again in the pair state
+_newton = separate(_kc.newton)
 
 #: tracked parameters closer than this [rad] to a singular set are re-expressed before use
 SANE_MARGIN = 0.1
@@ -259,7 +262,7 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
         x = x0.copy()
     c1, x[0], x[1] = _s.best_chart(F1, I1, x[0], x[1], c1)
     c2, x[2], x[3] = _s.best_chart(F2, I2, x[2], x[3], c2)
-    (x, c1, c2, it, converged, clamped, have, D1, D2, r, w, Rn2, e) = _kc.newton(
+    (x, c1, c2, it, converged, clamped, have, D1, D2, r, w, Rn2, e) = _newton(
         F1, I1, F2, I2, R, d, x, c1, c2, scale, tol, max_iter)
     n1 = np.zeros(3)
     n2 = np.zeros(3)
@@ -274,6 +277,10 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
         return False, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b
     H_1C, G_a, G_b = frame_and_maps(D1, n1, distance, alpha, H_12, H_S1a, H_bS2)
     return True, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b
+
+
+#: `pair_state` as `evaluate` calls it: by symbol (`_njit.separate`)
+_pair_state = separate(pair_state)
 
 
 @njit
@@ -410,7 +417,7 @@ def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol,
         z6 = np.zeros((6, 6))
         return (NEEDS_RECHART, H_12, x0, c1, c2, 0, z3, z3, np.zeros(3), np.zeros(3), np.nan, np.nan, np.nan,
                 np.nan, np.eye(4), z6, z6)
-    (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = pair_state(
+    (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = _pair_state(
         F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol)
     return (OK if ok else FAILED, H_12, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a,
             G_b)
