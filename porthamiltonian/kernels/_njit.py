@@ -91,6 +91,8 @@ def separate(kernel):
     -------
     A numba intrinsic, called in compiled code with `kernel`'s positional arguments.
     """
+    if not hasattr(kernel, "py_func"):   # numba's JIT disabled (NUMBA_DISABLE_JIT): plain Python
+        return kernel
     from numba import types
     from numba.core import cgutils
     from numba.extending import intrinsic
@@ -172,6 +174,8 @@ def _keep_hooks(dispatcher):
     hooks, and that kernel's cached machine code, loaded in a third process, would refer to
     a symbol nobody registered. numba adds every version, compiled or loaded, through
     ``add_overload``; this copies the hooks there."""
+    if not hasattr(dispatcher, "add_overload"):   # numba's JIT disabled: a plain function
+        return dispatcher
     add = dispatcher.add_overload
 
     def add_overload(cres):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from ._njit import njit
+from ._njit import njit, separate
 
 from . import lie as _lie
 from . import surfaces as _s
@@ -135,6 +135,10 @@ def _damped_step(J, r):
     return dx
 
 
+#: `_evaluate` as `newton` calls it: by symbol (`_njit.separate`)
+_evaluate_by_symbol = separate(_evaluate)
+
+
 @njit
 def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     """Newton refinement of the contact parameters from ``x0`` in charts ``(c1, c2)``.
@@ -174,7 +178,7 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     """
     x = x0.copy()
     clamped = False
-    D1, D2, r, J, w, Rn2, e, ok = _evaluate(F1, I1, F2, I2, R, d, x, c1, c2)
+    D1, D2, r, J, w, Rn2, e, ok = _evaluate_by_symbol(F1, I1, F2, I2, R, d, x, c1, c2)
     for it in range(max_iter + 1):
         if not ok:
             return x, c1, c2, it, False, clamped, False, D1, D2, r, w, Rn2, e
@@ -200,7 +204,7 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
             u1, v1, cl1 = _s.place(F1, c1, x[0] + lam * dx[0], x[1] + lam * dx[1])
             u2, v2, cl2 = _s.place(F2, c2, x[2] + lam * dx[2], x[3] + lam * dx[3])
             trial[0], trial[1], trial[2], trial[3] = u1, v1, u2, v2
-            tD1, tD2, tr, tJ, tw, tRn2, te, tok = _evaluate(F1, I1, F2, I2, R, d, trial, c1, c2)
+            tD1, tD2, tr, tJ, tw, tRn2, te, tok = _evaluate_by_symbol(F1, I1, F2, I2, R, d, trial, c1, c2)
             if tok and _merit(tr, scale, w) <= (1.0 - ARMIJO * lam) * phi0:
                 accepted = True
                 break
@@ -213,7 +217,7 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
         n2c, x[2], x[3] = _s.best_chart(F2, I2, x[2], x[3], c2)
         if n1c != c1 or n2c != c2:
             c1, c2 = n1c, n2c
-            D1, D2, r, J, w, Rn2, e, ok = _evaluate(F1, I1, F2, I2, R, d, x, c1, c2)
+            D1, D2, r, J, w, Rn2, e, ok = _evaluate_by_symbol(F1, I1, F2, I2, R, d, x, c1, c2)
         else:
             D1, D2, r, J, w, Rn2, e, ok = tD1, tD2, tr, tJ, tw, tRn2, te, tok
     return x, c1, c2, max_iter, False, clamped, ok, D1, D2, r, w, Rn2, e

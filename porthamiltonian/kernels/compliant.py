@@ -44,10 +44,11 @@ from . import contact as _kc
 from . import lie as _lie
 from . import surfaces as _s
 
-#: the contact chain's evaluation and rates, called by symbol (`_njit.separate`): compiled once,
-#: not again in each element kernel above them
+#: the contact chain's evaluation, rates and closed forms, called by symbol (`_njit.separate`):
+#: compiled once, not again in each element kernel above them
 _evaluate = separate(_kc.evaluate)
 _spring_rates = separate(_kc.spring_rates)
+_closed_form_extended = separate(_kcl.closed_form_extended)
 
 # ---- layout of F (floats)
 SCALE, TOL, ALPHA, REG_TOL, CULL_DISTANCE, DEPTH_LIMIT, RELAX = 0, 1, 2, 3, 4, 5, 6
@@ -158,7 +159,7 @@ def pair_state(x, refs, F, I):
         Ha = _lie.pose_to_matrix(pa) if pa.shape[0] == 7 else H_Wa
         Hb = _lie.pose_to_matrix(pb) if pb.shape[0] == 7 else H_Wb
         H12 = _kc.relative_pose(H_S1a, H_bS2, Ha, Hb)
-        found, xc = _kcl.closed_form_extended(F1, I1, F2, I2, H12[:3, :3].copy(), H12[:3, 3].copy(), c1, c2)
+        found, xc = _closed_form_extended(F1, I1, F2, I2, H12[:3, :3].copy(), H12[:3, 3].copy(), c1, c2)
         if found and _outside(F, I, xc, c1, c2) > 0.0:
             return (_kc.FAILED, 0.0, 0.0, H12, x[0:4].copy(), 0, 0, z3, z3, np.eye(4), z6, z6)
     (status, H12, xe, e1, e2, _, D1, D2, _, _, distance, _, _, _, H_1C, G_a, G_b) = _evaluate(

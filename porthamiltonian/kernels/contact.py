@@ -23,6 +23,8 @@ from . import surfaces as _s
 
 #: the Newton search, called by symbol (`_njit.separate`): compiled once, not again in the pair state
 _newton = separate(_kc.newton)
+#: the closed forms, called by symbol (`_njit.separate`)
+_closed_form = separate(_kc.closed_form)
 
 #: tracked parameters closer than this [rad] to a singular set are re-expressed before use
 SANE_MARGIN = 0.1
@@ -257,7 +259,7 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
     """
     R = H_12[:3, :3].copy()
     d = H_12[:3, 3].copy()
-    found, x = _kc.closed_form(F1, I1, F2, I2, R, d, c1, c2)
+    found, x = _closed_form(F1, I1, F2, I2, R, d, c1, c2)
     if not found:
         x = x0.copy()
     c1, x[0], x[1] = _s.best_chart(F1, I1, x[0], x[1], c1)
@@ -331,7 +333,7 @@ def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params
     R = H_12[:3, :3].copy()
     d = H_12[:3, 3].copy()
     _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
-    return _tracked_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max, s_min, params,
+    return _tracked_rates_by_symbol(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max, s_min, params,
                           c1, c2, relax)
 
 
@@ -381,6 +383,10 @@ def _tracked_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_m
     return rate, s_max, s_min
 
 
+#: `_tracked_rates` as `parameter_rates` and `spring_rates` call it: by symbol (`_njit.separate`)
+_tracked_rates_by_symbol = separate(_tracked_rates)
+
+
 #: `evaluate` outcomes
 OK = 0
 FAILED = 1          # no regular contact pair from this start (the caller tries other starts)
@@ -411,7 +417,7 @@ def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol,
     Ha = _lie.pose_to_matrix(pose_a) if pose_a.shape[0] == 7 else H_Wa
     Hb = _lie.pose_to_matrix(pose_b) if pose_b.shape[0] == 7 else H_Wb
     H_12 = relative_pose(H_S1a, H_bS2, Ha, Hb)
-    if not (start_is_sane(F1, F2, x0, c1, c2) or _kc.closed_form(F1, I1, F2, I2, H_12[:3, :3].copy(),
+    if not (start_is_sane(F1, F2, x0, c1, c2) or _closed_form(F1, I1, F2, I2, H_12[:3, :3].copy(),
                                                                    H_12[:3, 3].copy(), c1, c2)[0]):
         z3 = np.zeros((3, 3, 3))
         z6 = np.zeros((6, 6))
@@ -467,7 +473,7 @@ def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b
     d = H_12[:3, 3].copy()
     # the exact points' kinematics serve both the tracked rates and the frame's spin
     _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
-    x_rate, s_max, s_min = _tracked_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max,
+    x_rate, s_max, s_min = _tracked_rates_by_symbol(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max,
                                           s_min, params, c1, c2, relax)
     s_rate = np.zeros(3)
     if active:

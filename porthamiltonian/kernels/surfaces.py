@@ -73,7 +73,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from ._njit import njit
+from ._njit import njit, separate
 
 SEPARABLE = 0
 PIECEWISE = 1
@@ -488,6 +488,12 @@ def _basis(code, x, order, out):
             out[i, 2] = 0.0
 
 
+#: the evaluators of the other kinds, called by symbol (`_njit.separate`): not optimized again in
+#: every kernel that links `derivatives`
+_piecewise_by_symbol = separate(_piecewise)
+_run_tape_by_symbol = separate(_run_tape)
+
+
 # one explicit signature: the calls from other kernels pass a literal order (2), which would
 # otherwise compile a second specialization (seconds of first-run JIT)
 @njit("float64[:, :, ::1](float64[::1], int64[::1], float64, float64, int64, int64)")
@@ -510,12 +516,12 @@ def derivatives(F, I, u, v, order, chart):
         Zero for ``i + j > order``.
     """
     if I[0] == PIECEWISE:
-        return _piecewise(F, I, u, v, order)
+        return _piecewise_by_symbol(F, I, u, v, order)
     if I[0] == NETWORK:
         t = 6 + NETWORK_BLOCK * chart
-        return _piecewise(F[I[t]:I[t] + I[t + 1]], I[I[t + 2]:I[t + 2] + I[t + 3]], u, v, order)
+        return _piecewise_by_symbol(F[I[t]:I[t] + I[t + 1]], I[I[t + 2]:I[t + 2] + I[t + 3]], u, v, order)
     if I[0] == TAPE:
-        return _run_tape(F, I, u, v, order)
+        return _run_tape_by_symbol(F, I, u, v, order)
     n = order + 1
     D = np.zeros((n, n, 3))
     bu = np.empty((n, 3))
