@@ -25,7 +25,7 @@ from Python).
 Kernels whose call tree is large are called from other kernels and from the generated
 right-hand sides through `separate`: numba otherwise links a callee's whole tree into every
 function compiled above it, and optimizes it and emits its machine code again at each level
-(module docstring of `separate`).
+(`separate`'s docstring).
 """
 
 import hashlib
@@ -59,12 +59,14 @@ def separate(kernel):
     search, surfaces, kinematics) was optimized and emitted again in the pair state, the
     evaluation, the spring's kernels and the right-hand side. A call through `separate`
     instead declares the callee's machine code as an external symbol of the caller's module:
-    the caller compiles only its own code. Measured on the main job's first run, with the
-    generated right-hand side calling every element kernel this way and the contact kernels
-    calling `contact.evaluate`, `contact.pair_state`, `closest.newton` and
-    `contact.spring_rates` this way: 71 % of the machine code numba emitted was linked
-    callees (159,000 of 225,000 optimized instructions), 50 % after (78,000 of 144,000);
-    numba's LLVM optimization 8.9 -> 5.5 s and code generation 7.9 -> 5.4 s.
+    the caller compiles only its own code. The generated right-hand sides call every element
+    kernel this way, and the contact chain its large kernels (the evaluation, pair state,
+    closed forms, Newton search and its evaluation, parameter rates, the piecewise and tape
+    surface evaluators). Measured on the main job's first run (`benchmarks/jit_profile.py`,
+    2026-11-27, numba 0.68): 71 % of the optimized LLVM instructions numba emitted were linked
+    callees before (159,000 of 225,000), 43 % after (49,000 of 115,000); LLVM's optimization
+    8.9 -> 4.1 s, its code generation 7.9 -> 4.1 s; with the generated code's slices
+    (`lie.span`), the first run 43.5-47.2 -> 35.2-37.6 s, interleaved, warm 6.3-7.0 s.
 
     The price is LLVM's inlining across that call (a few nanoseconds per call; use it for
     kernels that do real work, not for small helpers) and these mechanics:
