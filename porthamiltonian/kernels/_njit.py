@@ -84,6 +84,10 @@ def separate(kernel):
     - The callee's errors propagate through numba's calling convention, as for a linked
       call.
 
+    These mechanics use numba internals (a library's ``_reload_init``, the lowering context's
+    ``active_code_library``, the CPU calling convention), as numba 0.68 has them;
+    `tests/kernels/test_separate.py` checks them in fresh processes sharing one cache.
+
     Parameters
     ----------
     kernel : numba dispatcher
