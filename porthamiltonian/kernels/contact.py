@@ -282,7 +282,7 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
 
 
 #: `pair_state` as `evaluate` calls it: by symbol (`_njit.separate`)
-_pair_state = separate(pair_state)
+_pair_state_by_symbol = separate(pair_state)
 
 
 @njit
@@ -333,8 +333,8 @@ def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params
     R = H_12[:3, :3].copy()
     d = H_12[:3, 3].copy()
     _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
-    return _tracked_rates_by_symbol(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max, s_min, params,
-                          c1, c2, relax)
+    return _tracked_rates_by_symbol(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max, s_min,
+                                    params, c1, c2, relax)
 
 
 @njit
@@ -418,12 +418,12 @@ def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol,
     Hb = _lie.pose_to_matrix(pose_b) if pose_b.shape[0] == 7 else H_Wb
     H_12 = relative_pose(H_S1a, H_bS2, Ha, Hb)
     if not (start_is_sane(F1, F2, x0, c1, c2) or _closed_form(F1, I1, F2, I2, H_12[:3, :3].copy(),
-                                                                   H_12[:3, 3].copy(), c1, c2)[0]):
+                                                              H_12[:3, 3].copy(), c1, c2)[0]):
         z3 = np.zeros((3, 3, 3))
         z6 = np.zeros((6, 6))
         return (NEEDS_RECHART, H_12, x0, c1, c2, 0, z3, z3, np.zeros(3), np.zeros(3), np.nan, np.nan, np.nan,
                 np.nan, np.eye(4), z6, z6)
-    (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = _pair_state(
+    (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = _pair_state_by_symbol(
         F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol)
     return (OK if ok else FAILED, H_12, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a,
             G_b)
@@ -473,8 +473,8 @@ def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b
     d = H_12[:3, 3].copy()
     # the exact points' kinematics serve both the tracked rates and the frame's spin
     _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
-    x_rate, s_max, s_min = _tracked_rates_by_symbol(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max,
-                                          s_min, params, c1, c2, relax)
+    x_rate, s_max, s_min = _tracked_rates_by_symbol(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re,
+                                                    s_max, s_min, params, c1, c2, relax)
     s_rate = np.zeros(3)
     if active:
         _, dex, _ = axes_rates(D1, re[0], re[1], H_1C)
