@@ -17,7 +17,9 @@ compiled signature):
   time of its own: compare the other columns from runs without it).
 
 A kernel called through `porthamiltonian.kernels._njit.separate` is not linked into its
-callers: its tree appears once, under its own line.
+callers: its tree appears once, under its own line. The profile is of one process compiling
+everything: no helper processes (``PORTHAMILTONIAN_COMPILE_HELPERS=0`` unless set otherwise;
+`porthamiltonian.kernels._parallel`), whose kernels would appear as loads.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ def main(argv=None):
     tmp = tempfile.mkdtemp(prefix="jit_profile_")
     os.environ["NUMBA_CACHE_DIR"] = os.path.join(tmp, "numba")
     os.environ["PORTHAMILTONIAN_CACHE"] = os.path.join(tmp, "rhs")
+    os.environ.setdefault("PORTHAMILTONIAN_COMPILE_HELPERS", "0")
 
     from numba.core import codegen, event
 

@@ -21,7 +21,9 @@ Three tables, printed and written to `--out` (markdown) with the numbers as JSON
    every cache empty (numba's `NUMBA_CACHE_DIR`, the generated right-hand sides'
    `PORTHAMILTONIAN_CACHE`, matplotlib's `MPLCONFIGDIR`, all pointed at new directories, so
    the JIT cost is included without deleting the shared `__pycache__`: a fresh install) and
-   once again with them filled. The difference is the first run's extra cost.
+   once again with them filled. The difference is the first run's extra cost. Then once more
+   with new empty caches and no helper processes (``PORTHAMILTONIAN_COMPILE_HELPERS=0``: the
+   model's own process compiles every kernel; `porthamiltonian.kernels._parallel`).
 
 Every measurement runs in its own subprocess: a variant still running after `--cap` wall
 seconds is stopped and reported as "> cap" with the simulated time it had reached (read
@@ -245,14 +247,17 @@ FIRST_RUN = ["run", "two-ellipsoids", "--no-progress"]
 def first_run(cap):
     """The README's first run, `porthamiltonian run two-ellipsoids` (5 s simulated, its energy
     report, plots and files), in a fresh interpreter: once with every cache empty (numba's,
-    the generated right-hand sides', matplotlib's: a fresh install) and once again with them
-    filled. Returns {label: {"wall", "compile" (the CLI's "to compile or load it")}}."""
+    the generated right-hand sides', matplotlib's: a fresh install), once again with them
+    filled, and once with new empty caches and no helper processes. Returns {label: {"wall",
+    "compile" (the CLI's "to compile or load it")}}."""
     out = {}
+    runs = [("cold caches", "a", {}), ("warm caches", "a", {}),
+            ("cold caches, no helper processes", "b", {"PORTHAMILTONIAN_COMPILE_HELPERS": "0"})]
     with tempfile.TemporaryDirectory(prefix="first-run-") as tmp:
-        env = dict(os.environ, NUMBA_CACHE_DIR=f"{tmp}/numba", PORTHAMILTONIAN_CACHE=f"{tmp}/rhs",
-                   MPLCONFIGDIR=f"{tmp}/matplotlib")
-        cmd = [sys.executable, "-c", "from porthamiltonian.cli import main; main()"] + FIRST_RUN + ["--out", f"{tmp}/out"]
-        for label in ("cold caches", "warm caches"):
+        for label, caches, extra in runs:
+            env = dict(os.environ, NUMBA_CACHE_DIR=f"{tmp}/{caches}/numba", PORTHAMILTONIAN_CACHE=f"{tmp}/{caches}/rhs",
+                       MPLCONFIGDIR=f"{tmp}/{caches}/matplotlib", **extra)
+            cmd = [sys.executable, "-c", "from porthamiltonian.cli import main; main()"] + FIRST_RUN + ["--out", f"{tmp}/out"]
             t0 = time.perf_counter()
             try:
                 p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=cap)

@@ -118,17 +118,26 @@ class PHSystem:
         return "numba" if j["fn"] is not None else f"python: {j['reason']}"
 
     def _load_jit(self):
+        """Compile the generated right-hand side (or load it from numba's cache) without
+        running it; helper processes compile the contact chain's kernels meanwhile if they
+        are not in numba's cache yet (`porthamiltonian.kernels._parallel`)."""
         j = self._jit
+        from ..kernels import _parallel
         from .jit import load_jit
 
+        x, F, I = np.zeros(self.layout.size), j["F"], j["I"]
+        helpers = []
         try:
             module = load_jit(j["source"])
-            # compiles (or loads from the cache) without running it
-            x, F, I = np.zeros(self.layout.size), j["F"], j["I"]
+            helpers = _parallel.start_helpers(_parallel.helpers_wanted(vars(module).values()))
             module.rhs.compile(tuple(numba.typeof(a) for a in (0.0, x, self._u0, F, I)))
+        except _parallel.HelperCountError:
+            raise
         except Exception as exc:  # numba could not type the kernels together: Python path
             j["source"], j["reason"] = None, f"numba failed to compile it ({type(exc).__name__}: {str(exc)[:300]})"
             return
+        finally:
+            _parallel.stop_helpers(helpers)
         j["fn"], j["events"] = module.rhs, module.HAS_EVENTS
 
     def _event_value(self, k, t, x):

@@ -32,21 +32,64 @@ import hashlib
 import importlib
 
 import numba
+from numba.core import sigutils
 
-__all__ = ["njit", "separate", "OPTIONS"]
+from ._parallel import lock_saves
+
+__all__ = ["njit", "separate", "OPTIONS", "FIXED"]
 
 #: numba options of every kernel and generated right-hand side (module docstring)
 OPTIONS = {"cache": True, "error_model": "numpy", "no_cfunc_wrapper": True}
 
 
-def njit(*args, **options):
+#: the kernels declared with ``argtypes`` (`njit`), in the order they were defined
+FIXED = []
+
+
+def njit(*args, argtypes=None, **options):
     """``numba.njit`` with `OPTIONS` (``options`` add to or override them), used as
     ``@njit``, ``@njit(inline="always")`` or ``@njit("signature")``. The dispatcher keeps the
-    symbol hooks of what it loads from the cache (`_keep_hooks`)."""
-    if args and callable(args[0]):
-        return _keep_hooks(numba.njit(**{**OPTIONS, **options})(args[0]))
-    decorate = numba.njit(*args, **{**OPTIONS, **options})
-    return lambda fn: _keep_hooks(decorate(fn))
+    symbol hooks of what it loads from the cache (`_keep_hooks`), and saves to the cache
+    under a lock shared with other processes (`porthamiltonian.kernels._parallel.lock_saves`).
+
+    ``argtypes`` (numba's notation, as in a signature: ``"f8[::1], i8[::1], f8, i8"``) declares the one signature a kernel called through
+    `separate` is compiled for, without compiling it at import (as a numba signature would):
+    such a kernel can be compiled ahead, in a helper process, before a caller asks for it
+    (`porthamiltonian.kernels._parallel`), and a call with other argument types is a typing
+    error (the declaration stays true)."""
+    function = args[0] if args and callable(args[0]) else None
+    compile_with = numba.njit(**{**OPTIONS, **options}) if function else numba.njit(*args, **{**OPTIONS, **options})
+
+    def decorate(fn):
+        dispatcher = lock_saves(_keep_hooks(compile_with(fn)))
+        if argtypes is not None and hasattr(dispatcher, "py_func"):
+            dispatcher._fixed = tuple(sigutils.normalize_signature(f"({argtypes},)")[0])
+            _typed_as_declared(dispatcher)
+            FIXED.append(dispatcher)
+        return dispatcher
+
+    return decorate(function) if function else decorate
+
+
+def _typed_as_declared(dispatcher):
+    """Calls of `dispatcher` from other kernels resolve to its declared version (`njit`'s
+    ``argtypes``), compiled (or loaded, or waited for: `_parallel.compile_claimed`) first."""
+    resolve = dispatcher.get_call_template
+    py_func = dispatcher.py_func
+    symbol = _Symbol.name_of(py_func.__module__, py_func.__qualname__, dispatcher._fixed)
+
+    def get_call_template(args, kws):
+        if dispatcher._fixed not in dispatcher.overloads:
+            from ._parallel import compile_claimed
+
+            compile_claimed(dispatcher, dispatcher._fixed, symbol)
+        can_compile, dispatcher._can_compile = dispatcher._can_compile, False
+        try:
+            return resolve(args, kws)
+        finally:
+            dispatcher._can_compile = can_compile
+
+    dispatcher.get_call_template = get_call_template
 
 
 def separate(kernel):
@@ -101,6 +144,7 @@ def separate(kernel):
         return kernel
     from numba import types
     from numba.core import cgutils
+    from numba.core.errors import TypingError
     from numba.extending import intrinsic
 
     module, name = kernel.py_func.__module__, kernel.py_func.__qualname__
@@ -108,6 +152,10 @@ def separate(kernel):
     @intrinsic
     def call(typingctx, *args):
         argtypes = tuple(types.unliteral(a) for a in args)
+        fixed = getattr(kernel, "_fixed", None)
+        if fixed is not None and argtypes != fixed:
+            raise TypingError(f"{module}.{name} is compiled for {fixed} (its declared argtypes), "
+                                                f"called with {argtypes}")
         symbol = _Symbol.name_of(module, name, argtypes)
         hook = _Symbol(module, name, argtypes, _register(kernel, argtypes, symbol), symbol)
 
@@ -165,7 +213,12 @@ def _register(kernel, argtypes, symbol):
     if symbol not in _REGISTERED:
         import llvmlite.binding as ll
 
-        kernel.compile(argtypes)
+        if getattr(kernel, "_fixed", None) is not None:   # perhaps compiled by another process
+            from ._parallel import compile_claimed
+
+            compile_claimed(kernel, argtypes, symbol)
+        else:
+            kernel.compile(argtypes)
         cres = kernel.overloads[tuple(argtypes)]
         ll.add_symbol(symbol, cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
         _REGISTERED[symbol] = cres.signature.return_type

@@ -33,7 +33,7 @@ MAX_HALVINGS = 30
 STEP_FRACTION = 0.25
 
 
-@njit
+@njit(argtypes="f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], f8[::1], i8, i8")
 def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
     """Derivatives (order 2), residual ``r``, Jacobian ``J``, row weights ``w``, ``R n2`` and
     the separation ``e = R p2 + d - p1`` at ``x``; ``ok`` False where a surface is singular."""
@@ -139,7 +139,7 @@ def _damped_step(J, r):
 _evaluate_by_symbol = separate(_evaluate)
 
 
-@njit
+@njit(argtypes="f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], f8[::1], i8, i8, f8, f8, i8")
 def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     """Newton refinement of the contact parameters from ``x0`` in charts ``(c1, c2)``.
 
@@ -392,7 +392,7 @@ def _plane_parameters(F, q):
     return _lie.dot3(w, e_u), _lie.dot3(w, e_v)
 
 
-@njit
+@njit(argtypes="f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], i8, i8")
 def closed_form(F1, I1, F2, I2, R, d, c1, c2):
     """`closed_form_extended`, found only where the parameters lie inside both domains (a
     foot off a bounded plane's extent is an edge contact, for Newton to clamp)."""
@@ -400,7 +400,7 @@ def closed_form(F1, I1, F2, I2, R, d, c1, c2):
     return found and _in_domain(F1, c1, x[0], x[1]) and _in_domain(F2, c2, x[2], x[3]), x
 
 
-@njit
+@njit(argtypes="f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], i8, i8")
 def closed_form_extended(F1, I1, F2, I2, R, d, c1, c2):
     """Exact contact parameters where a closed form exists: plane and ellipsoid (sphere) in
     either order, two spheres.

@@ -44,11 +44,20 @@ from . import contact as _kc
 from . import lie as _lie
 from . import surfaces as _s
 
-#: the contact chain's evaluation, rates and closed forms, called by symbol (`_njit.separate`):
-#: compiled once, not again in each element kernel above them
+#: the contact chain's evaluation, rates, closed forms, bounding test and damper, called by
+#: symbol (`_njit.separate`): compiled once, not again in each element kernel above them
 _evaluate = separate(_kc.evaluate)
 _spring_rates = separate(_kc.spring_rates)
 _closed_form_extended = separate(_kcl.closed_form_extended)
+_separation = separate(_kc.separation)
+_damper_efforts = separate(_kc.damper_efforts)
+
+#: argument types of the element kernels (`_njit.njit`'s ``argtypes``; the generated right-hand
+#: side passes the references padded to two, `Kernel.refs`): time, state, references,
+#: and the tuple `spring_outputs` shares with the later kernels
+_T_X_REFS = "f8, f8[::1], UniTuple(f8[::1], 2)"
+_SHARED = ("Tuple((i8, f8, f8, f8[:, ::1], f8[::1], i8, i8, f8[:, :, ::1], f8[:, :, ::1], f8[:, ::1], f8[:, ::1], "
+           "f8[:, ::1], f8[::1]))")
 
 # ---- layout of F (floats)
 SCALE, TOL, ALPHA, REG_TOL, CULL_DISTANCE, DEPTH_LIMIT, RELAX = 0, 1, 2, 3, 4, 5, 6
@@ -133,8 +142,8 @@ def _poses(refs, I):
 @njit(inline="always")
 def _bound(F, pa, pb):
     """`porthamiltonian.kernels.contact.separation` of the pair at the moving bodies' poses."""
-    return _kc.separation(F[B1 : B1 + 7], F[B2 : B2 + 7], pa, pb, _view(F, H_WA, 4), _view(F, H_WB, 4),
-                          _view(F, H_S1A, 4), _view(F, H_BS2, 4))
+    return _separation(F[B1 : B1 + 7], F[B2 : B2 + 7], pa, pb, _view(F, H_WA, 4), _view(F, H_WB, 4),
+                       _view(F, H_S1A, 4), _view(F, H_BS2, 4))
 
 
 @njit(inline="always")
@@ -196,7 +205,7 @@ def _efforts(x, sh, F, law, F_e, W_geo, ok):
     return e_a, e_b, e_s, sh + (law,)
 
 
-@njit
+@njit(argtypes=f"{_T_X_REFS}, f8[::1], i8[::1]")
 def spring_outputs(t, x, refs, F, I):
     """Port efforts ``(e_a, e_b, e_slip)`` of the spring and the shared tuple (last), which
     ends with the packed normal law (a law of fixed stiffness)."""
@@ -226,7 +235,7 @@ def spring_outputs_local(t, x, refs, F, I):
     return _efforts(x, sh, F, law, _kc.normal_force(law, sh[2], 0.0)[0], W_geo, ok)
 
 
-@njit
+@njit(argtypes=f"{_T_X_REFS}, UniTuple(f8[::1], 3), {_SHARED}, f8[::1], i8[::1]")
 def spring_rates(t, x, refs, inputs, sh, F, I):
     """Rates of the spring's own state (10); NaN where the contact matrix is singular
     (`porthamiltonian.contact.kinematics.MAX_CONDITION`: the Python path raises)."""
@@ -264,8 +273,8 @@ def damper_law(t, inputs, refs, sh, F, I):
     if refs[2][0] < 0.5 or sh[1] != 0.0:
         return np.zeros(6), np.zeros(6)
     _, _, cap_spin, cap_t = _limits(sh, refs[7], F, I)
-    e_a, e_b, _ = _kc.damper_efforts(sh[10], sh[11], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
-                                     sh[12], sh[2])
+    e_a, e_b, _ = _damper_efforts(sh[10], sh[11], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
+                                  sh[12], sh[2])
     return e_a, e_b
 
 
@@ -295,7 +304,7 @@ def friction_law(t, inputs, refs, sh, F, I):
     return (_kc.slip_rates(inputs[0], lim_spin, lim_t, c_slip, spin, slide),)
 
 
-@njit
+@njit(argtypes="f8, f8[::1], f8, f8[::1], i8[::1]")
 def culled_events(t, x, gap, F, I):
     """`spring_events` of a contact culled by its bounding test (entry 1 of the shared tuple
     1.0, ``gap`` its entry 2: minus the bound), which is neither touching (`pair_state` culls
@@ -312,7 +321,7 @@ def culled_events(t, x, gap, F, I):
     return out
 
 
-@njit
+@njit(argtypes=f"{_T_X_REFS}, {_SHARED}, f8[::1], i8[::1]")
 def spring_events(t, x, refs, sh, F, I):
     """Values of the spring's event functions in the order of `ContactSpring.events` (touch,
     release, chart, approach; the last only if the pair is cullable), as the Python ones, from
@@ -398,8 +407,8 @@ def damper_law_jacobian(t, inputs, refs, sh, F, I):
     if refs[2][0] < 0.5 or sh[1] != 0.0:
         return np.zeros((12, 12))
     _, _, cap_spin, cap_t = _limits(sh, refs[7], F, I)
-    _, _, dW = _kc.damper_efforts(sh[10], sh[11], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
-                                  sh[12], sh[2])
+    _, _, dW = _damper_efforts(sh[10], sh[11], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
+                               sh[12], sh[2])
     return _kc.damper_jacobian(sh[10], sh[11], dW)
 
 

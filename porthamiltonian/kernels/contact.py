@@ -224,7 +224,8 @@ def start_is_sane(F1, F2, x, c1, c2):
     return True
 
 
-@njit
+@njit(argtypes=("f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], i8, i8, f8, f8, i8, f8, "
+              "f8[:, ::1], f8[:, ::1], f8"))
 def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol):
     """Exact contact points from a warm start (or a closed form,
     `porthamiltonian.kernels.closest.closed_form`), and the contact frame and twist maps.
@@ -337,7 +338,8 @@ def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params
                                     params, c1, c2, relax)
 
 
-@njit
+@njit(argtypes=("f8[::1], i8[::1], f8[::1], i8[::1], f8[::1], i8, i8, f8[:, :, ::1], f8[:, :, ::1], "
+              "f8[:, ::1], f8[::1], f8[::1], f8[::1], f8, f8, f8[::1], i8, i8, f8"))
 def _tracked_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max, s_min, params, c1, c2,
                    relax):
     """`parameter_rates` given the kinematics of the exact points in their own charts
@@ -393,7 +395,8 @@ FAILED = 1          # no regular contact pair from this start (the caller tries 
 NEEDS_RECHART = 2   # the warm start lies outside its domain or near a singular set
 
 
-@njit
+@njit(argtypes=("f8[::1], i8[::1], f8[::1], i8[::1], f8[::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[::1], "
+              "i8, i8, f8, f8, i8, f8, f8[:, ::1], f8[:, ::1], f8"))
 def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a,
              H_bS2, reg_tol):
     """`pair_state` from the bodies' poses: the hot path of a contact's evaluation.
@@ -429,7 +432,7 @@ def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol,
             G_b)
 
 
-@njit
+@njit(argtypes="f8[::1], f8[::1], f8[::1], f8[::1], f8[:, ::1], f8[:, ::1], f8[:, ::1], f8[:, ::1]")
 def separation(B1, B2, pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2):
     """The culling test from the bodies' poses: a lower bound of the signed distance
     (`porthamiltonian.kernels.closest.separation_bound`) and ``H_12``.
@@ -452,7 +455,9 @@ def separation(B1, B2, pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2):
     return _kc.separation_bound(B1, B2, H_12[:3, :3], H_12[:3, 3]), H_12
 
 
-@njit
+@njit(argtypes=("f8[::1], i8[::1], f8[::1], i8[::1], f8[::1], i8, i8, f8[:, :, ::1], f8[:, :, ::1], "
+              "f8[:, ::1], f8[:, ::1], f8[:, ::1], f8[:, ::1], f8[:, ::1], f8[:, ::1], f8[::1], "
+              "f8[::1], f8[::1], f8[::1], i8, i8, f8, f8[::1], b1"))
 def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b, Ad_S2b, Ad_S1a, T_a, T_b,
                  slip, params, c1, c2, relax, s, active):
     """Rates of a compliant contact spring's own state (`library.compliant_contact`).
@@ -699,7 +704,7 @@ def _norm2(v):
     return out
 
 
-@njit
+@njit(argtypes="f8[:, ::1], f8[:, ::1], f8[::1], f8[::1], f8, f8, f8, f8, f8[::1], f8")
 def damper_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, cap_spin, cap_t, law, delta):
     """Port efforts of a compliant contact's damper, ``W_C = -(0, 0, F_spin, F_x, F_y, F_d)``
     with ``T_C = G_b T_b - G_a T_a``: ``F_d`` the normal law's dissipative force at the

@@ -331,7 +331,7 @@ def _binomial(n, k):
     return out
 
 
-@njit
+@njit(argtypes="f8[::1], i8[::1], f8, f8, i8")
 def _piecewise(F, I, u, v, order):
     p, q, nsu, nsv, dim = I[3], I[4], I[5], I[6], I[7]
     eu = 1 + DOMAIN_SIZE
@@ -372,7 +372,7 @@ def _piecewise(F, I, u, v, order):
     return D
 
 
-@njit
+@njit(argtypes="f8[::1], i8[::1], f8, f8, i8")
 def _run_tape(F, I, u, v, order):
     """Run the `TAPE` of `order` (module docstring); IEEE results (inf, NaN) instead of Python's
     exceptions (numpy error model, as every kernel), as the math module's domain errors would
@@ -494,9 +494,9 @@ _piecewise_by_symbol = separate(_piecewise)
 _run_tape_by_symbol = separate(_run_tape)
 
 
-# one explicit signature: the calls from other kernels pass a literal order (2), which would
+# one declared signature: the calls from other kernels pass a literal order (2), which would
 # otherwise compile a second specialization (seconds of first-run JIT)
-@njit("float64[:, :, ::1](float64[::1], int64[::1], float64, float64, int64, int64)")
+@njit(argtypes="f8[::1], i8[::1], f8, f8, i8, i8")
 def derivatives(F, I, u, v, order, chart):
     """Derivative array ``D[i, j] = d^(i+j) f / du^i dv^j`` of a packed surface.
 
