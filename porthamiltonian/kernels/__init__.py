@@ -1,5 +1,7 @@
 """Compiled numerical kernels of the hot path (numba, every one through `_njit.njit`: cached,
-numpy error model, no C-callable wrapper).
+numpy error model, no C-callable wrapper; the large ones called by symbol, `_njit.separate`;
+the contact chain's declared with their one signature and compiled, on a model's first
+compile, by helper processes alongside it: `_parallel`).
 
 Pure functions on float64/int64 arrays and scalars: no Python objects, no validation (that
 happens at the public API's boundary), output buffers passed in where an allocation can be

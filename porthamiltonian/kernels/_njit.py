@@ -25,7 +25,9 @@ from Python).
 Kernels whose call tree is large are called from other kernels and from the generated
 right-hand sides through `separate`: numba otherwise links a callee's whole tree into every
 function compiled above it, and optimizes it and emits its machine code again at each level
-(`separate`'s docstring).
+(`separate`'s docstring). The contact chain's kernels are declared with their one signature
+(`njit`'s ``argtypes``), so that helper processes can compile them while a model's process
+compiles the rest of its right-hand side (`porthamiltonian.kernels._parallel`).
 """
 
 import hashlib
@@ -34,7 +36,7 @@ import importlib
 import numba
 from numba.core import sigutils
 
-from ._parallel import lock_saves
+from ._parallel import compile_claimed, lock_saves
 
 __all__ = ["njit", "separate", "OPTIONS", "FIXED"]
 
@@ -52,11 +54,13 @@ def njit(*args, argtypes=None, **options):
     symbol hooks of what it loads from the cache (`_keep_hooks`), and saves to the cache
     under a lock shared with other processes (`porthamiltonian.kernels._parallel.lock_saves`).
 
-    ``argtypes`` (numba's notation, as in a signature: ``"f8[::1], i8[::1], f8, i8"``) declares the one signature a kernel called through
-    `separate` is compiled for, without compiling it at import (as a numba signature would):
-    such a kernel can be compiled ahead, in a helper process, before a caller asks for it
-    (`porthamiltonian.kernels._parallel`), and a call with other argument types is a typing
-    error (the declaration stays true)."""
+    ``argtypes`` (numba's notation, as in a signature: ``"f8[::1], i8[::1], f8, i8"``) declares
+    the one version other kernels call: numba's explicit signature, compiled at first use
+    instead of at import. Such a kernel can be compiled ahead, in a helper process, before a
+    caller asks for it (`porthamiltonian.kernels._parallel`); a caller's literal arguments
+    are converted to it rather than compiled into a version of their own; a call through
+    `separate` with other argument types is a typing error (the declaration stays true).
+    Calls from Python compile what their arguments need, as for any kernel."""
     function = args[0] if args and callable(args[0]) else None
     compile_with = numba.njit(**{**OPTIONS, **options}) if function else numba.njit(*args, **{**OPTIONS, **options})
 
@@ -80,8 +84,6 @@ def _typed_as_declared(dispatcher):
 
     def get_call_template(args, kws):
         if dispatcher._fixed not in dispatcher.overloads:
-            from ._parallel import compile_claimed
-
             compile_claimed(dispatcher, dispatcher._fixed, symbol)
         can_compile, dispatcher._can_compile = dispatcher._can_compile, False
         try:
@@ -155,7 +157,7 @@ def separate(kernel):
         fixed = getattr(kernel, "_fixed", None)
         if fixed is not None and argtypes != fixed:
             raise TypingError(f"{module}.{name} is compiled for {fixed} (its declared argtypes), "
-                                                f"called with {argtypes}")
+                              f"called with {argtypes}")
         symbol = _Symbol.name_of(module, name, argtypes)
         hook = _Symbol(module, name, argtypes, _register(kernel, argtypes, symbol), symbol)
 
@@ -214,8 +216,6 @@ def _register(kernel, argtypes, symbol):
         import llvmlite.binding as ll
 
         if getattr(kernel, "_fixed", None) is not None:   # perhaps compiled by another process
-            from ._parallel import compile_claimed
-
             compile_claimed(kernel, argtypes, symbol)
         else:
             kernel.compile(argtypes)

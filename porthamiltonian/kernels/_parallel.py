@@ -9,8 +9,11 @@ the one signature they are compiled for (``njit(argtypes=...)``), called through
 `porthamiltonian.kernels._njit.separate` (compiled on their own, never linked into a caller).
 So while the model's process types and compiles its right-hand side and element kernels, helper
 processes compile those kernels into numba's on-disk cache, and the model's process loads them
-from there when it reaches them. Measured on the main job's first run (2-core machine, one
-helper; `benchmarks/results/jit_boundary.md`): see the README's speed section.
+from there when it reaches them. Measured on the main job's first run (`porthamiltonian run
+two-ellipsoids` with empty caches, 2-core machine, one helper, 2026-11-27, numba 0.68): 27.5-28.7 s
+against 38.3-38.6 s for the commit before, interleaved (21.0-21.4 s more than a warm run
+instead of 31.5-31.6 s); with a CPU-bound process on the other core, 34.7-35.6 s against
+38.1-39.1 s without helpers (`benchmarks/results/jit_boundary.md`).
 
 How the processes share the work, without a coordinator:
 

@@ -38,7 +38,9 @@ def open_executor(workers=None, scheduler=None, connect_timeout=5.0):
     ----------
     workers : int, optional
         Worker processes of the `LocalCluster` (one thread each; default: one per core), or
-        0 to run in this process without Dask. Ignored with `scheduler`.
+        0 to run in this process without Dask. Ignored with `scheduler`. Local workers start
+        no compile helpers (``PORTHAMILTONIAN_COMPILE_HELPERS=0`` unless set here): they
+        share the first compile among themselves (`porthamiltonian.kernels._parallel`).
     scheduler : str or distributed.Client, optional
         A scheduler's address (``tcp://host:8786``) or a connected client: the runs go to
         that cluster, whose workers must have this package installed (and, to share the
@@ -82,8 +84,11 @@ def open_executor(workers=None, scheduler=None, connect_timeout=5.0):
             client.close()
         return
     try:
+        # the workers compile in parallel already (sharing the contact chain's compiles through
+        # its claims): no helper processes of their own (`porthamiltonian.kernels._parallel`)
+        helpers = os.environ.get("PORTHAMILTONIAN_COMPILE_HELPERS", "0")
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                               silence_logs=logging.ERROR)
+                               silence_logs=logging.ERROR, env={"PORTHAMILTONIAN_COMPILE_HELPERS": helpers})
     except RuntimeError as exc:
         raise PortHamiltonianError(
             f"the local Dask cluster of {workers} worker process(es) did not start ({exc}); in a script, start the "

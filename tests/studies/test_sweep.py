@@ -84,6 +84,14 @@ def test_workers_share_the_caches(client):
         assert env == here
 
 
+def test_local_workers_start_no_compile_helpers(client):
+    """Workers compile in parallel already (the contact chain's claims shared between them):
+    `porthamiltonian.kernels._parallel` starts no helpers of theirs (unless set here)."""
+    expected = os.environ.get("PORTHAMILTONIAN_COMPILE_HELPERS", "0")
+    for value in client.run(lambda: os.environ.get("PORTHAMILTONIAN_COMPILE_HELPERS")).values():
+        assert value == expected
+
+
 _executed = []
 _armed = []
 
