@@ -20,11 +20,11 @@ How the processes share the work, without a coordinator:
 - Each kernel of fixed argument types is compiled under a *claim*: a file named by its symbol
   (`_njit._Symbol.name_of`) in the folder ``claims`` of numba's cache of these kernels,
   created exclusively (``O_EXCL``) and removed when its compile (or load) is done. It holds
-  the claiming process's id, host and start time.
+  the claiming process's id and host.
 - A process that needs a kernel another one has claimed waits until the claim is removed,
   then loads the kernel from numba's cache (or compiles it, if the other process died before
   saving it). A claim whose process is gone (same host, ``os.kill(pid, 0)`` fails) or older
-  than `STALE_AFTER` is removed and taken over.
+  than `STALE_AFTER` (its file's time) is removed and taken over.
 - numba saves a compiled version by reading its function's index, choosing a data file
   name, writing the index and the data; two processes saving two versions of one function at
   once could both choose the same name, leaving an index that points one signature at the
@@ -33,9 +33,9 @@ How the processes share the work, without a coordinator:
 - A helper goes through the kernels in the order they are defined (`_njit.FIXED`: a kernel's
   callees before it, so the bottom of the chain, which the model's process reaches last as
   it types its way down from the right-hand side, comes first) and passes over a kernel
-  another process has claimed. No process waits on one that waits on it: a process holds claims only
-  on the kernels it is compiling, each waits only for a kernel below the one it compiles, and
-  the calls between kernels have no cycles.
+  another process has claimed. No process waits on one that waits on it: a process holds
+  claims only on the kernels it is compiling, each waits only for a kernel below the one it
+  compiles, and the calls between kernels have no cycles.
 
 Nothing depends on the helpers: without them (``PORTHAMILTONIAN_COMPILE_HELPERS=0``, one
 CPU, numba's cache disabled, or a helper that fails) the model's process compiles everything,
@@ -84,31 +84,33 @@ def _claims_folder(kernel):
 
 
 def _claim(path):
-    """Create the claim file `path`; True if this process now holds it."""
+    """Create the claim file `path` (holding this process's id and host); True if this
+    process now holds it."""
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
     except FileExistsError:
         return False
     with os.fdopen(fd, "w") as f:
-        f.write(f"{os.getpid()} {_HOST} {time.time()}")
+        f.write(f"{os.getpid()} {_HOST}")
     return True
 
 
 def _holder_gone(path):
-    """Whether the claim `path` is left over: its process is no longer running (same host,
-    POSIX), or it is older than `STALE_AFTER`; False if it is gone already."""
+    """Whether the claim `path` is left over: older than `STALE_AFTER`, or its process (on
+    this host) no longer runs; False if it is gone already."""
     try:
-        pid, host, since = path.read_text().split()
-        if time.time() - float(since) > STALE_AFTER:
-            return True
-        if host == _HOST:
-            os.kill(int(pid), 0)
+        owner, age = path.read_text().split(), time.time() - path.stat().st_mtime
     except FileNotFoundError:
         return False
-    except ProcessLookupError:
+    if age > STALE_AFTER:
         return True
-    except (ValueError, PermissionError, OSError):   # half-written, or a process of another user
-        return False
+    if len(owner) == 2 and owner[1] == _HOST:
+        try:
+            os.kill(int(owner[0]), 0)
+        except ProcessLookupError:
+            return True
+        except (ValueError, OSError):   # a process of another user: alive
+            pass
     return False
 
 
@@ -280,17 +282,15 @@ def _helper(names):
     declared argument types, passing over those another process has claimed."""
     import importlib
 
-    from ._njit import _Symbol, _register
+    from ._njit import _Symbol
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))   # exit through the claims' ``finally``
     for name in names:
         module, qualname = name.split(":")
         kernel = getattr(importlib.import_module(module), qualname)
-        symbol = _Symbol.name_of(module, qualname, kernel._fixed)
-        if compile_claimed(kernel, kernel._fixed, symbol, skip_claimed=True):
-            _register(kernel, kernel._fixed, symbol)
+        compile_claimed(kernel, kernel._fixed, _Symbol.name_of(module, qualname, kernel._fixed), skip_claimed=True)
 
 
-
+#: the helper's command (``python -c``), followed by the kernels' names
 _HELPER = f"import sys; from {__name__} import _helper; _helper(sys.argv[1:])"
 

@@ -116,11 +116,14 @@ def test_a_left_over_claim_is_taken_over(kernels, left_by):
     path = _claim_path(kernels)
     if left_by == "a finished process":
         done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-        owner = f"{done.stdout.strip()} {_parallel._HOST} {time.time()}"
+        owner = f"{done.stdout.strip()} {_parallel._HOST}"
     else:
-        owner = f"{os.getpid()} elsewhere {time.time() - _parallel.STALE_AFTER - 1.0}"
+        owner = f"{os.getpid()} elsewhere"
     with open(path, "w") as f:
         f.write(owner)
+    if left_by != "a finished process":
+        long_ago = time.time() - _parallel.STALE_AFTER - 1.0
+        os.utime(path, (long_ago, long_ago))
     value, hits, misses = _run(kernels, CALL_TOP)
     assert float(value) == 5.0
     assert (int(hits), int(misses)) == (0, 1)   # compiled here, the claim taken over
@@ -138,7 +141,7 @@ def test_a_helper_fills_the_cache_for_the_next_process(kernels):
 def test_helper_passes_over_a_kernel_claimed_elsewhere(kernels):
     path = _claim_path(kernels)
     with open(path, "w") as f:
-        f.write(f"{os.getpid()} {_parallel._HOST} {time.time()}")   # held by a live process: this one
+        f.write(f"{os.getpid()} {_parallel._HOST}")   # held by a live process: this one
     subprocess.run([sys.executable, "-c", _parallel._HELPER, "parallel_kernels:leaf"], env=_env(kernels),
                    check=True, timeout=60)
     assert os.path.exists(path)
@@ -180,7 +183,7 @@ def test_a_save_to_the_cache_waits_for_the_lock_of_its_index(kernels):
     os.makedirs(os.path.dirname(index), exist_ok=True)
     lock = index + ".lock"
     with open(lock, "w") as f:
-        f.write(f"{os.getpid()} {_parallel._HOST} {time.time()}")   # held by this live process
+        f.write(f"{os.getpid()} {_parallel._HOST}")   # held by this live process
     saver = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
         import parallel_kernels as k
         print("compiling", flush=True)
