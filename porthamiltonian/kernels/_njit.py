@@ -117,7 +117,9 @@ def separate(kernel):
     kernels that do real work, not for small helpers) and these mechanics:
 
     - At typing, the caller's argument types (literals widened: ``2`` is an ``int64``) select
-      the callee's compiled version, compiled or loaded from numba's cache like any call; its
+      the callee's compiled version, compiled or loaded from numba's cache like any call (for
+      a kernel declared with `njit`'s ``argtypes``, they must be those, and another process
+      may be compiling it: `porthamiltonian.kernels._parallel.compile_claimed`); its
       address is registered in this process under a name made of the kernel's module, name
       and argument types (`llvmlite.binding.add_symbol`, as numba registers its runtime).
     - The caller's machine code refers to that name. So that a caller loaded from numba's
