@@ -36,16 +36,12 @@ import importlib
 import numba
 from numba.core import sigutils
 
-from ._parallel import compile_claimed, lock_saves
+from ._parallel import DECLARED, compile_claimed, lock_saves
 
-__all__ = ["njit", "separate", "OPTIONS", "FIXED"]
+__all__ = ["njit", "separate", "OPTIONS"]
 
 #: numba options of every kernel and generated right-hand side (module docstring)
 OPTIONS = {"cache": True, "error_model": "numpy", "no_cfunc_wrapper": True}
-
-
-#: the kernels declared with ``argtypes`` (`njit`), in the order they were defined
-FIXED = []
 
 
 def njit(*args, argtypes=None, **options):
@@ -69,7 +65,7 @@ def njit(*args, argtypes=None, **options):
         if argtypes is not None and hasattr(dispatcher, "py_func"):
             dispatcher._fixed = tuple(sigutils.normalize_signature(f"({argtypes},)")[0])
             _typed_as_declared(dispatcher)
-            FIXED.append(dispatcher)
+            DECLARED.append(dispatcher)
         return dispatcher
 
     return decorate(function) if function else decorate
@@ -79,12 +75,10 @@ def _typed_as_declared(dispatcher):
     """Calls of `dispatcher` from other kernels resolve to its declared version (`njit`'s
     ``argtypes``), compiled (or loaded, or waited for: `_parallel.compile_claimed`) first."""
     resolve = dispatcher.get_call_template
-    py_func = dispatcher.py_func
-    symbol = _Symbol.name_of(py_func.__module__, py_func.__qualname__, dispatcher._fixed)
 
     def get_call_template(args, kws):
         if dispatcher._fixed not in dispatcher.overloads:
-            compile_claimed(dispatcher, dispatcher._fixed, symbol)
+            compile_claimed(dispatcher, dispatcher._fixed)
         can_compile, dispatcher._can_compile = dispatcher._can_compile, False
         try:
             return resolve(args, kws)
@@ -218,7 +212,7 @@ def _register(kernel, argtypes, symbol):
         import llvmlite.binding as ll
 
         if getattr(kernel, "_fixed", None) is not None:   # perhaps compiled by another process
-            compile_claimed(kernel, argtypes, symbol)
+            compile_claimed(kernel, argtypes)
         else:
             kernel.compile(argtypes)
         cres = kernel.overloads[tuple(argtypes)]

@@ -17,8 +17,8 @@ instead of 31.5-31.6 s); with a CPU-bound process on the other core, 34.7-35.6 s
 
 How the processes share the work, without a coordinator:
 
-- Each kernel of fixed argument types is compiled under a *claim*: a file named by its symbol
-  (`_njit._Symbol.name_of`) in the folder ``claims`` of numba's cache of these kernels,
+- Each kernel of fixed argument types is compiled under a *claim*: a file named by the kernel
+  and its argument types (`_claim_name`) in the folder ``claims`` of numba's cache of it,
   created exclusively (``O_EXCL``) and removed when its compile (or load) is done. It holds
   the claiming process's id and host.
 - A process that needs a kernel another one has claimed waits until the claim is removed,
@@ -30,7 +30,7 @@ How the processes share the work, without a coordinator:
   once could both choose the same name, leaving an index that points one signature at the
   other's machine code. `lock_saves` makes each save of a kernel's cache exclusive, under a
   lock file beside its index.
-- A helper goes through the kernels in the order they are defined (`_njit.FIXED`: a kernel's
+- A helper goes through the kernels in the order they are defined (`DECLARED`: a kernel's
   callees before it, so the bottom of the chain, which the model's process reaches last as
   it types its way down from the right-hand side, comes first) and passes over a kernel
   another process has claimed. No process waits on one that waits on it: a process holds
@@ -45,6 +45,7 @@ as before. The helpers are stopped when the right-hand side is compiled.
 from __future__ import annotations
 
 import atexit
+import hashlib
 import os
 import signal
 import socket
@@ -55,7 +56,12 @@ from pathlib import Path
 
 from ..errors import PortHamiltonianError
 
-__all__ = ["compile_claimed", "start_helpers", "stop_helpers", "helpers_wanted", "HelperCountError", "STALE_AFTER"]
+__all__ = ["DECLARED", "compile_claimed", "lock_saves", "start_helpers", "stop_helpers", "helpers_wanted",
+           "HelperCountError", "STALE_AFTER"]
+
+#: the kernels declared with their argument types (`porthamiltonian.kernels._njit.njit`'s
+#: ``argtypes``, which adds them), in the order they were defined
+DECLARED = []
 
 #: seconds after which a claim is taken over even if its process seems alive: the largest
 #: kernel tree compiles in seconds, so a claim that old is left over from a process on another
@@ -76,6 +82,12 @@ class HelperCountError(PortHamiltonianError, ValueError):
 
 
 # -- claims
+def _claim_name(kernel, argtypes):
+    """The file name of the claim on `kernel`'s compile for `argtypes`."""
+    digest = hashlib.sha1(str(tuple(argtypes)).encode()).hexdigest()[:16]
+    return f"{kernel.py_func.__module__}.{kernel.py_func.__qualname__}.{digest}"
+
+
 def _claims_folder(kernel):
     """The folder of the claims on `kernel`'s compiles: beside numba's cache of it; None if
     numba does not cache it."""
@@ -114,9 +126,9 @@ def _holder_gone(path):
     return False
 
 
-def compile_claimed(kernel, argtypes, symbol, skip_claimed=False):
-    """Compile or load `kernel` for `argtypes` (a kernel of fixed argument types, `symbol`
-    its `separate` symbol) under its claim (module docstring): waits while another process
+def compile_claimed(kernel, argtypes, skip_claimed=False):
+    """Compile or load `kernel` for `argtypes` (a kernel of fixed argument types) under its
+    claim (module docstring): waits while another process
     compiles it, then loads what that process saved. With `skip_claimed` (a helper's own
     list), returns False at once instead of waiting; True once `kernel` has `argtypes`."""
     if tuple(argtypes) in kernel.overloads:
@@ -125,7 +137,7 @@ def compile_claimed(kernel, argtypes, symbol, skip_claimed=False):
     if folder is None:
         kernel.compile(argtypes)
         return True
-    path = folder / symbol
+    path = folder / _claim_name(kernel, argtypes)
     while True:
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -212,13 +224,11 @@ def _kernel_modules(objects):
 
 
 def helpers_wanted(objects):
-    """The kernels of fixed argument types (`_njit.FIXED`, in definition order) that the
+    """The kernels of fixed argument types (`DECLARED`, in definition order) that the
     compiled functions among `objects` may call and that are neither compiled in this
     process nor in numba's cache."""
-    from ._njit import FIXED
-
     modules = _kernel_modules(objects)
-    return [k for k in FIXED if k.py_func.__module__ in modules
+    return [k for k in DECLARED if k.py_func.__module__ in modules
             and k._fixed not in k.overloads and not _on_disk(k, k._fixed)]
 
 
@@ -282,13 +292,11 @@ def _helper(names):
     declared argument types, passing over those another process has claimed."""
     import importlib
 
-    from ._njit import _Symbol
-
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))   # exit through the claims' ``finally``
     for name in names:
         module, qualname = name.split(":")
         kernel = getattr(importlib.import_module(module), qualname)
-        compile_claimed(kernel, kernel._fixed, _Symbol.name_of(module, qualname, kernel._fixed), skip_claimed=True)
+        compile_claimed(kernel, kernel._fixed, skip_claimed=True)
 
 
 #: the helper's command (``python -c``), followed by the kernels' names

@@ -11,7 +11,6 @@ import time
 import pytest
 
 from porthamiltonian.kernels import _parallel
-from porthamiltonian.kernels._njit import FIXED
 
 KERNELS = textwrap.dedent('''
     from porthamiltonian.kernels._njit import njit, separate
@@ -61,8 +60,8 @@ def _claim_path(folder):
     """The claim file of `leaf`'s compile (numba's cache folder of the module, ``claims``)."""
     path = _run(folder, """
         import parallel_kernels as k
-        from porthamiltonian.kernels._njit import _Symbol
-        print(k.leaf._cache.cache_path, _Symbol.name_of("parallel_kernels", "leaf", k.leaf._fixed))
+        from porthamiltonian.kernels import _parallel
+        print(k.leaf._cache.cache_path, _parallel._claim_name(k.leaf, k.leaf._fixed))
     """)
     claims = os.path.join(path[0], "claims")
     os.makedirs(claims, exist_ok=True)
@@ -89,10 +88,9 @@ def test_a_kernel_another_process_compiles_is_waited_for_then_loaded(kernels, tm
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import os, time, parallel_kernels as k
         from porthamiltonian.kernels import _parallel
-        from porthamiltonian.kernels._njit import _Symbol
         folder = _parallel._claims_folder(k.leaf)
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / _Symbol.name_of("parallel_kernels", "leaf", k.leaf._fixed)
+        path = folder / _parallel._claim_name(k.leaf, k.leaf._fixed)
         assert _parallel._claim(path)
         print("claimed", flush=True)
         while not os.path.exists({str(marker)!r}):
@@ -156,8 +154,8 @@ def test_the_contact_chain_is_declared_and_reached_from_the_compliant_kernels():
     modules = _parallel._kernel_modules([compliant.spring_outputs])
     assert {"porthamiltonian.kernels.contact", "porthamiltonian.kernels.closest",
             "porthamiltonian.kernels.surfaces"} <= modules
-    assert contact.evaluate in FIXED and contact.spring_rates in FIXED
-    assert not [k for k in FIXED if k.py_func.__module__ in _parallel._kernel_modules([bodies.rigid_body_rates])]
+    assert contact.evaluate in _parallel.DECLARED and contact.spring_rates in _parallel.DECLARED
+    assert not [k for k in _parallel.DECLARED if k.py_func.__module__ in _parallel._kernel_modules([bodies.rigid_body_rates])]
 
 
 @pytest.mark.parametrize("value", ["two", "-1", "1.5"])
