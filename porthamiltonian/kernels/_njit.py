@@ -30,13 +30,12 @@ function compiled above it, and optimizes it and emits its machine code again at
 compiles the rest of its right-hand side (`porthamiltonian.kernels._parallel`).
 """
 
-import hashlib
 import importlib
 
 import numba
 from numba.core import sigutils
 
-from ._parallel import DECLARED, compile_claimed, lock_saves
+from ._parallel import DECLARED, compile_claimed, lock_saves, version_name
 
 __all__ = ["njit", "separate", "OPTIONS"]
 
@@ -185,8 +184,7 @@ class _Symbol:
 
     @staticmethod
     def name_of(module, name, argtypes):
-        digest = hashlib.sha1(str(argtypes).encode()).hexdigest()[:16]
-        return f"porthamiltonian.separate.{module}.{name}.{digest}"
+        return f"porthamiltonian.separate.{version_name(module, name, argtypes)}"
 
     def __eq__(self, other):
         return isinstance(other, _Symbol) and other.symbol == self.symbol

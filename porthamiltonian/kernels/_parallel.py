@@ -82,10 +82,16 @@ class HelperCountError(PortHamiltonianError, ValueError):
 
 
 # -- claims
+def version_name(module, name, argtypes):
+    """``module.name.<digest of argtypes>``: the name of a kernel's compiled version, of its
+    claim file here and (prefixed) of its machine code's symbol (`_njit.separate`)."""
+    digest = hashlib.sha1(str(tuple(argtypes)).encode()).hexdigest()[:16]
+    return f"{module}.{name}.{digest}"
+
+
 def _claim_name(kernel, argtypes):
     """The file name of the claim on `kernel`'s compile for `argtypes`."""
-    digest = hashlib.sha1(str(tuple(argtypes)).encode()).hexdigest()[:16]
-    return f"{kernel.py_func.__module__}.{kernel.py_func.__qualname__}.{digest}"
+    return version_name(kernel.py_func.__module__, kernel.py_func.__qualname__, argtypes)
 
 
 def _claims_folder(kernel):
