@@ -301,7 +301,12 @@ def _structure(system, chart, t, x, u):
         owner[np.arange(sl.start, sl.stop), np.arange(at, at + n)] = 1.0
         at += n + sum(r.stop - r.start for r in plan.refs[st["path"]])
     TE = chart.rate_matrix(x.size) @ owner
-    return (TE @ a.J @ TE.T, TE @ a.R @ TE.T, TE @ a.B_u, TE @ a.G, a.lam, tuple(a.input_names),
+    # The congruence TE J TE^T is skew (and TE R TE^T symmetric) only up to the summation order
+    # of the matrix products, which depends on the CPU's SIMD paths; the structure is made exact
+    # (fl(a - b) = -fl(b - a) and halving is exact), so J + J^T == 0 bit for bit on every machine.
+    J, R = TE @ a.J @ TE.T, TE @ a.R @ TE.T
+    J, R = 0.5 * (J - J.T), 0.5 * (R + R.T)
+    return (J, R, TE @ a.B_u, TE @ a.G, a.lam, tuple(a.input_names),
             tuple(a.source_names), TE @ a.B, a.s)
 
 

@@ -95,6 +95,7 @@ def test_structure_reproduces_the_rates_off_equilibrium():
     lin = system.linearize(0.0, x)
     scale = np.max(np.abs(lin.rates))
     assert_allclose(lin.ph.structure_rates(), lin.rates, rtol=0, atol=1e-12 * scale)
+    # bit-exact on every CPU by construction: linearize builds J as (A - A^T)/2
     assert_allclose(lin.ph.J, -lin.ph.J.T, rtol=0, atol=0)
     assert lin.ph.G.shape == (24, 10)
     # what `project_constraints` leaves (one velocity projection at speeds ~4 m/s): 7e-12
