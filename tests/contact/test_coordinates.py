@@ -48,6 +48,7 @@ def test_H_maps_contact_rates_to_the_relative_twist(pair, touching):
     assert_allclose(J.H_C, se3.Ad_inv(J.H_1C) @ J.H_1, rtol=0, atol=1e-13)
     # in the contact frame the normal-translation row vanishes, the psi column is a spin
     assert_allclose(J.H_C[5], 0.0, rtol=0, atol=1e-14)
+    # bit-exact on every CPU: the psi column is built from exact zeros and one
     assert_allclose(J.H_C[:, 4], (0.0, 0.0, 1.0, 0.0, 0.0, 0.0), rtol=0, atol=0)
     # the contact frame is the frame of contact_frame at the contact point
     F = contact_frame(S1, S2, q[:4], contact_pose(S1, S2, q, charts=charts), charts=charts)
@@ -103,6 +104,7 @@ def test_contact_coordinates_round_trip(pair, touching):
     q, charts, _ = touching
     H = contact_pose(pair.S1, pair.S2, q, charts=charts)
     back = contact_coordinates(pair.S1, pair.S2, q[:4], H, charts=charts)
+    # bit-identical on purpose: the surface parameters are passed through
     assert_allclose(back[:4], q[:4], rtol=0, atol=0)
     assert_allclose(math.remainder(back[4] - q[4], 2 * math.pi), 0.0, rtol=0, atol=1e-12)
     cp = closest_points(pair.S1, pair.S2, H, x0=q[:4], charts=charts)

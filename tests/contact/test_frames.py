@@ -28,6 +28,7 @@ def test_patch_frame_axes(pairs):
             assert_allclose(R.T @ R, np.eye(3), rtol=0, atol=1e-14)
             assert_allclose(np.linalg.det(R), 1.0, rtol=0, atol=1e-14)
             frame = S.frame(u, v, chart)
+            # bit-exact on every CPU: data movement and sign changes only, no rounding
             assert_allclose(H[:3, 3], frame.point, rtol=0, atol=0)
             assert_allclose(R[:, 2], frame.normal, rtol=0, atol=1e-15)
             assert_allclose(R[:, 0], frame.f_u / np.linalg.norm(frame.f_u), rtol=0, atol=1e-15)
@@ -71,6 +72,7 @@ def test_split_of_rolling_and_sliding_twists():
 
 def test_projections_in_frame_1_and_power():
     rng = np.random.default_rng(73)
+    # bit-exact on every CPU: constant projections of zeros and ones
     assert_allclose(ROLLING_PROJECTION + SLIDING_PROJECTION, np.eye(6), rtol=0, atol=0)
     for _ in range(10):
         H_1C = random_frame(rng)

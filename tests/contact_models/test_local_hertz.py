@@ -291,4 +291,5 @@ def test_models_with_the_local_law_save_and_load(tmp_path):
     x0 = s1.initial_state()
     a = ph.simulate(s1, (0.0, 0.01), x0, **TIGHT)
     b = ph.simulate(s2, (0.0, 0.01), x0, **TIGHT)
+    # bit-identical on purpose: a saved and reloaded graph reproduces the run
     np.testing.assert_array_equal(b.x, a.x)

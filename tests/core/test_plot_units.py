@@ -30,6 +30,7 @@ def test_one_axes_per_unit_with_units_in_the_labels():
     assert axes[-1].get_xlabel() == "time [s]" and axes[0].get_title() == "msd"
     for ax, expect in zip(axes, ([t, 3 * t], [2 * t], [4 * t])):
         data = [ln.get_ydata() for ln in ax.lines if not ln.get_label().startswith("_")]
+        # bit-identical on purpose: the plotted data are these expressions of the same time array
         np.testing.assert_array_equal(data, expect)
 
 

@@ -104,6 +104,7 @@ def test_save_load_round_trip_simulates_bit_identically(name, tmp_path):
     x0 = s1.initial_state()
     t1 = ph.simulate(s1, (0.0, 3.0), x0, rtol=1e-8, atol=1e-10)
     t2 = ph.simulate(s2, (0.0, 3.0), x0, rtol=1e-8, atol=1e-10)
+    # bit-identical on purpose: a saved and reloaded graph reproduces the run
     assert_array_equal(t2.t, t1.t)
     assert_array_equal(t2.x, t1.x)
     # a second round trip writes the same file

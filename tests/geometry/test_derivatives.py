@@ -114,6 +114,7 @@ def test_kernels_agree_with_methods(surface):
     """The hot path (private hook + kernel) returns what the validated methods return."""
     u, v = random_params(surface, 0, np.random.default_rng(50), 1)[0]
     D = surface._derivatives(u, v, 3, 0)
+    # bit-identical on purpose: the validated methods call the same kernels on the same inputs
     assert_allclose(D, surface.derivatives(u, v, 3), rtol=0, atol=0)
     assert_allclose(gauss.unit_normal(D), surface.normal(u, v), rtol=0, atol=0)
     assert_allclose(gauss.shape_operator(D), surface.shape_operator(u, v), rtol=0, atol=0)

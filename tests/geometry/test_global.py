@@ -16,6 +16,7 @@ def test_sample_grid_and_points(surfaces):
     grid = s.sample(8, 5)
     assert grid.u.shape == grid.v.shape == (8, 5) and grid.points.shape == (8, 5, 3)
     assert grid.u[-1, 0] < math.pi                 # periodic: the end is not repeated
+    # bit-identical on purpose: the grid is made by the same point evaluation
     assert_allclose(grid.points[3, 2], s.point(grid.u[3, 2], grid.v[3, 2]), atol=0)
     cyl = surfaces["cylinder"].sample(4, 3)
     assert_allclose(cyl.v[0], [-1.0, 0.0, 1.0])   # bounded direction: both ends included
@@ -64,6 +65,7 @@ def test_support_closed_form(surface):
         found = surface.support(d)
         # closed form p = c + A^2 d / |A d| with A = diag(a, b, c)
         assert_allclose(found.point, surface.center + a * a * d / np.linalg.norm(a * d), atol=1e-14)
+        # bit-identical on purpose: support() reports the point it evaluated at (u, v)
         assert_allclose(surface.point(found.u, found.v, found.chart), found.point, atol=0)
         assert surface.is_regular(found.u, found.v, found.chart)
         assert_allclose(surface.normal(found.u, found.v, found.chart), d / np.linalg.norm(d), atol=1e-12)

@@ -145,6 +145,7 @@ def test_round_trip_rebuilds_the_same_surface(name):
     assert (r.n_charts, r.is_convex, r.is_closed) == (s.n_charts, s.is_convex, s.is_closed)
     for chart in range(s.n_charts):
         a, b = s.domain(chart), r.domain(chart)
+        # bit-identical on purpose: a save/load round trip (repr of floats) reproduces the surface
         assert np.array_equal(a.lower, b.lower) and np.array_equal(a.upper, b.upper)
         assert (a.periodic, a.singular_u, a.singular_v) == (b.periodic, b.singular_u, b.singular_v)
 
@@ -158,6 +159,7 @@ def test_round_trip_derivatives_agree_in_every_chart(name):
             for order in (2, 3):
                 D0 = s.derivatives(u, v, order=order, chart=chart)
                 D1 = r.derivatives(u, v, order=order, chart=chart)
+                # bit-identical on purpose: a save/load round trip reproduces the surface
                 assert np.array_equal(D0, D1), (chart, u, v, order)
 
 
@@ -176,6 +178,7 @@ def test_nurbs_spec_keeps_knots_net_and_weights():
     assert W.shape == (6, 6) and not np.allclose(W, 1.0)
     for a, b in [(s.knots[0], r.knots[0]), (s.knots[1], r.knots[1]),
                  (s.control_points, r.control_points), (s.weights, r.weights)]:
+        # bit-identical on purpose: a save/load round trip reproduces the data
         assert np.array_equal(a, b)
     assert case("bspline")[1]["weights"] is None and case("bspline")[2].weights is None
 
@@ -184,6 +187,7 @@ def test_periodic_interpolated_bspline_is_saved_by_its_net_not_reinterpolated():
     s, spec, r = case("cam")
     assert spec["kind"] == "BSplineSurface" and spec["periodic_u"] is True
     assert spec["periodic_v"] is False
+    # bit-identical on purpose: the spec stores floats by repr
     assert np.array_equal(np.array(spec["knots_u"]), s.knots[0])
     assert np.array_equal(np.array(spec["control_points"]), s.control_points)
     assert r.domain(0).periodic == (True, False)
@@ -199,6 +203,7 @@ def test_plane_specs():
     rng = np.random.default_rng(4)
     assert spec["point"] == rng.normal(size=3).tolist() and spec["normal"] == rng.normal(size=3).tolist()
     s, spec, r = case("plane_explicit_axis")
+    # bit-identical on purpose: a save/load round trip reproduces the data
     assert np.array_equal(r.plane_normal, s.plane_normal) and np.array_equal(r.u_axis, s.u_axis)
     _, spec, r = case("plane_from_pose")
     assert spec["kind"] == "Plane"
@@ -256,6 +261,7 @@ def test_symbolic_fallbacks_srepr_and_unevaluated_input():
     spec, r = _round_trip(s)
     assert spec["expr"][0] == "u + u" and r.expr[0] == 2 * u     # read back evaluated
     for uv in random_params(s, 0, np.random.default_rng(3), 20):
+        # bit-identical on purpose: a save/load round trip reproduces the surface
         assert np.array_equal(s.derivatives(*uv, order=3), r.derivatives(*uv, order=3))
 
 

@@ -98,6 +98,7 @@ def test_body_structure_is_skew_and_gives_the_free_rates(seed):
     rng = np.random.default_rng(seed)
     F, M, Ads, x = random_body(rng)
     J = bodies.body_structure(x)
+    # bit-exact on every CPU: J is assembled from K and -K and hat matrices (sign changes only)
     assert_allclose(J, -J.T, rtol=0, atol=0)
     free = bodies.body_rates(F, x, np.zeros(6 * len(Ads)))
     assert_allclose(J @ bodies.body_gradient(F, x), free, rtol=1e-13, atol=1e-13)
@@ -178,6 +179,7 @@ def test_point_spring_effort_is_the_gradient_of_its_energy(seed):
         return 0.5 * k * (L - L0) ** 2
 
     L, e = bodies.point_spring_efforts(F, x_a, x_b, L0)
+    # bit-identical on purpose: point_spring_efforts calls point_line
     assert_allclose(L, bodies.point_line(F, x_a, x_b)[0], rtol=0, atol=0)
     assert_allclose(e @ T, (energy(FD_STEP) - energy(-FD_STEP)) / (2 * FD_STEP), rtol=0, atol=FD_ATOL)
 

@@ -112,6 +112,7 @@ def test_a_state_the_compiled_path_declines_is_evaluated_in_python():
     xdot, status, _, _, _, _ = j["fn"](0.0, x, system._u0, j["F"], j["I"])
     assert status != 0
     before = j["fallbacks"]
+    # bit-identical on purpose: the fallback runs the same kernels on the same inputs
     np.testing.assert_array_equal(system.rhs(0.0, x), system._rhs(0.0, x, system._u0, False))
     assert j["fallbacks"] == before + 1
 
@@ -164,6 +165,7 @@ def test_generated_sources_are_cached_in_the_cache_directory(tmp_path, monkeypat
     assert len(files) == 1 and files[0].read_text() == source
     assert _jit.load_jit(source) is module
     out, status = module.rhs(0.0, np.arange(3.0), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64))
+    # bit-exact on every CPU: small integers
     np.testing.assert_array_equal(out, [0.0, 2.0, 4.0])
 
 
@@ -215,6 +217,7 @@ def test_the_compiled_path_starts_after_jit_after_evaluations():
         assert short.nfev < JIT_AFTER and system._jit["fn"] is None
         runs.append(ph.simulate(system, (0.0, 1.5), x0, **model.solver))
         assert short.nfev + runs[-1].nfev > JIT_AFTER and system._jit["fn"] is not None
+    # bit-identical on purpose: the Python path and the compiled path call the same kernels (rerun reproduction)
     np.testing.assert_array_equal(runs[0].x, runs[1].x)
 
 
@@ -269,6 +272,7 @@ def test_kernels_skipped_for_a_culled_contact_return_their_idle_zeros(contact):
                 continue
             if role == "events":
                 python = [ev.value(0.0, x0, system) for ev in system.events if ev.element == path]
+                # bit-identical on purpose: an idle kernel returns the zeros its full kernel returns
                 np.testing.assert_array_equal(kern.idle(0.0, own_e, shared[2], kern.F, kern.I), python)
                 np.testing.assert_array_equal(kern.function(0.0, own_e, kern.pad(refs_e), shared, kern.F, kern.I),
                                               python)

@@ -95,4 +95,5 @@ def test_ad_matches_its_definition():
     bracket = hat4(T) @ hat4(U) - hat4(U) @ hat4(T)
     expected = np.concatenate(([bracket[2, 1], bracket[0, 2], bracket[1, 0]], bracket[:3, 3]))
     assert_allclose(joints.ad(T) @ U, expected, rtol=0, atol=1e-13)
+    # bit-exact on every CPU: data movement and sign changes only, no rounding
     assert_allclose(joints.ad(T)[:3, :3], hat3(T[:3]), rtol=0, atol=0)

@@ -53,6 +53,7 @@ def test_quat_to_rotation_into_writes_a_strided_view():
     q = np.array([0.0, 0.0, 0.0, 2.0])  # half turn about z, |q| = 2
     H = np.full((4, 4), 7.0)
     lie.quat_to_rotation_into(q, H[:3, :3])
+    # bit-exact on every CPU: a rotation by pi about z built from exact entries
     assert_allclose(H[:3, :3], np.diag([-1.0, -1.0, 1.0]), rtol=0, atol=0)
     assert_allclose(H[3], 7.0, rtol=0, atol=0)
     assert_allclose(H[:, 3], 7.0, rtol=0, atol=0)
@@ -100,6 +101,7 @@ def test_pose_rate_is_the_derivative_along_the_twist(seed):
     assert_allclose(lie.pose_rate(x, T), fd, rtol=0, atol=FD_ATOL)
     out = np.empty(7)
     lie.pose_rate_into(x, T, out)
+    # bit-identical on purpose: pose_rate allocates and calls the same arithmetic as pose_rate_into
     assert_allclose(out, lie.pose_rate(x, T), rtol=0, atol=0)
 
 
@@ -169,6 +171,7 @@ def test_rigid_mm_into_has_the_bits_of_mm(seed):
     out = np.full((4, 4), np.nan)
     lie.rigid_mm_into(A, B, out)
     ref = lie.mm(A, B)
+    # bit-identical on purpose: the same IEEE operations in the same order (numba compiles without fastmath, so no FMA contraction); the skipped ones are products with exact zeros and ones
     assert np.array_equal(out, ref) and np.array_equal(np.signbit(out), np.signbit(ref))
     assert_allclose(out, A @ B, rtol=0, atol=ROUND * 10)
 

@@ -36,6 +36,7 @@ def random_pose(rng):
 def test_hat_vee_round_trip(rng):
     for _ in range(10):
         T = rng.normal(size=6)
+        # bit-exact on every CPU: data movement and sign changes only, no rounding
         assert_allclose(se3.vee(se3.hat(T)), T, rtol=0, atol=0)
         assert_allclose(se3.hat(T), hat4(T), rtol=0, atol=0)
 
@@ -80,6 +81,7 @@ def test_inverse_make_split(rng):
         H = random_pose(rng)
         assert_allclose(se3.inverse(H), np.linalg.inv(H), rtol=0, atol=ROUND)
         R, p = se3.split(H)
+        # bit-exact on every CPU: data movement and sign changes only, no rounding
         assert_allclose(se3.make(R, p), H, rtol=0, atol=0)
         R[0, 0] = 99.0
         assert H[0, 0] != 99.0, "split must return copies"
@@ -124,11 +126,13 @@ def test_wrench_transform_is_the_force_moment_rule():
 def test_ad_properties(rng):
     for _ in range(30):
         T1, T2, T3 = rng.normal(size=6), rng.normal(size=6), rng.normal(size=6)
-        assert_allclose(se3.ad(T1), ad_from_bracket(T1), rtol=0, atol=0)
+        # the reference is a product of hat matrices
+        assert_allclose(se3.ad(T1), ad_from_bracket(T1), rtol=0, atol=ROUND)
         assert_allclose(se3.ad(T1) @ T2, -se3.ad(T2) @ T1, rtol=0, atol=ROUND)
         jacobi = (se3.ad(T1) @ se3.ad(T2) @ T3 + se3.ad(T2) @ se3.ad(T3) @ T1
                   + se3.ad(T3) @ se3.ad(T1) @ T2)
         assert_allclose(jacobi, 0.0, rtol=0, atol=ROUND)
+        # bit-exact on every CPU: data movement and sign changes only, no rounding
         assert_allclose(se3.coadjoint(T1), se3.ad(T1).T, rtol=0, atol=0)
         H = random_pose(rng)
         # Entries of Ad(H) reach |p| ~ 5, so the triple product carries ~25x the rounding.
@@ -160,7 +164,8 @@ def test_jacobians_match_series(xi):
 @pytest.mark.parametrize("xi", twist_cases())
 def test_jacobian_identities(xi):
     Jl, Jr = se3.left_jacobian(xi), se3.right_jacobian(xi)
-    assert_allclose(Jr, se3.left_jacobian(-xi), rtol=0, atol=0)
+    # two closed forms of one matrix, equal to round-off
+    assert_allclose(Jr, se3.left_jacobian(-xi), rtol=0, atol=ROUND)
     assert_allclose(Jl, se3.Ad(se3.exp(xi)) @ Jr, rtol=0, atol=ROUND)
     assert_allclose(se3.left_jacobian_inverse(xi) @ Jl, np.eye(6), rtol=0, atol=ROUND)
     assert_allclose(se3.right_jacobian_inverse(xi) @ Jr, np.eye(6), rtol=0, atol=ROUND)
@@ -221,6 +226,7 @@ def test_as_se3_returns_a_clean_copy():
     H[3, 3] = 1.0 + 1e-12
     out = se3.as_se3(H.tolist(), "H_WB")
     assert out[3, 3] == 1.0
+    # bit-exact on every CPU: as_se3 copies the rigid part and only resets the last row
     assert_allclose(out[:3], H[:3], rtol=0, atol=0)
 
 
@@ -254,6 +260,8 @@ def test_as_se3_errors(value, match):
 
 def test_so3_blocks_are_consistent():
     xi = np.array([0.4, -0.3, 1.1, 0.5, -2.0, 1.0])
-    assert_allclose(se3.exp(xi)[:3, :3], so3.exp(xi[:3]), rtol=0, atol=0)
+    # two code paths of one rotation, equal to round-off
+    assert_allclose(se3.exp(xi)[:3, :3], so3.exp(xi[:3]), rtol=0, atol=ROUND)
     assert_allclose(se3.exp(xi)[:3, 3], so3.left_jacobian(xi[:3]) @ xi[3:], rtol=0, atol=ROUND)
-    assert_allclose(se3.left_jacobian(xi)[:3, :3], so3.left_jacobian(xi[:3]), rtol=0, atol=0)
+    # two code paths of one block, equal to round-off
+    assert_allclose(se3.left_jacobian(xi)[:3, :3], so3.left_jacobian(xi[:3]), rtol=0, atol=ROUND)

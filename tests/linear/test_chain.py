@@ -42,6 +42,7 @@ def test_hessian_and_structure_are_the_chain_parameters(chain):
     assert ph_.names == lin.state_names == tuple(name for i in range(N) for name in (f"m{i}.p", f"k{i}.q"))
     assert_allclose(np.diag(ph_.Q), np.ravel(np.column_stack((1.0 / m, k))), rtol=1e-10, atol=0)
     assert_allclose(ph_.Q - np.diag(np.diag(ph_.Q)), 0.0, rtol=0, atol=1e-10)
+    # bit-exact on every CPU by construction: linearize builds J as (A - A^T)/2
     assert_allclose(ph_.J, -ph_.J.T, rtol=0, atol=0)
     assert np.min(np.linalg.eigvalsh(ph_.R)) >= -1e-12
     # dissipated power e.R e at efforts e (velocities on the p rows) is sum b_i (v_i - v_{i-1})^2
@@ -54,6 +55,7 @@ def test_hessian_and_structure_are_the_chain_parameters(chain):
     assert_allclose(lin.C, ph_.B.T @ ph_.Q, rtol=0, atol=1e-10)
     assert_allclose(lin.D, 0.0, rtol=0, atol=1e-12)
     assert lin.leakage == 0.0 and lin.constraint_residual == 0.0
+    # bit-exact on every CPU: at rest every rate is a sum of products with exact zeros
     assert_allclose(lin.rates, 0.0, rtol=0, atol=0)
 
 
@@ -73,6 +75,7 @@ def test_scipy_statespace_holds_the_matrices(chain):
     ss = lin.to_statespace()
     assert isinstance(ss, scipy.signal.StateSpace)
     for name in "ABCD":
+        # bit-identical on purpose: to_statespace hands over the same arrays
         assert_allclose(getattr(ss, name), getattr(lin, name), rtol=0, atol=0)
 
 

@@ -87,6 +87,7 @@ def test_analysis_names_the_input_columns():
     assert a.input_names == [p for p, _ in sorted(system.inputs.items(), key=lambda kv: kv[1].start)]
     assert a.B_u.shape == (2, 2)
     for path, sl in system.inputs.items():
+        # bit-exact on every CPU: data movement and sign changes only, no rounding
         assert_allclose(a.B_u[:, sl], a.B[:, [a.source_names.index(path)]], rtol=0, atol=0)
     # the constant source is in B and s but not in B_u; the rates follow
     assert_allclose(a.s[a.source_names.index("W")], 1.5, rtol=0, atol=0)

@@ -82,6 +82,7 @@ def test_structure_reproduces_the_rates_off_equilibrium(friction):
     ph_ = lin.ph
     scale = np.max(np.abs(lin.rates))
     assert_allclose(ph_.structure_rates(), lin.rates, rtol=0, atol=1e-12 * scale)
+    # bit-exact on every CPU by construction: linearize builds J as (A - A^T)/2; R is exact zero (no damping)
     assert_allclose(ph_.J, -ph_.J.T, rtol=0, atol=0)
     assert_allclose(ph_.R, 0.0, rtol=0, atol=0)
     assert lin.leakage > 1e-3
@@ -96,6 +97,7 @@ def test_a_detached_unilateral_contact_is_no_constraint():
     x = system.initial_state({**model.initial, "contact/constraint.active": 0.0})
     lin = system.linearize(0.0, x)
     assert lin.state_names == lin.tangent_names and lin.A.shape == (12, 12)
+    # bit-exact on every CPU: without constraints the basis is the identity
     assert_allclose(lin.basis, np.eye(12), rtol=0, atol=0)
     assert_allclose(lin.rates[9:12], [0.0, 0.0, -G * MASS], rtol=1e-12, atol=1e-12)  # dP/dt = weight (body frame)
     assert max(m.natural_frequency for m in lin.modes()) < 1e-6

@@ -35,6 +35,7 @@ def test_names_and_held_blocks(chart_and_delta):
     assert chart.names[:6] == tuple(f"body.pose.{k}[{i}]" for k in ("phi", "rho") for i in range(3))
     assert chart.names[6:] == ("top.q.phi[0]", "top.q.phi[1]", "top.q.phi[2]", "body.P[0]", "body.P[1]")
     assert_allclose(np.linalg.norm(chart.x0[0:4]), 1.0, rtol=1e-15, atol=0)
+    # bit-exact on every CPU: retracting zero multiplies by the identity quaternion
     assert_allclose(chart.retract(np.zeros(chart.size)), chart.x0, rtol=0, atol=0)
     x = chart.retract(delta)
     assert_allclose(x[13:], chart.x0[13:], rtol=0, atol=0)  # auxiliary and discrete blocks held
@@ -94,5 +95,6 @@ def test_constraint_basis_drops_redundant_rows():
     assert V.shape == (4, 2)
     assert_allclose(V.T @ V, np.eye(2), rtol=0, atol=1e-15)
     assert_allclose(Jc @ V, 0.0, rtol=0, atol=1e-15)
+    # bit-exact on every CPU: no constraint gives the identity
     assert_allclose(_tangent_basis(np.zeros((2, 3)), 3), np.eye(3), rtol=0, atol=0)
     assert_allclose(_tangent_basis(np.zeros((0, 3)), 3), np.eye(3), rtol=0, atol=0)

@@ -151,6 +151,7 @@ def test_ledger_closes_and_the_drive_supplies_the_follower_energy(nurbs_run):
     b = traj.power_budget()
     # frictionless, no events: the residual is integration error, measured 0.6 RTOL of the scale
     assert b.max_residual <= 10 * RTOL * b.scale, b.table()
+    # bit-exact on every CPU: no dissipative element and no event, so these integrals are sums of exact zeros
     assert_allclose(b.dissipated, 0.0, rtol=0, atol=0)
     assert_allclose(b.lost, 0.0, rtol=0, atol=0)
     # the cam turns at constant speed: what the drive supplies goes into the follower,

@@ -36,6 +36,7 @@ def test_saved_and_loaded_model_simulates_identically(name, params):
     t_end = min(0.3, model.t_end)
     a, b = run(model.graph, model, t_end), run(loaded, model, t_end)
     assert a.status == b.status and a.message == b.message
+    # bit-identical on purpose: a model file reproduces the run
     assert np.array_equal(a.t, b.t) and np.array_equal(a.x, b.x)
     assert [(e.t, e.name) for e in a.events] == [(e.t, e.name) for e in b.events]
 
@@ -64,6 +65,7 @@ def test_cli_runs_a_saved_model_file_like_the_registered_model(tmp_path):
     assert main(["run", "two-ellipsoids", "-p", "friction=0.6", "--out", str(tmp_path / "a")] + common) == 0
     assert main(["run", str(path), "--out", str(tmp_path / "b")] + common) == 0
     a, b = np.load(tmp_path / "a" / "trajectory.npz"), np.load(tmp_path / "b" / "trajectory.npz")
+    # bit-identical on purpose: a rerun reproduces the run
     assert np.array_equal(a["t"], b["t"]) and np.array_equal(a["x"], b["x"])
     assert (tmp_path / "b" / "contact_forces.npz").exists()
     summary = json.loads((tmp_path / "b" / "summary.json").read_text())

@@ -156,6 +156,7 @@ def test_observables_report_the_seed_quantities(rolling_out):
     assert_allclose(obs["spindle height"], RADIUS, rtol=0, atol=1e-11)
     # q_theta is reported in (-pi, pi]; same error budget as the rotation above
     assert_allclose(math.remainder(obs["q_theta"] - (ANGLE + w0 * t), TWO_PI), 0.0, rtol=0, atol=1e-8)
+    # bit-identical on purpose: the observable reads this state entry
     assert_allclose(obs["u1"], x[system.layout["contact/constraint.x"]][0], rtol=0, atol=0)
     # the tracked u1 is pulled toward the exact contact (relax 1/s) from up to ~rtol away,
     # which adds ~1e-10 1/s to its rate after the simulation

@@ -41,12 +41,14 @@ def test_observables_csv_units(run_dir):
     assert lines[0] == "t [s],height [m],gap [m],vertical velocity [m/s]"
     values = np.loadtxt(run_dir / "observables.csv", delimiter=",", skiprows=1)
     saved = np.load(run_dir / "observables.npz")
+    # bit-identical on purpose: csv and npz hold the same numbers at full precision
     np.testing.assert_array_equal(values[:, 1], saved["height"])
 
 
 def test_rerun_reproduces(run_dir):
     _, traj = ph.rerun(run_dir / "summary.json")
     saved = np.load(run_dir / "trajectory.npz")
+    # bit-identical on purpose: the saved record reproduces the run
     assert np.array_equal(traj.t, saved["t"]) and np.array_equal(traj.x, saved["x"])
 
 
@@ -80,4 +82,5 @@ def test_build_function_and_model_file(tmp_path, monkeypatch):
     assert summary["model"] == str(tmp_path / "drop.json") and len(summary["model_file_sha256"]) == 64
     monkeypatch.chdir(tmp_path.parent)
     _, traj = ph.rerun(tmp_path / "o" / "summary.json")
+    # bit-identical on purpose: the saved record reproduces the run
     assert np.array_equal(traj.x, np.load(tmp_path / "o" / "trajectory.npz")["x"])

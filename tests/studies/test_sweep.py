@@ -45,9 +45,11 @@ def test_parallel_equals_serial(serial, client, tmp_path):
     assert parallel.drop(columns=VOLATILE, errors="ignore").equals(serial.drop(columns=VOLATILE, errors="ignore"))
     for a, b in zip(serial["trajectory"][ok], parallel["trajectory"][ok]):
         ta, tb = np.load(a), np.load(b)
+        # bit-identical on purpose: serial and Dask runs of one point are the same computation
         assert ta.files == tb.files and all(np.array_equal(ta[k], tb[k]) for k in ta.files)
     # any row again alone, from its record
     _, traj = ph.rerun(tmp_path / "runs" / f"{parallel['run_id'][5]}.json")
+    # bit-identical on purpose: a sweep row reproduces the single run
     assert np.array_equal(traj.x, np.load(parallel["trajectory"][5])["x"])
     failed = parallel[~ok].iloc[0]
     assert failed["restitution"] == 1.5 and failed["trajectory"] == ""
