@@ -88,12 +88,14 @@ def test_the_first_compile_of_a_model_is_announced_once_then_never(warmed):
 
 
 def test_the_notice_says_what_and_about_how_long():
-    assert notice("m", 0, 17, True, 0) is None
+    assert notice("m", 0, 17, True, 0) is None   # everything in the cache: nothing said
+    assert notice("m", 1, 17, True, 0) == (
+        f"porthamiltonian: compiling 1 contact kernel (first run only, cached afterwards), ~{CONTACT_KERNELS_S / 17:.0f} s")
     assert notice("m", 0, 17, False, 0) == (
         f"porthamiltonian: compiling the right-hand side of 'm' (first run only, cached afterwards), ~{RHS_S:.0f} s")
     seconds = CONTACT_KERNELS_S * 5 / 17 + 2 * ELEMENT_KERNEL_S + RHS_S
     assert notice("m", 5, 17, False, 2) == (
-        "porthamiltonian: compiling the contact kernels (5 of 17), 2 element kernels and the right-hand side of "
+        "porthamiltonian: compiling 5 contact kernels, 2 element kernels and the right-hand side of "
         f"'m' (first run only, cached afterwards), ~{seconds:.0f} s")
 
 
