@@ -102,3 +102,29 @@ def test_the_notice_says_what_and_about_how_long():
 def test_an_unknown_model_is_refused_before_any_compile(capsys):
     assert main(["warmup", "--models", "ball-dorp"]) == 2
     assert "unknown model 'ball-dorp'; did you mean 'ball-drop'?" in capsys.readouterr().err
+
+
+def test_the_notice_is_its_own_line_above_a_progress_bar(capsys):
+    """During an integration's progress bar (on a terminal: one line redrawn in place) the
+    notice closes the bar's line and takes one of its own; without a bar it goes to stderr."""
+    import io
+
+    from porthamiltonian.compile.warmup import say
+    from porthamiltonian.integrate.progress import Progress, progress_logging
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    with progress_logging(force=True, stream=stream):
+        bar = Progress(0.0, 1.0, True)
+        bar.update(0.5, force=True)
+        say("porthamiltonian: compiling it")
+        bar.close(1.0)
+    lines = stream.getvalue().split("\n")
+    assert lines[0].startswith("\r[") and "50.0%" in lines[0]
+    assert lines[1] == "porthamiltonian: compiling it"
+    assert "100.0%" in lines[2]
+    say("porthamiltonian: compiling that")
+    assert capsys.readouterr().err == "porthamiltonian: compiling that\n"
