@@ -24,6 +24,9 @@ from porthamiltonian.kernels.lie import cross3, pose_gradient, pose_rate_map
 from porthamiltonian.lie import quaternion, se3, so3
 
 _NO_INTS = np.zeros(0, dtype=np.int64)  # the int constants of kernels that need none
+# smallest principal moment / the body's inertia scale below which an inertia is singular:
+# ~1e5 times the round-off of the computed moments (~3 eps I_max), so an accepted one is known to ~1e-5
+_INERTIA_RTOL = 1e-10
 
 __all__ = ["RigidBody", "Ground", "Frame", "spatial_inertia", "pose_vector", "pose_gradient"]
 
@@ -186,6 +189,24 @@ class RigidBody(_FramedBody, StorageElement):
         Default initial pose H_WB.
     twist : array_like, shape (6,), optional
         Default initial body twist T_WB_B [rad/s, m/s] (the momentum is M twist).
+
+    Raises
+    ------
+    ParameterError
+        For a mass that is not positive, an inertia that is not symmetric, not positive
+        definite (relative to the body's scale, see Notes) or violates the triangle
+        inequalities, or a badly shaped com, frame, pose or twist.
+
+    Notes
+    -----
+    The inertia's positive definiteness is judged relative to the body, not in absolute
+    units: its smallest principal moment must exceed ``1e-10 * max(I_max, m |com|^2)``, with
+    I_max the largest principal moment and ``m |com|^2`` the term the spatial inertia about the
+    body origin adds (inverting it recovers the inertia about the centre of mass as a
+    difference, so an inertia below ~eps times that term is lost). The verdict is the same in
+    any units; a thin rod of radius r and length L passes down to r/L ~ 4e-6 (its moments are
+    m r^2/2 and m L^2/12), and a line, a point mass set off its frame, or an inertia singular to
+    round-off is refused by name.
     """
 
     type_name = "RigidBody"
@@ -193,17 +214,18 @@ class RigidBody(_FramedBody, StorageElement):
     def __init__(self, name, mass, inertia, *, com=None, frames=None, pose=None, twist=None):
         StorageElement.__init__(self, name)
         self.mass = as_finite_float(mass, f"{name}.mass", positive=True)
-        I = np.asarray(inertia, dtype=float)
-        if I.shape == (3,):
-            I = np.diag(I)
-        self.inertia = as_spd(I, f"{name}.inertia", 3)
+        self.com = np.zeros(3) if com is None else as_array(com, f"{name}.com", (3,))
+        # relative to the body's own scale (see the class Notes): a thin light leg is a body
+        self.inertia = as_spd(
+            inertia, f"{name}.inertia", 3, rtol=_INERTIA_RTOL,
+            scale=self.mass * float(self.com @ self.com), scale_name="m |com|^2",
+        )
         ev = np.linalg.eigvalsh(self.inertia)
         if ev[0] + ev[1] < ev[2] * (1 - 1e-12):
             raise ParameterError(
                 f"`{name}.inertia` violates the triangle inequality of principal moments "
                 f"({ev[0]:.6g} + {ev[1]:.6g} < {ev[2]:.6g}): no rigid body has it"
             )
-        self.com = np.zeros(3) if com is None else as_array(com, f"{name}.com", (3,))
         self._init_frames(frames)
         self.M = spatial_inertia(self.mass, self.inertia, self.com)
         self.Minv = np.linalg.inv(self.M)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -17,7 +18,8 @@ import numpy as np
 
 from porthamiltonian.errors import ModelError, ParameterError
 
-__all__ = ["Model", "ModelSpec", "Parameter", "RULES", "register_model", "MODELS", "get_model", "build_model"]
+__all__ = ["Model", "ModelSpec", "Parameter", "RULES", "register_model", "MODELS", "get_model", "build_model",
+           "ignored_parameters"]
 
 
 #: rule name -> (test on one number, the rule in words)
@@ -29,6 +31,10 @@ RULES = {
 }
 
 
+#: a Parameter doc's leading "kind[, kind...]:" (see `Parameter.contacts`)
+_KINDS_PREFIX = re.compile(r"^\s*([a-z_]+(?:\s*,\s*[a-z_]+)*)\s*:")
+
+
 @dataclass(frozen=True)
 class Parameter:
     """A model parameter: default value, unit, meaning and the rule its numbers obey.
@@ -36,6 +42,11 @@ class Parameter:
     Numbers (and each entry of a tuple) must be finite and obey `rule` (a key of `RULES`);
     `build_model` checks every value it is given, so a model never sees a negative mass or a
     NaN stiffness, even for a parameter the chosen variant does not use.
+
+    A `doc` that begins with contact kinds and a colon (``"compliant: normal stiffness"``,
+    ``"compliant, soil: friction coefficient"``) declares a parameter that only those kinds
+    of the model's `contact` use (`contacts`); the others build the same model whatever its
+    value, so a sweep runs the points that differ only in it once (`ignored_parameters`).
     """
 
     default: object
@@ -46,6 +57,16 @@ class Parameter:
     def __post_init__(self):
         if self.rule not in RULES:
             raise ModelError(f"parameter rule must be one of {sorted(r for r in RULES if r)} or None, got {self.rule!r}")
+
+    @property
+    def contacts(self):
+        """The contact kinds that use this parameter (a tuple, from the doc's prefix), or None
+        for a parameter of every kind."""
+        from porthamiltonian.library.contacts import CONTACT_KINDS
+
+        match = _KINDS_PREFIX.match(self.doc)
+        kinds = tuple(k.strip() for k in match.group(1).split(",")) if match else ()
+        return kinds if kinds and set(kinds) <= set(CONTACT_KINDS) else None
 
     def check(self, model, name, value):
         """Raise ParameterError if a numeric `value` is not finite or breaks the rule.
@@ -207,3 +228,26 @@ def build_model(name, **params) -> Model:
         out[k] = _coerce(spec, k, v)
         spec.parameters[k].check(name, k, out[k])
     return spec.build(**out)
+
+
+def ignored_parameters(name, values):
+    """The parameters of registered model `name` that its contact kind ignores.
+
+    Parameters
+    ----------
+    name : str
+        A registered model's name (any other model reference ignores nothing).
+    values : dict
+        name -> value; ``values["contact"]`` (or the model's default) is the contact kind.
+
+    Returns
+    -------
+    tuple of str
+        In the model's order: the parameters whose `Parameter.contacts` leave out the kind
+        (empty for a model without a `contact` parameter).
+    """
+    spec = MODELS.get(name)
+    if spec is None or "contact" not in spec.parameters:
+        return ()
+    kind = values.get("contact", spec.parameters["contact"].default)
+    return tuple(n for n, p in spec.parameters.items() if p.contacts is not None and kind not in p.contacts)

@@ -68,11 +68,41 @@ def as_finite_float(value, name, *, positive=False, nonnegative=False):
     return x
 
 
-def as_symmetric_psd(value, name, n=None, *, definite=False, rtol=1e-10):
+def as_symmetric_psd(value, name, n=None, *, definite=False, rtol=1e-10, scale=0.0, scale_name=None):
     """Return a symmetric positive (semi)definite matrix; scalars mean multiples of identity.
 
-    Raises ParameterError when not square, not symmetric (to `rtol`), or with a negative
-    (or, when `definite`, non-positive) eigenvalue.
+    The tests are relative, so their verdict does not depend on the units (a 1 g body in SI is
+    judged as a 1000 g body in grams): symmetric means every entry of ``A - A^T`` is within
+    ``rtol * max|A_ij|``; an eigenvalue is negative (or, when `definite`, not positive) when it
+    is below ``-rtol * s`` (or not above ``rtol * s``), with ``s = max(max|eig|, scale)``.
+    ``rtol * max|eig|`` is about 1e5 times the round-off of the computed eigenvalues
+    (``~ 3 eps max|eig|``), so a matrix accepted as definite has its smallest eigenvalue known
+    to about 1e-5 relative and one refused is singular to within a few digits.
+
+    Parameters
+    ----------
+    value : array_like, shape (n, n) or (n,) or scalar
+        The matrix; a vector means a diagonal matrix, a scalar that multiple of the identity.
+    name : str
+        The argument's name, for the error messages.
+    n : int, optional
+        The required size.
+    definite : bool
+        Require positive definite rather than semidefinite.
+    rtol : float
+        The relative tolerance above.
+    scale : float
+        A further scale of the eigenvalues, in the matrix's units, for a matrix that is
+        combined with larger terms (a body's inertia with m |c|^2 in its spatial inertia): an
+        eigenvalue lost in the round-off of those terms counts as zero.
+    scale_name : str, optional
+        What `scale` is, for the error message.
+
+    Raises
+    ------
+    ParameterError
+        When not square, not symmetric, or with a negative (or, when `definite`, non-positive)
+        eigenvalue; the message names `name`, the value and the rule.
     """
     arr = as_array(value, name)
     if arr.ndim == 0:
@@ -84,27 +114,28 @@ def as_symmetric_psd(value, name, n=None, *, definite=False, rtol=1e-10):
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or (n is not None and arr.shape[0] != n):
         want = f"({n}, {n})" if n is not None else "(n, n)"
         raise ParameterError(f"`{name}` must be a square matrix of shape {want}, got shape {arr.shape}")
-    scale = max(1.0, float(np.max(np.abs(arr))))
-    if not np.allclose(arr, arr.T, rtol=0.0, atol=rtol * scale):
+    if not arr.size:
+        return arr
+    if not np.allclose(arr, arr.T, rtol=0.0, atol=rtol * float(np.max(np.abs(arr)))):
         raise ParameterError(f"`{name}` must be symmetric, got {arr.tolist()}")
     arr = 0.5 * (arr + arr.T)
-    eig = np.linalg.eigvalsh(arr) if arr.size else np.zeros(0)
-    if eig.size:
-        tol = rtol * scale
-        if definite and eig.min() <= tol:
-            raise ParameterError(
-                f"`{name}` must be positive definite, got smallest eigenvalue {eig.min():.6g}"
-            )
-        if eig.min() < -tol:
-            raise ParameterError(
-                f"`{name}` must be positive semidefinite, got eigenvalue {eig.min():.6g}"
-            )
+    eig = np.linalg.eigvalsh(arr)
+    largest = float(np.max(np.abs(eig)))
+    s, what = (largest, "its largest |eigenvalue|") if largest >= scale else (scale, scale_name or "the scale")
+    tol = rtol * s
+    if definite and eig.min() <= tol:
+        raise ParameterError(
+            f"`{name}` must be positive definite, got smallest eigenvalue {eig.min():.6g}, "
+            f"not above {rtol:g} x {s:.6g} ({what}): it is singular to round-off"
+        )
+    if eig.min() < -tol:
+        raise ParameterError(f"`{name}` must be positive semidefinite, got eigenvalue {eig.min():.6g}")
     return arr
 
 
-def as_spd(value, name, n=None):
+def as_spd(value, name, n=None, **kwargs):
     """Return a symmetric positive definite matrix (see `as_symmetric_psd`)."""
-    return as_symmetric_psd(value, name, n, definite=True)
+    return as_symmetric_psd(value, name, n, definite=True, **kwargs)
 
 
 def as_rotation(value, name, *, tol=1e-9):

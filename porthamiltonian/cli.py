@@ -6,6 +6,7 @@
     porthamiltonian graph MODEL [--out DIR]
     porthamiltonian sweep MODEL -p name=a:b:logN -p name=v1,v2 [--contact K1,K2] [--workers N] [--scheduler ADDRESS] --out DIR
     porthamiltonian view OUTDIR [--out FILE.html] [--animate FILE.gif|FILE.mp4]
+    porthamiltonian warmup [--models NAME,NAME,...|none]
 
 A model file (`porthamiltonian.models.files`) holds a whole model, and a Python file may
 define `build()` returning a `Model` or a `BondGraph`; `run` takes either in place of a
@@ -279,6 +280,16 @@ def _show(scene, out, args):
         print(f"saved the animation {animate_scene(scene, args.animate, fps=args.fps, speed=args.speed)}")
 
 
+def cmd_warmup(args):
+    """Compile the contact kernels and the built-in models' right-hand sides into numba's
+    cache ahead of time (`porthamiltonian.compile.warmup.warmup`), one line per item."""
+    from .compile.warmup import warmup
+
+    names = None if args.models is None else [m for m in args.models.split(",") if m and m != "none"]
+    warmup(names)
+    return 0
+
+
 def cmd_view(args):
     """The 3D viewer (and an animation) of a run's outputs, from its view.json."""
     from .viewer import load_scene, write_html
@@ -426,6 +437,10 @@ def make_parser():
     q.add_argument("--timeout", type=float, help="stop a run after this many seconds of wall time")
     q.add_argument("--samples", type=int, default=1001, help="output samples per run (0: the solver's steps)")
     q.add_argument("--no-progress", action="store_true", help="no progress bar")
+    q = sub.add_parser("warmup", help="compile every built-in kernel into numba's cache ahead of time (CI images, "
+                                      "clusters, Dask workers)")
+    q.add_argument("--models", help="the models whose right-hand sides to compile, comma-separated (default: every "
+                                    "registered model; none: the contact kernels only)")
     return p
 
 
@@ -435,7 +450,7 @@ def main(argv=None):
     args = make_parser().parse_args(argv)
     try:
         return {"list": cmd_list, "run": cmd_run, "graph": cmd_graph, "save": cmd_save,
-                "sweep": cmd_sweep, "view": cmd_view}[args.command](args)
+                "sweep": cmd_sweep, "view": cmd_view, "warmup": cmd_warmup}[args.command](args)
     except PortHamiltonianError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

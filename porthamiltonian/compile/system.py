@@ -84,7 +84,7 @@ class PHSystem:
         jit = jit or (None, "compile(..., jit=False)", None)
         s(self, "_jit", {"source": jit[0], "F": jit[1], "I": jit[2], "fn": None, "events": None,
                          "reason": None if jit[0] is not None else jit[1], "fallbacks": 0, "key": None,
-                         "values": None, "residuals": None, "count": 0})
+                         "values": None, "residuals": None, "count": 0, "first_compile": None})
         s(self, "inputs", dict(plan.input_slices))
         s(self, "n_inputs", plan.n_inputs)
         s(self, "n_multipliers", plan.n_u)
@@ -129,8 +129,11 @@ class PHSystem:
         helpers = []
         try:
             module = load_jit(j["source"])
-            helpers = _parallel.start_helpers(_parallel.helpers_wanted(vars(module).values()))
-            module.rhs.compile(tuple(numba.typeof(a) for a in (0.0, x, self._u0, F, I)))
+            signature = tuple(numba.typeof(a) for a in (0.0, x, self._u0, F, I))
+            wanted = _parallel.helpers_wanted(vars(module).values())
+            self._say_first_compile(module, len(wanted), _parallel._on_disk(module.rhs, signature))
+            helpers = _parallel.start_helpers(wanted)
+            module.rhs.compile(signature)
         except _parallel.HelperCountError:
             raise
         except Exception as exc:  # numba could not type the kernels together: Python path
@@ -139,6 +142,17 @@ class PHSystem:
         finally:
             _parallel.stop_helpers(helpers)
         j["fn"], j["events"] = module.rhs, module.HAS_EVENTS
+
+    def _say_first_compile(self, module, missing, rhs_cached):
+        """Announce on stderr, before it starts, a compile of what numba's cache lacks
+        (`porthamiltonian.compile.warmup.notice`); remembered as ``first_compile``."""
+        from ..kernels import _parallel
+        from .warmup import new_element_kernels, notice, say
+
+        line = notice(self.name, missing, len(_parallel.DECLARED), rhs_cached, len(new_element_kernels(module)))
+        self._jit["first_compile"] = line is not None
+        if line is not None:
+            say(line)
 
     def _event_value(self, k, t, x):
         """The value of event `k` (`events` order) at (t, x): from the compiled evaluation of

@@ -34,10 +34,11 @@ def _g(v):
 
 def budget_html(budget):
     """The energy ledger of a `PowerBudget`: per element and in total [J], with the residual."""
-    rows = [(r.label, _g(r.stored), _g(r.supplied), _g(r.dissipated), _g(r.lost), _g(r.stabilization))
+    g = budget.shown   # round-off below the ledger's resolution shows as 0
+    rows = [(r.label, g(r.stored), g(r.supplied), g(r.dissipated), g(r.lost), g(r.stabilization))
             for r in budget.rows()]
-    rows.append(("total", _g(budget.H[-1] - budget.H[0]), _g(budget.supplied[-1]), _g(budget.dissipated[-1]),
-                 _g(budget.lost[-1]), _g(budget.stabilization[-1])))
+    rows.append(("total", g(budget.H[-1] - budget.H[0]), g(budget.supplied[-1]), g(budget.dissipated[-1]),
+                 g(budget.lost[-1]), g(budget.stabilization[-1])))
     table = _table(["element", "stored dH [J]", "supplied [J]", "dissipated [J]", "lost [J]", "stabilization [J]"],
                    rows, caption=f"Energy ledger, t = {budget.t[0]:.6g} .. {budget.t[-1]:.6g} s",
                    numeric=range(1, 6))

@@ -113,6 +113,23 @@ class PowerBudget:
         """``max |residual|`` divided by `scale`."""
         return self.max_residual / self.scale
 
+    #: the printed figures' resolution in units of eps * `scale` (see `resolution`)
+    RESOLUTION_EPS = 64
+
+    @property
+    def resolution(self):
+        """The smallest energy the printed ledger shows [J]: ``RESOLUTION_EPS * eps * scale``
+        (64 eps, 1.4e-14 of the energy scale). The residual sums storages and quadratures of
+        size up to `scale`, each carrying round-off of a few eps * scale, so a figure below this
+        is round-off, not energy (a released contact's -6.7e-54 J "dissipated"); `table` and the
+        HTML table print it as 0. The data (`entries`, `rows`, `to_dict`) are untouched."""
+        return self.RESOLUTION_EPS * np.finfo(float).eps * self.scale
+
+    def shown(self, value, width=0):
+        """`value` [J] as the printed ledger shows it: 6 significant digits, or ``0`` below
+        `resolution`; right-aligned in `width` characters."""
+        return f"{'0' if abs(value) < self.resolution else f'{value:.6g}':>{width}}"
+
     #: a resistor's cumulative dissipation may fall below its running maximum by this much
     #: (relative to `scale`) before it counts as generated energy: far above the integration
     #: error of the quadrature, far below an active law's injection
@@ -152,15 +169,16 @@ class PowerBudget:
         """The ledger as a text table (energies in J, at the final time)."""
         head = f"{'element':<28}{'stored dH':>14}{'supplied':>14}{'dissipated':>14}{'lost':>14}{'stabilization':>15}"
         lines = [f"Energy ledger, t = {self.t[0]:.6g} .. {self.t[-1]:.6g} s  [J]", head, "-" * len(head)]
-        for r in self.rows():
-            lines.append(
-                f"{r.label:<28}{r.stored:>14.6g}{r.supplied:>14.6g}{r.dissipated:>14.6g}{r.lost:>14.6g}{r.stabilization:>15.6g}"
-            )
+
+        def row(label, *values):
+            return f"{label:<28}" + "".join(self.shown(v, w) for v, w in zip(values, (14, 14, 14, 14, 15)))
+
+        lines += [row(r.label, r.stored, r.supplied, r.dissipated, r.lost, r.stabilization) for r in self.rows()]
         lines.append("-" * len(head))
-        lines.append(
-            f"{'total':<28}{self.H[-1] - self.H[0]:>14.6g}{self.supplied[-1]:>14.6g}{self.dissipated[-1]:>14.6g}"
-            f"{self.lost[-1]:>14.6g}{self.stabilization[-1]:>15.6g}"
-        )
+        lines.append(row("total", self.H[-1] - self.H[0], self.supplied[-1], self.dissipated[-1], self.lost[-1],
+                         self.stabilization[-1]))
+        lines.append(f"(figures below the resolution {self.resolution:.2g} J, {self.RESOLUTION_EPS} eps x the energy scale, "
+                     "are round-off and show as 0)")
         lines.append(f"H(0) = {self.H[0]:.10g} J, H(end) = {self.H[-1]:.10g} J")
         lines.append(
             "residual = dH - supplied + dissipated + lost + stabilization: "

@@ -58,6 +58,9 @@ class Identification:
         ``|r|^2 / 2`` at the estimate.
     starts : list of dict
         Per start: ``x0``, ``x``, ``cost``, ``nfev``, ``status``, ``message`` (or ``error``).
+
+    ``print(fit)`` shows a summary (parameters with standard errors, cost, residual norm,
+    number of points and starts), not the arrays.
     """
 
     parameters: tuple
@@ -67,6 +70,25 @@ class Identification:
     residuals: np.ndarray
     cost: float
     starts: list
+
+    def __repr__(self):
+        """A summary, not the arrays: each parameter with its standard error, the cost, the
+        residual's norm and RMS, the number of points and of starts (``fit.residuals`` and
+        ``fit.covariance`` hold the arrays)."""
+        m = int(np.size(self.residuals))
+        norm = float(np.linalg.norm(self.residuals))
+        failed = sum("error" in s for s in self.starts)
+        width = max(len(n) for n in self.parameters)
+        lines = [f"Identification of {', '.join(self.parameters)} from {m} points "
+                 f"({len(self.starts)} starts, {failed} failed)"]
+        for n in self.parameters:
+            v, se = self.estimates[n], self.standard_errors[n]
+            rel = f" ({abs(se / v):.2%})" if v != 0 else ""
+            lines.append(f"  {n:<{width}} = {v:.6g} +/- {se:.2g}{rel}")
+        lines.append(f"  cost |r|^2/2 = {self.cost:.6g}, |r| = {norm:.6g}, rms r = {norm / np.sqrt(max(m, 1)):.6g}")
+        return "\n".join(lines)
+
+    __str__ = __repr__
 
 
 def _residual_function(spec_of, observable, data):

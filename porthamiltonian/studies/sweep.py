@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import sys
 import traceback
 from pathlib import Path
 
@@ -147,14 +148,51 @@ def _check_metrics(metrics, first):
 
 
 def _specs(model, points, t_end, solver, samples, max_nfev, timeout):
-    """RunSpecs of the points, every name checked against the model first (before any run)."""
-    specs = []
+    """RunSpecs of the points, every name checked against the model first (before any run).
+
+    Returns ``(specs, values, ignored)``, one entry per point: the spec that runs, every
+    parameter value as asked, and the names given in the point that its contact kind ignores
+    (`models.registry.ignored_parameters`). A spec holds an ignored parameter's default, so
+    points that differ only in ignored parameters are one spec, one run; a value that breaks
+    its rule is kept (the run fails on it, as alone).
+    """
+    from porthamiltonian.models.registry import MODELS, ignored_parameters
+
+    specs, values, ignored = [], [], []
     for p in points:
         if not isinstance(p, dict):
             raise ParameterError(f"each point must be a dict name -> value, got {p!r}")
-        specs.append(RunSpec(model, resolve_parameters(model, p), t_end, dict(solver or {}), samples, max_nfev,
-                             timeout))
-    return specs
+        asked = resolve_parameters(model, p)
+        dropped = tuple(n for n in ignored_parameters(model, asked) if n in p and _obeys(model, n, asked[n]))
+        run = {**asked, **{n: MODELS[model].parameters[n].default for n in dropped}}
+        specs.append(RunSpec(model, run, t_end, dict(solver or {}), samples, max_nfev, timeout))
+        values.append(asked)
+        ignored.append(dropped)
+    return specs, values, ignored
+
+
+def _obeys(model, name, value):
+    from porthamiltonian.models.registry import MODELS
+
+    try:
+        MODELS[model].parameters[name].check(model, name, value)
+    except ParameterError:
+        return False
+    return True
+
+
+def _say_ignored(model, specs, ignored, ids, stream):
+    """One line on `stream` per contact kind that ignores swept parameters, with how many runs
+    the sweep's points come to."""
+    by_kind = {}
+    for spec, names in zip(specs, ignored):
+        if names:
+            by_kind.setdefault(spec.parameters["contact"], set()).update(names)
+    distinct = len(set(ids))
+    for kind, names in by_kind.items():
+        names = [n for n in specs[0].parameters if n in names]   # the model's order
+        print(f"sweep {model}: contact {kind!r} ignores {', '.join(names)}; its points that differ only there run "
+              f"once ({len(ids)} points, {distinct} distinct runs)", file=stream)
 
 
 def _load_done(runs):
@@ -215,8 +253,9 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
     Returns
     -------
     pandas.DataFrame
-        One row per point, in the points' order: ``run_id``, the swept parameters,
-        ``parameters`` (every value, JSON), ``status`` ("ok" or "failed"), ``error``,
+        One row per point, in the points' order: ``run_id``, the swept parameters (as
+        asked), ``ignored`` (the swept parameters its contact kind ignores, comma-separated, or
+        ""), ``parameters`` (every value of the run, JSON), ``status`` ("ok" or "failed"), ``error``,
         ``wall_time_s``, ``nfev``, ``t_reached``, ``ledger.*`` (totals and per element class,
         [J]), ``metric.*``, ``trajectory`` (the npz path or "").
 
@@ -232,6 +271,10 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
     skips every point whose row is already there, whatever the order of the points; a
     failed run is done and is not repeated (delete its ``runs/<run_id>.json`` to retry).
     A run whose values break a parameter's rule is a failed row, not an error of the sweep.
+    A parameter that the point's contact kind ignores (``stiffness`` with ``sliding_plane``:
+    `models.registry.Parameter.contacts`) is run at its default: points that differ only in
+    ignored parameters share one run (and its ``run_id``), and a line on stderr says which
+    parameters each kind ignores.
     A script that starts a `LocalCluster` must do so under ``if __name__ == "__main__":``
     (Dask's worker processes import the main module).
 
@@ -248,9 +291,10 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
         raise ParameterError("give `grid` (name -> values) or `points` (a list of name -> value): nothing to run")
     if trajectories and out is None:
         raise ParameterError("`trajectories=True` needs `out`, the directory to save them in")
-    specs = _specs(name, todo, t_end, solver, samples, max_nfev, timeout)
+    specs, asked, ignored = _specs(name, todo, t_end, solver, samples, max_nfev, timeout)
     metrics = _check_metrics(metrics, specs[0])
     ids = [run_id(s) for s in specs]
+    _say_ignored(name, specs, ignored, ids, sys.stderr)
     out = Path(out) if out is not None else None
     runs = out / RUNS if out is not None else None
     done = _load_done(runs) if runs is not None else {}
@@ -270,7 +314,7 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
                 text = json.dumps({"row": row, "spec": tasks[k][0].to_dict(), "summary": record}, default=float)
                 write_text(runs / f"{ids[missing[k]]}.json", text)
     swept = list(dict.fromkeys(n for p in todo for n in p))
-    rows = [{"run_id": ids[i], **{n: specs[i].parameters[n] for n in swept},
+    rows = [{"run_id": ids[i], **{n: asked[i][n] for n in swept}, "ignored": ", ".join(ignored[i]),
              "parameters": json.dumps(specs[i].to_dict()["parameters"], sort_keys=True), **done[ids[i]]}
             for i in range(len(specs))]
     table = pd.DataFrame(rows)

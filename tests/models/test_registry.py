@@ -82,3 +82,49 @@ def test_parameter_messages(params, message):
     with pytest.raises(ParameterError) as info:
         build_model("rocking-ellipsoid", **params)
     assert str(info.value) == message
+
+
+def _declared():
+    """(model, parameter, kind, uses): every parameter a contact-kind prefix declares, under
+    every contact kind the model builds."""
+    from porthamiltonian.library.contacts import CONTACT_KINDS
+
+    out = []
+    for name, spec in sorted(MODELS.items()):
+        for pname, p in spec.parameters.items():
+            if p.contacts is not None:
+                out += [(name, pname, kind, kind in p.contacts) for kind in CONTACT_KINDS]
+    return out
+
+
+@pytest.mark.parametrize("name, pname, kind, uses", _declared(), ids=[f"{n}-{p}-{k}" for n, p, k, _ in _declared()])
+def test_a_parameter_a_kind_ignores_builds_the_same_model(name, pname, kind, uses):
+    """The contact kinds a parameter's doc names are the ones whose model depends on it: the
+    model built at another value is the same object graph, pickled byte for byte (a bit-identical
+    comparison on purpose), exactly when the kind ignores it."""
+    import pickle
+
+    from porthamiltonian.models.registry import ignored_parameters
+
+    default = MODELS[name].parameters[pname].default
+    other = (not default) if isinstance(default, bool) else (2 * default if default else 0.5)
+    try:
+        a, b = build_model(name, contact=kind), build_model(name, contact=kind, **{pname: other})
+    except ParameterError:
+        pytest.skip(f"{name} does not offer the {kind} contact")
+
+    def built(m):
+        return pickle.dumps((m.graph, m.initial, m.solver, m.t_end, m.baumgarte))
+
+    assert (built(a) == built(b)) is not uses
+    assert (pname in ignored_parameters(name, {"contact": kind})) is not uses
+
+
+def test_the_declared_parameters():
+    """The prefixes in force, spelled out (a typo in a prefix would silently declare nothing)."""
+    declared = {(n, p): MODELS[n].parameters[p].contacts for n, p, _, _ in _declared()}
+    assert declared[("ball-drop", "stiffness")] == ("compliant",)
+    assert declared[("rimless-wheel", "friction")] == ("compliant", "soil")
+    assert declared[("wheel-on-plane", "unilateral")] == ("sliding_plane",)
+    assert MODELS["bezier-rattleback"].parameters["mu"].contacts is None   # "coulomb:" is not a contact kind
+    assert MODELS["ball-drop"].parameters["restitution"].contacts is None

@@ -8,7 +8,7 @@ import pytest
 
 import porthamiltonian as ph
 from porthamiltonian.errors import ParameterError
-from porthamiltonian.studies import Measurement
+from porthamiltonian.studies import Identification, Measurement
 from porthamiltonian.studies.records import RunSpec, integrate, prepare, resolve_parameters
 
 TRUTH = {"stiffness": 1e4, "restitution": 0.7}
@@ -55,3 +55,21 @@ def test_bad_input(drop, kwargs, message):
 def test_bad_data():
     with pytest.raises(ParameterError, match=r"t must be increasing"):
         Measurement([0.0, 0.2, 0.1], [1.0, 2.0, 3.0])
+
+
+def test_print_shows_a_summary_not_the_arrays():
+    rng = np.random.default_rng(3)
+    residuals = rng.normal(0.0, 1e-3, 5000)
+    fit = Identification(("stiffness", "restitution"), {"stiffness": 10123.4, "restitution": 0.7012},
+                         {"stiffness": 45.6, "restitution": 0.0021}, np.diag([45.6**2, 0.0021**2]), residuals,
+                         0.5 * float(residuals @ residuals),
+                         [{"x0": [1.0, 0.5], "cost": 1.0}, {"x0": [2.0, 0.6], "error": "RuntimeError: boom"}])
+    text = str(fit)
+    assert text == repr(fit)
+    assert len(text.splitlines()) == 4 and len(text) < 400   # 5000 residuals, none printed
+    assert "from 5000 points (2 starts, 1 failed)" in text
+    assert "stiffness   = 10123.4 +/- 46 (0.45%)" in text
+    assert "restitution = 0.7012 +/- 0.0021 (0.30%)" in text
+    norm = np.sqrt(np.sum(residuals**2))   # independent of the repr's np.linalg.norm
+    assert f"|r| = {norm:.6g}" in text and f"rms r = {norm / np.sqrt(5000):.6g}" in text
+    assert f"cost |r|^2/2 = {fit.cost:.6g}" in text

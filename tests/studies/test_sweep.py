@@ -138,3 +138,43 @@ def test_resume_runs_only_missing_points(tmp_path):
 def test_bad_input_before_any_run(kwargs, message):
     with pytest.raises(ParameterError, match=message):
         sweep("ball-drop", progress=False, **kwargs)
+
+
+_ran = []
+
+
+def _count_runs(prepared, traj):
+    """A metric that records the (contact, stiffness) of each run executed here."""
+    _ran.append((prepared.spec.parameters["contact"], prepared.spec.parameters["stiffness"]))
+    return float(traj.t[-1])
+
+
+def test_a_parameter_the_kind_ignores_runs_once(tmp_path, capfd):
+    """Stiffness means nothing to the sliding-plane contact: its three points are one run, said
+    once on stderr and in the table's `ignored` column; the compliant points run each."""
+    grid = {"stiffness": [1e4, 1e5, 1e6], "contact": ["compliant", "sliding_plane"]}
+    _ran.clear()
+    table = sweep("ball-drop", grid, out=tmp_path, t_end=0.3, samples=31, workers=0, progress=False,
+                  metrics={"end": _count_runs})
+    default = ph.models.MODELS["ball-drop"].parameters["stiffness"].default
+    assert sorted(_ran) == [("compliant", 1e4), ("compliant", 1e5), ("compliant", 1e6), ("sliding_plane", default)]
+    rigid, soft = table[table["contact"] == "sliding_plane"], table[table["contact"] == "compliant"]
+    assert list(rigid["stiffness"]) == [1e4, 1e5, 1e6]            # the table shows the values asked
+    assert rigid["run_id"].nunique() == 1 and soft["run_id"].nunique() == 3
+    assert list(rigid["ignored"]) == ["stiffness"] * 3 and list(soft["ignored"]) == [""] * 3
+    # one run, one row copied: bit-identical on purpose
+    assert rigid["ledger.lost"].nunique() == 1 and (rigid["status"] == "ok").all()
+    assert len(list((tmp_path / "runs").glob("*.json"))) == 4
+    err = capfd.readouterr().err
+    assert err.count("ignores") == 1
+    assert ("sweep ball-drop: contact 'sliding_plane' ignores stiffness; its points that differ only there run once "
+            "(6 points, 4 distinct runs)") in err
+
+
+def test_a_bad_value_of_an_ignored_parameter_still_fails(tmp_path):
+    """An ignored parameter is run at its default only when its value obeys its rule: a
+    negative stiffness fails as it does alone (the model never sees a rule-breaking value)."""
+    table = sweep("ball-drop", points=[{"stiffness": -1.0, "contact": "sliding_plane"}], t_end=0.1, samples=11,
+                  workers=0, progress=False)
+    assert table["status"][0] == "failed" and table["ignored"][0] == ""
+    assert "`stiffness` must be > 0, got -1.0" in table["error"][0]

@@ -1,0 +1,204 @@
+"""Compiling ahead, and saying so: the notice before a long first compile, and `warmup`.
+
+A model's first compiled right-hand side costs seconds to a minute of numba compiling (the
+contact chain's kernels, then the element kernels and the generated right-hand side; all
+kept in numba's on-disk cache, so each machine pays once). Two things make that visible and
+avoidable:
+
+- `notice`: before `PHSystem` compiles anything that is not in numba's cache yet, one line
+  on stderr says what is compiled, that it is the first run only, and about how long it takes
+  (drawn as its own line above an integration's progress bar). Nothing is said when
+  everything loads from the cache.
+- `warmup` (``porthamiltonian warmup``): compiles the contact chain's kernels and the
+  right-hand side of every built-in model, in every contact kind it offers, into numba's
+  cache ahead of time: for CI images, clusters and Dask workers (which share
+  ``NUMBA_CACHE_DIR`` and ``PORTHAMILTONIAN_CACHE`` with the process that warmed them).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import sys
+import time
+
+__all__ = ["notice", "warmup", "new_element_kernels", "CONTACT_KERNELS_S", "RHS_S", "ELEMENT_KERNEL_S"]
+
+#: seconds to compile the whole contact chain (every kernel of `_parallel.DECLARED`) from an
+#: empty cache, and a generated right-hand side's own level with its element kernels: measured
+#: for the main job (`porthamiltonian run two-ellipsoids`) on the 2-core CI machine, ~25 s of
+#: kernels and ~6 s of right-hand side (benchmarks/results/jit_boundary.md, 2026-11-27); a
+#: busy machine takes up to three times as long, so the notice's figure is an order of magnitude
+CONTACT_KERNELS_S = 25.0
+RHS_S = 6.0
+#: seconds per element kernel compiled for the first time on this machine (the main job's
+#: spring_rates 4.6 s, damper 1.3 s, friction 0.6 s, spring events 1.0 s, same measurement;
+#: ball-drop's five sliding-plane kernels 19 s on a loaded 2-core machine, 2026-11-28)
+ELEMENT_KERNEL_S = 3.0
+
+#: the element kernels a generated source imports (`porthamiltonian.compile.jit`: ``_kN_``)
+_ELEMENT_KERNEL = re.compile(r"_k\d+_")
+
+
+def new_element_kernels(module):
+    """The element kernels the generated right-hand side `module` calls of which numba's cache
+    holds no version at all (they will compile; one with a version for other argument types
+    may compile too, so this is a lower bound)."""
+    out = []
+    for name, fn in vars(module).items():
+        if _ELEMENT_KERNEL.fullmatch(name) and hasattr(fn, "py_func"):
+            try:
+                empty = not fn._cache._cache_file._load_index()
+            except Exception:  # noqa: BLE001 - numba internals: when in doubt, not counted
+                empty = False
+            if empty and not fn.overloads:
+                out.append(fn)
+    return out
+
+
+def notice(model, missing, declared, rhs_cached, new_elements=0):
+    """The line said before a first compile, or None when everything is in numba's cache.
+
+    Parameters
+    ----------
+    model : str
+        The system's name.
+    missing : int
+        Contact-chain kernels the right-hand side may call that are not in numba's cache
+        (`porthamiltonian.kernels._parallel.helpers_wanted`).
+    declared : int
+        Contact-chain kernels in all (`_parallel.DECLARED`).
+    rhs_cached : bool
+        Whether numba's cache holds the generated right-hand side for its argument types.
+    new_elements : int
+        Element kernels it calls never compiled on this machine (`new_element_kernels`).
+
+    Returns
+    -------
+    str or None
+        ``"porthamiltonian: compiling 14 contact kernels, 10 element kernels and the
+        right-hand side of 'two_ellipsoids' (first run only, cached afterwards), ~57 s"`` (the
+        main job on empty caches; it took 74 s on a loaded 2-core machine); the estimate is
+        `CONTACT_KERNELS_S` times the fraction of kernels missing, plus `ELEMENT_KERNEL_S` per
+        new element kernel, plus `RHS_S`.
+    """
+    what, seconds = [], 0.0
+    if missing:
+        what.append(f"{missing} contact kernel{'s' if missing > 1 else ''}")
+        seconds += CONTACT_KERNELS_S * missing / max(declared, 1)
+    if new_elements:
+        what.append(f"{new_elements} element kernel{'s' if new_elements > 1 else ''}")
+        seconds += ELEMENT_KERNEL_S * new_elements
+    if not rhs_cached:
+        what.append(f"the right-hand side of {model!r}")
+        seconds += RHS_S
+    if not what:
+        return None
+    listed = what[0] if len(what) == 1 else f"{', '.join(what[:-1])} and {what[-1]}"
+    return f"porthamiltonian: compiling {listed} (first run only, cached afterwards), ~{seconds:.0f} s"
+
+
+def say(line):
+    """Write `line` on stderr now: through the progress logger when an integration's progress
+    bar is drawn (the bar is closed first, then redrawn below), else directly."""
+    from ..integrate.progress import ProgressHandler, _log
+
+    if any(isinstance(h, ProgressHandler) for h in _log.handlers):
+        _log.info(line)
+    else:
+        print(line, file=sys.stderr, flush=True)
+
+
+def _kernel_modules():
+    """Import every kernel module (each adds its declared kernels to `_parallel.DECLARED`)."""
+    from .. import kernels
+
+    for info in pkgutil.iter_modules(kernels.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{kernels.__name__}.{info.name}")
+
+
+def _variants(models):
+    """(model name, contact kind or None) for every registered model in `models`, in every
+    contact kind it builds (the others raise ParameterError at build and are passed over)."""
+    from porthamiltonian.library.contacts import CONTACT_KINDS
+    from porthamiltonian.models import MODELS
+
+    for name in models:
+        spec = MODELS[name]
+        if "contact" not in spec.parameters:
+            yield name, None
+            continue
+        kinds = [spec.parameters["contact"].default] + [k for k in CONTACT_KINDS if k != spec.parameters["contact"].default]
+        for kind in kinds:
+            yield name, kind
+
+
+def warmup(models=None, *, out=None):
+    """Compile every built-in kernel into numba's cache ahead of time.
+
+    First the contact chain's kernels (`porthamiltonian.kernels._parallel.DECLARED`, each for
+    its declared argument types, under the claims other processes honour), then, for each
+    model of `models` in every contact kind it builds at its default parameters, its compiled
+    right-hand side (`records.prepare`: the path of every run), which compiles the element
+    kernels it calls for the argument types it calls them with. What is already in the cache
+    is loaded, not compiled again, and reported as such.
+
+    Parameters
+    ----------
+    models : sequence of str, optional
+        Registered model names; None: every registered model; ``[]``: the contact chain only.
+    out : file, optional
+        Where each line of the report goes as it happens (default stdout).
+
+    Returns
+    -------
+    list of dict
+        One per item: ``what`` ("contact kernels" or "MODEL (KIND)"), ``status``
+        ("compiled", "cached", "python: <why>" for a model without a compiled right-hand side,
+        or "refused: <why>" for a contact kind the model does not offer), ``seconds``.
+
+    Raises
+    ------
+    ModelError
+        An unknown model name (the nearest one suggested), before any compile.
+    """
+    from porthamiltonian.errors import ParameterError
+    from porthamiltonian.models import MODELS, get_model
+
+    from ..kernels import _parallel
+    from ..studies.records import RunSpec, prepare, resolve_parameters
+
+    out = out if out is not None else sys.stdout
+    names = sorted(MODELS) if models is None else [get_model(m).name for m in models]
+    _kernel_modules()
+    report = []
+
+    def tell(what, status, seconds):
+        report.append({"what": what, "status": status, "seconds": seconds})
+        print(f"{what:<40} {status:<22} {seconds:7.1f} s", file=out, flush=True)
+
+    start = time.perf_counter()
+    cached = sum(_parallel._on_disk(k, k._fixed) for k in _parallel.DECLARED)
+    for kernel in _parallel.DECLARED:
+        _parallel.compile_claimed(kernel, kernel._fixed)
+    n = len(_parallel.DECLARED)
+    tell(f"contact kernels ({n})", "cached" if cached == n else f"compiled ({n - cached} of {n})",
+         time.perf_counter() - start)
+    for name, kind in _variants(names):
+        label = name if kind is None else f"{name} ({kind})"
+        t0 = time.perf_counter()
+        try:
+            spec = RunSpec(name, resolve_parameters(name, {} if kind is None else {"contact": kind}))
+            prepared = prepare(spec)
+        except ParameterError as exc:
+            if kind is not None and kind != MODELS[name].parameters["contact"].default:
+                continue   # a contact kind this model does not offer
+            tell(label, f"refused: {exc}", time.perf_counter() - t0)
+            continue
+        first = prepared.system._jit.get("first_compile")
+        status = prepared.jit if prepared.jit != "numba" else ("compiled" if first else "cached")
+        tell(label, status, time.perf_counter() - t0)
+    print(f"{'warmup':<40} {'done':<22} {time.perf_counter() - start:7.1f} s", file=out, flush=True)
+    return report

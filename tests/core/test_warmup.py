@@ -1,0 +1,130 @@
+"""The first run said and avoided: `porthamiltonian warmup` fills numba's cache ahead (the
+contact kernels, a model's right-hand side), and a compile of what the cache lacks is announced
+once on stderr before it starts, with what it is and that it is cached; nothing is said when
+everything loads from the cache.
+
+Fresh processes share a fresh numba cache (``NUMBA_CACHE_DIR``) and right-hand-side cache
+(``PORTHAMILTONIAN_CACHE``) in a temporary folder; numba's own index files (``*.nbi``) are
+the independent witness of what was compiled.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from porthamiltonian.cli import main
+from porthamiltonian.compile.warmup import CONTACT_KERNELS_S, ELEMENT_KERNEL_S, RHS_S, _kernel_modules, notice
+from porthamiltonian.kernels import _parallel
+
+#: in a child process: compile ball-drop's right-hand side (as a run does) and say how
+COMPILE_BALL_DROP = """
+    from porthamiltonian.studies.records import RunSpec, prepare, resolve_parameters
+    prepared = prepare(RunSpec("ball-drop", resolve_parameters("ball-drop", {"contact": "compliant"})))
+    print(prepared.jit)
+"""
+
+
+def _env(folder):
+    return {**os.environ, "NUMBA_CACHE_DIR": str(folder / "numba"), "PORTHAMILTONIAN_CACHE": str(folder / "rhs"),
+            "PORTHAMILTONIAN_COMPILE_HELPERS": "0"}
+
+
+def _run(folder, args):
+    out = subprocess.run([sys.executable, *args], env=_env(folder), capture_output=True, text=True, timeout=1200,
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out
+
+
+def _warmup(folder, *options):
+    return _run(folder, ["-m", "porthamiltonian.cli", "warmup", *options])
+
+
+@pytest.fixture(scope="module")
+def warmed(tmp_path_factory):
+    """A fresh cache after ``porthamiltonian warmup --models none`` (the contact kernels)."""
+    folder = tmp_path_factory.mktemp("warmup")
+    return folder, _warmup(folder, "--models", "none")
+
+
+def test_warmup_compiles_every_contact_kernel_into_numbas_cache(warmed):
+    folder, out = warmed
+    _kernel_modules()   # every declared kernel, as the warmup saw them
+    n = len(_parallel.DECLARED)
+    assert re.search(rf"^contact kernels \({n}\) +compiled \({n} of {n}\) +\d+\.\d s$", out.stdout, re.M), out.stdout
+    assert re.search(r"^warmup +done +\d+\.\d s$", out.stdout, re.M)
+    indexes = [p.name for p in (folder / "numba").rglob("*.nbi")]
+    for kernel in _parallel.DECLARED:   # numba names an index file after the function's qualified name
+        assert any(name.startswith(f"{kernel.py_func.__module__.rsplit('.', 1)[1]}.{kernel.py_func.__qualname__}-")
+                   for name in indexes), kernel.py_func.__qualname__
+    assert "porthamiltonian: compiling" not in out.stderr   # warmup reports on stdout
+
+
+def test_a_second_warmup_loads_everything(warmed):
+    folder, _ = warmed
+    out = _warmup(folder, "--models", "none")
+    assert re.search(r"^contact kernels \(\d+\) +cached ", out.stdout, re.M), out.stdout
+
+
+def test_the_first_compile_of_a_model_is_announced_once_then_never(warmed):
+    """The contact kernels are warm: ball-drop's first compile announces its right-hand side
+    (and element kernels), not the contact kernels; the second process loads it all, silently;
+    a warmup of the model then reports it cached."""
+    folder, _ = warmed
+    first = _run(folder, ["-c", textwrap.dedent(COMPILE_BALL_DROP)])
+    assert first.stdout.split() == ["numba"]
+    said = [line for line in first.stderr.splitlines() if line.startswith("porthamiltonian: compiling")]
+    assert len(said) == 1, first.stderr
+    assert re.fullmatch(r"porthamiltonian: compiling (\d+ element kernels? and )?the right-hand side of 'ball_drop' "
+                        r"\(first run only, cached afterwards\), ~\d+ s", said[0]), said[0]
+    again = _run(folder, ["-c", textwrap.dedent(COMPILE_BALL_DROP)])
+    assert again.stdout.split() == ["numba"] and "porthamiltonian: compiling" not in again.stderr
+    out = _warmup(folder, "--models", "ball-drop")
+    assert re.search(r"^ball-drop \(compliant\) +cached ", out.stdout, re.M), out.stdout
+
+
+def test_the_notice_says_what_and_about_how_long():
+    assert notice("m", 0, 17, True, 0) is None   # everything in the cache: nothing said
+    assert notice("m", 1, 17, True, 0) == (
+        f"porthamiltonian: compiling 1 contact kernel (first run only, cached afterwards), ~{CONTACT_KERNELS_S / 17:.0f} s")
+    assert notice("m", 0, 17, False, 0) == (
+        f"porthamiltonian: compiling the right-hand side of 'm' (first run only, cached afterwards), ~{RHS_S:.0f} s")
+    seconds = CONTACT_KERNELS_S * 5 / 17 + 2 * ELEMENT_KERNEL_S + RHS_S
+    assert notice("m", 5, 17, False, 2) == (
+        "porthamiltonian: compiling 5 contact kernels, 2 element kernels and the right-hand side of "
+        f"'m' (first run only, cached afterwards), ~{seconds:.0f} s")
+
+
+def test_an_unknown_model_is_refused_before_any_compile(capsys):
+    assert main(["warmup", "--models", "ball-dorp"]) == 2
+    assert "unknown model 'ball-dorp'; did you mean 'ball-drop'?" in capsys.readouterr().err
+
+
+def test_the_notice_is_its_own_line_above_a_progress_bar(capsys):
+    """During an integration's progress bar (on a terminal: one line redrawn in place) the
+    notice closes the bar's line and takes one of its own; without a bar it goes to stderr."""
+    import io
+
+    from porthamiltonian.compile.warmup import say
+    from porthamiltonian.integrate.progress import Progress, progress_logging
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    with progress_logging(force=True, stream=stream):
+        bar = Progress(0.0, 1.0, True)
+        bar.update(0.5, force=True)
+        say("porthamiltonian: compiling it")
+        bar.close(1.0)
+    lines = stream.getvalue().split("\n")
+    assert lines[0].startswith("\r[") and "50.0%" in lines[0]
+    assert lines[1] == "porthamiltonian: compiling it"
+    assert "100.0%" in lines[2]
+    say("porthamiltonian: compiling that")
+    assert capsys.readouterr().err == "porthamiltonian: compiling that\n"
