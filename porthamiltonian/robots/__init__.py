@@ -1,5 +1,7 @@
 """Robots: kinematic-tree descriptions and their import from URDF and MJCF files."""
 
+from porthamiltonian.robots.data import EXAMPLES, example, example_robots
 from porthamiltonian.robots.description import Joint, Link, LinkInertia, RobotDescription, Shape
+from porthamiltonian.robots.urdf import load_urdf
 
-__all__ = ["Joint", "Link", "LinkInertia", "RobotDescription", "Shape"]
+__all__ = ["EXAMPLES", "Joint", "Link", "LinkInertia", "RobotDescription", "Shape", "example", "example_robots", "load_urdf"]
