@@ -96,7 +96,7 @@ def link_inertia(mass, com, inertia, *, where, balance=False):
         inertia, excess = balance_inertia(inertia)
         if excess > 0:
             warnings.warn(
-                f"{where}: principal moments break the triangle inequality by {excess:.6g} kg m^2; "
+                f"{where}: principal moments break the triangle inequality by {excess!r} kg m^2; "
                 "balanced (the two smaller moments raised by half of it each)",
                 RobotFileWarning,
                 stacklevel=4,
