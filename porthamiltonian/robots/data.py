@@ -49,7 +49,7 @@ def example(name):
     Parameters
     ----------
     name : str
-        One of `EXAMPLES`: go1, go2, a1, anymal_c, solo12, talos (the reduced model: arms, legs,
+        One of (`example_robots` lists those installed): go1, go2, a1, anymal_c, solo12, talos (the reduced model: arms, legs,
         torso, head, grippers with mimic joints), g1 (29 joints).
 
     Returns

@@ -179,3 +179,25 @@ def test_mjcf_spring_on_ball_refused(tmp_path):
                     "<inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/></body></worldbody></mujoco>")
     with pytest.raises(RobotFileError, match=r"ball\.xml: joint 'shoulder': a spring on a ball joint is not representable"):
         load_mjcf(path)
+
+
+def test_talos_mimic_refused_by_default():
+    with pytest.raises(RobotFileError, match=r"talos_reduced\.urdf: joint '\w+' <mimic joint='gripper_\w+_joint'>: mimic joints are refused"):
+        load_urdf(example("talos"))
+
+
+def test_package_found_through_ros_package_path(tmp_path, monkeypatch):
+    share = tmp_path / "share"
+    (share / "legs" / "meshes").mkdir(parents=True)
+    (share / "legs" / "meshes" / "shin.stl").write_text("solid shin\nendsolid shin\n")
+    robot_dir = tmp_path / "elsewhere"
+    robot_dir.mkdir()
+    visual = '<visual><geometry><mesh filename="package://legs/meshes/shin.stl" scale="2 2 2"/></geometry></visual>'
+    path = _urdf(robot_dir, _link("a") + _link("shin", extra=visual) + _joint("knee", "a", "shin"))
+    with pytest.warns(RobotFileWarning, match="not found"):
+        load_urdf(path)
+    monkeypatch.setenv("ROS_PACKAGE_PATH", str(share))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RobotFileWarning)
+        shape, = load_urdf(path).link("shin").visuals
+    assert shape.mesh == str((share / "legs" / "meshes" / "shin.stl").resolve()) and shape.size == (2.0, 2.0, 2.0)
