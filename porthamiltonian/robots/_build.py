@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from porthamiltonian.errors import ParameterError, RobotFileError, RobotFileWarning
+from porthamiltonian.lie import quaternion
 from porthamiltonian.robots.description import LinkInertia
 
 __all__ = ["balance_inertia", "pose", "quat_matrix", "link_inertia", "check_tree", "check_moving_mass"]
@@ -27,15 +28,8 @@ def pose(R=None, p=None):
 
 
 def quat_matrix(q):
-    """Rotation matrix of the quaternion `q` = (w, x, y, z) (normalized here, as MuJoCo does)."""
-    w, x, y, z = np.asarray(q, dtype=float) / np.linalg.norm(q)
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
-    )
+    """Rotation matrix of the quaternion `q` = (w, x, y, z), normalized on the fly (as MuJoCo's)."""
+    return quaternion.to_matrix(np.asarray(q, dtype=float))
 
 
 def balance_inertia(inertia):

@@ -130,9 +130,7 @@ def load_urdf(path, floating_base=True, *, mimic="raise", balance_inertia=False,
 
 def _check_joint_elements(root, where):
     """Joint types, axes and mimic tags, checked on the XML before yourdfpy reads it."""
-    for element in root.iter("joint"):
-        if element.get("type") is None and element.find("parent") is None:
-            continue  # a <transmission>'s <joint name=...> reference, not a joint
+    for element in root.findall("joint"):  # the robot's joints (not <transmission>'s references)
         name, kind = element.get("name"), element.get("type")
         if kind not in _KINDS:
             rule = "planar joints are not supported" if kind == "planar" else "unknown joint type"
