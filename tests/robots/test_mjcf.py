@@ -5,7 +5,8 @@
    kind): at random states, MuJoCo's own mass matrix (mj_fullM) and geom poses
    (mj_kinematics) equal those of a Pinocchio model built from the imported description.
 2. Go1's URDF read by load_urdf and the same URDF compiled by MuJoCo and read by load_mjcf:
-   equal joint placements, inertias and mass matrices.
+   equal joint placements, inertias and mass matrices, bolted and floating (a URDF floating
+   joint, which MuJoCo reads as a free joint).
 Bound 1e-12: MuJoCo and Pinocchio run the same double-precision algebra on the same numbers.
 """
 
@@ -143,9 +144,10 @@ def test_tree_conversion_data():
     np.testing.assert_allclose(d.mass, 5 + 1.2 + 0.6 + 0.1 + 0.8, rtol=1e-15)
 
 
-def _go1_for_mujoco(tmp_path):
+def _go1_for_mujoco(tmp_path, floating):
     """Go1's URDF without its meshes (MuJoCo reads no .dae) and with MuJoCo's compiler told to
-    keep every link (fusestatic off) and to take inertias from the file only."""
+    keep every link (fusestatic off) and to take inertias from the file only; `floating` adds a
+    ``world`` link and a floating joint to the base, which MuJoCo reads as a free joint."""
     tree = ET.parse(example("go1"))
     root = tree.getroot()
     for link in root.iter("link"):
@@ -153,37 +155,66 @@ def _go1_for_mujoco(tmp_path):
             if element.tag in ("visual", "collision") and element.find("geometry/mesh") is not None:
                 link.remove(element)
         if link.get("name") == "base":
-            # Go1's `base` (1e-6 kg, bolted to the world here) has all six entries 1e-6 (moments (0, 0, 3e-6)), which
+            # Go1's `base` (1e-6 kg) has all six entries 1e-6 (moments (0, 0, 3e-6)), which
             # MuJoCo's compiler refuses; both readers get the same physical replacement
             link.find("inertial/inertia").attrib.update(ixy="0", ixz="0", iyz="0")
     for gazebo in root.findall("gazebo"):
         root.remove(gazebo)
     mujoco_element = ET.SubElement(root, "mujoco")
     ET.SubElement(mujoco_element, "compiler", fusestatic="false", discardvisual="false", inertiafromgeom="false")
+    if floating:
+        ET.SubElement(root, "link", name="world")
+        joint = ET.SubElement(root, "joint", name="float", type="floating")
+        ET.SubElement(joint, "parent", link="world")
+        ET.SubElement(joint, "child", link="base")
     path = tmp_path / "go1.urdf"
     tree.write(path)
     return path
 
 
-def test_go1_urdf_and_mjcf_agree(tmp_path):
-    path = _go1_for_mujoco(tmp_path)
+def _random_q(model, rng):
+    q = pin.neutral(model)
+    for jid in range(1, model.njoints):
+        j = model.joints[jid]
+        if j.nq == 7:
+            quat = rng.normal(size=4)
+            q[j.idx_q:j.idx_q + 7] = [*rng.normal(size=3), *(quat / np.linalg.norm(quat))]
+        else:
+            q[j.idx_q] = rng.uniform(-1, 1)
+    return q
+
+
+@pytest.mark.parametrize("floating", [False, True])
+def test_go1_urdf_and_mjcf_agree(tmp_path, floating):
+    path = _go1_for_mujoco(tmp_path, floating)
     from_urdf = load_urdf(path, floating_base=False)
     from_mjcf = load_mjcf(path)
+    if floating:
+        assert from_mjcf.joints[0].name == "float" and from_mjcf.joints[0].kind == "free"
+        assert from_urdf.joint("float").kind == "free"
     m_u, _ = pinocchio_model(from_urdf)
     m_m, _ = pinocchio_model(from_mjcf)
-    names = [n for n in m_u.names[1:]]
-    assert sorted(names) == sorted(m_m.names[1:]) and len(names) == 12
+    names = list(m_u.names[1:])
+    assert sorted(names) == sorted(m_m.names[1:]) and len(names) == 12 + floating
     for name in names:
         a, b = m_u.getJointId(name), m_m.getJointId(name)
         np.testing.assert_allclose(m_m.jointPlacements[b].homogeneous, m_u.jointPlacements[a].homogeneous, rtol=0, atol=TOL)
         np.testing.assert_allclose(m_m.inertias[b].matrix(), m_u.inertias[a].matrix(), rtol=0, atol=TOL)
+
+    def coordinates(model, kind):
+        out = []
+        for name in names:
+            j = model.joints[model.getJointId(name)]
+            start, size = (j.idx_q, j.nq) if kind == "q" else (j.idx_v, j.nv)
+            out += list(range(start, start + size))
+        return out
+
     rng = np.random.default_rng(3)
-    perm = [m_m.joints[m_m.getJointId(n)].idx_v for n in names]
     for _ in range(5):
-        q_u = rng.uniform(-1, 1, m_u.nq)
+        q_u = _random_q(m_u, rng)
         q_m = np.zeros(m_m.nq)
-        q_m[perm] = q_u[[m_u.joints[m_u.getJointId(n)].idx_v for n in names]]
+        q_m[coordinates(m_m, "q")] = q_u[coordinates(m_u, "q")]
         M_u = mass_matrix(from_urdf, q_u)
         M_m = mass_matrix(from_mjcf, q_m)
-        order_u = [m_u.joints[m_u.getJointId(n)].idx_v for n in names]
-        np.testing.assert_allclose(M_m[np.ix_(perm, perm)], M_u[np.ix_(order_u, order_u)], rtol=0, atol=TOL * np.abs(M_u).max())
+        v_u, v_m = coordinates(m_u, "v"), coordinates(m_m, "v")
+        np.testing.assert_allclose(M_m[np.ix_(v_m, v_m)], M_u[np.ix_(v_u, v_u)], rtol=0, atol=TOL * np.abs(M_u).max())
