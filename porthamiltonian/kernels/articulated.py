@@ -687,13 +687,14 @@ def kinetic_energies(F, I, vel):
 
 @njit
 def weight_potential(F, I, Rw, pw):
-    """-sum_i m_i g . p_com,i [J] (m_i = M_i[3, 3], m_i c_i = (M_i[5, 1], M_i[3, 2], M_i[4, 0]))."""
+    """-sum_i m_i g . p_com,i [J] (m_i = M_i[3, 3], m_i c_i = (M_i[4, 2], M_i[5, 0], M_i[3, 1]):
+    the block -m hat(c) of the spatial inertia)."""
     n = I[0]
     V = 0.0
     for i in range(n):
         at = _HEAD + _LINK * i + 15
         m = F[at + 21]
-        mc0, mc1, mc2 = F[at + 6 * 5 + 1], F[at + 6 * 3 + 2], F[at + 6 * 4 + 0]
+        mc0, mc1, mc2 = F[at + 6 * 4 + 2], F[at + 6 * 5 + 0], F[at + 6 * 3 + 1]
         for k in range(3):
             p = m * pw[3 * i + k] + Rw[9 * i + 3 * k] * mc0 + Rw[9 * i + 3 * k + 1] * mc1 + Rw[9 * i + 3 * k + 2] * mc2
             V -= F[k] * p
