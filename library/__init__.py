@@ -2,6 +2,7 @@
 
 from porthamiltonian.contact.materials import ContactMaterial
 
+from .articulated_body import ArticulatedBody, LinkBody
 from .compliant_contact import CompliantContact, ContactDamper, ContactSpring, SlipFriction
 from .contact_geometry import ContactPair
 from .contacts import CONTACT_KINDS, contact
@@ -18,7 +19,7 @@ from .springs import PointDamper, PointSpring, SpatialDamper, SpatialSpring
 from .touchdown import TouchdownGuard
 
 __all__ = [
-    "PointMass", "DistanceConstraint", "RigidBody", "Ground", "Frame", "spatial_inertia", "Gravity",
+    "PointMass", "DistanceConstraint", "ArticulatedBody", "LinkBody", "RigidBody", "Ground", "Frame", "spatial_inertia", "Gravity",
     "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS", "DistanceJoint", "ConstantRotation",
     "CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactPair",
     "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "ReducedContact", "ReducedContactConstraint",

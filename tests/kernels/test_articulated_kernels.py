@@ -12,7 +12,7 @@ References
 import numpy as np
 import pytest
 
-from library.articulated_body import tree_arrays
+from porthamiltonian.library.articulated_body import tree_arrays
 from porthamiltonian.kernels import articulated as K
 
 from ._pinocchio_trees import (URDFS, description_from_pinocchio, pinocchio_robot, random_pinocchio_tree, to_ours,
