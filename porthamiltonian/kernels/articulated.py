@@ -1032,3 +1032,83 @@ def tree_outputs24(t, x, refs, F, I):
 
 
 TREE_OUTPUTS = (tree_outputs1, tree_outputs2, tree_outputs3, tree_outputs4, tree_outputs5, tree_outputs6, tree_outputs7, tree_outputs8, tree_outputs9, tree_outputs10, tree_outputs11, tree_outputs12, tree_outputs13, tree_outputs14, tree_outputs15, tree_outputs16, tree_outputs17, tree_outputs18, tree_outputs19, tree_outputs20, tree_outputs21, tree_outputs22, tree_outputs23, tree_outputs24)
+
+
+# ------------------------------------------------------------------ joint elements
+# `library.joint_elements`: one-degree-of-freedom laws on a joint port (flow the joint
+# velocity, effort the torque/force on the element). ``refs[0]`` is the robot's q block where
+# read, ``I = (q index,)``.
+
+
+@njit
+def joint_damper_law(t, inputs, refs, F, I):
+    """Viscous damper: effort ``c v`` (F = (c,)); dissipates c v^2."""
+    return (F[0] * inputs[0],)
+
+
+@njit
+def joint_damper_law_jacobian(t, inputs, refs, F, I):
+    out = np.empty((1, 1))
+    out[0, 0] = F[0]
+    return out
+
+
+@njit
+def joint_friction_law(t, inputs, refs, F, I):
+    """Regularised Coulomb friction: effort ``F_c v / sqrt(v^2 + eps^2)`` (F = (F_c, eps)), the
+    regularisation of the package's sliding friction; dissipates F_c v^2 / sqrt(v^2 + eps^2)."""
+    v = inputs[0][0]
+    out = np.empty(1)
+    out[0] = F[0] * v / math.sqrt(v * v + F[1] * F[1])
+    return (out,)
+
+
+@njit
+def joint_friction_law_jacobian(t, inputs, refs, F, I):
+    v = inputs[0][0]
+    s = v * v + F[1] * F[1]
+    out = np.empty((1, 1))
+    out[0, 0] = F[0] * F[1] * F[1] / (s * math.sqrt(s))
+    return out
+
+
+@njit
+def joint_spring_outputs(t, x, refs, F, I):
+    """Spring to a rest position: effort ``k (q - rest)`` (F = (k, rest))."""
+    out = np.empty(1)
+    out[0] = F[0] * (refs[0][I[0]] - F[1])
+    return (out,)
+
+
+@njit
+def limit_penetration(q, lower, upper):
+    """Signed overshoot past the stops: q - upper above, q - lower (< 0) below, else 0."""
+    if q > upper:
+        return q - upper
+    if q < lower:
+        return q - lower
+    return 0.0
+
+
+@njit
+def joint_limit_outputs(t, x, refs, F, I):
+    """Compliant stops: effort ``k d`` with d the overshoot (F = (k, lower, upper)); stores
+    1/2 k d^2."""
+    out = np.empty(1)
+    out[0] = F[0] * limit_penetration(refs[0][I[0]], F[1], F[2])
+    return (out,)
+
+
+@njit
+def joint_limit_damper_law(t, inputs, refs, F, I):
+    """Damping of the stops: effort ``c |d| v`` while past a stop (F = (c, lower, upper)); zero
+    at first touch, dissipates c |d| v^2."""
+    d = abs(limit_penetration(refs[0][I[0]], F[1], F[2]))
+    return (F[0] * d * inputs[0],)
+
+
+@njit
+def joint_limit_damper_law_jacobian(t, inputs, refs, F, I):
+    out = np.empty((1, 1))
+    out[0, 0] = F[0] * abs(limit_penetration(refs[0][I[0]], F[1], F[2]))
+    return out
