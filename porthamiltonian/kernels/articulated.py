@@ -446,11 +446,11 @@ def crba(F, I, q):
             for c in range(6):
                 Ic[i, r, c] = F[at + 6 * r + c]
     X = np.empty((6, 6))
+    tmp = np.empty((6, 6))
     for i in range(n - 1, -1, -1):
         par = I[_IHEAD + 4 * i]
         if par >= 0:
-            _X(Rl, 9 * i, tl[3 * i : 3 * i + 3], X)
-            Ic[par] += X.T @ Ic[i] @ X
+            _add_to_parent(Rl, 9 * i, tl[3 * i : 3 * i + 3], Ic[i], X, tmp, Ic, par)
     M = np.zeros((nv, nv))
     S = np.empty(6)
     Fc = np.empty(6)
@@ -487,11 +487,10 @@ def crba(F, I, q):
     return M
 
 
-@njit
-def _solve_small(D, k, b):
-    """Solve D x = b in place for a symmetric positive definite k x k D (Cholesky, k <= 6);
-    returns False if D is not positive definite."""
-    L = np.zeros((6, 6))
+@njit(inline="always")
+def _cholesky(D, k, L):
+    """L (6x6 buffer) = the Cholesky factor of the k x k leading block of D; False if D is not
+    positive definite."""
     for r in range(k):
         for c in range(r + 1):
             s = D[r, c]
@@ -503,6 +502,12 @@ def _solve_small(D, k, b):
                 L[r, r] = math.sqrt(s)
             else:
                 L[r, c] = s / L[c, c]
+    return True
+
+
+@njit(inline="always")
+def _cholesky_solve(L, k, b):
+    """Solve (L L^T) x = b in place (k entries of b)."""
     for r in range(k):
         s = b[r]
         for m in range(r):
@@ -513,7 +518,24 @@ def _solve_small(D, k, b):
         for m in range(r + 1, k):
             s -= L[m, r] * b[m]
         b[r] = s / L[r, r]
-    return True
+
+
+@njit(inline="always")
+def _add_to_parent(R, at, t, Ia, X, tmp, IA, par):
+    """IA[par] += X^T Ia X with X = Ad(H_{child,parent}) (`_X`), without temporaries."""
+    _X(R, at, t, X)
+    for r in range(6):
+        for c in range(6):
+            acc = 0.0
+            for m in range(6):
+                acc += Ia[r, m] * X[m, c]
+            tmp[r, c] = acc
+    for r in range(6):
+        for c in range(6):
+            acc = 0.0
+            for m in range(6):
+                acc += X[m, r] * tmp[m, c]
+            IA[par, r, c] += acc
 
 
 @njit
@@ -540,6 +562,12 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
     bool
         False if an articulated inertia seen by a joint is not positive definite (massless
         links without a massive child), with qdd then nan.
+
+    Notes
+    -----
+    Joints of one degree of freedom (most of a robot's) take the scalar branch: U_i = IA_i S_i
+    is a 6-vector and D_i a number, so Ia = IA - U U^T / D costs 36 products; spherical and
+    free joints factor their 3x3 or 6x6 D_i once (Cholesky).
     """
     n = I[0]
     forward_kinematics(F, I, q, Rl, tl, Rw, pw)
@@ -561,14 +589,15 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
         _joint_motion(F, at, kind, v, iv, Sv)
         _cross_motion(vel, 6 * i, Sv, 0, c, 6 * i)
     U = np.empty((n, 6, 6))       # U_i = IA_i S_i (6 x nv_i)
-    Ds = np.empty((n, 6, 6))      # D_i = S_i^T U_i
+    Ls = np.zeros((n, 6, 6))      # Cholesky factors of D_i = S_i^T U_i
     Dinv_u = np.empty(6 * n)      # D_i^-1 u_i
     X = np.empty((6, 6))
+    tmp = np.empty((6, 6))
     Ia = np.empty((6, 6))
     pa = np.empty(6)
     D = np.empty((6, 6))
     b = np.empty(6)
-    S = np.empty((6, 6))
+    S = np.zeros((6, 6))
     ok = True
     for i in range(n - 1, -1, -1):
         at = _HEAD + _LINK * i
@@ -578,26 +607,25 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
             _S_col(kind, F, at, cc, Sv)
             for r in range(6):
                 S[r, cc] = Sv[r]
-                acc_ = 0.0
+                a_ = 0.0
                 for m in range(6):
-                    acc_ += IA[i, r, m] * Sv[m]
-                U[i, r, cc] = acc_
+                    a_ += IA[i, r, m] * Sv[m]
+                U[i, r, cc] = a_
         for r in range(k):
             s = tau[iv + r]
             for m in range(6):
                 s -= S[m, r] * pA[6 * i + m]
             b[r] = s
             for cc in range(k):
-                acc_ = 0.0
+                a_ = 0.0
                 for m in range(6):
-                    acc_ += S[m, r] * U[i, m, cc]
-                D[r, cc] = acc_
-                Ds[i, r, cc] = acc_
+                    a_ += S[m, r] * U[i, m, cc]
+                D[r, cc] = a_
         if k > 0:
-            # D^-1 u, and D^-1 U^T column by column for Ia = IA - U D^-1 U^T
-            if not _solve_small(D, k, b):
+            if not _cholesky(D, k, Ls[i]):
                 ok = False
                 break
+            _cholesky_solve(Ls[i], k, b)
             for r in range(k):
                 Dinv_u[6 * i + r] = b[r]
         if par < 0:
@@ -605,25 +633,30 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
         for r in range(6):
             for cc in range(6):
                 Ia[r, cc] = IA[i, r, cc]
-        if k > 0:
-            for m in range(6):
+        if k == 1:
+            d = Ls[i, 0, 0] * Ls[i, 0, 0]
+            for r in range(6):
+                ur = U[i, r, 0] / d
+                for cc in range(6):
+                    Ia[r, cc] -= ur * U[i, cc, 0]
+        elif k > 1:
+            for m in range(6):          # Ia -= U D^-1 U^T, column m: U (D^-1 (row m of U))
                 for r in range(k):
                     Sv[r] = U[i, m, r]
-                _solve_small(D, k, Sv)       # D^-1 U^T (row m of U)
+                _cholesky_solve(Ls[i], k, Sv)
                 for r in range(6):
-                    acc_ = 0.0
+                    a_ = 0.0
                     for cc in range(k):
-                        acc_ += U[i, r, cc] * Sv[cc]
-                    Ia[r, m] -= acc_
+                        a_ += U[i, r, cc] * Sv[cc]
+                    Ia[r, m] -= a_
         for r in range(6):
-            acc_ = pA[6 * i + r]
+            a_ = pA[6 * i + r]
             for cc in range(6):
-                acc_ += Ia[r, cc] * c[6 * i + cc]
+                a_ += Ia[r, cc] * c[6 * i + cc]
             for cc in range(k):
-                acc_ += U[i, r, cc] * Dinv_u[6 * i + cc]
-            pa[r] = acc_
-        _X(Rl, 9 * i, tl[3 * i : 3 * i + 3], X)
-        IA[par] += X.T @ Ia @ X
+                a_ += U[i, r, cc] * Dinv_u[6 * i + cc]
+            pa[r] = a_
+        _add_to_parent(Rl, 9 * i, tl[3 * i : 3 * i + 3], Ia, X, tmp, IA, par)
         _force_out(Rl, 9 * i, tl[3 * i : 3 * i + 3], pa, 0, pA, 6 * par)
     if not ok:
         for r in range(qdd.shape[0]):
@@ -641,16 +674,12 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
         for r in range(6):
             acc[6 * i + r] += c[6 * i + r]
         if k > 0:
-            # qdd = D^-1 u - D^-1 U^T a
-            for r in range(k):
+            for r in range(k):          # qdd = D^-1 u - D^-1 U^T a
                 s = 0.0
                 for m in range(6):
                     s += U[i, m, r] * acc[6 * i + m]
                 b[r] = s
-            for r in range(k):
-                for cc in range(k):
-                    D[r, cc] = Ds[i, r, cc]
-            _solve_small(D, k, b)
+            _cholesky_solve(Ls[i], k, b)
             for r in range(k):
                 qdd[iv + r] = Dinv_u[6 * i + r] - b[r]
             _joint_motion(F, at, kind, qdd, iv, Sv)
