@@ -12,7 +12,7 @@ from pathlib import Path
 
 from porthamiltonian.errors import ParameterError
 
-__all__ = ["EXAMPLES", "example", "example_robots"]
+__all__ = ["EXAMPLES", "example", "example_robots", "standing_pose"]
 
 # name -> URDF path below share/example-robot-data/robots/ (the files of example-robot-data 6.0)
 EXAMPLES = {
@@ -23,6 +23,14 @@ EXAMPLES = {
     "solo12": "solo_description/robots/solo12.urdf",
     "talos": "talos_data/robots/talos_reduced.urdf",
     "g1": "g1_description/urdf/g1_29dof_rev_1_0.urdf",
+}
+
+# name -> SRDF path (its group_state "standing" is the robot's standing pose)
+STANDING = {
+    "go1": "go1_description/srdf/go1.srdf",
+    "a1": "a1_description/srdf/a1.srdf",
+    "anymal_c": "anymal_c_simple_description/srdf/anymal.srdf",
+    "solo12": "solo_description/srdf/solo.srdf",
 }
 
 
@@ -73,3 +81,31 @@ def example(name):
     if name not in EXAMPLES or not path.is_file():
         raise ParameterError(f"`name` must be one of the installed example robots {example_robots()}, got {name!r}")
     return path
+
+
+def standing_pose(name):
+    """An example robot's standing joint angles, from its SRDF's ``group_state "standing"``.
+
+    Parameters
+    ----------
+    name : str
+        One of the robots with a standing pose: go1, a1, anymal_c, solo12.
+
+    Returns
+    -------
+    dict
+        ``{joint name: angle [rad]}`` for the 1-dof joints (the file's ``root_joint`` entry,
+        a base pose in Pinocchio's layout, is left out).
+
+    Raises
+    ------
+    ParameterError
+        If `name` has no standing pose listed (the message lists those that have).
+    """
+    import xml.etree.ElementTree as ET
+
+    if name not in STANDING:
+        raise ParameterError(f"`name` must be one of the robots with a standing pose {sorted(STANDING)}, got {name!r}")
+    root = ET.parse(_robots_folder() / STANDING[name]).getroot()
+    state = next(g for g in root.iter("group_state") if g.get("name") == "standing")
+    return {j.get("name"): float(j.get("value")) for j in state.iter("joint") if j.get("name") != "root_joint"}
