@@ -39,9 +39,10 @@ def test_drop_closes_its_ledger(robot):
 
 
 
-def test_sliding_plane_refused_by_name():
-    with pytest.raises(ParameterError, match=r"model 'robot-drop': `contact` 'sliding_plane' is not offered yet"):
-        build_model("robot-drop", contact="sliding_plane")
+@pytest.mark.parametrize("contact", ["sliding_plane", "soil"])
+def test_slow_contacts_refused_by_name(contact):
+    with pytest.raises(ParameterError, match=rf"model 'robot-drop': `contact` '{contact}' is not offered yet"):
+        build_model("robot-drop", contact=contact)
     with pytest.raises(ParameterError, match=r"model 'robot-drop': `robot` must be one of .*'go1'.*, got 'cassie'"):
         build_model("robot-drop", robot="cassie")
 
