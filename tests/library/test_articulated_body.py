@@ -170,3 +170,41 @@ def test_bad_input_is_a_typed_error():
         ArticulatedBody("r", "go1.urdf")
     with pytest.raises(ModelError, match="linearization"):
         ok.structure(0.0, ok.default_state(), ())
+
+
+def test_viewer_protocol_draws_links_at_their_forward_kinematics():
+    from porthamiltonian.robots.examples import quadruped
+
+    robot = ArticulatedBody("go1", quadruped())
+    drawn = robot.drawn_bodies()
+    names = [n for n, _ in drawn]
+    assert names[0] == "go1/base" and "go1/FR_foot" in names   # a foot: its collision sphere
+    assert all(shapes for _, shapes in drawn)
+    rng = np.random.default_rng(0)
+    Q = np.array([robot.state(joints={j.name: rng.uniform(-1, 1) for j in robot.joints if j.nq == 1},
+                              base_pose=np.r_[1.0, 0, 0, 0, rng.normal(size=3)])[: robot.nq] for _ in range(3)])
+    poses = robot.drawn_poses({"q": Q, "v": np.zeros((3, robot.nv))})
+    assert poses.shape == (3, len(drawn), 7)
+    from porthamiltonian.lie import quaternion
+
+    for f in range(3):
+        H = robot.link_poses(Q[f])
+        for b, name in enumerate(names):
+            i = robot.link_names.index(name.split("/")[1])
+            assert np.abs(quaternion.pose_to_matrix(poses[f, b]) - H[i]).max() < 1e-12
+    with pytest.raises(ModelError, match="'q'"):
+        robot.drawn_poses({"v": np.zeros((1, robot.nv))})
+
+
+def test_link_and_subtree_energies_sum_to_the_kinetic_energy():
+    from porthamiltonian.robots.examples import quadruped
+
+    robot = ArticulatedBody("go1", quadruped(), gravity=(0, 0, 0))
+    rng = np.random.default_rng(4)
+    x = robot.state(v=rng.normal(size=robot.nv))
+    M = robot.mass_matrix(x[: robot.nq])
+    v = x[robot.nq : robot.nq + robot.nv]
+    T = 0.5 * v @ M @ v
+    assert abs(robot.link_energies(x).sum() - T) < 1e-12 * T
+    assert abs(robot.subtree_energies(x)[0] - T) < 1e-12 * T   # the base's subtree is the robot
+    assert abs(robot.energy(x) - T) < 1e-12 * T
