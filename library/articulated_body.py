@@ -363,6 +363,21 @@ class ArticulatedBody(StorageElement):
                 out[parents[i]] += out[i]
         return out
 
+    def energy_parts(self, x):
+        """The energy split for the ledger (`PowerBudget.parts`) [J]: the kinetic energy of the
+        root link, of each subtree hanging from it (a leg, an arm), and the weight's potential."""
+        q = x[: self.nq]
+        sub = self.subtree_energies(x)
+        e = self.link_energies(x)
+        parents = self._TI[3::4][: len(self.joints)]
+        out = {f"kinetic {self.link_names[0]}": float(e[0])}
+        for i in range(1, len(e)):
+            if parents[i] == 0:
+                out[f"kinetic {self.link_names[i]} subtree"] = float(sub[i])
+        Rw, pw, _ = self._kinematics(q, np.zeros(self.nv))
+        out["weight potential"] = float(_k.weight_potential(self._TF, self._TI, Rw.ravel(), pw.ravel()))
+        return out
+
     def mirror_drift(self, x):
         """Largest difference between the mirrored link poses/twists and those of (q, v)."""
         if not self._links:

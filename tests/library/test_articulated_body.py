@@ -208,3 +208,17 @@ def test_link_and_subtree_energies_sum_to_the_kinetic_energy():
     assert abs(robot.link_energies(x).sum() - T) < 1e-12 * T
     assert abs(robot.subtree_energies(x)[0] - T) < 1e-12 * T   # the base's subtree is the robot
     assert abs(robot.energy(x) - T) < 1e-12 * T
+
+
+def test_ledger_shows_the_kinetic_energy_per_subtree():
+    robot = ArticulatedBody("tree", pendulum_tree(), q=[1.2, -0.4])
+    bg = ph.BondGraph("tree")
+    bg.add(robot)
+    system = ph.compile(bg)
+    tr = ph.simulate(system, (0.0, 1.0), system.initial_state(), t_eval=np.linspace(0, 1, 11), **TIGHT)
+    budget = tr.power_budget()
+    parts = budget.parts["tree"]
+    assert set(parts) == {"kinetic link1", "kinetic link2 subtree", "weight potential"}
+    total = sum(parts.values())
+    assert np.abs(total - budget.stored["tree"]).max() < 1e-12 * budget.scale
+    assert "kinetic link2 subtree" in budget.table()
