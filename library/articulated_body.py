@@ -183,6 +183,9 @@ class ArticulatedBody(StorageElement):
     """
 
     type_name = "ArticulatedBody"
+    #: `porthamiltonian.integrate.discrete_gradient` reads this and refuses the element
+    refuses_discrete_gradient = ("its state is joint positions and velocities, not energy variables with a "
+                                 "port-Hamiltonian structure (J_e, B_e), which the discrete gradient needs")
 
     def __init__(self, name, description, *, gravity=(0.0, 0.0, -9.81), q=None, v=None):
         super().__init__(name)

@@ -222,3 +222,18 @@ def test_ledger_shows_the_kinetic_energy_per_subtree():
     total = sum(parts.values())
     assert np.abs(total - budget.stored["tree"]).max() < 1e-12 * budget.scale
     assert "kinetic link2 subtree" in budget.table()
+
+
+def test_linearization_and_discrete_gradient_are_refused_by_name():
+    from porthamiltonian.errors import IntegrationError
+    from porthamiltonian.robots.examples import chain
+
+    robot = ArticulatedBody("c", chain(3))
+    bg = ph.BondGraph("c")
+    bg.add(robot)
+    system = ph.compile(bg)
+    x0 = system.initial_state({"c.q": [0.3, 0.2, 0.1]})
+    with pytest.raises(IntegrationError, match="discrete_gradient' cannot integrate ArticulatedBody:c"):
+        ph.simulate(system, (0, 0.01), x0, method="discrete_gradient", step=1e-3)
+    with pytest.raises(ModelError, match="ArticulatedBody:c.*linearization"):
+        system.linearize(0.0, x0)
