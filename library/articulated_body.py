@@ -486,6 +486,39 @@ class ArticulatedBody(StorageElement):
         q = self._check_q(q, f"{self.name}.state(q)")
         return self.initialize(0.0, np.concatenate([q, v, np.zeros(self.n_states - self.nq - self.nv)]), ())
 
+    def standing_state(self, joints=None, *, base_rotation=None, base_xy=(0.0, 0.0), height=0.0, gap=0.0):
+        """The own state of a floating robot standing at rest on the horizontal plane
+        z = `height`: the joints at `joints`, the base at `base_xy` with `base_rotation`, and
+        the base lowered until its lowest collision sphere touches the plane (`gap` [m] left).
+
+        The robot's collision spheres (``Shape("sphere")`` of the links' `collisions`, a
+        robot's feet) are the contacts this assumes; velocities are zero.
+
+        Raises
+        ------
+        ModelError
+            The root joint is not free, or no link has a collision sphere.
+        """
+        root = self.joints[0]
+        if root.kind != "free":
+            raise ModelError(f"{self.label}.standing_state: the root joint {root.name!r} is {root.kind}, not free")
+        R = np.eye(3) if base_rotation is None else np.asarray(base_rotation, dtype=float)
+        H = np.eye(4)
+        H[:3, :3] = R
+        H[:2, 3] = _finite(base_xy, f"{self.name}.standing_state(base_xy)", (2,))
+        x = self.state(joints=joints, base_pose=H, v=np.zeros(self.nv))
+        poses = self.link_poses(x[: self.nq])
+        lowest = np.inf
+        for i, l in enumerate(self.link_names):
+            for s in self.description.link(l).collisions:
+                if s.kind == "sphere":
+                    c = (poses[i] @ s.placement)[:3, 3]
+                    lowest = min(lowest, c[2] - s.size[0])
+        if not np.isfinite(lowest):
+            raise ModelError(f"{self.label}.standing_state: no link has a collision sphere to stand on")
+        H[2, 3] = height + gap - lowest
+        return self.state(joints=joints, base_pose=H, v=np.zeros(self.nv))
+
     def drawn_bodies(self):
         """[(name "robot/link", visual shapes in the link frame), ...] for every link with a shape
         (the links' `visuals`, else their `collisions`)."""

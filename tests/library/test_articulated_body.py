@@ -237,3 +237,19 @@ def test_linearization_and_discrete_gradient_are_refused_by_name():
         ph.simulate(system, (0, 0.01), x0, method="discrete_gradient", step=1e-3)
     with pytest.raises(ModelError, match="ArticulatedBody:c.*linearization"):
         system.linearize(0.0, x0)
+
+
+def test_standing_state_puts_the_lowest_foot_on_the_plane():
+    from porthamiltonian.robots.examples import HIPS, quadruped
+
+    robot = ArticulatedBody("go1", quadruped())
+    stand = {f"{leg}_thigh_joint": 0.8 for leg in HIPS} | {f"{leg}_calf_joint": -1.6 for leg in HIPS}
+    stand["FR_calf_joint"] = -1.2   # one leg longer: it is the lowest
+    x = robot.standing_state(stand, height=0.1, gap=1e-3)
+    H = robot.link_poses(x[: robot.nq])
+    feet = [H[robot.link_names.index(f"{leg}_foot"), 2, 3] - 0.02 for leg in HIPS]
+    assert abs(min(feet) - 0.101) < 1e-12 and np.argmin(feet) == 0
+    assert np.all(x[robot.nq : robot.nq + robot.nv] == 0.0)   # at rest, exactly
+    fixed = ArticulatedBody("c", pendulum_tree())
+    with pytest.raises(ModelError, match="not free"):
+        fixed.standing_state()
