@@ -87,10 +87,10 @@ def tree_arrays(description, gravity=(0.0, 0.0, 0.0)):
         axes.append(j.axis if np.linalg.norm(j.axis) > 0 else np.array([0.0, 0.0, 1.0]))
         li = link.inertia
         M = spatial_inertia(li.mass, li.inertia, li.com)
-        if j.armature > 0:
+        if j.armature > 0 and j.nv != 1:
             raise ParameterError(
-                f"joint {j.name!r}: `armature` ({j.armature}) is not supported by ArticulatedBody yet; "
-                "set it to 0 (the rotor inertia would be added to the joint's diagonal of the mass matrix)"
+                f"joint {j.name!r}: `armature` ({j.armature}) applies to joints of one degree of freedom, "
+                f"this one is {j.kind}; set it to 0"
             )
         inertias.append(M)
         iq.append(nq)
@@ -98,7 +98,7 @@ def tree_arrays(description, gravity=(0.0, 0.0, 0.0)):
         nq += j.nq
         nv += j.nv
     return _k.pack_tree(parents, kinds, np.array(placements), np.array(axes), np.array(inertias), iq, iv,
-                        np.asarray(gravity, dtype=float))
+                        np.asarray(gravity, dtype=float), [j.armature for j in joints])
 
 
 class LinkFrame(Frame):
@@ -352,9 +352,14 @@ class ArticulatedBody(StorageElement):
                        np.zeros(6 * len(self.joints)))
 
     def link_energies(self, x):
-        """Kinetic energy of each link [J], shape (n_links,), from the own state."""
+        """Kinetic energy of each link [J], shape (n_links,), from the own state (a joint's
+        armature counted with its child link)."""
         q, v = x[: self.nq], x[self.nq : self.nq + self.nv]
-        return _k.kinetic_energies(self._TF, self._TI, self._kinematics(q, v)[2].ravel())
+        e = _k.kinetic_energies(self._TF, self._TI, self._kinematics(q, v)[2].ravel())
+        for i, j in enumerate(self.joints):
+            if j.armature > 0:
+                e[i] += 0.5 * j.armature * v[self._vo[i]] ** 2
+        return e
 
     def subtree_energies(self, x):
         """Kinetic energy of the subtree of each link (the link and its descendants) [J]."""
