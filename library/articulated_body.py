@@ -210,6 +210,14 @@ class ArticulatedBody(StorageElement):
         self._joint_ports = []      # joint names with a port, in port order
         self._pack_ports()
 
+    @classmethod
+    def from_description(cls, description, *, name=None, **options):
+        """The articulated body of `description`, named after it (its name made a valid element
+        name) unless `name` is given; `options` as for the constructor."""
+        if not isinstance(description, RobotDescription):
+            raise ParameterError(f"`description` must be a RobotDescription, got {description!r}")
+        return cls(_safe(description.name) if name is None else name, description, **options)
+
     # ---------------------------------------------------------------- construction helpers
     def _default_q(self):
         q = np.zeros(self.nq)

@@ -253,3 +253,12 @@ def test_standing_state_puts_the_lowest_foot_on_the_plane():
     fixed = ArticulatedBody("c", pendulum_tree())
     with pytest.raises(ModelError, match="not free"):
         fixed.standing_state()
+
+
+def test_from_description_names_the_element_after_the_robot():
+    from porthamiltonian.robots.examples import quadruped
+
+    robot = ArticulatedBody.from_description(quadruped("go1 mini"), gravity=(0, 0, 0))
+    assert robot.name == "go1_mini" and np.all(robot.gravity == 0)
+    with pytest.raises(ParameterError, match="RobotDescription"):
+        ArticulatedBody.from_description("go1.urdf")
