@@ -87,10 +87,10 @@ def tree_arrays(description, gravity=(0.0, 0.0, 0.0)):
         axes.append(j.axis if np.linalg.norm(j.axis) > 0 else np.array([0.0, 0.0, 1.0]))
         li = link.inertia
         M = spatial_inertia(li.mass, li.inertia, li.com)
-        if j.armature > 0:
+        if j.armature > 0 and j.nv != 1:
             raise ParameterError(
-                f"joint {j.name!r}: `armature` ({j.armature}) is not supported by ArticulatedBody yet; "
-                "set it to 0 (the rotor inertia would be added to the joint's diagonal of the mass matrix)"
+                f"joint {j.name!r}: `armature` ({j.armature}) applies to joints of one degree of freedom, "
+                f"this one is {j.kind}; set it to 0"
             )
         inertias.append(M)
         iq.append(nq)
@@ -98,7 +98,7 @@ def tree_arrays(description, gravity=(0.0, 0.0, 0.0)):
         nq += j.nq
         nv += j.nv
     return _k.pack_tree(parents, kinds, np.array(placements), np.array(axes), np.array(inertias), iq, iv,
-                        np.asarray(gravity, dtype=float))
+                        np.asarray(gravity, dtype=float), [j.armature for j in joints])
 
 
 class LinkFrame(Frame):
@@ -183,6 +183,9 @@ class ArticulatedBody(StorageElement):
     """
 
     type_name = "ArticulatedBody"
+    #: `porthamiltonian.integrate.discrete_gradient` reads this and refuses the element
+    refuses_discrete_gradient = ("its state is joint positions and velocities, not energy variables with a "
+                                 "port-Hamiltonian structure (J_e, B_e), which the discrete gradient needs")
 
     def __init__(self, name, description, *, gravity=(0.0, 0.0, -9.81), q=None, v=None):
         super().__init__(name)
@@ -206,6 +209,14 @@ class ArticulatedBody(StorageElement):
         self._links = {}            # link name -> LinkBody (ported links, in port order)
         self._joint_ports = []      # joint names with a port, in port order
         self._pack_ports()
+
+    @classmethod
+    def from_description(cls, description, *, name=None, **options):
+        """The articulated body of `description`, named after it (its name made a valid element
+        name) unless `name` is given; `options` as for the constructor."""
+        if not isinstance(description, RobotDescription):
+            raise ParameterError(f"`description` must be a RobotDescription, got {description!r}")
+        return cls(_safe(description.name) if name is None else name, description, **options)
 
     # ---------------------------------------------------------------- construction helpers
     def _default_q(self):
@@ -349,9 +360,14 @@ class ArticulatedBody(StorageElement):
                        np.zeros(6 * len(self.joints)))
 
     def link_energies(self, x):
-        """Kinetic energy of each link [J], shape (n_links,), from the own state."""
+        """Kinetic energy of each link [J], shape (n_links,), from the own state (a joint's
+        armature counted with its child link)."""
         q, v = x[: self.nq], x[self.nq : self.nq + self.nv]
-        return _k.kinetic_energies(self._TF, self._TI, self._kinematics(q, v)[2].ravel())
+        e = _k.kinetic_energies(self._TF, self._TI, self._kinematics(q, v)[2].ravel())
+        for i, j in enumerate(self.joints):
+            if j.armature > 0:
+                e[i] += 0.5 * j.armature * v[self._vo[i]] ** 2
+        return e
 
     def subtree_energies(self, x):
         """Kinetic energy of the subtree of each link (the link and its descendants) [J]."""
@@ -361,6 +377,21 @@ class ArticulatedBody(StorageElement):
         for i in range(len(e) - 1, 0, -1):
             if parents[i] >= 0:
                 out[parents[i]] += out[i]
+        return out
+
+    def energy_parts(self, x):
+        """The energy split for the ledger (`PowerBudget.parts`) [J]: the kinetic energy of the
+        root link, of each subtree hanging from it (a leg, an arm), and the weight's potential."""
+        q = x[: self.nq]
+        sub = self.subtree_energies(x)
+        e = self.link_energies(x)
+        parents = self._TI[3::4][: len(self.joints)]
+        out = {f"kinetic {self.link_names[0]}": float(e[0])}
+        for i in range(1, len(e)):
+            if parents[i] == 0:
+                out[f"kinetic {self.link_names[i]} subtree"] = float(sub[i])
+        Rw, pw, _ = self._kinematics(q, np.zeros(self.nv))
+        out["weight potential"] = float(_k.weight_potential(self._TF, self._TI, Rw.ravel(), pw.ravel()))
         return out
 
     def mirror_drift(self, x):
@@ -467,6 +498,39 @@ class ArticulatedBody(StorageElement):
                 v[:6] = _finite(base_twist, f"{self.name}.state(base_twist)", (6,))
         q = self._check_q(q, f"{self.name}.state(q)")
         return self.initialize(0.0, np.concatenate([q, v, np.zeros(self.n_states - self.nq - self.nv)]), ())
+
+    def standing_state(self, joints=None, *, base_rotation=None, base_xy=(0.0, 0.0), height=0.0, gap=0.0):
+        """The own state of a floating robot standing at rest on the horizontal plane
+        z = `height`: the joints at `joints`, the base at `base_xy` with `base_rotation`, and
+        the base lowered until its lowest collision sphere touches the plane (`gap` [m] left).
+
+        The robot's collision spheres (``Shape("sphere")`` of the links' `collisions`, a
+        robot's feet) are the contacts this assumes; velocities are zero.
+
+        Raises
+        ------
+        ModelError
+            The root joint is not free, or no link has a collision sphere.
+        """
+        root = self.joints[0]
+        if root.kind != "free":
+            raise ModelError(f"{self.label}.standing_state: the root joint {root.name!r} is {root.kind}, not free")
+        R = np.eye(3) if base_rotation is None else np.asarray(base_rotation, dtype=float)
+        H = np.eye(4)
+        H[:3, :3] = R
+        H[:2, 3] = _finite(base_xy, f"{self.name}.standing_state(base_xy)", (2,))
+        x = self.state(joints=joints, base_pose=H, v=np.zeros(self.nv))
+        poses = self.link_poses(x[: self.nq])
+        lowest = np.inf
+        for i, l in enumerate(self.link_names):
+            for s in self.description.link(l).collisions:
+                if s.kind == "sphere":
+                    c = (poses[i] @ s.placement)[:3, 3]
+                    lowest = min(lowest, c[2] - s.size[0])
+        if not np.isfinite(lowest):
+            raise ModelError(f"{self.label}.standing_state: no link has a collision sphere to stand on")
+        H[2, 3] = height + gap - lowest
+        return self.state(joints=joints, base_pose=H, v=np.zeros(self.nv))
 
     def drawn_bodies(self):
         """[(name "robot/link", visual shapes in the link frame), ...] for every link with a shape

@@ -53,14 +53,19 @@ class PowerBudget:
         kind -> {element path -> cumulative energy (N,)} for supplied, dissipated, lost,
         stabilization.
     residual : ndarray, shape (N,)
+    parts : dict
+        Storage path -> {part name -> energy (N,)}: how a storage that reports its parts
+        (`energy_parts(x)`: an articulated body's kinetic energy per subtree and its weight's
+        potential) splits its H_e; shown under its row, not added to the totals.
     """
 
-    def __init__(self, t, H, stored, entries, labels):
+    def __init__(self, t, H, stored, entries, labels, parts=None):
         self.t = t
         self.H = H
         self.stored = stored
         self.entries = entries
         self.labels = labels
+        self.parts = parts or {}
         self.supplied = self._total("supplied")
         self.dissipated = self._total("dissipated")
         self.lost = self._total("lost")
@@ -82,7 +87,13 @@ class PowerBudget:
             d = entries[e.kind]
             d[e.element] = d.get(e.element, 0.0) + (col - col[0])
         labels = {p: sysm.report.flat.label(p) for p in sysm.elements}
-        return cls(traj.t, traj.hamiltonian, traj.energies, entries, labels)
+        parts = {}
+        for p, obj in sysm.elements.items():
+            if hasattr(obj, "energy_parts"):
+                own = traj.x[:, L.element_slice(p)]
+                per = [obj.energy_parts(x) for x in own]
+                parts[p] = {k: np.array([d[k] for d in per]) for k in (per[0] if per else {})}
+        return cls(traj.t, traj.hamiltonian, traj.energies, entries, labels, parts)
 
     @property
     def scale(self):
@@ -156,6 +167,8 @@ class PowerBudget:
             lines.append(
                 f"{r.label:<28}{r.stored:>14.6g}{r.supplied:>14.6g}{r.dissipated:>14.6g}{r.lost:>14.6g}{r.stabilization:>15.6g}"
             )
+            for part, E in self.parts.get(r.element, {}).items():   # its parts, not added to the total
+                lines.append(f"{'  ' + part:<28.28}{E[-1] - E[0]:>14.6g}")
         lines.append("-" * len(head))
         lines.append(
             f"{'total':<28}{self.H[-1] - self.H[0]:>14.6g}{self.supplied[-1]:>14.6g}{self.dissipated[-1]:>14.6g}"

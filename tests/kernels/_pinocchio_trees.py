@@ -69,7 +69,9 @@ def description_from_pinocchio(model, name="pin"):
             kind, axis = "prismatic", np.array(jm.extract().axis)
         else:
             raise NotImplementedError(short)
-        joints.append(Joint(model.names[j], kind, parent, f"L{j}", placement=_H(model.jointPlacements[j]), axis=axis))
+        armature = float(model.armature[jm.idx_v]) if jm.nv == 1 else 0.0
+        joints.append(Joint(model.names[j], kind, parent, f"L{j}", placement=_H(model.jointPlacements[j]), axis=axis,
+                            armature=armature))
     return RobotDescription(name, tuple(links), tuple(joints))
 
 
@@ -143,6 +145,9 @@ def random_pinocchio_tree(rng, n=8):
         jid = model.addJoint(parent, jm, place, f"j{j}")
         path = path[: path.index(parent) + 1] + [jid]
         model.appendBodyToJoint(jid, random_inertia(rng), pinocchio.SE3.Identity())
+    for jid in range(1, model.njoints):   # armatures on the one-dof joints
+        if model.joints[jid].nv == 1:
+            model.armature[model.joints[jid].idx_v] = rng.uniform(0.0, 0.2)
     return model
 
 

@@ -170,3 +170,95 @@ def test_bad_input_is_a_typed_error():
         ArticulatedBody("r", "go1.urdf")
     with pytest.raises(ModelError, match="linearization"):
         ok.structure(0.0, ok.default_state(), ())
+
+
+def test_viewer_protocol_draws_links_at_their_forward_kinematics():
+    from porthamiltonian.robots.examples import quadruped
+
+    robot = ArticulatedBody("go1", quadruped())
+    drawn = robot.drawn_bodies()
+    names = [n for n, _ in drawn]
+    assert names[0] == "go1/base" and "go1/FR_foot" in names   # a foot: its collision sphere
+    assert all(shapes for _, shapes in drawn)
+    rng = np.random.default_rng(0)
+    Q = np.array([robot.state(joints={j.name: rng.uniform(-1, 1) for j in robot.joints if j.nq == 1},
+                              base_pose=np.r_[1.0, 0, 0, 0, rng.normal(size=3)])[: robot.nq] for _ in range(3)])
+    poses = robot.drawn_poses({"q": Q, "v": np.zeros((3, robot.nv))})
+    assert poses.shape == (3, len(drawn), 7)
+    from porthamiltonian.lie import quaternion
+
+    for f in range(3):
+        H = robot.link_poses(Q[f])
+        for b, name in enumerate(names):
+            i = robot.link_names.index(name.split("/")[1])
+            assert np.abs(quaternion.pose_to_matrix(poses[f, b]) - H[i]).max() < 1e-12
+    with pytest.raises(ModelError, match="'q'"):
+        robot.drawn_poses({"v": np.zeros((1, robot.nv))})
+
+
+def test_link_and_subtree_energies_sum_to_the_kinetic_energy():
+    from porthamiltonian.robots.examples import quadruped
+
+    robot = ArticulatedBody("go1", quadruped(), gravity=(0, 0, 0))
+    rng = np.random.default_rng(4)
+    x = robot.state(v=rng.normal(size=robot.nv))
+    M = robot.mass_matrix(x[: robot.nq])
+    v = x[robot.nq : robot.nq + robot.nv]
+    T = 0.5 * v @ M @ v
+    assert abs(robot.link_energies(x).sum() - T) < 1e-12 * T
+    assert abs(robot.subtree_energies(x)[0] - T) < 1e-12 * T   # the base's subtree is the robot
+    assert abs(robot.energy(x) - T) < 1e-12 * T
+
+
+def test_ledger_shows_the_kinetic_energy_per_subtree():
+    robot = ArticulatedBody("tree", pendulum_tree(), q=[1.2, -0.4])
+    bg = ph.BondGraph("tree")
+    bg.add(robot)
+    system = ph.compile(bg)
+    tr = ph.simulate(system, (0.0, 1.0), system.initial_state(), t_eval=np.linspace(0, 1, 11), **TIGHT)
+    budget = tr.power_budget()
+    parts = budget.parts["tree"]
+    assert set(parts) == {"kinetic link1", "kinetic link2 subtree", "weight potential"}
+    total = sum(parts.values())
+    assert np.abs(total - budget.stored["tree"]).max() < 1e-12 * budget.scale
+    assert "kinetic link2 subtree" in budget.table()
+
+
+def test_linearization_and_discrete_gradient_are_refused_by_name():
+    from porthamiltonian.errors import IntegrationError
+    from porthamiltonian.robots.examples import chain
+
+    robot = ArticulatedBody("c", chain(3))
+    bg = ph.BondGraph("c")
+    bg.add(robot)
+    system = ph.compile(bg)
+    x0 = system.initial_state({"c.q": [0.3, 0.2, 0.1]})
+    with pytest.raises(IntegrationError, match="discrete_gradient' cannot integrate ArticulatedBody:c"):
+        ph.simulate(system, (0, 0.01), x0, method="discrete_gradient", step=1e-3)
+    with pytest.raises(ModelError, match="ArticulatedBody:c.*linearization"):
+        system.linearize(0.0, x0)
+
+
+def test_standing_state_puts_the_lowest_foot_on_the_plane():
+    from porthamiltonian.robots.examples import HIPS, quadruped
+
+    robot = ArticulatedBody("go1", quadruped())
+    stand = {f"{leg}_thigh_joint": 0.8 for leg in HIPS} | {f"{leg}_calf_joint": -1.6 for leg in HIPS}
+    stand["FR_calf_joint"] = -1.2   # one leg longer: it is the lowest
+    x = robot.standing_state(stand, height=0.1, gap=1e-3)
+    H = robot.link_poses(x[: robot.nq])
+    feet = [H[robot.link_names.index(f"{leg}_foot"), 2, 3] - 0.02 for leg in HIPS]
+    assert abs(min(feet) - 0.101) < 1e-12 and np.argmin(feet) == 0
+    assert np.all(x[robot.nq : robot.nq + robot.nv] == 0.0)   # at rest, exactly
+    fixed = ArticulatedBody("c", pendulum_tree())
+    with pytest.raises(ModelError, match="not free"):
+        fixed.standing_state()
+
+
+def test_from_description_names_the_element_after_the_robot():
+    from porthamiltonian.robots.examples import quadruped
+
+    robot = ArticulatedBody.from_description(quadruped("go1 mini"), gravity=(0, 0, 0))
+    assert robot.name == "go1_mini" and np.all(robot.gravity == 0)
+    with pytest.raises(ParameterError, match="RobotDescription"):
+        ArticulatedBody.from_description("go1.urdf")

@@ -100,3 +100,24 @@ def test_joint_elements_reject_bad_input():
     with pytest.raises(ModelError, match="one degree of freedom"):
         JointSpring("s", free, "root", stiffness=1.0)
     assert JointLimitDamper  # exported
+
+
+def test_compiled_and_python_right_hand_sides_agree():
+    """The quadruped with joint springs and dampers and four compliant sphere feet pressed
+    into the floor: the compiled right-hand side (numba) equals the Python one (the same
+    kernels called from Python) to round-off."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import speed
+
+    bg, robot, q0 = speed.quadruped_graph()
+    system = ph.compile(bg)
+    x0 = system.initial_state({"go1.q": q0})
+    tr = ph.simulate(system, (0.0, 0.05), x0, method="RK4", step=1e-3)   # the feet sink in: contacts active
+    assert system.compiled == "numba"
+    for x in tr.x[[0, -1]]:
+        fast = system.rhs(0.05, x)
+        slow = system._rhs(0.05, x, system._u0, False)
+        assert np.abs(fast - slow).max() <= 1e-12 * max(1.0, np.abs(slow).max())
