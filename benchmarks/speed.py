@@ -246,6 +246,135 @@ def job_contact(t_end):
     return dict(us_per_rhs_model=full, us_per_rhs_bodies=free, us_per_rhs=full - free, t_reached=float(traj.t[-1]))
 
 
+def quadruped_graph(kind="compliant"):
+    """The Go1-sized quadruped of `porthamiltonian.robots.examples` standing on a floor: four
+    sphere feet in `kind` contacts, every leg joint held at its standing angle by a joint
+    spring (40 N m/rad) and damper (1 N m s/rad), the base 1 mm above its resting height
+    (the feet touching). Returns (graph, robot, q0)."""
+    import porthamiltonian as ph
+    from porthamiltonian.geometry import Plane, Sphere
+    from porthamiltonian.library import ArticulatedBody, Ground, JointDamper, JointSpring, contact
+    from porthamiltonian.robots.examples import HIPS, quadruped
+
+    robot = ArticulatedBody("go1", quadruped())
+    ground = Ground("ground")
+    bg = ph.BondGraph("quadruped")
+    bg.add(robot, ground)
+    stand = {}
+    for leg in HIPS:
+        stand.update({f"{leg}_hip_joint": 0.0, f"{leg}_thigh_joint": 0.8, f"{leg}_calf_joint": -1.6})
+    for jn, angle in stand.items():
+        spring = JointSpring(f"k_{jn}", robot, jn, stiffness=40.0, rest=angle)
+        damper = JointDamper(f"c_{jn}", robot, jn, damping=1.0)
+        bg.add(spring, damper)
+        bg.connect((robot, spring.port_name), (spring, "p"))
+        bg.connect((robot, damper.port_name), (damper, "p"))
+    for leg in HIPS:
+        foot = robot.link(f"{leg}_foot")
+        bg.add(contact(kind, f"foot_{leg}", foot, Sphere(0.02), ground, Plane()))
+        bg.connect(foot.frame().port, (f"foot_{leg}", "a"))
+        bg.connect(ground.frame().port, (f"foot_{leg}", "b"))
+    x = robot.state(joints=stand)
+    foot_z = min(H[2, 3] for l, H in zip(robot.link_names, robot.link_poses(x[: robot.nq])) if l.endswith("_foot"))
+    q0 = robot.state(joints=stand, base_pose=np.r_[1.0, 0, 0, 0, 0, 0, 0.02 - foot_z + 1e-3])[: robot.nq]
+    return bg, robot, q0
+
+
+def job_quadruped(t_end):
+    """The quadruped on a compliant floor: build + compile, µs per compiled rhs along a run,
+    and CPU per simulated second with RK4 at dt 1e-3 (ours, and MuJoCo's on the same tree)."""
+    import porthamiltonian as ph
+
+    t0 = time.perf_counter()
+    bg, robot, q0 = quadruped_graph()
+    system = ph.compile(bg)
+    build = time.perf_counter() - t0
+    x0 = system.initial_state({"go1.q": q0})
+    t0 = time.perf_counter()
+    path = system.compiled
+    compile_time = time.perf_counter() - t0
+    ph.simulate(system, (0.0, 2e-3), x0, method="RK4", step=1e-3)   # warm-up
+    t0 = time.process_time()
+    traj = ph.simulate(system, (0.0, t_end), x0, method="RK4", step=1e-3)
+    cpu = (time.process_time() - t0) / t_end
+    ts, xs = _sample(traj)
+    out = dict(build=build, compile=compile_time, path=path, us_per_rhs=_time_rhs(system, ts, xs), n_state=system.layout.size,
+               cpu_per_s=cpu, residual=traj.power_budget().relative_residual)
+    try:
+        out["mujoco_cpu_per_s"] = mujoco_quadruped_cpu(robot, q0, t_end)
+    except ImportError as exc:
+        out["mujoco"] = f"not run: {exc}"
+    return out
+
+
+def mujoco_quadruped_cpu(robot, q0, t_end):
+    """CPU per simulated second of MuJoCo on the same tree (its MJCF written from the
+    description: same masses, inertias, axes, sphere feet; RK4, dt 1e-3; joint springs and
+    dampers as MuJoCo's own joint stiffness/damping)."""
+    import mujoco
+
+    from porthamiltonian.lie import quaternion
+
+    d = robot.description
+    children = {}
+    for j in d.joints:
+        children.setdefault(j.parent, []).append(j)
+    stand = {j.name: q0[robot._qo[k]] for k, j in enumerate(d.joints) if j.nq == 1}
+
+    def body(j, indent):
+        link = d.link(j.child)
+        H = j.placement
+        qw = quaternion.from_matrix(H[:3, :3])
+        li = link.inertia
+        I = li.inertia
+        xml = [f'{indent}<body name="{link.name}" pos="{H[0, 3]} {H[1, 3]} {H[2, 3]}" quat="{qw[0]} {qw[1]} {qw[2]} {qw[3]}">']
+        xml.append(f'{indent}  <inertial pos="{li.com[0]} {li.com[1]} {li.com[2]}" mass="{li.mass}" '
+                   f'fullinertia="{I[0, 0]} {I[1, 1]} {I[2, 2]} {I[0, 1]} {I[0, 2]} {I[1, 2]}"/>')
+        if j.kind == "free":
+            xml.append(f"{indent}  <freejoint/>")
+        elif j.kind == "revolute":
+            a = j.axis
+            xml.append(f'{indent}  <joint name="{j.name}" type="hinge" axis="{a[0]} {a[1]} {a[2]}" stiffness="40" '
+                       f'springref="{stand[j.name]}" damping="1"/>')
+        for s in link.collisions:
+            xml.append(f'{indent}  <geom type="sphere" size="{s.size[0]}"/>')
+        for c in children.get(link.name, []):
+            xml += body(c, indent + "  ")
+        xml.append(f"{indent}</body>")
+        return xml
+
+    xml = "\n".join(['<mujoco><option timestep="0.001" integrator="RK4" gravity="0 0 -9.81"/>',
+                      '<default><geom contype="1" conaffinity="1"/></default><worldbody>',
+                      '<geom type="plane" size="5 5 0.1"/>', *body(d.joints[0], "  "), "</worldbody></mujoco>"])
+    model = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(model)
+    data.qpos[:] = np.r_[q0[4:7], q0[:4], q0[7:]]
+    steps = int(round(t_end / 1e-3))
+    t0 = time.process_time()
+    for _ in range(steps):
+        mujoco.mj_step(model, data)
+    return (time.process_time() - t0) / t_end
+
+
+def job_tree_chain(n):
+    """µs per compiled rhs of an n-link chain (revolute joints) under gravity, along a run."""
+    import porthamiltonian as ph
+    from porthamiltonian.library import ArticulatedBody
+    from porthamiltonian.robots.examples import chain
+
+    robot = ArticulatedBody("chain", chain(n))
+    bg = ph.BondGraph(f"tree_chain{n}")
+    bg.add(robot)
+    system = ph.compile(bg)
+    t0 = time.perf_counter()
+    system.compiled
+    compile_time = time.perf_counter() - t0
+    q0 = np.full(robot.nq, 0.3)
+    traj = ph.simulate(system, (0.0, 0.05), system.initial_state({"chain.q": q0}), rtol=1e-6, atol=1e-8)
+    ts, xs = _sample(traj)
+    return dict(compile=compile_time, us_per_rhs=_time_rhs(system, ts, xs), n_state=system.layout.size)
+
+
 #: the main job of the README's first command
 FIRST_RUN = ["run", "two-ellipsoids", "--no-progress"]
 
@@ -279,7 +408,8 @@ def first_run(cap):
     return out
 
 
-JOBS = {"variant": job_variant, "chain": job_chain, "free_body": job_free_body, "contact": job_contact}
+JOBS = {"variant": job_variant, "chain": job_chain, "free_body": job_free_body, "contact": job_contact,
+        "quadruped": job_quadruped, "tree_chain": job_tree_chain}
 
 
 def run_job(kind, args, cap):
@@ -386,7 +516,10 @@ def main(argv=None):
     if not args.no_kernels:
         for label, kind, job_args in (("chain of 50 masses", "chain", [50]), ("chain of 500 masses", "chain", [500]),
                                       ("rigid body in free flight", "free_body", []),
-                                      ("two-ellipsoids: the 3 contacts", "contact", [args.t_end])):
+                                      ("two-ellipsoids: the 3 contacts", "contact", [args.t_end]),
+                                      ("articulated chain of 10 links", "tree_chain", [10]),
+                                      ("articulated chain of 100 links", "tree_chain", [100]),
+                                      ("Go1-sized quadruped, 4 feet, compliant floor", "quadruped", [1.0])):
             kernels[label] = run_job(kind, job_args, args.cap)
             print(label, kernels[label], flush=True)
         first = first_run(10 * args.cap)
@@ -417,6 +550,10 @@ def main(argv=None):
             extra = ""
             if "us_per_rhs_model" in r:
                 extra = f"model {r['us_per_rhs_model']:.1f} µs - two bodies with gravity {r['us_per_rhs_bodies']:.1f} µs"
+            if "cpu_per_s" in r:
+                extra = f"RK4 dt 1e-3: {r['cpu_per_s']:.3f} s CPU per simulated second"
+                if "mujoco_cpu_per_s" in r:
+                    extra += f", MuJoCo {r['mujoco_cpu_per_s']:.4f} s ({r['cpu_per_s'] / r['mujoco_cpu_per_s']:.0f}x)"
             krows.append([label, f"{r['us_per_rhs']:.1f}", str(r.get("n_state", "-")), _f(r.get("compile"), ".3f"), extra])
         parts += ["", "## Kernels", "", markdown(["case", "µs/rhs", "states", "compile [s]", "note"], krows)]
         frows = [[label, _f(r.get("wall"), ".1f"), _f(r.get("compile"), ".1f"), r.get("error", "")]

@@ -2,11 +2,13 @@
 
 from porthamiltonian.contact.materials import ContactMaterial
 
+from .articulated_body import ArticulatedBody, LinkBody
 from .compliant_contact import CompliantContact, ContactDamper, ContactSpring, SlipFriction
 from .contact_geometry import ContactPair
 from .contacts import CONTACT_KINDS, contact
 from .feet import Foot, check_sole, heel_toe
 from .gravity import Gravity
+from .joint_elements import JointDamper, JointFriction, JointLimit, JointLimitDamper, JointSpring, add_joint_dynamics
 from .joints import JOINT_LOCKS, ConstantRotation, DistanceJoint, Joint
 from .placement import place_on
 from .point_mass import DistanceConstraint, PointMass
@@ -18,7 +20,8 @@ from .springs import PointDamper, PointSpring, SpatialDamper, SpatialSpring
 from .touchdown import TouchdownGuard
 
 __all__ = [
-    "PointMass", "DistanceConstraint", "RigidBody", "Ground", "Frame", "spatial_inertia", "Gravity",
+    "PointMass", "DistanceConstraint", "ArticulatedBody", "LinkBody", "JointDamper", "JointFriction", "JointSpring", "JointLimit",
+    "JointLimitDamper", "add_joint_dynamics", "RigidBody", "Ground", "Frame", "spatial_inertia", "Gravity",
     "SpatialSpring", "SpatialDamper", "PointSpring", "PointDamper", "Joint", "JOINT_LOCKS", "DistanceJoint", "ConstantRotation",
     "CompliantContact", "ContactSpring", "ContactDamper", "SlipFriction", "ContactPair",
     "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "ReducedContact", "ReducedContactConstraint",

@@ -45,6 +45,7 @@ from .errors import (
 )
 from .integrate import Trajectory, simulate
 from .studies import identify, rerun, sweep
+from . import robots  # noqa: E402  (ph.robots.load_urdf; the file readers import lazily)
 
 __version__ = "0.1.0"
 

@@ -15,8 +15,10 @@ __all__ = [
     "IntegrationError",
     "GeometryError",
     "SerializationError",
+    "RobotFileError",
     "ContactWarning",
     "IntegrationWarning",
+    "RobotFileWarning",
 ]
 
 
@@ -57,6 +59,12 @@ class SerializationError(ModelError):
     """Raised when a saved graph cannot be read back (unknown element type, bad format)."""
 
 
+class RobotFileError(ModelError):
+    """Raised when a robot file (URDF, MJCF) cannot be read into a kinematic tree: not XML, a
+    broken link reference, a cycle, an unknown joint type, a non-physical inertia; the message
+    names the file, the element and the rule."""
+
+
 class ContactWarning(UserWarning):
     """A contact set up in a way that is valid but probably not what was meant (a unilateral
     contact starting detached a hair above its surface)."""
@@ -65,3 +73,8 @@ class ContactWarning(UserWarning):
 class IntegrationWarning(UserWarning):
     """An integration that runs but will cost far more than it needs to (a stiff model on an
     explicit method)."""
+
+
+class RobotFileWarning(UserWarning):
+    """A robot file read with something left out that the dynamics do not need (a mesh file
+    that cannot be found: the link keeps its inertia, the shape is dropped)."""

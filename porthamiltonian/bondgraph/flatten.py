@@ -147,6 +147,8 @@ def check_bindings(flat: FlatGraph):
     """Check every `Element.port_bindings` (see there). Raises ModelError with the fix."""
     for path, obj in flat.elements.items():
         for port, (target, tport) in obj.port_bindings().items():
+            if hasattr(target, "stands_for_port"):   # a view of another element's port (a robot's link)
+                target, tport = target.stands_for_port(tport)
             tpath = flat.path(target)
             start = (path, port)
             if start not in flat.bond_at:

@@ -571,7 +571,7 @@ class _Gen:
                     sens.append(self.sgn(si, vi.name + "_s"))
                 else:
                     sens.append(self.zsens(d) if p.n_u else None)
-            args = ["t", self.xe(path), self.r(path), f"({', '.join(ins)},)"]
+            args = ["t", self.xe(path), self.r(path), "(" + "".join(a + ", " for a in ins) + ")"]  # () without ports
             self.emit(f"xd{i} = {self.call(path, 'rates', args)}")
             if any_s:
                 self._rate_sens.add(path)

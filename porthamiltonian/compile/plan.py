@@ -165,8 +165,11 @@ def build_plan(report: CausalityReport, *, baumgarte=(1.0, 1.0)) -> Plan:
     for path, obj in els.items():
         rs, owners = [], []
         for r in obj.state_refs():
-            owner = flat.path(r.element)
-            sl = layout[f"{owner}.{r.block}"]
+            element, block = r.element, r.block
+            if hasattr(element, "stands_for_block"):   # a view of another element's blocks (a robot's link)
+                element, block = element.stands_for_block(block)
+            owner = flat.path(element)
+            sl = layout[f"{owner}.{block}"]
             osl = layout.element_slice(owner)
             rs.append(sl)
             owners.append((owner, slice(sl.start - osl.start, sl.stop - osl.start)))

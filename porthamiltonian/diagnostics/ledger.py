@@ -53,14 +53,19 @@ class PowerBudget:
         kind -> {element path -> cumulative energy (N,)} for supplied, dissipated, lost,
         stabilization.
     residual : ndarray, shape (N,)
+    parts : dict
+        Storage path -> {part name -> energy (N,)}: how a storage that reports its parts
+        (`energy_parts(x)`: an articulated body's kinetic energy per subtree and its weight's
+        potential) splits its H_e; shown under its row, not added to the totals.
     """
 
-    def __init__(self, t, H, stored, entries, labels):
+    def __init__(self, t, H, stored, entries, labels, parts=None):
         self.t = t
         self.H = H
         self.stored = stored
         self.entries = entries
         self.labels = labels
+        self.parts = parts or {}
         self.supplied = self._total("supplied")
         self.dissipated = self._total("dissipated")
         self.lost = self._total("lost")
@@ -82,7 +87,13 @@ class PowerBudget:
             d = entries[e.kind]
             d[e.element] = d.get(e.element, 0.0) + (col - col[0])
         labels = {p: sysm.report.flat.label(p) for p in sysm.elements}
-        return cls(traj.t, traj.hamiltonian, traj.energies, entries, labels)
+        parts = {}
+        for p, obj in sysm.elements.items():
+            if hasattr(obj, "energy_parts"):
+                own = traj.x[:, L.element_slice(p)]
+                per = [obj.energy_parts(x) for x in own]
+                parts[p] = {k: np.array([d[k] for d in per]) for k in (per[0] if per else {})}
+        return cls(traj.t, traj.hamiltonian, traj.energies, entries, labels, parts)
 
     @property
     def scale(self):
@@ -173,7 +184,10 @@ class PowerBudget:
         def row(label, *values):
             return f"{label:<28}" + "".join(self.shown(v, w) for v, w in zip(values, (14, 14, 14, 14, 15)))
 
-        lines += [row(r.label, r.stored, r.supplied, r.dissipated, r.lost, r.stabilization) for r in self.rows()]
+        for r in self.rows():
+            lines.append(row(r.label, r.stored, r.supplied, r.dissipated, r.lost, r.stabilization))
+            for part, E in self.parts.get(r.element, {}).items():   # its parts, not added to the total
+                lines.append(f"{'  ' + part:<28.28}{self.shown(E[-1] - E[0], 14)}")
         lines.append("-" * len(head))
         lines.append(row("total", self.H[-1] - self.H[0], self.supplied[-1], self.dissipated[-1], self.lost[-1],
                          self.stabilization[-1]))

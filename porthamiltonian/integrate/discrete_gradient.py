@@ -38,6 +38,11 @@ class _StepMap:
     def __init__(self, system, fun):
         self.system, self.fun = system, fun
         layout = system.layout
+        for path, obj, _, _ in system._storages:   # an element that says why it cannot be stepped so
+            why = getattr(obj, "refuses_discrete_gradient", None)
+            if why:
+                raise ParameterError(f"method 'discrete_gradient' cannot integrate {obj.label} ({path!r}): {why}; "
+                                     "use method='RK4' or a scipy method for this system")
         self.poses = []       # (pose slice start, momentum slice, storage element, own slice)
         self.momentum = []    # (momentum slice) with the correction direction -P (kinetic metric)
         self.gradient = []    # (element, own slice, refs, energy-entry offsets, their places in z)
