@@ -420,17 +420,10 @@ def _checked_limits(dense_output, max_events, max_nfev, timeout):
 def _checked_method(method, step, max_step, first_step):
     """``(method, extra solver options)``: a fixed-step method's name becomes its class and
     brings its `step`; a step without a fixed-step method, or one without its step, is an error."""
-    names = sorted(_SCIPY_METHODS) + sorted(FIXED_STEP_METHODS)
     if isinstance(method, str):
-        if method not in _SCIPY_METHODS and method not in FIXED_STEP_METHODS:
-            import difflib
+        from .._options import check_method
 
-            close = difflib.get_close_matches(method, names, n=2)   # "RK54": RK4 or RK45
-            raise ParameterError(
-                f"`method` {method!r} is not a solve_ivp method; use one of {names}"
-                + (f" (did you mean {' or '.join(map(repr, close))}?)" if close else "")
-            )
-        method = FIXED_STEP_METHODS.get(method, method)
+        method = FIXED_STEP_METHODS.get(check_method(method), method)
     elif not (inspect.isclass(method) and issubclass(method, OdeSolver)):
         raise ParameterError(f"`method` must be a solve_ivp method name or an OdeSolver subclass, got {method!r}")
     if method not in FIXED_STEP_METHODS.values():
@@ -438,7 +431,7 @@ def _checked_method(method, step, max_step, first_step):
             raise ParameterError(f"`step` is for the fixed-step methods {sorted(FIXED_STEP_METHODS)}; "
                                  f"method {getattr(method, '__name__', method)!r} chooses its own steps (got step={step!r})")
         return method, {}
-    name = method.__name__
+    name = next(n for n, cls in FIXED_STEP_METHODS.items() if cls is method)
     if step is None:
         raise ParameterError(f"method {name!r} needs `step`, the fixed step [s]")
     step = as_finite_float(step, "step", positive=True)

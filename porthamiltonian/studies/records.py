@@ -23,13 +23,14 @@ from pathlib import Path
 import numpy as np
 
 from .._files import atomic_file, savez, write_text
+from .._options import API_LABELS, check_method, check_run_solver, check_step
 from ..errors import ParameterError, PortHamiltonianError
 
 __all__ = ["RunSpec", "Prepared", "model_reference", "load_model_file", "resolve_parameters", "prepare", "integrate", "summary", "write_run",
            "observables_table", "versions", "run_id", "rerun"]
 
 #: solver settings a spec may override (the rest of `simulate`'s keywords are the model's)
-SOLVER_KEYS = ("method", "rtol", "atol", "max_step")
+SOLVER_KEYS = ("method", "rtol", "atol", "max_step", "step")
 #: the distributions whose versions a record holds
 _DISTRIBUTIONS = ("porthamiltonian", "numpy", "scipy", "numba", "sympy", "networkx", "dask", "distributed",
                   "pandas", "pyarrow")
@@ -50,7 +51,9 @@ class RunSpec:
     t_end : float or None
         Simulated time [s]; None: the model's own.
     solver : dict
-        Overrides of the model's solver settings (keys in `SOLVER_KEYS`).
+        Overrides of the model's solver settings (keys in `SOLVER_KEYS`; `step` is the
+        fixed step [s] of the fixed-step methods RK4 and discrete_gradient). A method given
+        here brings its own stepping (`porthamiltonian._options.check_run_solver`).
     samples : int
         Evenly spaced output samples from 0 to t_end (events included), or 0 for the
         solver's own steps.
@@ -76,6 +79,10 @@ class RunSpec:
         unknown = sorted(set(self.solver) - set(SOLVER_KEYS))
         if unknown:
             raise ParameterError(f"`solver` takes {', '.join(SOLVER_KEYS)}; got {', '.join(map(repr, unknown))}")
+        if "method" in self.solver:
+            check_method(self.solver["method"], "solver['method']")
+        if "step" in self.solver:
+            check_step(self.solver["step"], "solver['step']")
         if self.max_nfev is not None and not (_is_integer(self.max_nfev) and self.max_nfev > 0):
             raise ParameterError(f"`max_nfev` must be None or an integer > 0, got {self.max_nfev!r}")
         if self.timeout is not None and not (_is_number(self.timeout) and self.timeout > 0):
@@ -271,15 +278,18 @@ class Prepared:
     jit_wall: float
 
 
-def prepare(spec):
+def prepare(spec, *, labels=API_LABELS):
     """Build and compile the model of `spec`, its compiled right-hand side built now (not
     after `porthamiltonian.compile.system.JIT_AFTER` evaluations as in the Python API): every
-    run of a spec evaluates the same code, whichever process runs it.
+    run of a spec evaluates the same code, whichever process runs it. The solver settings are
+    the model's with the spec's overrides (`porthamiltonian._options.check_run_solver`, its
+    messages naming the settings by `labels`: the CLI passes its options' names).
 
     Raises
     ------
     ParameterError
-        A value that breaks its parameter's rule, a model whose own end time is bad.
+        A value that breaks its parameter's rule, a model whose own end time is bad, a
+        fixed-step method without a step or a step for a method that chooses its own.
     """
     from porthamiltonian import compile
 
@@ -291,11 +301,12 @@ def prepare(spec):
         t_end = math.nan
     if not (math.isfinite(t_end) and t_end > 0):
         raise ParameterError(f"model {spec.model!r}: t_end must be a finite number of seconds > 0, got {t_end!r}")
+    solver = check_run_solver({**model.solver, **{k: (v if k == "method" else float(v))
+                                                  for k, v in spec.solver.items()}}, spec.solver, labels)
     system = compile(model.graph, baumgarte=model.baumgarte)
     wall = time.perf_counter()
     jit = system.compiled
     wall = time.perf_counter() - wall
-    solver = {**model.solver, **{k: (v if k == "method" else float(v)) for k, v in spec.solver.items()}}
     return Prepared(spec, model, system, system.initial_state(model.initial), t_end, solver, str(jit), wall)
 
 

@@ -28,7 +28,7 @@ from ..errors import ParameterError
 from .cluster import WorkerLost, open_executor, run_all
 from .records import RunSpec, integrate, model_reference, prepare, resolve_parameters, run_id, summary
 
-__all__ = ["sweep", "grid_points", "parse_range", "TABLE", "FAILURES"]
+__all__ = ["sweep", "grid_points", "parse_range", "failure_lines", "TABLE", "FAILURES"]
 
 #: file names in a sweep's output directory
 TABLE, FAILURES, RUNS, TRAJECTORIES = "sweep.parquet", "failures.log", "runs", "trajectories"
@@ -176,6 +176,22 @@ def _write_failures(path, table):
         if isinstance(r.get("traceback"), str) and r["traceback"]:
             lines += ["    " + t for t in r["traceback"].rstrip().splitlines()]
     write_text(path, "\n".join(lines) + "\n")
+
+
+def failure_lines(table):
+    """One line per distinct error of a sweep's failed runs, with how many runs it hit and
+    the run id of the first: ``"failed: 2 of 13 runs (first 653c0829...): ParameterError: ..."``,
+    the most frequent first (ties in the order of the table); [] when every run succeeded.
+    The CLI prints them on stderr; `failures.log` keeps every run's error and traceback."""
+    failed = table[table["status"] != "ok"]
+    counts, first = {}, {}
+    for _, r in failed.iterrows():
+        error = str(r["error"]).strip() or "failed (no message)"
+        counts[error] = counts.get(error, 0) + 1
+        first.setdefault(error, r["run_id"])
+    order = sorted(counts, key=lambda e: -counts[e])
+    return [f"failed: {counts[e]} of {len(table)} run{'s' if len(table) != 1 else ''} (first {first[e]}): {e}"
+            for e in order]
 
 
 def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=1001, max_nfev=None, timeout=None,
