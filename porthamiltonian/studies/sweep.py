@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import traceback
 from pathlib import Path
 
@@ -179,19 +180,28 @@ def _write_failures(path, table):
 
 
 def failure_lines(table):
-    """One line per distinct error of a sweep's failed runs, with how many runs it hit and
-    the run id of the first: ``"failed: 2 of 13 runs (first 653c0829...): ParameterError: ..."``,
-    the most frequent first (ties in the order of the table); [] when every run succeeded.
-    The CLI prints them on stderr; `failures.log` keeps every run's error and traceback."""
+    """One line per distinct error of a sweep's failed runs, with how many runs it hit:
+    ``"failed: 6 of 12 runs like run 653c0829fde6b69e: IntegrationError: stopped after ..."``.
+
+    Errors that differ only in their numbers (the time a run stopped at, the value it was
+    given) are one error: the line quotes the first run's message. The most frequent come
+    first (ties in the order of the table); [] when every run succeeded. The CLI prints them
+    on stderr; `failures.log` keeps every run's error and traceback.
+    """
     failed = table[table["status"] != "ok"]
     counts, first = {}, {}
     for _, r in failed.iterrows():
-        error = str(r["error"]).strip() or "failed (no message)"
-        counts[error] = counts.get(error, 0) + 1
-        first.setdefault(error, r["run_id"])
-    order = sorted(counts, key=lambda e: -counts[e])
-    return [f"failed: {counts[e]} of {len(table)} run{'s' if len(table) != 1 else ''} (first {first[e]}): {e}"
-            for e in order]
+        error = str(r["error"]).strip() or "failed without a message"
+        key = _NUMBER.sub("#", error)
+        counts[key] = counts.get(key, 0) + 1
+        first.setdefault(key, (r["run_id"], error))
+    total = f"{len(table)} run{'s' if len(table) != 1 else ''}"
+    return [f"failed: {counts[k]} of {total} like run {first[k][0]}: {first[k][1]}"
+            for k in sorted(counts, key=lambda k: -counts[k])]
+
+
+#: a number in an error message (failures that differ only in these are one failure)
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=1001, max_nfev=None, timeout=None,
