@@ -2,6 +2,7 @@
 
     porthamiltonian list
     porthamiltonian run MODEL|FILE.json|FILE.py [--t-end T] [--param name=value ...] [--out DIR] [--contact KIND]
+                        [--method NAME [--step H]]
     porthamiltonian save MODEL --out FILE.json [--param name=value ...] [--contact KIND]
     porthamiltonian graph MODEL [--out DIR]
     porthamiltonian sweep MODEL -p name=a:b:logN -p name=v1,v2 [--contact K1,K2] [--workers N] [--scheduler ADDRESS] --out DIR
@@ -49,6 +50,7 @@ def cmd_list(args):
         print(f"{name}: {spec.description}")
         for pname, p in spec.parameters.items():
             rule = f" (must {models.RULES[p.rule][1]})" if p.rule else ""
+            rule += f" (one of {', '.join(p.choices)})" if p.choices else ""
             print(f"    {pname} = {p.default!r} [{p.unit}]  {p.doc}{rule}")
     return 0
 
