@@ -15,6 +15,8 @@ __all__ = [
     "IntegrationError",
     "GeometryError",
     "SerializationError",
+    "RecordChangedError",
+    "RecordChangedWarning",
     "ContactWarning",
     "IntegrationWarning",
 ]
@@ -55,6 +57,15 @@ class GeometryError(ModelError):
 
 class SerializationError(ModelError):
     """Raised when a saved graph cannot be read back (unknown element type, bad format)."""
+
+
+class RecordChangedError(PortHamiltonianError, RuntimeError):
+    """Raised when a recorded run is asked again but what it ran has changed since: its model
+    file's bytes or the package versions differ from the record (`studies.records.rerun`)."""
+
+
+class RecordChangedWarning(UserWarning):
+    """A recorded run run again, on request, although its model file or versions changed."""
 
 
 class ContactWarning(UserWarning):

@@ -27,7 +27,7 @@ from .._options import API_LABELS, check_method, check_run_solver, check_step
 from ..errors import ParameterError, PortHamiltonianError
 
 __all__ = ["RunSpec", "Prepared", "model_reference", "load_model_file", "resolve_parameters", "prepare", "integrate", "summary", "write_run",
-           "observables_table", "versions", "run_id", "rerun"]
+           "observables_table", "versions", "run_id", "rerun", "changes_since"]
 
 #: solver settings a spec may override (the rest of `simulate`'s keywords are the model's)
 SOLVER_KEYS = ("method", "rtol", "atol", "max_step", "step")
@@ -399,23 +399,42 @@ def write_run(out, prepared, traj, wall, budget):
     return record, table
 
 
-def rerun(summary_file, *, progress=False):
+def rerun(summary_file, *, progress=False, allow_changes=False):
     """Run again the run a `summary.json` (or a sweep's ``runs/<run_id>.json``) records;
     returns ``(prepared, trajectory)``.
 
     The spec (model, every parameter, end time, solver, samples, limits) is read from the
     summary, so the trajectory equals the recorded one to the last bit on the same versions
-    (`summary["versions"]`).
+    (`summary["versions"]`). What the spec does not hold is compared with the record first
+    (`changes_since`): the model file's bytes (its SHA-256) and the versions of Python and of
+    the recorded packages. A run whose inputs changed is not the recorded run: it is refused,
+    saying what differs, unless `allow_changes` asks for it (then a `RecordChangedWarning`
+    says what differs, and the run goes on). A sweep's record of a run that failed before
+    integrating holds no versions or digest: only what it holds is compared.
+
+    Parameters
+    ----------
+    summary_file : str or Path
+    progress : bool
+        A progress bar, as in `simulate`.
+    allow_changes : bool
+        Run the edited model file, or on other versions, anyway.
 
     Raises
     ------
     ParameterError
         A file that is not a run summary (no "spec" entry).
+    RecordChangedError
+        The model file or the versions differ from the record, without `allow_changes`.
 
     Examples
     --------
     >>> prepared, traj = rerun("out/ball-drop/summary.json")        # doctest: +SKIP
     """
+    import warnings
+
+    from ..errors import RecordChangedError, RecordChangedWarning
+
     path = Path(summary_file)
     try:
         record = json.loads(path.read_text())
@@ -423,6 +442,42 @@ def rerun(summary_file, *, progress=False):
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ParameterError(f"`summary_file` {str(path)!r} is not a run summary written by porthamiltonian "
                              f"({type(exc).__name__}: {exc})") from None
+    if not isinstance(allow_changes, bool):
+        raise ParameterError(f"`allow_changes` must be True or False, got {allow_changes!r}")
+    differences = changes_since(record.get("summary") if "row" in record else record, spec)
+    if differences:
+        what = f"the run recorded in {str(path)!r} has changed since: {'; '.join(differences)}"
+        if not allow_changes:
+            raise RecordChangedError(f"{what}. Running it now would not reproduce the record; pass "
+                                     "`allow_changes=True` to run it anyway")
+        warnings.warn(RecordChangedWarning(f"{what}; run anyway (allow_changes=True)"), stacklevel=2)
     prepared = prepare(spec)
     traj, _ = integrate(prepared, progress=progress)
     return prepared, traj
+
+
+def changes_since(record, spec):
+    """What differs between a run's record (`summary`) and now: a list of sentences, [] when
+    nothing does.
+
+    Compared: the model file's SHA-256 (a model file's bytes are not in the spec), and the
+    versions of Python and of the distributions the record lists (None there: not installed
+    then). The platform string is not compared (a kernel update is not a change of the
+    run's inputs). A record without these entries (None) has nothing to compare.
+    """
+    out = []
+    record = record or {}
+    recorded = record.get("model_file_sha256")
+    if recorded is not None and _is_file(spec.model):
+        now = _file_digest(spec.model)
+        if now is None:
+            out.append(f"the model file {spec.model!r} cannot be read now")
+        elif now != recorded:
+            out.append(f"the model file {spec.model!r} was edited (SHA-256 recorded {recorded[:12]}..., now "
+                       f"{now[:12]}...)")
+    then, current = record.get("versions") or {}, versions()
+    changed = [f"{name} {then[name]} -> {current.get(name)}" for name in sorted(then)
+               if name != "platform" and then[name] != current.get(name)]
+    if changed:
+        out.append(f"versions differ ({', '.join(changed)})")
+    return out
