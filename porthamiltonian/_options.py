@@ -17,9 +17,10 @@ __all__ = ["API_LABELS", "CLI_LABELS", "method_names", "check_method", "check_st
            "check_parameter_values"]
 
 #: how a run's settings are named in the API (`simulate`, `RunSpec.solver`) and on the command line
-API_LABELS = {"method": "method", "step": "step", "max_step": "max_step", "contact": "contact", "param": "{name}"}
+API_LABELS = {"method": "method", "step": "step", "max_step": "max_step", "contact": "contact", "param": "{name}",
+              "timeout": "timeout", "max_nfev": "max_nfev", "t_end": "t_end"}
 CLI_LABELS = {"method": "--method", "step": "--step", "max_step": "--max-step", "contact": "--contact",
-              "param": "-p {name}"}
+              "param": "-p {name}", "timeout": "--timeout", "max_nfev": "--max-nfev", "t_end": "--t-end"}
 
 
 def method_names():

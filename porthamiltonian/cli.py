@@ -216,7 +216,7 @@ def _prepare(args):
     """The prepared run (`studies.records.prepare`: model, compiled system with its compiled
     right-hand side built now, initial state, end time), its report printed."""
     from ._options import CLI_LABELS
-    from .studies.records import prepare
+    from .studies.records import long_run_warning, prepare
 
     prepared = prepare(_spec(args), labels=CLI_LABELS)
     print(f"model {args.model!r}: {prepared.system}")
@@ -224,6 +224,9 @@ def _prepare(args):
     print(f"right-hand side: {prepared.jit} ({prepared.jit_wall:.2f} s to compile or load it)")
     if prepared.model.notes:
         print(prepared.model.notes)
+    warning = long_run_warning(prepared, CLI_LABELS)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr, flush=True)
     return prepared
 
 

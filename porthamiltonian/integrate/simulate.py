@@ -144,22 +144,28 @@ STIFF_WINDOW = 600
 def _fastest_rate(system, t, x, iterations=12):
     """Spectral radius of the rates' Jacobian over the continuous state [1/s], by power
     iteration on finite-difference Jacobian-vector products (discrete entries and the ledger
-    quadratures, which feed nothing back, are left out)."""
+    quadratures, which feed nothing back, are left out).
+
+    The estimate is the geometric mean of the last two growth factors ``|J v|``: for the
+    complex pair of an oscillation (eigenvalues +-i w) the iterates do not converge and the
+    factors alternate between values whose product is w^2 (J^2 = -w^2 on the pair; with
+    J = [[0, -k], [1/m, 0]] they swing between k and 1/m), while for a real dominant
+    eigenvalue both factors tend to it."""
     cols = np.array([i for b in system.layout.blocks if b.kind != "discrete" for i in range(b.start, b.stop)])
     f0 = system.rhs(t, x)[cols]
     v = np.random.default_rng(0).normal(size=cols.size)
     v /= np.linalg.norm(v)
     eps = np.sqrt(np.finfo(float).eps) * max(1.0, float(np.linalg.norm(x[cols])))
-    rho = 0.0
+    rho = previous = 0.0
     for _ in range(iterations):
         xp = np.array(x, dtype=float)
         xp[cols] += eps * v
         w = (system.rhs(t, xp)[cols] - f0) / eps
-        rho = float(np.linalg.norm(w))
+        previous, rho = rho, float(np.linalg.norm(w))
         if not (rho > 0.0 and np.isfinite(rho)):
             return 0.0
         v = w / rho
-    return rho
+    return math.sqrt(previous * rho)
 
 
 def _warn_if_stiff(system, t, x, method, t_window, t1):

@@ -27,7 +27,8 @@ from .._options import API_LABELS, check_method, check_run_solver, check_step
 from ..errors import ParameterError, PortHamiltonianError
 
 __all__ = ["RunSpec", "Prepared", "model_reference", "load_model_file", "resolve_parameters", "prepare", "integrate", "summary", "write_run",
-           "observables_table", "versions", "run_id", "rerun", "changes_since"]
+           "observables_table", "versions", "run_id", "rerun", "changes_since", "step_estimate",
+           "long_run_warning"]
 
 #: solver settings a spec may override (the rest of `simulate`'s keywords are the model's)
 SOLVER_KEYS = ("method", "rtol", "atol", "max_step", "step")
@@ -326,6 +327,53 @@ def integrate(prepared, *, progress=False, t_eval=None):
     traj = simulate(prepared.system, (0.0, prepared.t_end), prepared.x0, progress=progress, throw=False,
                     t_eval=t_eval, **prepared.solver, **limits)
     return traj, time.perf_counter() - wall
+
+
+#: a run projected to take more steps than this is warned about before it starts
+LONG_RUN_STEPS = 1e7
+
+
+def step_estimate(prepared):
+    """``(steps, rate)``: about how many steps the prepared run takes, and the rate [1/s] of
+    its fastest mode at the initial state (None for a fixed-step method, whose count is
+    exact: ``t_end / step``).
+
+    The rate is the spectral radius of the rates' Jacobian at the initial state, by power
+    iteration on finite-difference products (`integrate.simulate._fastest_rate`, 13
+    evaluations of the right-hand side); the estimate is ``rate * t_end``, one step per
+    fastest time scale: a floor for an explicit method (stable below about 3 / rate, so
+    within a factor of a few) and for an implicit one resolving that mode (tens of steps per
+    period), an overestimate for an implicit one stepping over a damped fast mode. A contact
+    open at the initial state does not show in the rate (its stiffness enters at touch-down;
+    `simulate`'s own check at its 3000th evaluation sees it then, for explicit methods).
+    """
+    from porthamiltonian.integrate.simulate import _fastest_rate
+
+    step = prepared.solver.get("step")
+    if step is not None:
+        return prepared.t_end / float(step), None
+    try:
+        rate = _fastest_rate(prepared.system, 0.0, prepared.x0)
+    except Exception:  # noqa: BLE001 - an estimate: a state the model cannot evaluate fails the run itself
+        return 0.0, 0.0
+    return rate * prepared.t_end, rate
+
+
+def long_run_warning(prepared, labels=API_LABELS):
+    """The warning for a run that `step_estimate` projects past `LONG_RUN_STEPS` steps, with
+    the limits that bound it (named by `labels`), or None: for a run short enough, or one
+    already bounded by a timeout or an evaluation budget."""
+    spec = prepared.spec
+    if spec.timeout is not None or spec.max_nfev is not None:
+        return None
+    steps, rate = step_estimate(prepared)
+    if not steps > LONG_RUN_STEPS:
+        return None
+    why = (f"t_end = {prepared.t_end:.6g} s at the fixed step {prepared.solver['step']:.6g} s" if rate is None else
+           f"the fastest mode at the initial state has a rate of {rate:.3g} 1/s over t_end = {prepared.t_end:.6g} s")
+    return (f"this run may take about {steps:.2g} steps ({why}), more than {LONG_RUN_STEPS:.0e}: it can run for "
+            f"hours; bound it with `{labels['timeout']}` SECONDS (or `{labels['max_nfev']}` N), shorten "
+            f"`{labels['t_end']}`, or soften the stiffest element")
 
 
 def versions():

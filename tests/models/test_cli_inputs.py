@@ -214,3 +214,39 @@ def test_sweep_api_refuses_an_unknown_method_before_any_run():
 
     with pytest.raises(ph.ParameterError, match=r"`solver\['method'\]` 'RK99' is not a solve_ivp method"):
         sweep("ball-drop", {"restitution": [0.5]}, solver={"method": "RK99"}, workers=0, progress=False)
+
+
+# ------------------------------------------------------------------ long runs
+
+
+@pytest.mark.parametrize("stiffness, mass", [(4.0, 1.0), (1e6, 2.0), (1e14, 1.0)])
+def test_step_estimate_is_the_oscillators_rate(stiffness, mass):
+    """The fastest rate of a damped mass on a spring is |lambda| = sqrt(k / m) (closed form:
+    lambda^2 + (c/m) lambda + k/m = 0, so |lambda|^2 = k/m for an underdamped pair)."""
+    from porthamiltonian.studies.records import RunSpec, prepare, step_estimate
+
+    prepared = prepare(RunSpec("mass-spring-damper", {"stiffness": stiffness, "mass": mass}, t_end=3.0))
+    steps, rate = step_estimate(prepared)
+    # 12 power iterations on a damped pair (c = 0.2 N s/m): 2 % at k = 4, round-off at 1e14
+    assert rate == pytest.approx(np.sqrt(stiffness / mass), rel=0.05)
+    assert steps == pytest.approx(3.0 * rate, rel=1e-12)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["-p", "stiffness=1e14", "--t-end", "2"], "rate of 1e+07 1/s over t_end = 2 s"),
+    (["--t-end", "1e8"], "1/s over t_end = 1e+08 s"),   # the rate: about 2 (the test above)
+    (["--method", "RK4", "--step", "1e-9", "--t-end", "1"], "t_end = 1 s at the fixed step 1e-09 s"),
+])
+def test_a_run_of_more_than_1e7_steps_is_warned_about_before_it_starts(tmp_path, capsys, simulate_spy, argv, words):
+    with pytest.raises(AssertionError, match="simulate was called"):
+        main(["run", "mass-spring-damper", *argv, "--no-progress", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert err.startswith("warning: this run may take about ") and words in err
+    assert "more than 1e+07: it can run for hours; bound it with `--timeout` SECONDS (or `--max-nfev` N)" in err
+
+
+def test_a_bounded_or_short_run_is_not_warned_about(tmp_path, capsys, simulate_spy):
+    for argv in (["-p", "stiffness=1e14", "--t-end", "2", "--timeout", "60"], ["--t-end", "1e5"]):
+        with pytest.raises(AssertionError, match="simulate was called"):
+            main(["run", "mass-spring-damper", *argv, "--no-progress", "--out", str(tmp_path / "o")])
+        assert "warning" not in capsys.readouterr().err
