@@ -97,7 +97,11 @@ def _choice_message(model, name, value, choices):
     from porthamiltonian.library.contacts import CONTACT_KINDS
 
     allowed = ", ".join(choices)
-    if name == "contact" and value in CONTACT_KINDS:
+    if name == "contact" and value not in CONTACT_KINDS:
+        close = difflib.get_close_matches(str(value), list(choices), n=1)
+        return (f"model {model!r}: unknown contact kind {value!r}; use one of {sorted(CONTACT_KINDS)}"
+                + (f" (did you mean {close[0]!r}?)" if close else "") + f"; this model offers {allowed}")
+    if name == "contact":
         return (f"model {model!r} is not built for the {value} contact kind (its contact's options do not fit that "
                 f"kind); `contact` must be one of the kinds it offers: {allowed}")
     return f"model {model!r}: `{name}` must be one of {allowed}, got {value!r}"

@@ -192,8 +192,8 @@ def test_a_variable_step_method_drops_a_fixed_step_models_step(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--contact", "compliant,rigid"],
-     "error: `--contact` 'rigid': model 'ball-drop': `contact` must be one of compliant, sliding_plane, reduced, "
-     "soil, got 'rigid'"),
+     "error: `--contact` 'rigid': model 'ball-drop': unknown contact kind 'rigid'; use one of ['compliant', "
+     "'reduced', 'sliding_plane', 'soil']; this model offers compliant, sliding_plane, reduced, soil"),
     (["-p", "restitution=0.5,1.5"],
      "error: `-p restitution` '1.5': model 'ball-drop': `restitution` must lie in (0, 1], got 1.5"),
     (["-p", "restitution=0.5", "--method", "RK99"], "error: `--method` 'RK99' is not a solve_ivp method; use one of"),
