@@ -47,6 +47,8 @@ class Parameter:
     doc: str
     rule: str | None = None
     choices: tuple | None = None
+    #: value -> why the model refuses it (added to the message of a refused choice)
+    refused: dict | None = None
 
     def __post_init__(self):
         if self.rule not in RULES:
@@ -70,7 +72,8 @@ class Parameter:
             return
         if isinstance(d, str):
             if self.choices is not None and value not in self.choices:
-                raise ParameterError(_choice_message(model, name, value, self.choices))
+                why = (self.refused or {}).get(value)
+                raise ParameterError(_choice_message(model, name, value, self.choices) + (f" ({why})" if why else ""))
             return
         items = value if isinstance(d, (tuple, list)) and isinstance(value, (tuple, list, np.ndarray)) else (value,)
         if any(isinstance(v, (bool, np.bool_)) for v in items):
