@@ -62,10 +62,11 @@ def _vertical_velocity(system, x, mass):
     height=Parameter(0.3, "m", "initial height of the ball's centre (it starts at rest)", rule="positive"),
     stiffness=Parameter(1.0e5, "N/m or N/m^1.5", "compliant: normal stiffness k of the law", rule="positive"),
     restitution=Parameter(0.7, "-", "coefficient of restitution e in (0, 1] (compliant: of the law's impact)",
-                          rule="positive"),
+                          rule="positive_fraction"),
     friction=Parameter(0.5, "-", "Coulomb friction coefficient", rule="nonnegative"),
     law=Parameter("linear", "-", "compliant normal law: linear or hunt_crossley"),
-    contact=Parameter("compliant", "-", "contact model: compliant or sliding_plane"),
+    contact=Parameter("compliant", "-", "contact model: compliant, sliding_plane, reduced or soil",
+                      choices=('compliant', 'sliding_plane', 'reduced', 'soil')),
 )
 def ball_drop(*, mass=1.0, radius=0.05, height=0.3, stiffness=1.0e5, restitution=0.7, friction=0.5, law="linear",
               contact="compliant"):

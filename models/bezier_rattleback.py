@@ -93,7 +93,8 @@ def _tilt(system, x, axis):
     rock=Parameter(0.02, "rad/s", "initial rocking rate about the body x axis"),
     friction=Parameter("rolling", "-", "rolling (no slip) or coulomb"),
     mu=Parameter(0.5, "-", "coulomb: friction coefficient", rule="positive"),
-    contact=Parameter("reduced", "-", "contact model: reduced, sliding_plane or compliant"),
+    contact=Parameter("reduced", "-", "contact model: reduced, sliding_plane or compliant",
+                      choices=('reduced', 'compliant', 'sliding_plane')),
 )
 def bezier_rattleback(*, mass=0.3, length=0.2, rise_long=0.01, rise_across=0.012, height=0.02, skew=10.0,
                       inertia=(3.0e-4, 3.0e-3, 3.2e-3), spin=-3.0, rock=0.02, friction="rolling", mu=0.5,

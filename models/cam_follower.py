@@ -275,7 +275,8 @@ def cam_pose(t, omega):
     restitution=Parameter(0.0, "-", "Newton restitution when the follower lands again (sliding_plane)", rule="fraction"),
     stiffness=Parameter(1e6, "N/m", "normal stiffness (compliant contact)", rule="positive"),
     damping=Parameter(300.0, "N s/m", "normal damping (compliant contact)", rule="nonnegative"),
-    contact=Parameter("sliding_plane", "-", "contact model: sliding_plane (stiff) or compliant"),
+    contact=Parameter("sliding_plane", "-", "contact model: sliding_plane (stiff) or compliant",
+                      choices=('sliding_plane', 'compliant')),
 )
 def cam_follower(*, cam="nurbs", omega=2 * math.pi, base_radius=0.05, stroke=0.02, rise=2 * math.pi / 3,
                  dwell=math.pi / 3, fall=2 * math.pi / 3, samples=720, eccentricity=0.01, mass=0.5, g=9.81,

@@ -262,6 +262,11 @@ def _check(leg, foot, com, slope, q1, q2):
             f"rad: it needs |swing_angle| >= |stance_angle|); start the swing foot on or above the ground")
 
 
+#: why the walker takes no soil contact (the registry's message and the build's)
+_NO_SOIL = ("it has no knees, and on soft soil its stance foot sinks (5 cm on dry sand) so that the swing foot "
+            "ploughs in; the rimless wheel and the hopping leg take contact='soil'")
+
+
 @register_model(
     "compass-walker",
     "a passive compass-gait walker down a slope with round feet: heel strikes, periodic gait, stride map",
@@ -277,7 +282,8 @@ def _check(leg, foot, com, slope, q1, q2):
     swing_angle=Parameter(0.287256, "rad", "initial angle q2 of the swing leg (leg 2) from the slope normal"),
     stance_rate=Parameter(1.102817, "rad/s", "initial angular speed of the stance leg about y"),
     swing_rate=Parameter(0.367443, "rad/s", "initial angular speed of the swing leg about y"),
-    contact=Parameter("sliding_plane", "-", "contact model of both feet: sliding_plane or compliant"),
+    contact=Parameter("sliding_plane", "-", "contact model of both feet: sliding_plane or compliant",
+                      choices=('sliding_plane', 'compliant'), refused={"soil": _NO_SOIL}),
     stiffness=Parameter(1.0e6, "N/m", "compliant: normal and tangential stiffness", rule="positive"),
     friction=Parameter(100.0, "-", "compliant: friction coefficient (the default sticks, as the stiff feet do)",
                        rule="positive"),
@@ -306,9 +312,7 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
     q1, q2 = float(stance_angle), float(swing_angle)
     _check(leg, foot, com, slope, q1, q2)
     if contact == "soil":
-        raise ph.ParameterError("`contact` 'soil' is not offered for the compass walker: it has no knees, and on soft "
-                                "soil its stance foot sinks (5 cm on dry sand) so that the swing foot ploughs in; "
-                                "the rimless wheel and the hopping leg take contact='soil'")
+        raise ph.ParameterError(f"`contact` 'soil' is not offered for the compass walker: {_NO_SOIL}")
     if contact not in CONTACTS:
         raise ph.ParameterError(f"`contact` must be one of {CONTACTS}, got {contact!r}")
     total = 2.0 * leg_mass + hip_mass

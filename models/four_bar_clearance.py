@@ -217,7 +217,8 @@ def _planar_twist(angle, rate, origin_velocity):
     g=Parameter(9.81, "m/s^2", "gravity (along -y, in the plane of the linkage)", rule="nonnegative"),
     stiffness=Parameter(1e6, "N/m", "normal stiffness (compliant clearance)", rule="positive"),
     damping=Parameter(100.0, "N s/m", "normal damping (compliant clearance)", rule="nonnegative"),
-    contact=Parameter("sliding_plane", "-", "clearance contact: sliding_plane (bilateral) or compliant"),
+    contact=Parameter("sliding_plane", "-", "clearance contact: sliding_plane (bilateral) or compliant",
+                      choices=('sliding_plane', 'compliant')),
 )
 def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.12, ground=0.2, hole_radius=0.01,
                        pin_radius=0.009, masses=(0.3, 0.6, 0.4), omega=2 * math.pi, theta=math.pi / 3,

@@ -28,6 +28,7 @@ RULES = {
     "positive": (lambda v: v > 0, "be > 0"),
     "nonnegative": (lambda v: v >= 0, "be >= 0"),
     "fraction": (lambda v: 0 <= v <= 1, "lie in [0, 1]"),
+    "positive_fraction": (lambda v: 0 < v <= 1, "lie in (0, 1]"),
 }
 
 
@@ -41,7 +42,10 @@ class Parameter:
 
     Numbers (and each entry of a tuple) must be finite and obey `rule` (a key of `RULES`);
     `build_model` checks every value it is given, so a model never sees a negative mass or a
-    NaN stiffness, even for a parameter the chosen variant does not use.
+    NaN stiffness, even for a parameter the chosen variant does not use. A word (a string
+    default) with `choices` must be one of them: a model's `contact` parameter lists the
+    contact kinds it is built for, so a kind whose options do not fit the model is refused
+    by name, before the model is built.
 
     A `doc` that begins with contact kinds and a colon (``"compliant: normal stiffness"``,
     ``"compliant, soil: friction coefficient"``) declares a parameter that only those kinds
@@ -53,10 +57,16 @@ class Parameter:
     unit: str
     doc: str
     rule: str | None = None
+    choices: tuple | None = None
+    #: value -> why the model refuses it (added to the message of a refused choice)
+    refused: dict | None = None
 
     def __post_init__(self):
         if self.rule not in RULES:
             raise ModelError(f"parameter rule must be one of {sorted(r for r in RULES if r)} or None, got {self.rule!r}")
+        if self.choices is not None and (not isinstance(self.default, str) or self.default not in self.choices):
+            raise ModelError(f"parameter choices {self.choices!r} apply to a word and must include the default "
+                             f"{self.default!r}")
 
     @property
     def contacts(self):
@@ -82,6 +92,9 @@ class Parameter:
                 raise ParameterError(f"{where} must be True or False, got {value!r}")
             return
         if isinstance(d, str):
+            if self.choices is not None and value not in self.choices:
+                why = (self.refused or {}).get(value)
+                raise ParameterError(_choice_message(model, name, value, self.choices) + (f" ({why})" if why else ""))
             return
         items = value if isinstance(d, (tuple, list)) and isinstance(value, (tuple, list, np.ndarray)) else (value,)
         if any(isinstance(v, (bool, np.bool_)) for v in items):
@@ -100,6 +113,22 @@ class Parameter:
                 raise ParameterError(f"{where} must be finite, got {value!r}")
             if not test(v):
                 raise ParameterError(f"{where} must {words}, got {value if isinstance(d, (tuple, list)) else v!r}")
+
+
+def _choice_message(model, name, value, choices):
+    """The words of a refused choice; for a contact kind the model is not built for, that its
+    contact's options do not fit that kind (rather than the option the kind's factory refuses)."""
+    from porthamiltonian.library.contacts import CONTACT_KINDS
+
+    allowed = ", ".join(choices)
+    if name == "contact" and value not in CONTACT_KINDS:
+        close = difflib.get_close_matches(str(value), list(choices), n=1)
+        return (f"model {model!r}: unknown contact kind {value!r}; use one of {sorted(CONTACT_KINDS)}"
+                + (f" (did you mean {close[0]!r}?)" if close else "") + f"; this model offers {allowed}")
+    if name == "contact":
+        return (f"model {model!r} is not built for the {value} contact kind (its contact's options do not fit that "
+                f"kind); `contact` must be one of the kinds it offers: {allowed}")
+    return f"model {model!r}: `{name}` must be one of {allowed}, got {value!r}"
 
 
 @dataclass

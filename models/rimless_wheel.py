@@ -199,7 +199,8 @@ def speed_map(system, x_strike, *, horizon=3.0, **solver):
     gyration=Parameter(0.1, "m", "radius of gyration rho of the wheel about its hub", rule="positive"),
     slope=Parameter(0.1, "rad", "inclination gamma of the ground (downhill is +x)", rule="positive"),
     speed=Parameter(1.2, "rad/s", "angular speed at mid-stance of the first step", rule="positive"),
-    contact=Parameter("sliding_plane", "-", "contact model of every foot: sliding_plane, compliant or soil (dry sand)"),
+    contact=Parameter("sliding_plane", "-", "contact model of every foot: sliding_plane, compliant or soil (dry sand)",
+                      choices=('sliding_plane', 'compliant', 'soil')),
     stiffness=Parameter(1.0e5, "N/m", "compliant: normal and tangential stiffness", rule="positive"),
     friction=Parameter(100.0, "-", "compliant, soil: friction coefficient of the feet (the default sticks, as the stiff "
                        "feet do)",

@@ -224,7 +224,8 @@ def wheel_speed(system, t, x):
     restitution=Parameter(0.0, "-", "Newton restitution of the pin-flank impacts (sliding_plane)", rule="fraction"),
     stiffness=Parameter(1e5, "N/m", "normal stiffness of the flank contacts (compliant only)", rule="positive"),
     damping=Parameter(20.0, "N s/m", "normal damping of the flank contacts (compliant only)", rule="nonnegative"),
-    contact=Parameter("sliding_plane", "-", "contact model: sliding_plane (stiff, with impacts) or compliant"),
+    contact=Parameter("sliding_plane", "-", "contact model: sliding_plane (stiff, with impacts) or compliant",
+                      choices=('sliding_plane', 'compliant')),
 )
 def spherical_geneva(*, radius=0.04, pin_radius=0.004, clearance=3e-4, speed=2 * math.pi, wheel_mass=0.2,
                      wheel_inertia=2e-4, brake=2e-5, restitution=0.0, stiffness=1e5, damping=20.0,

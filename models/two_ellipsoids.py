@@ -59,7 +59,8 @@ def contact_element(system, component):
     damping=Parameter(8.0, "N s/m", "normal contact damping (restitution about 0.82 for 1 kg)", rule="nonnegative"),
     friction=Parameter(3.0, "-", "Coulomb friction coefficient (high: the paper's contact has no slip)",
                        rule="nonnegative"),
-    contact=Parameter("compliant", "-", "contact model: compliant or sliding_plane (stiff, with impacts)"),
+    contact=Parameter("compliant", "-", "contact model: compliant or sliding_plane (stiff, with impacts)",
+                      choices=('compliant', 'sliding_plane')),
     friction_law=Parameter("dahl", "-", "compliant contact's slip law: dahl (Coulomb's force while sliding) or "
                            "viscous (the earlier regularization); unused by sliding_plane"),
     stiff_friction=Parameter("rolling", "-", "friction of the sliding_plane variant: rolling (no slip, the paper's "

@@ -2,6 +2,7 @@
 
     porthamiltonian list
     porthamiltonian run MODEL|FILE.json|FILE.py [--t-end T] [--param name=value ...] [--out DIR] [--contact KIND]
+                        [--method NAME [--step H]]
     porthamiltonian save MODEL --out FILE.json [--param name=value ...] [--contact KIND]
     porthamiltonian graph MODEL [--out DIR]
     porthamiltonian sweep MODEL -p name=a:b:logN -p name=v1,v2 [--contact K1,K2] [--workers N] [--scheduler ADDRESS] --out DIR
@@ -50,6 +51,7 @@ def cmd_list(args):
         print(f"{name}: {spec.description}")
         for pname, p in spec.parameters.items():
             rule = f" (must {models.RULES[p.rule][1]})" if p.rule else ""
+            rule += f" (one of {', '.join(p.choices)})" if p.choices else ""
             print(f"    {pname} = {p.default!r} [{p.unit}]  {p.doc}{rule}")
     return 0
 
@@ -143,7 +145,14 @@ def _make_out_dir(out):
 
 
 def _check_run_args(args):
-    """The numeric options of `run`, checked before anything is built."""
+    """The numeric and solver options of `run` and `sweep`, checked before anything is built
+    (`porthamiltonian._options`, whose checks the API shares)."""
+    from ._options import CLI_LABELS, check_method, check_step
+
+    if args.method is not None:
+        check_method(args.method, CLI_LABELS["method"])
+    if args.step is not None:
+        check_step(args.step, CLI_LABELS["step"])
     if args.t_end is not None and not (math.isfinite(args.t_end) and args.t_end > 0):
         raise ParameterError(f"`--t-end` must be a finite number of seconds > 0, got {args.t_end!r}")
     if args.samples != 0 and args.samples < 2:
@@ -183,14 +192,21 @@ def _spec(args):
     parameter value, defaults included, so that its summary can reproduce it."""
     from .studies.records import SOLVER_KEYS, RunSpec, model_reference, resolve_parameters
 
+    from ._options import CLI_LABELS, check_parameter_values
+    from .models.files import read_model_file
+
     params = _parse_params(args.param)
     if _is_file(args.model) and (params or args.contact):
         raise PortHamiltonianError("a model file's parameters are in the file: --param and --contact apply to "
                                    "registered models (save one with `porthamiltonian save MODEL -p ...`)")
+    if str(args.model).endswith(".json"):
+        read_model_file(args.model)   # its schema, with the path as given (the spec holds it absolute)
     if args.contact:
         if "contact" not in _models().get_model(args.model).parameters:
             raise PortHamiltonianError(f"model {args.model!r} has no contact to choose (no `contact` parameter)")
         params["contact"] = args.contact
+    for name, value in params.items():
+        params[name] = check_parameter_values(args.model, name, [value], CLI_LABELS)[0]
     solver = {k: getattr(args, k) for k in SOLVER_KEYS if getattr(args, k, None) is not None}
     model = model_reference(args.model)
     return RunSpec(model, resolve_parameters(model, params), args.t_end, solver, args.samples, args.max_nfev,
@@ -200,14 +216,18 @@ def _spec(args):
 def _prepare(args):
     """The prepared run (`studies.records.prepare`: model, compiled system with its compiled
     right-hand side built now, initial state, end time), its report printed."""
-    from .studies.records import prepare
+    from ._options import CLI_LABELS
+    from .studies.records import long_run_warning, prepare
 
-    prepared = prepare(_spec(args))
+    prepared = prepare(_spec(args), labels=CLI_LABELS)
     print(f"model {args.model!r}: {prepared.system}")
     print(prepared.system.report.summary())
     print(f"right-hand side: {prepared.jit} ({prepared.jit_wall:.2f} s to compile or load it)")
     if prepared.model.notes:
         print(prepared.model.notes)
+    warning = long_run_warning(prepared, CLI_LABELS)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr, flush=True)
     return prepared
 
 
@@ -255,7 +275,7 @@ def _check_animate(args):
     if args.animate:
         from .diagnostics.animation import check_animation_path
 
-        check_animation_path(args.animate)
+        check_animation_path(args.animate, "--animate")
 
 
 def _write_scene(out, traj, label, html):
@@ -348,22 +368,24 @@ def cmd_save(args):
 def cmd_sweep(args):
     """Run a registered model (or a model file) over a grid of parameter values on Dask and
     write the table (`sweep.parquet`), a plot per swept parameter and the failure log."""
+    from ._options import CLI_LABELS, check_parameter_values
     from .diagnostics.plots import plot_sweep, save_figure
     from .studies.metrics import metric
-    from .studies.sweep import FAILURES, TABLE, parse_range, sweep
+    from .studies.sweep import FAILURES, TABLE, failure_lines, parse_range, sweep
 
     _check_run_args(args)
     out = _check_out_dir(args.out or f"out/sweep-{Path(args.model).stem}")
     grid = {}
     for name, text in _parse_params(args.param).items():
-        grid[name] = parse_range(name, text)
+        grid[name] = check_parameter_values(args.model, name, parse_range(name, text), CLI_LABELS)
     if args.contact:
-        grid["contact"] = parse_range("--contact", args.contact)
+        grid["contact"] = check_parameter_values(args.model, "contact", parse_range("--contact", args.contact),
+                                                 CLI_LABELS)
     if not grid:
         raise ParameterError("`porthamiltonian sweep` needs a swept parameter: -p name=a:b:logN, -p name=v1,v2 or "
                              "--contact kind1,kind2")
     metrics = {m: metric(m) for m in args.metric or []}
-    solver = {k: getattr(args, k) for k in ("method", "rtol", "atol", "max_step") if getattr(args, k) is not None}
+    solver = {k: getattr(args, k) for k in ("method", "rtol", "atol", "max_step", "step") if getattr(args, k) is not None}
     table = sweep(args.model, grid, t_end=args.t_end, solver=solver, samples=args.samples, max_nfev=args.max_nfev,
                   timeout=args.timeout, metrics=metrics, out=out, trajectories=args.trajectories,
                   workers=args.workers, scheduler=args.scheduler, connect_timeout=args.connect_timeout,
@@ -382,6 +404,8 @@ def cmd_sweep(args):
                 plots += 1
     failed = int((~ok).sum())
     print(f"{len(table)} runs, {failed} failed: {out / TABLE}, {out / FAILURES}, {plots} plot(s)")
+    for line in failure_lines(table):
+        print(line, file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -399,7 +423,9 @@ def make_parser():
         q.add_argument("--contact", help="contact model for models with contacts (compliant, sliding_plane, soil, or reduced for a body on the ground)")
         if name == "run":
             q.add_argument("--t-end", type=float, help="simulated time [s]")
-            q.add_argument("--method", help="solve_ivp method (RK45, DOP853, Radau, BDF, LSODA, ...)")
+            q.add_argument("--method", help="solve_ivp method (RK45, DOP853, Radau, BDF, LSODA, ...), or the "
+                                            "fixed-step RK4 or discrete_gradient (with --step)")
+            q.add_argument("--step", type=float, help="fixed step [s] of --method RK4 or discrete_gradient")
             q.add_argument("--rtol", type=float)
             q.add_argument("--atol", type=float)
             q.add_argument("--max-step", dest="max_step", type=float)
@@ -429,7 +455,8 @@ def make_parser():
     q.add_argument("--metric", action="append", metavar="NAME",
                    help="a column and a plot: time_to_rest, max_normal_force, min:OBSERVABLE or max:OBSERVABLE")
     q.add_argument("--t-end", type=float, help="simulated time [s]")
-    q.add_argument("--method")
+    q.add_argument("--method", help="as for `run`")
+    q.add_argument("--step", type=float, help="fixed step [s] of --method RK4 or discrete_gradient")
     q.add_argument("--rtol", type=float)
     q.add_argument("--atol", type=float)
     q.add_argument("--max-step", dest="max_step", type=float)

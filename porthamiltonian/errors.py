@@ -16,6 +16,8 @@ __all__ = [
     "GeometryError",
     "SerializationError",
     "RobotFileError",
+    "RecordChangedError",
+    "RecordChangedWarning",
     "ContactWarning",
     "IntegrationWarning",
     "RobotFileWarning",
@@ -63,6 +65,15 @@ class RobotFileError(ModelError):
     """Raised when a robot file (URDF, MJCF) cannot be read into a kinematic tree: not XML, a
     broken link reference, a cycle, an unknown joint type, a non-physical inertia; the message
     names the file, the element and the rule."""
+
+
+class RecordChangedError(PortHamiltonianError, RuntimeError):
+    """Raised when a recorded run is asked again but what it ran has changed since: its model
+    file's bytes or the package versions differ from the record (`studies.records.rerun`)."""
+
+
+class RecordChangedWarning(UserWarning):
+    """A recorded run run again, on request, although its model file or versions changed."""
 
 
 class ContactWarning(UserWarning):

@@ -24,9 +24,10 @@ __all__ = ["animate_scene", "animation_times", "check_animation_path"]
 _WRITERS = {".gif": "pillow", ".mp4": "ffmpeg"}
 
 
-def check_animation_path(path):
+def check_animation_path(path, name="path"):
     """The path, checked: a .gif or .mp4 file in an existing directory, and for .mp4 an
-    ffmpeg that matplotlib can run.
+    ffmpeg that matplotlib can run. `name` is the argument's name in messages (the CLI's
+    ``--animate``).
 
     Raises
     ------
@@ -37,9 +38,10 @@ def check_animation_path(path):
 
     path = Path(path)
     if path.suffix not in _WRITERS:
-        raise ParameterError(f"an animation must be written to a .gif or .mp4 file, got {path.name!r}")
+        raise ParameterError(f"`{name}` {str(path)!r}: an animation must be written to a .gif or .mp4 file (GIF by "
+                             f"Pillow, MP4 by ffmpeg), got the suffix {path.suffix or '(none)'!r}")
     if not path.parent.is_dir():
-        raise ParameterError(f"animation {str(path)!r}: the directory {str(path.parent)!r} does not exist")
+        raise ParameterError(f"`{name}` {str(path)!r}: the directory {str(path.parent)!r} does not exist")
     if not animation.writers.is_available(_WRITERS[path.suffix]):
         raise ParameterError(f"cannot write {path.name!r}: matplotlib finds no `ffmpeg` program for .mp4 (install "
                              "ffmpeg, e.g. `apt-get install ffmpeg`, or write a .gif, which needs only Pillow)")

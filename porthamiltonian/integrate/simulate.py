@@ -144,22 +144,28 @@ STIFF_WINDOW = 600
 def _fastest_rate(system, t, x, iterations=12):
     """Spectral radius of the rates' Jacobian over the continuous state [1/s], by power
     iteration on finite-difference Jacobian-vector products (discrete entries and the ledger
-    quadratures, which feed nothing back, are left out)."""
+    quadratures, which feed nothing back, are left out).
+
+    The estimate is the geometric mean of the last two growth factors ``|J v|``: for the
+    complex pair of an oscillation (eigenvalues +-i w) the iterates do not converge and the
+    factors alternate between values whose product is w^2 (J^2 = -w^2 on the pair; with
+    J = [[0, -k], [1/m, 0]] they swing between k and 1/m), while for a real dominant
+    eigenvalue both factors tend to it."""
     cols = np.array([i for b in system.layout.blocks if b.kind != "discrete" for i in range(b.start, b.stop)])
     f0 = system.rhs(t, x)[cols]
     v = np.random.default_rng(0).normal(size=cols.size)
     v /= np.linalg.norm(v)
     eps = np.sqrt(np.finfo(float).eps) * max(1.0, float(np.linalg.norm(x[cols])))
-    rho = 0.0
+    rho = previous = 0.0
     for _ in range(iterations):
         xp = np.array(x, dtype=float)
         xp[cols] += eps * v
         w = (system.rhs(t, xp)[cols] - f0) / eps
-        rho = float(np.linalg.norm(w))
+        previous, rho = rho, float(np.linalg.norm(w))
         if not (rho > 0.0 and np.isfinite(rho)):
             return 0.0
         v = w / rho
-    return rho
+    return math.sqrt(previous * rho)
 
 
 def _warn_if_stiff(system, t, x, method, t_window, t1):
@@ -420,17 +426,10 @@ def _checked_limits(dense_output, max_events, max_nfev, timeout):
 def _checked_method(method, step, max_step, first_step):
     """``(method, extra solver options)``: a fixed-step method's name becomes its class and
     brings its `step`; a step without a fixed-step method, or one without its step, is an error."""
-    names = sorted(_SCIPY_METHODS) + sorted(FIXED_STEP_METHODS)
     if isinstance(method, str):
-        if method not in _SCIPY_METHODS and method not in FIXED_STEP_METHODS:
-            import difflib
+        from .._options import check_method
 
-            close = difflib.get_close_matches(method, names, n=2)   # "RK54": RK4 or RK45
-            raise ParameterError(
-                f"`method` {method!r} is not a solve_ivp method; use one of {names}"
-                + (f" (did you mean {' or '.join(map(repr, close))}?)" if close else "")
-            )
-        method = FIXED_STEP_METHODS.get(method, method)
+        method = FIXED_STEP_METHODS.get(check_method(method), method)
     elif not (inspect.isclass(method) and issubclass(method, OdeSolver)):
         raise ParameterError(f"`method` must be a solve_ivp method name or an OdeSolver subclass, got {method!r}")
     if method not in FIXED_STEP_METHODS.values():
@@ -438,7 +437,7 @@ def _checked_method(method, step, max_step, first_step):
             raise ParameterError(f"`step` is for the fixed-step methods {sorted(FIXED_STEP_METHODS)}; "
                                  f"method {getattr(method, '__name__', method)!r} chooses its own steps (got step={step!r})")
         return method, {}
-    name = method.__name__
+    name = next(n for n, cls in FIXED_STEP_METHODS.items() if cls is method)
     if step is None:
         raise ParameterError(f"method {name!r} needs `step`, the fixed step [s]")
     step = as_finite_float(step, "step", positive=True)

@@ -23,13 +23,15 @@ from pathlib import Path
 import numpy as np
 
 from .._files import atomic_file, savez, write_text
+from .._options import API_LABELS, check_method, check_run_solver, check_step
 from ..errors import ParameterError, PortHamiltonianError
 
 __all__ = ["RunSpec", "Prepared", "model_reference", "load_model_file", "resolve_parameters", "prepare", "integrate", "summary", "write_run",
-           "observables_table", "versions", "run_id", "rerun"]
+           "observables_table", "versions", "run_id", "rerun", "changes_since", "step_estimate",
+           "long_run_warning"]
 
 #: solver settings a spec may override (the rest of `simulate`'s keywords are the model's)
-SOLVER_KEYS = ("method", "rtol", "atol", "max_step")
+SOLVER_KEYS = ("method", "rtol", "atol", "max_step", "step")
 #: the distributions whose versions a record holds
 _DISTRIBUTIONS = ("porthamiltonian", "numpy", "scipy", "numba", "sympy", "networkx", "dask", "distributed",
                   "pandas", "pyarrow")
@@ -50,7 +52,9 @@ class RunSpec:
     t_end : float or None
         Simulated time [s]; None: the model's own.
     solver : dict
-        Overrides of the model's solver settings (keys in `SOLVER_KEYS`).
+        Overrides of the model's solver settings (keys in `SOLVER_KEYS`; `step` is the
+        fixed step [s] of the fixed-step methods RK4 and discrete_gradient). A method given
+        here brings its own stepping (`porthamiltonian._options.check_run_solver`).
     samples : int
         Evenly spaced output samples from 0 to t_end (events included), or 0 for the
         solver's own steps.
@@ -76,6 +80,10 @@ class RunSpec:
         unknown = sorted(set(self.solver) - set(SOLVER_KEYS))
         if unknown:
             raise ParameterError(f"`solver` takes {', '.join(SOLVER_KEYS)}; got {', '.join(map(repr, unknown))}")
+        if "method" in self.solver:
+            check_method(self.solver["method"], "solver['method']")
+        if "step" in self.solver:
+            check_step(self.solver["step"], "solver['step']")
         if self.max_nfev is not None and not (_is_integer(self.max_nfev) and self.max_nfev > 0):
             raise ParameterError(f"`max_nfev` must be None or an integer > 0, got {self.max_nfev!r}")
         if self.timeout is not None and not (_is_number(self.timeout) and self.timeout > 0):
@@ -271,15 +279,18 @@ class Prepared:
     jit_wall: float
 
 
-def prepare(spec):
+def prepare(spec, *, labels=API_LABELS):
     """Build and compile the model of `spec`, its compiled right-hand side built now (not
     after `porthamiltonian.compile.system.JIT_AFTER` evaluations as in the Python API): every
-    run of a spec evaluates the same code, whichever process runs it.
+    run of a spec evaluates the same code, whichever process runs it. The solver settings are
+    the model's with the spec's overrides (`porthamiltonian._options.check_run_solver`, its
+    messages naming the settings by `labels`: the CLI passes its options' names).
 
     Raises
     ------
     ParameterError
-        A value that breaks its parameter's rule, a model whose own end time is bad.
+        A value that breaks its parameter's rule, a model whose own end time is bad, a
+        fixed-step method without a step or a step for a method that chooses its own.
     """
     from porthamiltonian import compile
 
@@ -291,11 +302,12 @@ def prepare(spec):
         t_end = math.nan
     if not (math.isfinite(t_end) and t_end > 0):
         raise ParameterError(f"model {spec.model!r}: t_end must be a finite number of seconds > 0, got {t_end!r}")
+    solver = check_run_solver({**model.solver, **{k: (v if k == "method" else float(v))
+                                                  for k, v in spec.solver.items()}}, spec.solver, labels)
     system = compile(model.graph, baumgarte=model.baumgarte)
     wall = time.perf_counter()
     jit = system.compiled
     wall = time.perf_counter() - wall
-    solver = {**model.solver, **{k: (v if k == "method" else float(v)) for k, v in spec.solver.items()}}
     return Prepared(spec, model, system, system.initial_state(model.initial), t_end, solver, str(jit), wall)
 
 
@@ -315,6 +327,53 @@ def integrate(prepared, *, progress=False, t_eval=None):
     traj = simulate(prepared.system, (0.0, prepared.t_end), prepared.x0, progress=progress, throw=False,
                     t_eval=t_eval, **prepared.solver, **limits)
     return traj, time.perf_counter() - wall
+
+
+#: a run projected to take more steps than this is warned about before it starts
+LONG_RUN_STEPS = 1e7
+
+
+def step_estimate(prepared):
+    """``(steps, rate)``: about how many steps the prepared run takes, and the rate [1/s] of
+    its fastest mode at the initial state (None for a fixed-step method, whose count is
+    exact: ``t_end / step``).
+
+    The rate is the spectral radius of the rates' Jacobian at the initial state, by power
+    iteration on finite-difference products (`integrate.simulate._fastest_rate`, 13
+    evaluations of the right-hand side); the estimate is ``rate * t_end``, one step per
+    fastest time scale: a floor for an explicit method (stable below about 3 / rate, so
+    within a factor of a few) and for an implicit one resolving that mode (tens of steps per
+    period), an overestimate for an implicit one stepping over a damped fast mode. A contact
+    open at the initial state does not show in the rate (its stiffness enters at touch-down;
+    `simulate`'s own check at its 3000th evaluation sees it then, for explicit methods).
+    """
+    from porthamiltonian.integrate.simulate import _fastest_rate
+
+    step = prepared.solver.get("step")
+    if step is not None:
+        return prepared.t_end / float(step), None
+    try:
+        rate = _fastest_rate(prepared.system, 0.0, prepared.x0)
+    except Exception:  # noqa: BLE001 - an estimate: a state the model cannot evaluate fails the run itself
+        return 0.0, 0.0
+    return rate * prepared.t_end, rate
+
+
+def long_run_warning(prepared, labels=API_LABELS):
+    """The warning for a run that `step_estimate` projects past `LONG_RUN_STEPS` steps, with
+    the limits that bound it (named by `labels`), or None: for a run short enough, or one
+    already bounded by a timeout or an evaluation budget."""
+    spec = prepared.spec
+    if spec.timeout is not None or spec.max_nfev is not None:
+        return None
+    steps, rate = step_estimate(prepared)
+    if not steps > LONG_RUN_STEPS:
+        return None
+    why = (f"t_end = {prepared.t_end:.6g} s at the fixed step {prepared.solver['step']:.6g} s" if rate is None else
+           f"the fastest mode at the initial state has a rate of {rate:.3g} 1/s over t_end = {prepared.t_end:.6g} s")
+    return (f"this run may take about {steps:.2g} steps ({why}), more than {LONG_RUN_STEPS:.0e}: it can run for "
+            f"hours; bound it with `{labels['timeout']}` SECONDS (or `{labels['max_nfev']}` N), shorten "
+            f"`{labels['t_end']}`, or soften the stiffest element")
 
 
 def versions():
@@ -388,23 +447,42 @@ def write_run(out, prepared, traj, wall, budget):
     return record, table
 
 
-def rerun(summary_file, *, progress=False):
+def rerun(summary_file, *, progress=False, allow_changes=False):
     """Run again the run a `summary.json` (or a sweep's ``runs/<run_id>.json``) records;
     returns ``(prepared, trajectory)``.
 
     The spec (model, every parameter, end time, solver, samples, limits) is read from the
     summary, so the trajectory equals the recorded one to the last bit on the same versions
-    (`summary["versions"]`).
+    (`summary["versions"]`). What the spec does not hold is compared with the record first
+    (`changes_since`): the model file's bytes (its SHA-256) and the versions of Python and of
+    the recorded packages. A run whose inputs changed is not the recorded run: it is refused,
+    saying what differs, unless `allow_changes` asks for it (then a `RecordChangedWarning`
+    says what differs, and the run goes on). A sweep's record of a run that failed before
+    integrating holds no versions or digest: only what it holds is compared.
+
+    Parameters
+    ----------
+    summary_file : str or Path
+    progress : bool
+        A progress bar, as in `simulate`.
+    allow_changes : bool
+        Run the edited model file, or on other versions, anyway.
 
     Raises
     ------
     ParameterError
         A file that is not a run summary (no "spec" entry).
+    RecordChangedError
+        The model file or the versions differ from the record, without `allow_changes`.
 
     Examples
     --------
     >>> prepared, traj = rerun("out/ball-drop/summary.json")        # doctest: +SKIP
     """
+    import warnings
+
+    from ..errors import RecordChangedError, RecordChangedWarning
+
     path = Path(summary_file)
     try:
         record = json.loads(path.read_text())
@@ -412,6 +490,42 @@ def rerun(summary_file, *, progress=False):
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ParameterError(f"`summary_file` {str(path)!r} is not a run summary written by porthamiltonian "
                              f"({type(exc).__name__}: {exc})") from None
+    if not isinstance(allow_changes, bool):
+        raise ParameterError(f"`allow_changes` must be True or False, got {allow_changes!r}")
+    differences = changes_since(record.get("summary") if "row" in record else record, spec)
+    if differences:
+        what = f"the run recorded in {str(path)!r} has changed since: {'; '.join(differences)}"
+        if not allow_changes:
+            raise RecordChangedError(f"{what}. Running it now would not reproduce the record; pass "
+                                     "`allow_changes=True` to run it anyway")
+        warnings.warn(RecordChangedWarning(f"{what}; run anyway (allow_changes=True)"), stacklevel=2)
     prepared = prepare(spec)
     traj, _ = integrate(prepared, progress=progress)
     return prepared, traj
+
+
+def changes_since(record, spec):
+    """What differs between a run's record (`summary`) and now: a list of sentences, [] when
+    nothing does.
+
+    Compared: the model file's SHA-256 (a model file's bytes are not in the spec), and the
+    versions of Python and of the distributions the record lists (None there: not installed
+    then). The platform string is not compared (a kernel update is not a change of the
+    run's inputs). A record without these entries (None) has nothing to compare.
+    """
+    out = []
+    record = record or {}
+    recorded = record.get("model_file_sha256")
+    if recorded is not None and _is_file(spec.model):
+        now = _file_digest(spec.model)
+        if now is None:
+            out.append(f"the model file {spec.model!r} cannot be read now")
+        elif now != recorded:
+            out.append(f"the model file {spec.model!r} was edited (SHA-256 recorded {recorded[:12]}..., now "
+                       f"{now[:12]}...)")
+    then, current = record.get("versions") or {}, versions()
+    changed = [f"{name} {then[name]} -> {current.get(name)}" for name in sorted(then)
+               if name != "platform" and then[name] != current.get(name)]
+    if changed:
+        out.append(f"versions differ ({', '.join(changed)})")
+    return out

@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -29,7 +30,7 @@ from ..errors import ParameterError
 from .cluster import WorkerLost, open_executor, run_all
 from .records import RunSpec, integrate, model_reference, prepare, resolve_parameters, run_id, summary
 
-__all__ = ["sweep", "grid_points", "parse_range", "TABLE", "FAILURES"]
+__all__ = ["sweep", "grid_points", "parse_range", "failure_lines", "TABLE", "FAILURES"]
 
 #: file names in a sweep's output directory
 TABLE, FAILURES, RUNS, TRAJECTORIES = "sweep.parquet", "failures.log", "runs", "trajectories"
@@ -214,6 +215,31 @@ def _write_failures(path, table):
         if isinstance(r.get("traceback"), str) and r["traceback"]:
             lines += ["    " + t for t in r["traceback"].rstrip().splitlines()]
     write_text(path, "\n".join(lines) + "\n")
+
+
+def failure_lines(table):
+    """One line per distinct error of a sweep's failed runs, with how many runs it hit:
+    ``"failed: 6 of 12 runs like run 653c0829fde6b69e: IntegrationError: stopped after ..."``.
+
+    Errors that differ only in their numbers (the time a run stopped at, the value it was
+    given) are one error: the line quotes the first run's message. The most frequent come
+    first (ties in the order of the table); [] when every run succeeded. The CLI prints them
+    on stderr; `failures.log` keeps every run's error and traceback.
+    """
+    failed = table[table["status"] != "ok"]
+    counts, first = {}, {}
+    for _, r in failed.iterrows():
+        error = str(r["error"]).strip() or "failed without a message"
+        key = _NUMBER.sub("#", error)
+        counts[key] = counts.get(key, 0) + 1
+        first.setdefault(key, (r["run_id"], error))
+    total = f"{len(table)} run{'s' if len(table) != 1 else ''}"
+    return [f"failed: {counts[k]} of {total} like run {first[k][0]}: {first[k][1]}"
+            for k in sorted(counts, key=lambda k: -counts[k])]
+
+
+#: a number in an error message (failures that differ only in these are one failure)
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=1001, max_nfev=None, timeout=None,

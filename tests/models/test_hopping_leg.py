@@ -79,5 +79,7 @@ def test_each_hop_on_soil_loses_the_plastic_work_the_soil_books():
 
 
 def test_an_unknown_contact_is_refused():
-    with pytest.raises(ph.ParameterError, match=r"`contact` must be one of \('compliant', 'sliding_plane', 'soil'\)"):
+    with pytest.raises(ph.ParameterError, match=r"model 'hopping-leg' is not built for the reduced contact kind .*"
+                                                r"`contact` must be one of the kinds it offers: compliant, "
+                                                r"sliding_plane, soil"):
         build_model("hopping-leg", contact="reduced")

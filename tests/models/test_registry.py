@@ -43,7 +43,7 @@ def test_observables_and_groups_are_consistent(name, params):
 
 NUMERIC = [(name, pname, p) for name, spec in sorted(MODELS.items()) for pname, p in spec.parameters.items()
            if not isinstance(p.default, (str, bool))]
-BREAKS = {"positive": 0.0, "nonnegative": -1e-3, "fraction": 1.5}
+BREAKS = {"positive": 0.0, "nonnegative": -1e-3, "fraction": 1.5, "positive_fraction": 0.0}
 
 
 def violating(p, value):
@@ -62,13 +62,14 @@ def test_every_numeric_parameter_is_checked_before_the_model_is_built(name, pnam
             build_model(name, **{pname: violating(p, float("nan"))})
     if p.rule is not None:
         bad = violating(p, int(BREAKS[p.rule]) if isinstance(p.default, int) else BREAKS[p.rule])
-        words = {"positive": "be > 0", "nonnegative": "be >= 0", "fraction": "lie in \\[0, 1\\]"}[p.rule]
+        words = {"positive": "be > 0", "nonnegative": "be >= 0", "fraction": "lie in \\[0, 1\\]",
+                 "positive_fraction": "lie in \\(0, 1\\]"}[p.rule]
         with pytest.raises(ParameterError, match=f"model '{name}': `{pname}` must {words}, got"):
             build_model(name, **{pname: bad})
 
 
 def test_a_parameter_rule_must_exist():
-    with pytest.raises(ModelError, match="parameter rule must be one of \\['fraction', 'nonnegative', 'positive'\\]"):
+    with pytest.raises(ModelError, match="parameter rule must be one of \\['fraction', 'nonnegative', 'positive', 'positive_fraction'\\]"):
         Parameter(1.0, "kg", "mass", rule="postive")
 
 

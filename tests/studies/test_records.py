@@ -84,3 +84,48 @@ def test_build_function_and_model_file(tmp_path, monkeypatch):
     _, traj = ph.rerun(tmp_path / "o" / "summary.json")
     # bit-identical on purpose: the saved record reproduces the run
     assert np.array_equal(traj.x, np.load(tmp_path / "o" / "trajectory.npz")["x"])
+
+
+@pytest.fixture
+def file_run(tmp_path):
+    """A run of a model file (mass-spring-damper saved), 0.5 s: its output directory and the file."""
+    scene = tmp_path / "msd.json"
+    assert main(["save", "mass-spring-damper", "--out", str(scene)]) == 0
+    out = tmp_path / "run"
+    assert main(["run", str(scene), "--t-end", "0.5", "--samples", "11", "--no-progress", "--out", str(out)]) == 0
+    return out, scene
+
+
+def test_rerun_refuses_an_edited_model_file(file_run):
+    """Issue 39: the recorded `model_file_sha256` is checked; the edited model runs only when
+    asked for, with a warning saying what differs (and it is the edited model that runs)."""
+    from porthamiltonian.errors import RecordChangedError, RecordChangedWarning
+
+    out, scene = file_run
+    _, traj = ph.rerun(out / "summary.json")   # unchanged: runs, bit for bit
+    assert np.array_equal(traj.x, np.load(out / "trajectory.npz")["x"])
+    data = json.loads(scene.read_text())
+    node = next(n for n in data["graph"]["graph"]["nodes"] if n["id"] == "m")
+    node["params"]["mass"] = [[2.0]]
+    scene.write_text(json.dumps(data))
+    with pytest.raises(RecordChangedError, match=r"has changed since: the model file '.*msd.json' was edited "
+                                                 r"\(SHA-256 recorded [0-9a-f]{12}\.\.\., now [0-9a-f]{12}\.\.\.\)\. "
+                                                 r"Running it now would not reproduce the record; pass "
+                                                 r"`allow_changes=True`"):
+        ph.rerun(out / "summary.json")
+    with pytest.warns(RecordChangedWarning, match=r"was edited .*run anyway"):
+        _, edited = ph.rerun(out / "summary.json", allow_changes=True)
+    assert not np.allclose(edited.x, np.load(out / "trajectory.npz")["x"])   # twice the mass: another motion
+
+
+def test_rerun_refuses_other_versions(file_run, monkeypatch):
+    from porthamiltonian.errors import RecordChangedError
+    from porthamiltonian.studies import records
+
+    out, _ = file_run
+    real = records.versions()
+    monkeypatch.setattr(records, "versions", lambda: {**real, "numpy": "0.0.1", "platform": "elsewhere"})
+    with pytest.raises(RecordChangedError, match=rf"versions differ \(numpy {real['numpy']} -> 0.0.1\)\. Running"):
+        ph.rerun(out / "summary.json")
+    with pytest.raises(ParameterError, match=r"`allow_changes` must be True or False, got 'yes'"):
+        ph.rerun(out / "summary.json", allow_changes="yes")

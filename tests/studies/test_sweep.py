@@ -53,7 +53,7 @@ def test_parallel_equals_serial(serial, client, tmp_path):
     assert np.array_equal(traj.x, np.load(parallel["trajectory"][5])["x"])
     failed = parallel[~ok].iloc[0]
     assert failed["restitution"] == 1.5 and failed["trajectory"] == ""
-    assert "ParameterError: `restitution` must lie in (0, 1], got 1.5" in failed["error"]
+    assert "ParameterError: model 'ball-drop': `restitution` must lie in (0, 1], got 1.5" in failed["error"]
     log = (tmp_path / "failures.log").read_text()
     assert log.startswith("1 of 13 runs failed") and failed["run_id"] in log
 
@@ -128,7 +128,7 @@ def test_resume_runs_only_missing_points(tmp_path):
 @pytest.mark.parametrize("kwargs, message", [
     (dict(grid={"stiffness": [1e4]}, samples=1), r"`samples` must be 0 \(the solver's own steps\) or an integer >= 2"),
     (dict(grid={"stiffness": [1e4]}, t_end=-1.0), r"`t_end` must be None \(the model's\) or a finite number"),
-    (dict(grid={"stiffness": [1e4]}, solver={"rtool": 1e-6}), r"`solver` takes method, rtol, atol, max_step; got 'rtool'"),
+    (dict(grid={"stiffness": [1e4]}, solver={"rtool": 1e-6}), r"`solver` takes method, rtol, atol, max_step, step; got 'rtool'"),
     (dict(grid={"stifness": [1e4]}), r"model 'ball-drop' has no parameter 'stifness'; did you mean 'stiffness'\?"),
     (dict(grid={"stiffness": []}), r"`grid\['stiffness'\]` must be a non-empty list of values"),
     (dict(), r"give `grid` \(name -> values\) or `points`"),
