@@ -80,3 +80,10 @@ def test_a_section_function_ends_the_stride_as_a_terminal_event(wheel):
     assert traj.status == 1 and traj.t[-1] == duration
     assert duration == pytest.approx(t_ref, rel=1e-9)
     assert traj.nfev < 0.5 * reference.nfev
+
+
+@pytest.mark.parametrize("bad", ["", 3, ("foot*",)])
+def test_stop_after_must_be_a_pattern(wheel, bad):
+    model, system, smap, z, full = wheel
+    with pytest.raises(ph.ParameterError, match="stop_after"):
+        ph.simulate(system, (0.0, 0.1), smap.lift(np.asarray(z)), stop_after=bad, **model.solver)
