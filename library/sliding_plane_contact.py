@@ -305,11 +305,17 @@ class SlidingPlaneConstraint(ConstraintElement):
         # target velocity residuals: normal c' = -e c (c is the approach rate), no sliding
         # for a rolling contact; the simulator applies the impulse and books the energy lost.
         # A bounce leaves the contact off afterwards; below `rest_speed` the impact is plastic
-        # and the contact persists (no infinite sequence of ever smaller bounces).
+        # and the contact persists (no infinite sequence of ever smaller bounces). Whether it
+        # bounced is the law's decision (e c > 0), not the sign of the residual the impulse
+        # leaves: a plastic impact's normal residual is zero only to the impulse solve's
+        # round-off (-4e-11 m/s on a rimless wheel of gyration 1e-3 m), and reading that as a
+        # separation left the landing foot off, to land again at once or ns later (issue 36).
         n = len(self._rows)
+        bounced = [False]
 
         def target(c):
             e = self.restitution if c[0] > self.rest_speed else 0.0
+            bounced[0] = e * c[0] > 0.0
             out_c = np.zeros(n)
             out_c[0] = -e * c[0]
             return out_c
@@ -317,8 +323,7 @@ class SlidingPlaneConstraint(ConstraintElement):
         def after(system, t_, xf):
             # separating after the impulse (a bounce): the contact is off until the next impact
             own = xf[system.layout.element_slice(self._path(system))].copy()
-            c = system.evaluate(t_, xf)["c"][self._path(system)]
-            own[_ACT] = 0.0 if c[0] < -1e-12 else 1.0
+            own[_ACT] = 0.0 if bounced[0] else 1.0
             return own
 
         return EventOutcome(out, 0.0, f"impact (restitution {self.restitution:g})", impulse=target, x_after=after)

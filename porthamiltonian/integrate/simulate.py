@@ -11,6 +11,7 @@ system states throughout.
 
 from __future__ import annotations
 
+import fnmatch
 import inspect
 import logging
 import math
@@ -235,7 +236,8 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
              inputs: ArrayLike | Callable[[float, np.ndarray], ArrayLike] | None = None, progress: bool = False,
              throw: bool = True, first_step: float | None = None, max_events: int = 10000,
              check_constraints: bool = True, projection: float | None = None, max_nfev: int | None = None,
-             timeout: float | None = None, dense_output: bool = False, step: float | None = None) -> Trajectory:
+             timeout: float | None = None, dense_output: bool = False, step: float | None = None,
+             stop_after: str | None = None) -> Trajectory:
     """Integrate a compiled system over `t_span`.
 
     Parameters
@@ -301,6 +303,12 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         the smaller of this and the segment's length).
     max_events : int
         Stop with an error after this many element events (guards against chattering).
+    stop_after : str, optional
+        An `fnmatch` pattern over element event names (``"foot*/constraint.impact"``): the run
+        ends (status 1) right after the first such event fires later than t0, its jump applied
+        (the trajectory's last sample is the state after it). A stride of a gait ends there
+        (`porthamiltonian.studies.StrideMap`). An event fired at t0 itself (a state that starts
+        on the event's surface) does not stop the run.
     max_nfev : int, optional
         Stop with an error after this many right-hand-side evaluations (a stiff model on an
         explicit method can take millions); the message says where the run was.
@@ -350,6 +358,9 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
     t_eval = _checked_t_eval(t_eval, t0, t1)
     ufun = _input_function(system, inputs, t0, x0)
     user_events = _check_events(events, t0, x0)
+    if stop_after is not None and (not isinstance(stop_after, str) or not stop_after):
+        raise ParameterError(f"`stop_after` must be a non-empty element event name pattern (str) or None, "
+                             f"got {stop_after!r}")
 
     with progress_logging(progress):   # a bar on stderr unless the application's logging takes the records
         rhs = _Evaluator(system, method, ufun, callable(inputs), budget, t0, t1, Progress(t0, t1, progress))
@@ -364,6 +375,7 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         solver = dict(method=method, rtol=rtol, atol=atol, max_step=max_step, dense_output=dense_output, **fixed,
                       **({"jac": _jacobian(rhs, system, rtol, atol)} if _uses_jacobian(method) else {}))
         run = _Segments(system, rhs, solver, user_events, t_eval, first_step, projection, max_events)
+        run.stop_after = stop_after
         run.integrate(t0, t1, x0)
         rhs.progress.close(_last_time(run.T))
     traj = Trajectory(
@@ -579,6 +591,7 @@ class _Segments:
         self.njev = self.nlu = 0
         self.n_events = 0
         self.fired_at_start = set()   # (event, time) fired at a segment's start: once per instant
+        self.stop_after, self.n_seen = None, 0   # `simulate`'s stop_after; records already checked
         self.reduced = ReducedPhases(self)
 
     def integrate(self, t0, t1, x0):
@@ -599,6 +612,8 @@ class _Segments:
                 self.fired_at_start.add((b.name, t))
                 x = self._fire(b, t, x)
                 self.n_events += 1
+                if self._stops(t0):
+                    break
                 continue
             t_stop = min(t1, next_projection)
             contact = self.reduced.active(x)
@@ -613,11 +628,24 @@ class _Segments:
                     t, x, stop = t_stop, np.asarray(sol.y, dtype=float)[:, -1].copy(), False
                 else:
                     t, x, stop = self._terminal(sol, evs)
-            if stop or t >= t1:
+            if stop or t >= t1 or self._stops(t0):
                 break
             if reached:
                 t, x = t_stop, self._project(t_stop, x)
                 next_projection = t + self.projection
+
+    def _stops(self, t0):
+        """Whether an element event fired since the last check matches `stop_after` (later
+        than `t0`); if so, the run's status says which and when."""
+        if self.stop_after is None:
+            return False
+        new, self.n_seen = self.records[self.n_seen:], len(self.records)
+        for rec in new:
+            if (rec.t > t0 and rec.message not in ("crossing", "terminal user event")
+                    and fnmatch.fnmatchcase(rec.name, self.stop_after)):
+                self.status, self.message = 1, f"{rec.name} occurred at t = {rec.t:.9g} s (`stop_after`)."
+                return True
+        return False
 
     def _starting(self, t, x):
         """The first element event exactly zero at ``(t, x)`` and moving in its direction

@@ -76,6 +76,21 @@ class PoincareSection:
         """The user events `simulate` must watch: the section's function, if any."""
         return () if self.function is None else (self.function,)
 
+    @property
+    def terminal(self):
+        """`simulate` keywords that end the run at the section's first crossing: ``stop_after``
+        the pattern, or the section's function as a terminal event (same name and direction)."""
+        if self.function is None:
+            return {"stop_after": self.pattern}
+        f = self.function
+
+        def section(t, x):
+            return f(t, x)
+
+        section.__name__, section.terminal = self.pattern, True
+        section.direction = getattr(f, "direction", 0.0)
+        return {"events": (section,)}
+
     def crossings(self, traj, after=None):
         """The section's crossings in `traj` (strictly after time `after`, if given), as a list
         of (t, state) with the state just after an element event's jump."""
@@ -84,7 +99,7 @@ class PoincareSection:
             if after is not None and rec.t <= after:
                 continue
             if self.function is not None:
-                if rec.name == self.pattern and rec.message == "crossing":
+                if rec.name == self.pattern and rec.message in ("crossing", "terminal user event"):
                     out.append((rec.t, np.array(rec.x)))
             elif fnmatch.fnmatchcase(rec.name, self.pattern):
                 last = np.flatnonzero(traj.t == rec.t)[-1]   # the sample after the jump
@@ -122,9 +137,15 @@ class StrideMap:
         self.evaluations = 0
 
     def stride(self, z):
-        """``(z_next, duration, trajectory)`` of one stride from the section point z."""
+        """``(z_next, duration, trajectory)`` of one stride from the section point z.
+
+        The integration stops at the section's first crossing (an element event pattern is
+        `simulate`'s ``stop_after``; a section function runs as a terminal event), so a stride
+        costs the time to that crossing, not the horizon's, and whatever would happen after
+        it (a fall, a failure) cannot fail the stride.
+        """
         x0 = self.lift(np.asarray(z, dtype=float))
-        traj = simulate(self.system, (0.0, self.horizon), x0, events=self.section.events, **self.solver)
+        traj = simulate(self.system, (0.0, self.horizon), x0, **self.section.terminal, **self.solver)
         self.evaluations += 1
         hits = self.section.crossings(traj, after=0.0)
         if not hits:
