@@ -17,7 +17,7 @@ Laws (q the joint position, v its velocity):
   F_c v / sqrt(v^2 + eps^2) (dissipates F_c v^2 / sqrt(v^2 + eps^2) >= 0);
 - `JointSpring`: stores 1/2 k (q - rest)^2, effort k (q - rest);
 - `JointLimit`: compliant unilateral stops, stores 1/2 k d^2 with d the overshoot past
-  ``lower``/``upper`` (zero between them), plus `JointLimitDamper`, effort c |d| v past a
+  ``lower``/``upper`` (zero between them), plus `JointLimitDamper`, effort ``c |d| v`` past a
   stop (zero at first touch, as a Hunt-Crossley contact: no pull when the stop releases).
 """
 
@@ -120,7 +120,7 @@ class JointFriction(_JointResistor):
 
 @register_element
 class JointLimitDamper(_JointResistor):
-    """Damping of a joint's stops, effort c |d| v past a stop (`JointLimit`); reads q."""
+    """Damping of a joint's stops, effort ``c |d| v`` past a stop (`JointLimit`); reads q."""
 
     type_name = "JointLimitDamper"
     _law = staticmethod(_k.joint_limit_damper_law)
