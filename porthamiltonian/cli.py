@@ -17,11 +17,15 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
-from ._files import check_replaceable, savez, staged_directory
+from . import _interrupt
+from ._files import OutputWriteError, check_replaceable, check_writable, recover_leftovers, savez, staged_directory
 from .errors import ParameterError, PortHamiltonianError
+from .studies.records import ModelFileError
 
 __all__ = ["main"]
 
@@ -109,27 +113,32 @@ def _save_contact_forces(model_name, traj, out, events):
 def _check_out_dir(out, replace=False):
     """Raise ParameterError unless `out` is (or can be made as) a writable directory, and,
     with `replace`, one a run may replace whole (`porthamiltonian._files.check_replaceable`):
-    checked before a model is built or simulated, so a long run never ends unable to save."""
+    checked before a model is built or simulated, so a long run never ends unable to save.
+    Writability is probed by creating a file (`porthamiltonian._files.check_writable`). With
+    `replace`, the leftovers of a killed run into `out` are first repaired
+    (`porthamiltonian._files.recover_leftovers`), with a line saying so."""
     out = Path(out)
+    if replace:
+        note = recover_leftovers(out)
+        if note:
+            print(note, file=sys.stderr)
     if out.exists():
         if not out.is_dir():
             raise ParameterError(f"`--out` {str(out)!r} is an existing file, not a directory; give a directory to "
                                  "write the results in")
         if not os.access(out, os.W_OK | os.X_OK):
             raise ParameterError(f"`--out` {str(out)!r} is a directory that is not writable")
+        check_writable(out)
         if replace:
             check_replaceable(out)
-            if not os.access(out.absolute().parent, os.W_OK | os.X_OK):
-                raise ParameterError(f"`--out` {str(out)!r} cannot be replaced: its directory "
-                                     f"{str(out.absolute().parent)!r} is not writable")
+            check_writable(out.absolute().parent, f"`--out` {str(out)!r} cannot be replaced")
         return out
     parent = out.absolute().parent
     while not parent.exists():
         parent = parent.parent
     if not parent.is_dir():
         raise ParameterError(f"`--out` {str(out)!r} cannot be created: {str(parent)!r} is a file, not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ParameterError(f"`--out` {str(out)!r} cannot be created: directory {str(parent)!r} is not writable")
+    check_writable(parent, f"`--out` {str(out)!r} cannot be created")
     return out
 
 
@@ -155,7 +164,10 @@ def cmd_run(args):
 
     The outputs are written into a hidden directory beside ``--out`` that then replaces it
     whole (`porthamiltonian._files.staged_directory`): a run into a directory used before
-    leaves only its own outputs, and an interrupted run leaves the previous ones untouched.
+    leaves only its own outputs, and an interrupted run (SIGINT, SIGTERM, even SIGKILL)
+    leaves the previous ones untouched. If the outputs cannot be written after the work (a
+    full disk), they are written to a fallback directory (`_rescue`) and the command says
+    where, exit 1.
     """
     _check_run_args(args)
     label = Path(args.model).stem if _is_file(args.model) else args.model
@@ -164,17 +176,54 @@ def cmd_run(args):
     prepared = _prepare(args)
     _make_out_dir(out.parent)
     traj, wall = _integrate(args, prepared)
+    _interrupt.check()   # an interrupt the integration swallowed: nothing is written
     budget = traj.power_budget()
     print(budget.table())
-    with staged_directory(out) as stage:
-        n_figures = _write_outputs(stage, args.model, prepared, traj, wall, budget)
-        scene = _write_scene(stage, traj, label, args.view)
+    try:
+        n_figures, scene = _write_run(out, args, label, prepared, traj, wall, budget)
+    except OutputWriteError as exc:
+        return _rescue(exc, out, args, label, prepared, traj, wall, budget)
     print(f"saved trajectory (npz, csv), summary.json, view.json and {n_figures} figure(s) in {out}/")
     _show(scene, out, args)
     if traj.status < 0:
         print(f"FAILED: {traj.message}", file=sys.stderr)
         return 1
     return 0
+
+
+def _write_run(out, args, label, prepared, traj, wall, budget):
+    """All the outputs of a run, replacing `out` whole; returns (number of figures, scene)."""
+    with staged_directory(out) as stage:
+        n_figures = _write_outputs(stage, args.model, prepared, traj, wall, budget)
+        scene = _write_scene(stage, traj, label, args.view)
+    return n_figures, scene
+
+
+def rescue_directory(label):
+    """The fallback directory of a run whose outputs could not be written to ``--out``:
+    ``$TMPDIR/porthamiltonian-rescue/LABEL-YYYYmmdd-HHMMSS-PID`` (the system's temporary
+    directory, usually another file system than the user's outputs)."""
+    import tempfile
+    import time
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path(tempfile.gettempdir()) / "porthamiltonian-rescue" / f"{label}-{stamp}-{os.getpid()}"
+
+
+def _rescue(exc, out, args, label, prepared, traj, wall, budget):
+    """Write a finished run whose outputs failed (`exc`) into `rescue_directory`; one line on
+    stderr says what failed and where the results are (or that they are lost). Returns 1."""
+    fallback = rescue_directory(label)
+    try:
+        fallback.parent.mkdir(parents=True, exist_ok=True)
+        _write_run(fallback, args, label, prepared, traj, wall, budget)
+    except (OutputWriteError, OSError) as again:
+        print(f"error: {exc}; {str(out)!r} is unchanged; the results could not be saved in {str(fallback)!r} "
+              f"either ({getattr(again, 'reason', None) or again.strerror or again})", file=sys.stderr)
+        return 1
+    print(f"error: {exc}; {str(out)!r} is unchanged; the results were saved in {str(fallback)!r} instead",
+          file=sys.stderr)
+    return 1
 
 
 def _spec(args):
@@ -288,6 +337,11 @@ def cmd_view(args):
         raise ParameterError(f"`OUTDIR` {str(folder)!r} is not a directory; give the output directory of "
                              "`porthamiltonian run`")
     html = Path(args.out) if args.out else folder / "view.html"
+    if html.is_dir():
+        raise ParameterError(f"`--out` {str(html)!r} is a directory; give the HTML file to write")
+    if not html.absolute().parent.is_dir():
+        raise ParameterError(f"`--out` {str(html)!r}: no directory {str(html.absolute().parent)!r} to write it in")
+    check_writable(html.absolute().parent, f"`--out` {str(html)!r}")
     _check_animate(args)
     scene = load_scene(folder / "view.json")
     print(f"3D viewer: {write_html(scene, html).absolute()} (open it in a browser; ?t=SECONDS shows one time)")
@@ -430,19 +484,42 @@ def make_parser():
 
 
 def main(argv=None):
-    """Run a command; returns the exit status: 0, 1 (a run that failed, outputs written),
-    2 (a bad argument or model), 130 (interrupted, SIGINT: no output written or replaced)."""
-    args = make_parser().parse_args(argv)
+    """Run a command; returns the exit status: 0, 1 (a run that failed, outputs written; or
+    outputs that could not be written, saved elsewhere as said), 2 (a bad argument or model),
+    130 (interrupted by SIGINT, Ctrl-C) or 143 (by SIGTERM): no output written or replaced,
+    wherever the signal lands (start-up, build, compile, integration, writing)."""
+    command = "porthamiltonian"
     try:
+        if threading.current_thread() is threading.main_thread():
+            _interrupt.install()
+        args = make_parser().parse_args(argv)
+        command = f"porthamiltonian {args.command}"
         return {"list": cmd_list, "run": cmd_run, "graph": cmd_graph, "save": cmd_save,
                 "sweep": cmd_sweep, "view": cmd_view}[args.command](args)
+    except OutputWriteError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except ModelFileError as exc:   # the user's code raised: their traceback under our one line
+        print(f"error: {exc}\n{exc.user_traceback()}", file=sys.stderr, end="")
+        return 1
     except PortHamiltonianError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: `porthamiltonian {args.command}` stopped; no output was written or replaced",
-              file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return _interrupted(command, exc)
+    except BaseException as exc:
+        if _interrupt.received() is None or isinstance(exc, SystemExit):
+            raise
+        return _interrupted(command, exc)   # an interrupt surfacing as another error (numba's SystemError)
+
+
+def _interrupted(command, exc):
+    status = _interrupt.exit_status(exc)
+    name = signal.Signals(status - 128).name
+    kept = ("the finished runs are kept in the table; the same sweep into the same --out resumes"
+            if command.endswith(" sweep") else "no output was written or replaced")
+    print(f"\ninterrupted ({name}): `{command}` stopped; {kept}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover
