@@ -214,15 +214,15 @@ def _rescue(exc, out, args, label, prepared, traj, wall, budget):
     """Write a finished run whose outputs failed (`exc`) into `rescue_directory`; one line on
     stderr says what failed and where the results are (or that they are lost). Returns 1."""
     fallback = rescue_directory(label)
+    what = f"error: cannot write {exc.path.name!r} in {str(out)!r} ({exc.reason}); {str(out)!r} is unchanged"
     try:
         fallback.parent.mkdir(parents=True, exist_ok=True)
         _write_run(fallback, args, label, prepared, traj, wall, budget)
     except (OutputWriteError, OSError) as again:
-        print(f"error: {exc}; {str(out)!r} is unchanged; the results could not be saved in {str(fallback)!r} "
-              f"either ({getattr(again, 'reason', None) or again.strerror or again})", file=sys.stderr)
+        reason = getattr(again, "reason", None) or again.strerror or again
+        print(f"{what}; the results could not be saved in {str(fallback)!r} either ({reason})", file=sys.stderr)
         return 1
-    print(f"error: {exc}; {str(out)!r} is unchanged; the results were saved in {str(fallback)!r} instead",
-          file=sys.stderr)
+    print(f"{what}; the results were saved in {str(fallback)!r} instead", file=sys.stderr)
     return 1
 
 
@@ -410,7 +410,7 @@ def cmd_sweep(args):
     table = sweep(args.model, grid, t_end=args.t_end, solver=solver, samples=args.samples, max_nfev=args.max_nfev,
                   timeout=args.timeout, metrics=metrics, out=out, trajectories=args.trajectories,
                   workers=args.workers, scheduler=args.scheduler, connect_timeout=args.connect_timeout,
-                  progress=not args.no_progress)
+                  progress=not args.no_progress, rerun_failed=args.rerun_failed)
     group = "contact" if "contact" in grid and len(grid["contact"]) > 1 else None
     ok = table["status"] == "ok"
     ledger = [c for c in ("ledger.dissipated", "ledger.lost", "ledger.stabilization")
@@ -469,6 +469,9 @@ def make_parser():
                    help="seconds to wait for --scheduler")
     q.add_argument("--out", "-o", help="output directory (default out/sweep-MODEL); a sweep into it again resumes")
     q.add_argument("--trajectories", action="store_true", help="save each run's trajectory (npz)")
+    q.add_argument("--rerun-failed", dest="rerun_failed", action="store_true",
+                   help="resuming, run again the runs that failed for a reason of the model (those that failed for "
+                        "a reason of the machine, a full disk or a lost worker, always are)")
     q.add_argument("--metric", action="append", metavar="NAME",
                    help="a column and a plot: time_to_rest, max_normal_force, min:OBSERVABLE or max:OBSERVABLE")
     q.add_argument("--t-end", type=float, help="simulated time [s]")
@@ -515,10 +518,10 @@ def main(argv=None):
 
 def _interrupted(command, exc):
     status = _interrupt.exit_status(exc)
-    name = signal.Signals(status - 128).name
+    name = "" if status - 128 == signal.SIGINT else f" by {signal.Signals(status - 128).name}"
     kept = ("the finished runs are kept in the table; the same sweep into the same --out resumes"
             if command.endswith(" sweep") else "no output was written or replaced")
-    print(f"\ninterrupted ({name}): `{command}` stopped; {kept}", file=sys.stderr)
+    print(f"\ninterrupted{name}: `{command}` stopped; {kept}", file=sys.stderr)
     return status
 
 
