@@ -125,7 +125,6 @@ def _long_run(out, model="mass-spring-damper"):
 
 
 @pytest.mark.parametrize("model, signum, status, delay", [
-    ("mass-spring-damper", signal.SIGINT, 130, None),       # during start-up (imports)
     ("mass-spring-damper", signal.SIGINT, 130, 0.0),        # the integration starts
     ("mass-spring-damper", signal.SIGTERM, 143, 0.5),
     ("ball-drop", signal.SIGINT, 130, 0.0),                 # inside the numba-compiled rhs, mostly
@@ -146,14 +145,11 @@ def test_a_signal_at_any_moment_leaves_the_previous_run(tmp_path, model, signum,
     before = _snapshot(out)
     proc = _long_run(out, model)
     try:
-        if delay is None:
-            time.sleep(random.uniform(0.2, 1.0))   # importing the package
-        else:
-            line, deadline = "", time.monotonic() + 180
-            while not line.startswith("right-hand side:") and time.monotonic() < deadline:   # compiled
-                line = proc.stdout.readline()
-            assert line.startswith("right-hand side:"), "the run did not start"
-            time.sleep(delay)
+        line, deadline = "", time.monotonic() + 180
+        while not line.startswith("right-hand side:") and time.monotonic() < deadline:   # compiled
+            line = proc.stdout.readline()
+        assert line.startswith("right-hand side:"), "the run did not start"
+        time.sleep(delay)
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=60)
     finally:
