@@ -24,7 +24,7 @@ from __future__ import annotations
 import signal
 from contextlib import contextmanager
 
-__all__ = ["Interrupted", "install", "check", "received", "caused_by_interrupt", "deferred", "exit_status"]
+__all__ = ["Interrupted", "install", "restore", "check", "received", "caused_by_interrupt", "deferred", "exit_status"]
 
 #: the signals handled: Ctrl-C and the polite kill (``kill PID``, a batch scheduler's stop)
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -48,9 +48,17 @@ def _handler(signum, frame):
 
 def install():
     """Handle SIGINT and SIGTERM with `Interrupted` (recorded for `check`); idempotent.
-    Only in the main thread (signal handlers can be set nowhere else)."""
-    for s in SIGNALS:
-        signal.signal(s, _handler)
+    Only in the main thread (signal handlers can be set nowhere else). Returns the previous
+    handlers, for `restore`."""
+    global _received
+    _received = None
+    return {s: signal.signal(s, _handler) for s in SIGNALS}
+
+
+def restore(previous):
+    """Put back the handlers `install` returned (a CLI called in-process leaves none behind)."""
+    for s, h in previous.items():
+        signal.signal(s, h)
 
 
 def received():

@@ -491,29 +491,38 @@ def main(argv=None):
     outputs that could not be written, saved elsewhere as said), 2 (a bad argument or model),
     130 (interrupted by SIGINT, Ctrl-C) or 143 (by SIGTERM): no output written or replaced,
     wherever the signal lands (start-up, build, compile, integration, writing)."""
-    command = "porthamiltonian"
+    command, previous = "porthamiltonian", {}
     try:
         if threading.current_thread() is threading.main_thread():
-            _interrupt.install()
+            previous = _interrupt.install()
         args = make_parser().parse_args(argv)
         command = f"porthamiltonian {args.command}"
         return {"list": cmd_list, "run": cmd_run, "graph": cmd_graph, "save": cmd_save,
                 "sweep": cmd_sweep, "view": cmd_view}[args.command](args)
-    except OutputWriteError as exc:
+    except BaseException as exc:
+        return _failed(command, exc)
+    finally:
+        _interrupt.restore(previous)
+
+
+def _failed(command, exc):
+    """The exit status of a command that raised `exc` (re-raised if it is not ours to report),
+    after one line on stderr. A signal received counts first, whatever error it surfaced as
+    (numba's SystemError, an error of the model's code, a failed write)."""
+    if isinstance(exc, SystemExit):
+        raise exc
+    if isinstance(exc, KeyboardInterrupt) or _interrupt.received() is not None:
+        return _interrupted(command, exc)
+    if isinstance(exc, OutputWriteError):
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    except ModelFileError as exc:   # the user's code raised: their traceback under our one line
+    if isinstance(exc, ModelFileError):   # the user's code raised: their traceback under our one line
         print(f"error: {exc}\n{exc.user_traceback()}", file=sys.stderr, end="")
         return 1
-    except PortHamiltonianError as exc:
+    if isinstance(exc, PortHamiltonianError):
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as exc:
-        return _interrupted(command, exc)
-    except BaseException as exc:
-        if _interrupt.received() is None or isinstance(exc, SystemExit):
-            raise
-        return _interrupted(command, exc)   # an interrupt surfacing as another error (numba's SystemError)
+    raise exc
 
 
 def _interrupted(command, exc):
