@@ -131,6 +131,9 @@ def _check_out_dir(out, replace=False):
         check_writable(out)
         if replace:
             check_replaceable(out)
+            if not os.access(out.absolute().parent, os.W_OK | os.X_OK):
+                raise ParameterError(f"`--out` {str(out)!r} cannot be replaced: its directory "
+                                     f"{str(out.absolute().parent)!r} is not writable")
             check_writable(out.absolute().parent, f"`--out` {str(out)!r} cannot be replaced")
         return out
     parent = out.absolute().parent
@@ -138,6 +141,8 @@ def _check_out_dir(out, replace=False):
         parent = parent.parent
     if not parent.is_dir():
         raise ParameterError(f"`--out` {str(out)!r} cannot be created: {str(parent)!r} is a file, not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ParameterError(f"`--out` {str(out)!r} cannot be created: directory {str(parent)!r} is not writable")
     check_writable(parent, f"`--out` {str(out)!r} cannot be created")
     return out
 
