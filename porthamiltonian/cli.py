@@ -19,11 +19,15 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
-from ._files import check_replaceable, savez, staged_directory
+from . import _interrupt
+from ._files import OutputWriteError, check_replaceable, check_writable, recover_leftovers, savez, staged_directory
 from .errors import ParameterError, PortHamiltonianError
+from .studies.records import ModelFileError
 
 __all__ = ["main"]
 
@@ -112,19 +116,28 @@ def _save_contact_forces(model_name, traj, out, events):
 def _check_out_dir(out, replace=False):
     """Raise ParameterError unless `out` is (or can be made as) a writable directory, and,
     with `replace`, one a run may replace whole (`porthamiltonian._files.check_replaceable`):
-    checked before a model is built or simulated, so a long run never ends unable to save."""
+    checked before a model is built or simulated, so a long run never ends unable to save.
+    Writability is probed by creating a file (`porthamiltonian._files.check_writable`). With
+    `replace`, the leftovers of a killed run into `out` are first repaired
+    (`porthamiltonian._files.recover_leftovers`), with a line saying so."""
     out = Path(out)
+    if replace:
+        note = recover_leftovers(out)
+        if note:
+            print(note, file=sys.stderr)
     if out.exists():
         if not out.is_dir():
             raise ParameterError(f"`--out` {str(out)!r} is an existing file, not a directory; give a directory to "
                                  "write the results in")
         if not os.access(out, os.W_OK | os.X_OK):
             raise ParameterError(f"`--out` {str(out)!r} is a directory that is not writable")
+        check_writable(out)
         if replace:
             check_replaceable(out)
             if not os.access(out.absolute().parent, os.W_OK | os.X_OK):
                 raise ParameterError(f"`--out` {str(out)!r} cannot be replaced: its directory "
                                      f"{str(out.absolute().parent)!r} is not writable")
+            check_writable(out.absolute().parent, f"`--out` {str(out)!r} cannot be replaced")
         return out
     parent = out.absolute().parent
     while not parent.exists():
@@ -133,6 +146,7 @@ def _check_out_dir(out, replace=False):
         raise ParameterError(f"`--out` {str(out)!r} cannot be created: {str(parent)!r} is a file, not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ParameterError(f"`--out` {str(out)!r} cannot be created: directory {str(parent)!r} is not writable")
+    check_writable(parent, f"`--out` {str(out)!r} cannot be created")
     return out
 
 
@@ -165,7 +179,10 @@ def cmd_run(args):
 
     The outputs are written into a hidden directory beside ``--out`` that then replaces it
     whole (`porthamiltonian._files.staged_directory`): a run into a directory used before
-    leaves only its own outputs, and an interrupted run leaves the previous ones untouched.
+    leaves only its own outputs, and an interrupted run (SIGINT, SIGTERM, even SIGKILL)
+    leaves the previous ones untouched. If the outputs cannot be written after the work (a
+    full disk), they are written to a fallback directory (`_rescue`) and the command says
+    where, exit 1.
     """
     _check_run_args(args)
     label = Path(args.model).stem if _is_file(args.model) else args.model
@@ -174,17 +191,54 @@ def cmd_run(args):
     prepared = _prepare(args)
     _make_out_dir(out.parent)
     traj, wall = _integrate(args, prepared)
+    _interrupt.check()   # an interrupt the integration swallowed: nothing is written
     budget = traj.power_budget()
     print(budget.table())
-    with staged_directory(out) as stage:
-        n_figures = _write_outputs(stage, args.model, prepared, traj, wall, budget)
-        scene = _write_scene(stage, traj, label, args.view)
+    try:
+        n_figures, scene = _write_run(out, args, label, prepared, traj, wall, budget)
+    except OutputWriteError as exc:
+        return _rescue(exc, out, args, label, prepared, traj, wall, budget)
     print(f"saved trajectory (npz, csv), summary.json, view.json and {n_figures} figure(s) in {out}/")
     _show(scene, out, args)
     if traj.status < 0:
         print(f"FAILED: {traj.message}", file=sys.stderr)
         return 1
     return 0
+
+
+def _write_run(out, args, label, prepared, traj, wall, budget):
+    """All the outputs of a run, replacing `out` whole; returns (number of figures, scene)."""
+    with staged_directory(out) as stage:
+        n_figures = _write_outputs(stage, args.model, prepared, traj, wall, budget)
+        scene = _write_scene(stage, traj, label, args.view)
+    return n_figures, scene
+
+
+def rescue_directory(label):
+    """The fallback directory of a run whose outputs could not be written to ``--out``:
+    ``$TMPDIR/porthamiltonian-rescue/LABEL-YYYYmmdd-HHMMSS-PID`` (the system's temporary
+    directory, usually another file system than the user's outputs)."""
+    import tempfile
+    import time
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path(tempfile.gettempdir()) / "porthamiltonian-rescue" / f"{label}-{stamp}-{os.getpid()}"
+
+
+def _rescue(exc, out, args, label, prepared, traj, wall, budget):
+    """Write a finished run whose outputs failed (`exc`) into `rescue_directory`; one line on
+    stderr says what failed and where the results are (or that they are lost). Returns 1."""
+    fallback = rescue_directory(label)
+    what = f"error: cannot write {exc.path.name!r} in {str(out)!r} ({exc.reason}); {str(out)!r} is unchanged"
+    try:
+        fallback.parent.mkdir(parents=True, exist_ok=True)
+        _write_run(fallback, args, label, prepared, traj, wall, budget)
+    except (OutputWriteError, OSError) as again:
+        reason = getattr(again, "reason", None) or again.strerror or again
+        print(f"{what}; the results could not be saved in {str(fallback)!r} either ({reason})", file=sys.stderr)
+        return 1
+    print(f"{what}; the results were saved in {str(fallback)!r} instead", file=sys.stderr)
+    return 1
 
 
 def _spec(args):
@@ -319,6 +373,11 @@ def cmd_view(args):
         raise ParameterError(f"`OUTDIR` {str(folder)!r} is not a directory; give the output directory of "
                              "`porthamiltonian run`")
     html = Path(args.out) if args.out else folder / "view.html"
+    if html.is_dir():
+        raise ParameterError(f"`--out` {str(html)!r} is a directory; give the HTML file to write")
+    if not html.absolute().parent.is_dir():
+        raise ParameterError(f"`--out` {str(html)!r}: no directory {str(html.absolute().parent)!r} to write it in")
+    check_writable(html.absolute().parent, f"`--out` {str(html)!r}")
     _check_animate(args)
     scene = load_scene(folder / "view.json")
     print(f"3D viewer: {write_html(scene, html).absolute()} (open it in a browser; ?t=SECONDS shows one time)")
@@ -389,7 +448,7 @@ def cmd_sweep(args):
     table = sweep(args.model, grid, t_end=args.t_end, solver=solver, samples=args.samples, max_nfev=args.max_nfev,
                   timeout=args.timeout, metrics=metrics, out=out, trajectories=args.trajectories,
                   workers=args.workers, scheduler=args.scheduler, connect_timeout=args.connect_timeout,
-                  progress=not args.no_progress)
+                  progress=not args.no_progress, rerun_failed=args.rerun_failed)
     group = "contact" if "contact" in grid and len(grid["contact"]) > 1 else None
     ok = table["status"] == "ok"
     ledger = [c for c in ("ledger.dissipated", "ledger.lost", "ledger.stabilization")
@@ -452,6 +511,9 @@ def make_parser():
                    help="seconds to wait for --scheduler")
     q.add_argument("--out", "-o", help="output directory (default out/sweep-MODEL); a sweep into it again resumes")
     q.add_argument("--trajectories", action="store_true", help="save each run's trajectory (npz)")
+    q.add_argument("--rerun-failed", dest="rerun_failed", action="store_true",
+                   help="resuming, run again the runs that failed for a reason of the model (those that failed for "
+                        "a reason of the machine, a full disk or a lost worker, always are)")
     q.add_argument("--metric", action="append", metavar="NAME",
                    help="a column and a plot: time_to_rest, max_normal_force, min:OBSERVABLE or max:OBSERVABLE")
     q.add_argument("--t-end", type=float, help="simulated time [s]")
@@ -472,19 +534,51 @@ def make_parser():
 
 
 def main(argv=None):
-    """Run a command; returns the exit status: 0, 1 (a run that failed, outputs written),
-    2 (a bad argument or model), 130 (interrupted, SIGINT: no output written or replaced)."""
-    args = make_parser().parse_args(argv)
+    """Run a command; returns the exit status: 0, 1 (a run that failed, outputs written; or
+    outputs that could not be written, saved elsewhere as said), 2 (a bad argument or model),
+    130 (interrupted by SIGINT, Ctrl-C) or 143 (by SIGTERM): no output written or replaced,
+    wherever the signal lands (start-up, build, compile, integration, writing)."""
+    command, previous = "porthamiltonian", {}
     try:
+        if threading.current_thread() is threading.main_thread():
+            previous = _interrupt.install()
+        args = make_parser().parse_args(argv)
+        command = f"porthamiltonian {args.command}"
         return {"list": cmd_list, "run": cmd_run, "graph": cmd_graph, "save": cmd_save,
                 "sweep": cmd_sweep, "view": cmd_view, "warmup": cmd_warmup}[args.command](args)
-    except PortHamiltonianError as exc:
+    except BaseException as exc:
+        return _failed(command, exc)
+    finally:
+        _interrupt.restore(previous)
+
+
+def _failed(command, exc):
+    """The exit status of a command that raised `exc` (re-raised if it is not ours to report),
+    after one line on stderr. A signal received counts first, whatever error it surfaced as
+    (numba's SystemError, an error of the model's code, a failed write)."""
+    if isinstance(exc, SystemExit):
+        raise exc
+    if isinstance(exc, KeyboardInterrupt) or _interrupt.received() is not None:
+        return _interrupted(command, exc)
+    if isinstance(exc, OutputWriteError):
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if isinstance(exc, ModelFileError):   # the user's code raised: their traceback under our one line
+        print(f"error: {exc}\n{exc.user_traceback()}", file=sys.stderr, end="")
+        return 1
+    if isinstance(exc, PortHamiltonianError):
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: `porthamiltonian {args.command}` stopped; no output was written or replaced",
-              file=sys.stderr)
-        return 130
+    raise exc
+
+
+def _interrupted(command, exc):
+    status = _interrupt.exit_status(exc)
+    name = "" if status - 128 == signal.SIGINT else f" by {signal.Signals(status - 128).name}"
+    kept = ("the finished runs are kept in the table; the same sweep into the same --out resumes"
+            if command.endswith(" sweep") else "no output was written or replaced")
+    print(f"\ninterrupted{name}: `{command}` stopped; {kept}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

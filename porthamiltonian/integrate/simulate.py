@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike
 from scipy.integrate import OdeSolver, solve_ivp
 from scipy.integrate._ivp.ivp import METHODS as _SCIPY_METHODS
 
+from .._interrupt import caused_by_interrupt
 from .._validate import as_array, as_finite_float, is_real_scalar
 from ..bondgraph.graph import BondGraph
 from ..compile.system import PHSystem
@@ -689,6 +690,8 @@ class _Segments:
             self.status, self.message = -1, str(exc)
             return None
         except Exception as exc:  # an element kernel or event failed: say when and where
+            if caused_by_interrupt(exc):   # Ctrl-C inside compiled code surfaces as a SystemError
+                raise KeyboardInterrupt("interrupted during the integration") from exc
             accepted.keep(self.T, self.X, to_x)
             self.status, self.message = -1, (
                 f"evaluation failed near t = {rhs.last_t:.9g} s (the last accepted step ends at "

@@ -230,11 +230,43 @@ def load_model_file(path):
         raise PortHamiltonianError(f"no Python model file {str(path)!r}")
     spec = importlib.util.spec_from_file_location(Path(path).stem, path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise ModelFileError(f"the model file {str(path)!r} failed to load (its code raised "
+                             f"{type(exc).__name__}, traceback below)", exc) from exc
     build = getattr(module, "build", None)
     if not callable(build):
         raise PortHamiltonianError(f"{str(path)!r} defines no function `build()` returning a Model or a BondGraph")
-    return _as_model(build(), f"`build()` of {str(path)!r}")
+    try:
+        built = build()
+    except Exception as exc:
+        raise ModelFileError(f"the model file {str(path)!r}: `build()` failed ({type(exc).__name__}, "
+                             "traceback of its code below)", exc) from exc
+    return _as_model(built, f"`build()` of {str(path)!r}")
+
+
+class ModelFileError(PortHamiltonianError):
+    """A model file's own code (a Python model file's import or `build()`) raised.
+
+    The CLI prints the message as one line, then the traceback of the user's code
+    (`user_traceback`), which is theirs to read, and exits 1.
+    """
+
+    def __init__(self, message, cause):
+        super().__init__(message)
+        self.cause = cause
+
+    def user_traceback(self):
+        """The traceback of the model file's exception, from the model file's frames on."""
+        import traceback
+
+        package = str(Path(__file__).resolve().parents[1])
+        tb = self.cause.__traceback__
+        while tb is not None and tb.tb_next is not None and (
+                tb.tb_frame.f_code.co_filename.startswith(("<frozen", package))):
+            tb = tb.tb_next
+        return "".join(traceback.format_exception(type(self.cause), self.cause, tb))
 
 
 def _as_model(built, what):

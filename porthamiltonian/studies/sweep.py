@@ -108,7 +108,7 @@ def _execute(task):
     run's record (`records.summary`, None when the run failed before integrating). Never
     raises for the run's own failures (the row says `failed` and why)."""
     spec, metrics, trajectory = task
-    row = {"status": "failed", "error": "", "wall_time_s": math.nan, "nfev": 0}
+    row = {"status": "failed", "failure": MODEL, "error": "", "wall_time_s": math.nan, "nfev": 0}
     record = None
     try:
         prepared = prepare(spec)
@@ -121,11 +121,38 @@ def _execute(task):
             row[f"metric.{name}"] = float(f(prepared, traj))
         if trajectory:
             traj.save(trajectory)
-        row.update(status="ok" if traj.status >= 0 else "failed", error="" if traj.status >= 0 else traj.message)
+        row.update(status="ok" if traj.status >= 0 else "failed", error="" if traj.status >= 0 else traj.message,
+                   failure="" if traj.status >= 0 else MODEL)
     except Exception as exc:  # a run's failure is data: recorded, the sweep goes on
         row["error"] = f"{type(exc).__name__}: {exc}"
+        row["failure"] = failure_class(exc)
         row["traceback"] = traceback.format_exc(limit=6)
     return row, record
+
+
+#: the classes of a failed run (column ``failure``): of the machine (retried on resume), of the model (kept)
+MACHINE, MODEL = "machine", "model"
+#: exceptions of the machine, not of the model: a full disk, an I/O error, no memory
+_MACHINE_ERRORS = (OSError, MemoryError)
+_MACHINE_NAMES = ("OSError", "MemoryError", "worker lost", "OutputWriteError", "PermissionError", "IOError",
+                  "FileNotFoundError", "BlockingIOError", "TimeoutError", "ConnectionError", "BrokenPipeError")
+
+
+def failure_class(exc):
+    """`MACHINE` for a failure of the machine the run executed on (OSError: a full disk, an
+    I/O error; MemoryError; a lost worker, see `sweep`), `MODEL` for anything else (a value
+    breaking a rule, a failed integration, an error of the model's code)."""
+    return MACHINE if isinstance(exc, _MACHINE_ERRORS) else MODEL
+
+
+def _row_failure(row):
+    """A recorded row's failure class; rows written before the column existed are classified
+    by their error's exception name."""
+    if row.get("status") == "ok":
+        return ""
+    if row.get("failure") in (MACHINE, MODEL):
+        return row["failure"]
+    return MACHINE if str(row.get("error", "")).startswith(_MACHINE_NAMES) else MODEL
 
 
 def _check_metrics(metrics, first):
@@ -196,14 +223,21 @@ def _say_ignored(model, specs, ignored, ids, stream):
               f"once ({len(ids)} points, {distinct} distinct runs)", file=stream)
 
 
-def _load_done(runs):
-    """run_id -> row of the runs recorded in `runs` (a file that does not read is run again)."""
+def _load_done(runs, rerun_failed=False):
+    """run_id -> row of the runs recorded in `runs` that resuming keeps: a file that does not
+    read, a run failed for a reason of the machine, and with `rerun_failed` any failed run,
+    are run again."""
     done = {}
     for path in sorted(runs.glob("*.json")) if runs.is_dir() else ():
         try:
-            done[path.stem] = json.loads(path.read_text())["row"]
-        except (ValueError, KeyError, TypeError):
+            row = json.loads(path.read_text())["row"]
+            failure = _row_failure(row)
+        except (ValueError, KeyError, TypeError, AttributeError):
             continue
+        if failure == MACHINE or (failure and rerun_failed):
+            continue
+        row["failure"] = failure
+        done[path.stem] = row
     return done
 
 
@@ -211,7 +245,7 @@ def _write_failures(path, table):
     failed = table[table["status"] != "ok"]
     lines = [f"{len(failed)} of {len(table)} runs failed"]
     for _, r in failed.iterrows():
-        lines.append(f"run {r['run_id']} {r['parameters']}: {r['error']}")
+        lines.append(f"run {r['run_id']} {r['parameters']} (failure of the {r['failure']}): {r['error']}")
         if isinstance(r.get("traceback"), str) and r["traceback"]:
             lines += ["    " + t for t in r["traceback"].rstrip().splitlines()]
     write_text(path, "\n".join(lines) + "\n")
@@ -244,7 +278,7 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=1001, max_nfev=None, timeout=None,
           metrics=None, out=None, trajectories=False, workers=None, scheduler=None, connect_timeout=5.0,
-          progress=True):
+          progress=True, rerun_failed=False):
     """Run a model over a parameter grid or a list of points; returns the table of runs.
 
     Parameters
@@ -275,13 +309,17 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
         worker process per core; ``workers=0`` runs them here, one after the other.
     progress : bool
         A progress bar over the runs.
+    rerun_failed : bool
+        Resuming into `out`, run again the runs that failed for a reason of the model too
+        (see Notes).
 
     Returns
     -------
     pandas.DataFrame
         One row per point, in the points' order: ``run_id``, the swept parameters (as
         asked), ``ignored`` (the swept parameters its contact kind ignores, comma-separated, or
-        ""), ``parameters`` (every value of the run, JSON), ``status`` ("ok" or "failed"), ``error``,
+        ""), ``parameters`` (every value of the run, JSON), ``status`` ("ok" or "failed"),
+        ``failure`` ("" for a run that succeeded, "machine" or "model", see Notes), ``error``,
         ``wall_time_s``, ``nfev``, ``t_reached``, ``ledger.*`` (totals and per element class,
         [J]), ``metric.*``, ``trajectory`` (the npz path or "").
 
@@ -294,8 +332,12 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
     Notes
     -----
     A run is identified by a digest of its spec (`records.run_id`), so resuming into `out`
-    skips every point whose row is already there, whatever the order of the points; a
-    failed run is done and is not repeated (delete its ``runs/<run_id>.json`` to retry).
+    skips every point whose row is already there, whatever the order of the points. Failed
+    runs are of two classes (column ``failure``, `failure_class`): a failure of the machine
+    (OSError such as a full disk, MemoryError, a lost worker) is run again on resume; a
+    failure of the model (a value breaking a rule, a failed integration, a run stopped by
+    `max_nfev` or `timeout`) is kept, since the same spec fails the same way, unless
+    `rerun_failed`.
     A run whose values break a parameter's rule is a failed row, not an error of the sweep.
     A parameter that the point's contact kind ignores (``stiffness`` with ``sliding_plane``:
     `models.registry.Parameter.contacts`) is run at its default: points that differ only in
@@ -323,7 +365,7 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
     _say_ignored(name, specs, ignored, ids, sys.stderr)
     out = Path(out) if out is not None else None
     runs = out / RUNS if out is not None else None
-    done = _load_done(runs) if runs is not None else {}
+    done = _load_done(runs, rerun_failed) if runs is not None else {}
     missing = [i for i, rid in enumerate(ids) if rid not in done and rid not in ids[:i]]   # a point given twice runs once
     tasks = [(specs[i], metrics, str(out / TRAJECTORIES / f"{ids[i]}.npz") if trajectories else "") for i in missing]
     with open_executor(workers, scheduler, connect_timeout) as client:
@@ -332,7 +374,8 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
                 d.mkdir(parents=True, exist_ok=True)
         for k, result in run_all(client, _execute, tasks, progress=progress, description=f"sweep {name}"):
             if isinstance(result, WorkerLost):
-                result = {"status": "failed", "error": f"worker lost: {result}", "wall_time_s": math.nan, "nfev": 0}, None
+                result = {"status": "failed", "failure": MACHINE, "error": f"worker lost: {result}",
+                          "wall_time_s": math.nan, "nfev": 0}, None
             row, record = result
             row["trajectory"] = tasks[k][2] if row["status"] == "ok" else ""
             done[ids[missing[k]]] = row

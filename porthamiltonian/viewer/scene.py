@@ -100,9 +100,53 @@ def load_scene(path):
         raise SerializationError(f"no viewer scene {str(path)!r} (`porthamiltonian run` writes view.json)") from None
     except (OSError, ValueError) as exc:
         raise SerializationError(f"{str(path)!r} is not a readable viewer scene: {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise SerializationError(f"{str(path)!r} is not a viewer scene (format {FORMAT!r})")
+    _check_scene(data, path)
     return ViewerScene(data)
+
+
+#: the keys of a scene (format 1) and their JSON types; a body's, a contact's, the camera's
+_SCENE_KEYS = {"title": str, "t": list, "bodies": list, "contacts": list, "camera": dict, "box": list,
+               "force_scale": (int, float), "force_scale_text": str, "force_color": str, "frame_length": (int, float),
+               "background": str, "light": list}
+_BODY_KEYS = {"name": str, "color": str, "meshes": list, "poses": (list, type(None))}
+_CONTACT_KEYS = {"name": str, "body_a": str, "body_b": str, "point": list, "frame": list, "force": list}
+_CAMERA_KEYS = {"position": list, "target": list, "up": list, "fov": (int, float), "near": (int, float),
+                "far": (int, float)}
+
+
+def _check_keys(obj, keys, where, path):
+    if not isinstance(obj, dict):
+        raise SerializationError(f"{str(path)!r}: {where} must be a JSON object, got {type(obj).__name__}")
+    missing = [k for k in keys if k not in obj]
+    if missing:
+        raise SerializationError(f"{str(path)!r}: {where} lacks {', '.join(map(repr, missing))} "
+                                 f"(a viewer scene, {FORMAT!r}, has {', '.join(keys)}); write it again with "
+                                 "`porthamiltonian run`")
+    for k, kind in keys.items():
+        if not isinstance(obj[k], kind) or isinstance(obj[k], bool):
+            raise SerializationError(f"{str(path)!r}: {where}'s {k!r} has the wrong type "
+                                     f"({type(obj[k]).__name__})")
+
+
+def _check_scene(data, path):
+    """Raise SerializationError naming what is wrong unless `data` is a viewer scene of the
+    format this release reads (`FORMAT`): every key the viewer and the animation read."""
+    if not isinstance(data, dict) or not isinstance(data.get("format"), str):
+        raise SerializationError(f"{str(path)!r} is not a viewer scene (no \"format\": {FORMAT!r})")
+    name, _, version = data["format"].rpartition("/")
+    if data["format"] != FORMAT:
+        if name == FORMAT.rpartition("/")[0]:
+            raise SerializationError(f"{str(path)!r} is a viewer scene of version {version!r}; this release reads "
+                                     f"version {FORMAT.rpartition('/')[2]} ({FORMAT!r})")
+        raise SerializationError(f"{str(path)!r} is not a viewer scene (format {data['format']!r}, expected {FORMAT!r})")
+    _check_keys(data, _SCENE_KEYS, "the scene", path)
+    _check_keys(data["camera"], _CAMERA_KEYS, "the camera", path)
+    for k, body in enumerate(data["bodies"]):
+        _check_keys(body, _BODY_KEYS, f"body {k}", path)
+        if body["poses"] is None and "pose" not in body:
+            raise SerializationError(f"{str(path)!r}: body {k} ({body['name']!r}) has neither poses nor a fixed pose")
+    for k, contact in enumerate(data["contacts"]):
+        _check_keys(contact, _CONTACT_KEYS, f"contact {k}", path)
 
 
 def _pose_matrix(row):
