@@ -17,6 +17,7 @@ __all__ = [
     "SerializationError",
     "ContactWarning",
     "IntegrationWarning",
+    "AuditWarning",
 ]
 
 
@@ -65,3 +66,9 @@ class ContactWarning(UserWarning):
 class IntegrationWarning(UserWarning):
     """An integration that runs but will cost far more than it needs to (a stiff model on an
     explicit method)."""
+
+
+class AuditWarning(IntegrationWarning):
+    """A run that reached its end but fails the energy audit: its ledger residual exceeds what
+    the tolerances allow, an element generates energy it should dissipate, or a contact went
+    beyond the range where its law holds (`Trajectory.warnings` lists them, status 2)."""

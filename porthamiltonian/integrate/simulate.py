@@ -229,7 +229,8 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
              inputs: ArrayLike | Callable[[float, np.ndarray], ArrayLike] | None = None, progress: bool = False,
              throw: bool = True, first_step: float | None = None, max_events: int = 10000,
              check_constraints: bool = True, projection: float | None = None, max_nfev: int | None = None,
-             timeout: float | None = None, dense_output: bool = False, step: float | None = None) -> Trajectory:
+             timeout: float | None = None, dense_output: bool = False, step: float | None = None,
+             audit: bool = True) -> Trajectory:
     """Integrate a compiled system over `t_span`.
 
     Parameters
@@ -306,6 +307,13 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
     check_constraints : bool
         Refuse an initial state whose constraint residuals exceed ``100 * atol`` (the multiplier
         formulation keeps residuals constant only up to stabilization; start consistent).
+    audit : bool
+        Audit the finished run by its energy ledger (`Trajectory.audit`, default): a ledger
+        residual above what rtol and atol allow (`PowerBudget.residual_bound`), an element
+        that generates energy, or a contact beyond the range of its law is listed in the
+        trajectory's `warnings`, raised as an `AuditWarning`, and makes a run that reached its
+        end status 2 (flagged, still a success) instead of 0. It costs one evaluation of the
+        stored energies per output sample. False skips it (status 0 as before).
     projection : float, optional
         Project the state onto the constraint manifold (positions and velocities, see
         `PHSystem.project_constraints`) every `projection` seconds of simulated time, on top
@@ -336,6 +344,8 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         raise ParameterError(f"`system` must be a PHSystem from compile(), got {type(system).__name__}")
     t0, t1, rtol, atol, max_step, first_step = _checked_times(t_span, rtol, atol, max_step, first_step)
     budget = _checked_limits(dense_output, max_events, max_nfev, timeout)
+    if not isinstance(audit, (bool, np.bool_)):
+        raise ParameterError(f"`audit` must be True or False, got {audit!r}")
     method, fixed = _checked_method(method, step, max_step, first_step)
     if method is DiscreteGradient:
         fixed["system"] = system
@@ -365,10 +375,13 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         nfev=rhs.nfev, njev=run.njev, nlu=run.nlu, method=method if isinstance(method, str) else method.__name__,
         rtol=rtol, atol=atol, dense=run.pieces if dense_output else None,
     )
+    traj.notes.extend(run.notes)
     if run.status == -1 and throw:
         err = IntegrationError(run.message)
         err.trajectory = traj
         raise err
+    if audit and run.status >= 0:
+        traj.audit()
     return traj
 
 
@@ -581,6 +594,9 @@ class _Segments:
         self.n_events = 0
         self.fired_at_start = set()   # (event, time) fired at a segment's start: once per instant
         self.reduced = ReducedPhases(self)
+        #: ``(code, message)`` findings of the elements' events for the audit (e.g. a contact
+        #: beyond the range of its law), once per code and element
+        self.notes = []
 
     def integrate(self, t0, t1, x0):
         """Run from ``(t0, x0)`` to `t1`, a terminal user event, a failure, or too many events."""
