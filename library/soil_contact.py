@@ -223,6 +223,36 @@ class SoilSpring(ContactSpring):
     def output_jacobian(self, t, x, refs):
         return np.hstack((super().output_jacobian(t, x[:10], refs), np.zeros((15, 5))))
 
+    def audit_states(self, t, own, last_refs):
+        """Findings of a finished run for its audit (`Trajectory.audit`): ``("soil_depth",
+        message)`` if the foot sank beyond the law's range (`SoilLaw.max_sinkage`), else none.
+
+        The deepest sinkage of a loading phase is where it unloads, which the memory (own
+        state's entry 10) records; a run that ends while loading adds its last sinkage.
+
+        Parameters
+        ----------
+        t : ndarray, shape (N,)
+            Sample times [s].
+        own : ndarray, shape (N, 15)
+            The spring's own state at the samples.
+        last_refs : tuple of ndarray
+            Its referenced blocks at the last sample.
+        """
+        limit = self.soil.max_sinkage
+        depth = own[:, _M].copy()
+        last = own[-1]
+        if last[_ACT] > 0.5 and last[_MODE] > 0.5:
+            st = self._state(last, last_refs)
+            if not st.culled:
+                depth[-1] = max(depth[-1], st.delta)
+        k = int(np.argmax(depth))
+        if not depth[k] > limit:
+            return []
+        return [("soil_depth", f"{self.label}: the foot sank {depth[k]:.4g} m (by t = {t[k]:.6g} s), beyond the soil "
+                               f"law's range (the sole's radius {limit:.4g} m), where the round-sole law overstates the "
+                               "force: stiffen the soil, or give the law the foot's size")]
+
     # ---- events: the soil's modes, touching, leaving, footprints
     def events(self):
         return super().events() + (

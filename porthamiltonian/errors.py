@@ -18,6 +18,7 @@ __all__ = [
     "ContactWarning",
     "IntegrationWarning",
     "AuditWarning",
+    "AuditError",
 ]
 
 
@@ -72,3 +73,8 @@ class AuditWarning(IntegrationWarning):
     """A run that reached its end but fails the energy audit: its ledger residual exceeds what
     the tolerances allow, an element generates energy it should dissipate, or a contact went
     beyond the range where its law holds (`Trajectory.warnings` lists them, status 2)."""
+
+
+class AuditError(IntegrationError):
+    """A run flagged by its energy audit, with ``simulate(..., audit="strict")`` (the findings
+    of `AuditWarning` as an error; the trajectory is its `trajectory` attribute)."""

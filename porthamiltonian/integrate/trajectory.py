@@ -201,7 +201,8 @@ class Trajectory:
         return PowerBudget.from_trajectory(self)
 
     def audit(self) -> list[tuple[str, str]]:
-        """Audit the run by its energy ledger (`PowerBudget.findings`) and record the findings:
+        """Audit the run by its energy ledger (`PowerBudget.findings`, with the findings of the
+        elements that check their law's range, ``audit_states``) and record the findings:
         each goes to `warnings` and `flags` (once) and is raised as an `AuditWarning`; a run
         that reached its end (status 0) becomes status 2 (`FLAGGED`), its message saying why.
         `simulate` calls this at the end of every run that did not fail. Returns the findings."""
@@ -209,6 +210,13 @@ class Trajectory:
 
         from ..errors import AuditWarning
 
+        for path, element in self.system.elements.items():   # elements that check their law's range
+            check = getattr(element, "audit_states", None)
+            if check is not None and self.t.size:
+                own, refs = self.system.element_state(path, self.x[-1])
+                for note in check(self.t, self.x[:, self.system.layout.element_slice(path)], refs):
+                    if note not in self.notes:
+                        self.notes.append(note)
         found = self.power_budget().findings()
         for code, message in found:
             if message in self.warnings:

@@ -53,7 +53,7 @@ def test_audit_false_skips_it():
     system, x0 = msd(stiffness=1e14)
     traj = ph.simulate(system, (0.0, 1e-3), x0, audit=False)
     assert traj.status == 0 and traj.warnings == []
-    with pytest.raises(ph.ParameterError, match="`audit` must be True or False"):
+    with pytest.raises(ph.ParameterError, match="`audit` must be True, False or .strict."):
         ph.simulate(system, (0.0, 1e-3), x0, audit="yes")
 
 
