@@ -106,7 +106,7 @@ def _execute(task):
     run's record (`records.summary`, None when the run failed before integrating). Never
     raises for the run's own failures (the row says `failed` and why)."""
     spec, metrics, trajectory = task
-    row = {"status": "failed", "error": "", "wall_time_s": math.nan, "nfev": 0}
+    row = {"status": "failed", "error": "", "flags": "", "wall_time_s": math.nan, "nfev": 0}
     record = None
     try:
         prepared = prepare(spec)
@@ -119,7 +119,8 @@ def _execute(task):
             row[f"metric.{name}"] = float(f(prepared, traj))
         if trajectory:
             traj.save(trajectory)
-        row.update(status="ok" if traj.status >= 0 else "failed", error="" if traj.status >= 0 else traj.message)
+        row.update(status="ok" if traj.status >= 0 else "failed", error="" if traj.status >= 0 else traj.message,
+                   flags=",".join(dict.fromkeys(traj.flags)))   # the energy audit's findings ("" clean)
     except Exception as exc:  # a run's failure is data: recorded, the sweep goes on
         row["error"] = f"{type(exc).__name__}: {exc}"
         row["traceback"] = traceback.format_exc(limit=6)
@@ -216,7 +217,8 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
     -------
     pandas.DataFrame
         One row per point, in the points' order: ``run_id``, the swept parameters,
-        ``parameters`` (every value, JSON), ``status`` ("ok" or "failed"), ``error``,
+        ``parameters`` (every value, JSON), ``status`` ("ok" or "failed"), ``error``, ``flags``
+        (the energy audit's codes, comma-separated, "" for a clean run; `Trajectory.flags`),
         ``wall_time_s``, ``nfev``, ``t_reached``, ``ledger.*`` (totals and per element class,
         [J]), ``metric.*``, ``trajectory`` (the npz path or "").
 
