@@ -30,7 +30,11 @@ rimless wheel's foot had sunk 3 mm).
 Footprints: the memory belongs to one footprint. When the foot leaves the soil (at the
 imprint's floor, z = z_p(m)) the footprint's centre is recorded; a later touch within the
 imprint's radius (`SoilLaw.footprint_radius`) lands in the imprint (touching at z = z_p(m),
-elastic until z passes m), a touch elsewhere on virgin soil (the memory restarts at 0).
+elastic until z passes m), a touch elsewhere on virgin soil (the memory restarts at 0). The
+stored energy is continuous at a touch: a touch off the footprint but below the virgin surface
+(z > 0: a sole that is not the law's sphere leaves an imprint wider than its round footprint)
+starts elastic on an imprint whose floor is z (V = 0; loading again past m = z / (1 - 1 /
+(beta N))), not on the loading curve at V(z, z).
 Sliding while in contact carries the footprint along (ploughing is not modelled).
 
 Tangential: the compliant contact's Dahl friction (regularized Coulomb) with the soil's total
@@ -219,6 +223,36 @@ class SoilSpring(ContactSpring):
     def output_jacobian(self, t, x, refs):
         return np.hstack((super().output_jacobian(t, x[:10], refs), np.zeros((15, 5))))
 
+    def audit_states(self, t, own, last_refs):
+        """Findings of a finished run for its audit (`Trajectory.audit`): ``("soil_depth",
+        message)`` if the foot sank beyond the law's range (`SoilLaw.max_sinkage`), else none.
+
+        The deepest sinkage of a loading phase is where it unloads, which the memory (own
+        state's entry 10) records; a run that ends while loading adds its last sinkage.
+
+        Parameters
+        ----------
+        t : ndarray, shape (N,)
+            Sample times [s].
+        own : ndarray, shape (N, 15)
+            The spring's own state at the samples.
+        last_refs : tuple of ndarray
+            Its referenced blocks at the last sample.
+        """
+        limit = self.soil.max_sinkage
+        depth = own[:, _M].copy()
+        last = own[-1]
+        if last[_ACT] > 0.5 and last[_MODE] > 0.5:
+            st = self._state(last, last_refs)
+            if not st.culled:
+                depth[-1] = max(depth[-1], st.delta)
+        k = int(np.argmax(depth))
+        if not depth[k] > limit:
+            return []
+        return [("soil_depth", f"{self.label}: the foot sank {depth[k]:.4g} m (by t = {t[k]:.6g} s), beyond the soil "
+                               f"law's range (the sole's radius {limit:.4g} m), where the round-sole law overstates the "
+                               "force: stiffen the soil, or give the law the foot's size")]
+
     # ---- events: the soil's modes, touching, leaving, footprints
     def events(self):
         return super().events() + (
@@ -281,8 +315,24 @@ class SoilSpring(ContactSpring):
             out[_MODE] = 0.0
             return EventOutcome(out, 0.0, f"contact made in the imprint (permanent sinkage {zp:.4g} m, loaded to "
                                           f"{x[_M]:.4g} m)")
-        out[_M], out[_MODE], out[_FP] = 0.0, 1.0, st.cp.p2
-        return EventOutcome(out, 0.0, "contact made on virgin soil")
+        z = st.delta
+        keep = 1.0 - 1.0 / (self.soil.unloading * self.soil.exponent)   # z_p(m) / m
+        out[_FP] = st.cp.p2
+        if z > START_TOLERANCE and keep > 0.0:
+            # below the virgin surface off the recorded footprint (a non-spherical sole leaves a
+            # wider imprint than the law's round footprint): the soil here was pressed to z, so
+            # the spring starts elastic on the imprint whose floor is z (V = 0, no force) and
+            # loads again past m = z / keep (issue 39: it started on the loading curve at
+            # V(z, z), 0.0238 J out of nothing, and its plastic element then pushed the foot out)
+            out[_M], out[_MODE] = z / keep, 0.0
+            return EventOutcome(out, 0.0, f"contact made {z:.4g} m below the virgin surface, off the footprint: "
+                                          f"taken as an imprint {z:.4g} m deep (loaded to {z / keep:.4g} m)")
+        out[_M], out[_MODE] = 0.0, 1.0
+        # the event lands within its root's tolerance of the surface: the stored energy it
+        # starts with, V(z, z) (round-off for z <= START_TOLERANCE), is booked as supplied by
+        # the event (a negative loss) so that the ledger closes exactly
+        created = soil_spring(self.soil, z, 0.0, True)[1]
+        return EventOutcome(out, -created if created else 0.0, "contact made on virgin soil")
 
     def _release(self, t, x, refs):
         lost = 0.5 * float(self.p.K_t @ (x[_S] * x[_S]))

@@ -203,6 +203,8 @@ def cmd_run(args):
     if traj.status < 0:
         print(f"FAILED: {traj.message}", file=sys.stderr)
         return 1
+    if traj.warnings:   # flagged by the energy audit (status 2): a success, said on the last line
+        print(f"FLAGGED ({', '.join(dict.fromkeys(traj.flags))}): " + "; ".join(traj.warnings))
     return 0
 
 

@@ -21,6 +21,8 @@ __all__ = [
     "ContactWarning",
     "IntegrationWarning",
     "RobotFileWarning",
+    "AuditWarning",
+    "AuditError",
 ]
 
 
@@ -89,3 +91,14 @@ class IntegrationWarning(UserWarning):
 class RobotFileWarning(UserWarning):
     """A robot file read with something left out that the dynamics do not need (a mesh file
     that cannot be found: the link keeps its inertia, the shape is dropped)."""
+
+
+class AuditWarning(IntegrationWarning):
+    """A run that reached its end but fails the energy audit: its ledger residual exceeds what
+    the tolerances allow, an element generates energy it should dissipate, or a contact went
+    beyond the range where its law holds (`Trajectory.warnings` lists them, status 2)."""
+
+
+class AuditError(IntegrationError):
+    """A run flagged by its energy audit, with ``simulate(..., audit="strict")`` (the findings
+    of `AuditWarning` as an error; the trajectory is its `trajectory` attribute)."""

@@ -160,6 +160,14 @@ class SoilLaw:
         return float(self.stiffness), float(self.exponent), float(self.unloading)
 
     @property
+    def max_sinkage(self):
+        """The deepest sinkage [m] where the law holds: a spherical sole's radius R (deeper, the
+        sole's cross-section stops growing and the cap's ``z^(n+1)`` overstates the force), no
+        limit (inf) for a flat plate. A run that sinks deeper is flagged by its audit
+        (``soil_depth``, `library.soil_contact.SoilSpring.audit_states`)."""
+        return math.inf if self.area is not None else float(self.radius)
+
+    @property
     def exponent(self):
         """N: n for a plate, n + 1 for a spherical sole."""
         return self.n if self.area is not None else self.n + 1.0

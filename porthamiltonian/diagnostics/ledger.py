@@ -59,8 +59,15 @@ class PowerBudget:
         potential) splits its H_e; shown under its row, not added to the totals.
     """
 
-    def __init__(self, t, H, stored, entries, labels, parts=None):
+    def __init__(self, t, H, stored, entries, labels, parts=None, *, rtol=None, atol=None, fixed_step=False,
+                 notes=()):
         self.t = t
+        #: the run's tolerances (None: unknown, no residual bound) and whether its method had a
+        #: fixed step (no error control); they set `residual_bound`
+        self.rtol, self.atol, self.fixed_step = rtol, atol, fixed_step
+        #: findings of the run's elements to report with the audit (``(code, message)``, e.g. a
+        #: soil contact driven beyond the range of its law)
+        self.notes = list(notes)
         self.H = H
         self.stored = stored
         self.entries = entries
@@ -93,7 +100,10 @@ class PowerBudget:
                 own = traj.x[:, L.element_slice(p)]
                 per = [obj.energy_parts(x) for x in own]
                 parts[p] = {k: np.array([d[k] for d in per]) for k in (per[0] if per else {})}
-        return cls(traj.t, traj.hamiltonian, traj.energies, entries, labels, parts)
+        from ..integrate.simulate import FIXED_STEP_METHODS
+
+        return cls(traj.t, traj.hamiltonian, traj.energies, entries, labels, parts, rtol=traj.rtol, atol=traj.atol,
+                   fixed_step=traj.method in FIXED_STEP_METHODS, notes=getattr(traj, "notes", ()))
 
     @property
     def scale(self):
@@ -141,6 +151,62 @@ class PowerBudget:
         `resolution`; right-aligned in `width` characters."""
         return f"{'0' if abs(value) < self.resolution else f'{value:.6g}':>{width}}"
 
+    #: the residual may reach this multiple of the tolerance scale ``rtol * scale + atol`` before
+    #: the run is flagged (`residual_bound`)
+    RESIDUAL_FACTOR = 100.0
+    #: a fixed-step method (no error control) is flagged above this fraction of `scale`
+    FIXED_STEP_RESIDUAL = 1e-2
+
+    @property
+    def residual_bound(self):
+        """The largest ``max |residual|`` [J] a run with these tolerances is allowed before the
+        audit flags it (None when the tolerances are unknown: a ledger built by hand).
+
+        ``RESIDUAL_FACTOR * (rtol * scale + atol)``, and for a fixed-step method (RK4,
+        discrete gradient: rtol does not control their error) the larger of that and
+        ``FIXED_STEP_RESIDUAL * scale``.
+
+        Why this bound: the residual is a sum of the stored energies and the ledger
+        quadratures, which are states (or functions of states) whose local error per step the
+        solver keeps below ``rtol |y| + atol``; the energies involved are at most `scale`, so
+        one step's error in the balance is of order ``rtol * scale + atol`` (atol is an energy
+        [J] for the quadratures). Over a run the local errors add up, partly coherently; the
+        factor 100 covers that accumulation for a run resolved by its steps, and is far below
+        a run whose steps do not resolve it. Measured (short runs of every registered model at
+        its own solver settings, residual / (rtol * scale + atol)): at most 6.0 (hopping-leg),
+        3.4 (two-ellipsoids), the others below 1.5 (benchmarks/results/ledger_audit.md has the
+        table; RK4's bowl-on-table: 5.1e-3 of scale); a mass-spring-damper with k = 1e14 over 1 ms (1600 periods) gives 2900
+        at RK45 rtol 1e-6 and 180 at DOP853 rtol 1e-10: flagged both times.
+        """
+        if self.rtol is None or self.atol is None:
+            return None
+        bound = self.RESIDUAL_FACTOR * (self.rtol * self.scale + self.atol)
+        if self.fixed_step:
+            bound = max(bound, self.FIXED_STEP_RESIDUAL * self.scale)
+        return float(bound)
+
+    def findings(self):
+        """What the audit of this ledger flags: a list of ``(code, message)``, empty for a clean
+        run. Codes: ``"ledger_residual"`` (the residual exceeds `residual_bound`),
+        ``"not_passive"`` (a resistor generates energy, `passivity_violations`), and the notes
+        the run's elements add (e.g. ``"soil_depth"``)."""
+        out = []
+        bound = self.residual_bound
+        if bound is not None and not self.max_residual <= bound:
+            k = int(np.argmax(np.abs(self.residual)))
+            out.append(("ledger_residual", (
+                f"the energy ledger does not close: max |residual| = {self.max_residual:.3e} J at t = {self.t[k]:.6g} s "
+                f"({self.relative_residual:.3e} of the energy scale {self.scale:.4g} J) exceeds the bound "
+                f"{bound:.3e} J that rtol = {self.rtol:.3g}, atol = {self.atol:.3g} allow "
+                f"({self.RESIDUAL_FACTOR:g} (rtol * scale + atol)); the run is not resolved at these tolerances: "
+                "tighten rtol, or use an implicit method (Radau, BDF) for a stiff model")))
+        for path, t, generated in self.passivity_violations:
+            out.append(("not_passive", (
+                f"{self.labels.get(path, path)} is not passive: it generates energy from t = {t:.6g} s "
+                f"({generated:.3g} J at most); its law must satisfy e . f >= 0")))
+        out.extend(self.notes)
+        return out
+
     #: a resistor's cumulative dissipation may fall below its running maximum by this much
     #: (relative to `scale`) before it counts as generated energy: far above the integration
     #: error of the quadrature, far below an active law's injection
@@ -149,17 +215,23 @@ class PowerBudget:
     @property
     def passivity_violations(self):
         """Resistors that generate energy (their dissipated energy decreases): a list of
-        ``(path, t_first, generated)``: the element, the first sample where its cumulative
-        dissipation fell below its running maximum by more than ``PASSIVITY_TOL * scale``,
-        and the largest such fall [J]. Empty for passive laws; the table and `to_dict` say so
-        otherwise."""
+        ``(path, t_onset, generated)``: the element, the time its first generating episode
+        began, and the largest fall of its cumulative dissipation below its running maximum
+        [J]. An episode counts once the fall exceeds ``PASSIVITY_TOL * scale`` (a margin over
+        the quadrature's integration error); its onset is the sample where the running maximum
+        it falls from was reached (the last sample before the dissipation started to fall),
+        not the sample where the fall crossed the margin. Empty for passive laws; the table,
+        `to_dict` and `findings` say so otherwise."""
         out = []
         tol = self.PASSIVITY_TOL * self.scale
         for path, d in self.entries.get("dissipated", {}).items():
-            fall = np.maximum.accumulate(d) - d
+            peak = np.maximum.accumulate(d)
+            fall = peak - d
             bad = np.flatnonzero(fall > tol)
             if bad.size:
-                out.append((path, float(self.t[bad[0]]), float(fall.max())))
+                i = bad[0]
+                onset = int(np.flatnonzero(d[: i + 1] == peak[i])[-1])   # where the fall started
+                out.append((path, float(self.t[onset]), float(fall.max())))
         return out
 
     def rows(self):
@@ -200,9 +272,8 @@ class PowerBudget:
             + (f", {self.max_residual / self.exchanged:.3e} of the energy exchanged {self.exchanged:.4g} J)"
                if self.exchanged > 0 else ")")
         )
-        for path, t, generated in self.passivity_violations:
-            lines.append(f"WARNING: {self.labels.get(path, path)} is not passive: it generates energy from t = {t:.6g} s "
-                         f"({generated:.3g} J at most); its law must satisfy e . f >= 0")
+        for _, message in self.findings():
+            lines.append(f"WARNING: {message}")
         return "\n".join(lines)
 
     __str__ = table
@@ -233,4 +304,6 @@ class PowerBudget:
             "exchanged": self.exchanged,
             "elements": [r.__dict__ for r in self.rows()],
             "passivity_violations": [dict(element=p, t=t, generated=g) for p, t, g in self.passivity_violations],
+            "residual_bound": self.residual_bound,
+            "flags": [dict(code=c, message=m) for c, m in self.findings()],
         }

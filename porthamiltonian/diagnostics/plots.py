@@ -29,7 +29,10 @@ def _plt():
 
 def plot_power_budget(budget, axes=None, title=None, max_elements=8):
     """Three panels: stored energy (total and per storage element), the cumulative ledger
-    entries (supplied, dissipated, lost at events, stabilization), and the residual.
+    entries (supplied, dissipated, lost at events, stabilization), and the residual. A run
+    the energy audit flags (`PowerBudget.findings`) says so in red in the title ("FLAGGED:"
+    and the codes) and on the residual panel, where a residual above its bound
+    (`PowerBudget.residual_bound`) is drawn with the bound.
 
     Returns
     -------
@@ -52,7 +55,9 @@ def plot_power_budget(budget, axes=None, title=None, max_elements=8):
     ax.set_ylabel("stored [J]")
     ax.legend(loc="best", fontsize="small", ncol=2)
     ax.grid(alpha=0.3)
-    ax.set_title(title or "Energy ledger")
+    findings = budget.findings()
+    flagged = f"\nFLAGGED: {', '.join(dict.fromkeys(c for c, _ in findings))}" if findings else ""
+    ax.set_title((title or "Energy ledger") + flagged, color="C3" if findings else "k")
     for name, series, style in (
         ("supplied", budget.supplied, "-"),
         ("dissipated", budget.dissipated, "-"),
@@ -66,6 +71,14 @@ def plot_power_budget(budget, axes=None, title=None, max_elements=8):
         axl.legend(loc="best", fontsize="small")
     axl.grid(alpha=0.3)
     axr.plot(t, budget.residual, color="k", lw=1)
+    bound = budget.residual_bound
+    if bound is not None and budget.max_residual > bound:   # drawn only when crossed: else it flattens the curve
+        for sign in (1, -1):
+            axr.axhline(sign * bound, color="C3", ls="--", lw=1, label="bound allowed by rtol, atol" if sign > 0 else None)
+        axr.legend(loc="best", fontsize="small")
+    if findings:
+        axr.annotate("; ".join(m.split(":")[0] for _, m in findings)[:120], (0.01, 0.95), xycoords="axes fraction",
+                     va="top", fontsize="small", color="C3")
     axr.set_ylabel("residual [J]")
     axr.set_xlabel("time [s]")
     axr.grid(alpha=0.3)

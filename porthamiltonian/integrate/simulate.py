@@ -29,7 +29,7 @@ from .._interrupt import caused_by_interrupt
 from .._validate import as_array, as_finite_float, is_real_scalar
 from ..bondgraph.graph import BondGraph
 from ..compile.system import PHSystem
-from ..errors import GeometryError, IntegrationError, IntegrationWarning, ParameterError, PhaseError
+from ..errors import AuditError, GeometryError, IntegrationError, IntegrationWarning, ParameterError, PhaseError
 from .events import starts_crossing, wrap_event
 from .discrete_gradient import DiscreteGradient
 from .fixed_step import RK4
@@ -238,7 +238,7 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
              throw: bool = True, first_step: float | None = None, max_events: int = 10000,
              check_constraints: bool = True, projection: float | None = None, max_nfev: int | None = None,
              timeout: float | None = None, dense_output: bool = False, step: float | None = None,
-             stop_after: str | None = None) -> Trajectory:
+             stop_after: str | None = None, audit: bool | str = True) -> Trajectory:
     """Integrate a compiled system over `t_span`.
 
     Parameters
@@ -321,6 +321,15 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
     check_constraints : bool
         Refuse an initial state whose constraint residuals exceed ``100 * atol`` (the multiplier
         formulation keeps residuals constant only up to stabilization; start consistent).
+    audit : bool or 'strict'
+        Audit the finished run by its energy ledger (`Trajectory.audit`, default): a ledger
+        residual above what rtol and atol allow (`PowerBudget.residual_bound`), an element
+        that generates energy, or a contact beyond the range of its law is listed in the
+        trajectory's `warnings`, raised as an `AuditWarning`, and makes a run that reached its
+        end status 2 (flagged, still a success) instead of 0. It costs one evaluation of the
+        stored energies per output sample. False skips it (status 0 as before); "strict"
+        raises `AuditError` (an IntegrationError, with the trajectory as its `trajectory`
+        attribute) for any finding, throw or not.
     projection : float, optional
         Project the state onto the constraint manifold (positions and velocities, see
         `PHSystem.project_constraints`) every `projection` seconds of simulated time, on top
@@ -351,6 +360,8 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         raise ParameterError(f"`system` must be a PHSystem from compile(), got {type(system).__name__}")
     t0, t1, rtol, atol, max_step, first_step = _checked_times(t_span, rtol, atol, max_step, first_step)
     budget = _checked_limits(dense_output, max_events, max_nfev, timeout)
+    if not (isinstance(audit, (bool, np.bool_)) or audit == "strict"):
+        raise ParameterError(f"`audit` must be True, False or 'strict', got {audit!r}")
     method, fixed = _checked_method(method, step, max_step, first_step)
     if method is DiscreteGradient:
         fixed["system"] = system
@@ -388,6 +399,12 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         err = IntegrationError(run.message)
         err.trajectory = traj
         raise err
+    if audit and run.status >= 0:
+        found = traj.audit()
+        if found and audit == "strict":
+            err = AuditError(f"{system.name}: the run was flagged by its energy audit: " + "; ".join(traj.warnings))
+            err.trajectory = traj
+            raise err
     return traj
 
 

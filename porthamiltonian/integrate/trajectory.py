@@ -48,8 +48,16 @@ class Trajectory:
     x : ndarray, shape (N, n)
         States (rows). Use `state(name)` for a block by name.
     status : int
-        0 reached the end, 1 a terminal user event stopped it, -1 failed.
+        0 reached the end, 1 a terminal user event stopped it, 2 reached the end but the energy
+        audit flagged the run (see `warnings`), -1 failed.
     message : str
+    warnings : list of str
+        What the energy audit of `simulate` found (`PowerBudget.findings`: a ledger residual
+        above what the tolerances allow, an element that generates energy, a contact beyond
+        the range of its law), one message each; empty for a clean run. Also raised as
+        `porthamiltonian.errors.AuditWarning` warnings.
+    flags : list of str
+        The codes of `warnings` ("ledger_residual", "not_passive", "soil_depth", ...).
     events : list of EventRecord
     nfev, njev, nlu : int
         Right-hand side evaluations, Jacobian evaluations, LU decompositions.
@@ -68,10 +76,16 @@ class Trajectory:
         self.nfev, self.njev, self.nlu = nfev, njev, nlu
         self.method, self.rtol, self.atol = method, rtol, atol
         self._dense = dense   # (t_start, t_end, OdeSolution) per segment, or None
+        self.warnings, self.flags = [], []
+        #: ``(code, message)`` findings of the run's elements, read by the audit
+        self.notes = []
+
+    #: `status` of a run that reached its end but was flagged by the energy audit
+    FLAGGED = 2
 
     @property
     def success(self) -> bool:
-        """True unless the integration failed."""
+        """True unless the integration failed (a flagged run, status 2, succeeded: see `warnings`)."""
         return self.status >= 0
 
     def state(self, name: str) -> np.ndarray:
@@ -186,6 +200,36 @@ class Trajectory:
 
         return PowerBudget.from_trajectory(self)
 
+    def audit(self) -> list[tuple[str, str]]:
+        """Audit the run by its energy ledger (`PowerBudget.findings`, with the findings of the
+        elements that check their law's range, ``audit_states``) and record the findings:
+        each goes to `warnings` and `flags` (once) and is raised as an `AuditWarning`; a run
+        that reached its end (status 0) becomes status 2 (`FLAGGED`), its message saying why.
+        `simulate` calls this at the end of every run that did not fail. Returns the findings."""
+        import warnings as _warnings
+
+        from ..errors import AuditWarning
+
+        for path, element in self.system.elements.items():   # elements that check their law's range
+            check = getattr(element, "audit_states", None)
+            if check is not None and self.t.size:
+                own, refs = self.system.element_state(path, self.x[-1])
+                for note in check(self.t, self.x[:, self.system.layout.element_slice(path)], refs):
+                    if note not in self.notes:
+                        self.notes.append(note)
+        found = self.power_budget().findings()
+        for code, message in found:
+            if message in self.warnings:
+                continue
+            self.warnings.append(message)
+            self.flags.append(code)
+            _warnings.warn(AuditWarning(f"{self.system.name}: {message}"), stacklevel=3)
+        if found and self.status == 0:
+            self.status = self.FLAGGED
+            self.message = (f"{self.message} Flagged by the energy audit ({', '.join(dict.fromkeys(self.flags))}): "
+                            + "; ".join(self.warnings))
+        return found
+
     def constraint_drift(self) -> dict[str, tuple[float, float]]:
         """Largest ``|gap|`` and ``|velocity residual|`` over the trajectory, per constraint."""
         if not self.system._plan.constraints:   # none: no evaluation needed
@@ -252,5 +296,6 @@ class Trajectory:
     def __repr__(self):
         return (
             f"<Trajectory of {self.system.name!r}: {self.t.size} samples, t = {self.t[0]:.4g}..{self.t[-1]:.4g} s, "
-            f"status {self.status}, {len(self.events)} events, {self.nfev} rhs evaluations>"
+            f"status {self.status}, {len(self.events)} events, {self.nfev} rhs evaluations"
+            + (f", flagged: {', '.join(dict.fromkeys(self.flags))}" if self.flags else "") + ">"
         )

@@ -17,6 +17,7 @@ import json
 import math
 import platform
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -24,7 +25,7 @@ import numpy as np
 
 from .._files import atomic_file, savez, write_text
 from .._options import API_LABELS, check_method, check_run_solver, check_step
-from ..errors import ParameterError, PortHamiltonianError
+from ..errors import AuditWarning, ParameterError, PortHamiltonianError
 
 __all__ = ["RunSpec", "Prepared", "model_reference", "load_model_file", "resolve_parameters", "prepare", "integrate", "summary", "write_run",
            "observables_table", "versions", "run_id", "rerun", "changes_since", "step_estimate",
@@ -356,8 +357,10 @@ def integrate(prepared, *, progress=False, t_eval=None):
     if t_eval is None and spec.samples:
         t_eval = np.linspace(0.0, prepared.t_end, spec.samples)
     wall = time.perf_counter()
-    traj = simulate(prepared.system, (0.0, prepared.t_end), prepared.x0, progress=progress, throw=False,
-                    t_eval=t_eval, **prepared.solver, **limits)
+    with warnings.catch_warnings():   # the audit's findings go to the record (and the CLI's last line) instead
+        warnings.simplefilter("ignore", AuditWarning)
+        traj = simulate(prepared.system, (0.0, prepared.t_end), prepared.x0, progress=progress, throw=False,
+                        t_eval=t_eval, **prepared.solver, **limits)
     return traj, time.perf_counter() - wall
 
 
@@ -423,7 +426,8 @@ def versions():
 def summary(prepared, traj, wall, budget):
     """The run's record (`summary.json`): the model (a model file with the digest of its
     bytes), every parameter value, the contact kind, the solver and its tolerances, end time
-    and samples, the versions, the wall time, the ledger, the events; `rerun` reproduces the
+    and samples, the versions, the wall time, the ledger, the events, and the energy audit's
+    findings ("flags": codes, "warnings": messages; status 2 when flagged); `rerun` reproduces the
     run from its "spec" entry."""
     spec = prepared.spec
     return {
@@ -436,6 +440,7 @@ def summary(prepared, traj, wall, budget):
                    "rhs": prepared.jit, "max_nfev": spec.max_nfev, "timeout": spec.timeout},
         "versions": versions(),
         "t_end": float(traj.t[-1]), "status": traj.status, "message": traj.message,
+        "flags": list(getattr(traj, "flags", [])), "warnings": list(getattr(traj, "warnings", [])),
         "wall_time_s": wall, "nfev": traj.nfev, "ledger": budget.to_dict(),
         "observable_units": {n: prepared.model.units.get(n) for n in prepared.model.observables},
         "events": [dict(t=e.t, name=e.name, message=e.message, lost=e.lost) for e in traj.events],

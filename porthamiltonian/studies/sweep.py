@@ -108,7 +108,7 @@ def _execute(task):
     run's record (`records.summary`, None when the run failed before integrating). Never
     raises for the run's own failures (the row says `failed` and why)."""
     spec, metrics, trajectory = task
-    row = {"status": "failed", "failure": MODEL, "error": "", "wall_time_s": math.nan, "nfev": 0}
+    row = {"status": "failed", "failure": MODEL, "error": "", "flags": "", "wall_time_s": math.nan, "nfev": 0}
     record = None
     try:
         prepared = prepare(spec)
@@ -122,7 +122,8 @@ def _execute(task):
         if trajectory:
             traj.save(trajectory)
         row.update(status="ok" if traj.status >= 0 else "failed", error="" if traj.status >= 0 else traj.message,
-                   failure="" if traj.status >= 0 else MODEL)
+                   failure="" if traj.status >= 0 else MODEL,
+                   flags=",".join(dict.fromkeys(traj.flags)))   # the energy audit's findings ("" clean)
     except Exception as exc:  # a run's failure is data: recorded, the sweep goes on
         row["error"] = f"{type(exc).__name__}: {exc}"
         row["failure"] = failure_class(exc)
@@ -320,6 +321,7 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
         asked), ``ignored`` (the swept parameters its contact kind ignores, comma-separated, or
         ""), ``parameters`` (every value of the run, JSON), ``status`` ("ok" or "failed"),
         ``failure`` ("" for a run that succeeded, "machine" or "model", see Notes), ``error``,
+        ``flags`` (the energy audit's codes, comma-separated, "" for a clean run; `Trajectory.flags`),
         ``wall_time_s``, ``nfev``, ``t_reached``, ``ledger.*`` (totals and per element class,
         [J]), ``metric.*``, ``trajectory`` (the npz path or "").
 

@@ -8,6 +8,7 @@ the two branches of a load-unload cycle, and the ledger (plastic work booked by 
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -275,3 +276,30 @@ def test_soil_over_uneven_terrain():
     b = assert_ledger_closes(traj, 1e-7)
     assert b.entries["dissipated"]["c/plastic"][-1] > 0.05
     assert traj.state("ball.P")[-1, 3] > 0.01      # pushed downhill, along +x
+
+
+@pytest.mark.parametrize("reach", [0.8, 1.3])
+def test_sinking_beyond_the_round_sole_is_flagged(reach):
+    """Issue 36: a ball dropped with the kinetic energy that loads the soil to `reach` times
+    the sole's radius (closed form: 1/2 m v^2 = K z^(N+1) / (N+1)). Beyond the radius the
+    round-sole law does not hold: the run is flagged (status 2, `soil_depth`, in its warnings),
+    or refused with audit="strict"; within it, nothing is said."""
+    from porthamiltonian.errors import AuditError, AuditWarning
+
+    R, m = 0.02, 1.0
+    law = SoilLaw.terrain("dry_sand", radius=R)
+    N, K = law.exponent, law.stiffness
+    deepest = reach * R
+    v = np.sqrt(2.0 * K * deepest ** (N + 1) / (N + 1) / m)
+    system, x0 = body_on_plane(*ball(m, R, R + 0.001, twist=(0, 0, 0, 0, 0, -v)), kind="soil", soil=law, friction=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AuditWarning)
+        traj = ph.simulate(system, (0.0, 0.1), x0, **TIGHT)
+    assert_allclose(traj.state("c/spring.soil")[:, 0].max(), deepest, rtol=1e-8)
+    if reach < 1.0:
+        assert traj.status == 0 and traj.flags == []
+        return
+    assert traj.status == 2 and traj.flags == ["soil_depth"]
+    assert f"sank {deepest:.4g} m" in traj.warnings[0] and "beyond the soil law's range" in traj.warnings[0]
+    with pytest.raises(AuditError, match="beyond the soil law's range"):
+        ph.simulate(system, (0.0, 0.1), x0, audit="strict", **TIGHT)
