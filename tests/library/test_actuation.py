@@ -77,7 +77,7 @@ def test_dc_motor_step_response_and_ledger_split(gear_loss):
     w = traj.state("motor/rotor.p") / MOTOR["rotor_inertia"]
     ref = _closed_form(t, gear_loss)
     assert abs(ref[-1, 1]) > 10.0  # the motor has spun up
-    # measured: 4e-12 A and 3e-10 rad/s (speed scale 300 rad/s)
+    # measured: 1.2e-10 A (of 5.6 A) and 2.3e-10 rad/s (of 170 rad/s)
     assert_allclose(i, ref[:, 0], rtol=0, atol=1e-8 * np.max(np.abs(ref[:, 0])))
     assert_allclose(w, ref[:, 1], rtol=0, atol=1e-8 * np.max(np.abs(ref[:, 1])))
 
@@ -92,7 +92,7 @@ def test_dc_motor_step_response_and_ledger_split(gear_loss):
     work = quad(lambda s: LOAD * spd(s) / N)
     scale = supplied
     d, s_ = budget.entries["dissipated"], budget.entries["supplied"]
-    tol = 1e-9 * scale  # the ledger's quadratures ride on the solver at 1e-12: measured ~1e-12
+    tol = 1e-9 * scale  # the ledger's quadratures ride on the solver at 1e-12 (ledger residual measured 1.5e-13 J of 1.5 J)
     assert_allclose(s_["V"][-1], supplied, rtol=0, atol=tol)
     assert_allclose(d["motor/armature"][-1], joule, rtol=0, atol=tol)
     assert_allclose(d["motor/viscous"][-1], friction, rtol=0, atol=tol)
