@@ -122,7 +122,7 @@ class JointAxisMap(TwoPortElement):
 
     @classmethod
     def from_parameters(cls, name, params, resolve):
-        return cls(name, resolve(params["joint"]), params["side"], params["axis"])
+        return cls(name, params["joint"], params["side"], params["axis"])
 
 
 def joint_axis(name, joint, *, axis=None):
@@ -143,7 +143,9 @@ def joint_axis(name, joint, *, axis=None):
     BondGraph
         Exposed ports: "a" and/or "b" (dim 6, bond them from the bodies' "B" ports; a ground
         side has none) and "axis" (dim 1, effort tau [N m or N], flow w [rad/s or m/s],
-        power tau w into the joint).
+        power tau w into the joint). "axis" takes one bond: to drive one axis with several
+        elements (a PD controller and a feed-forward torque, say), bond a 1-junction to it
+        (common joint speed, torques add) and the elements to the junction.
 
     Raises
     ------

@@ -36,15 +36,9 @@ from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction0, Junction1
 from porthamiltonian.errors import ModelError, ParameterError
 
+from ._checks import positive as _finite_positive
+
 __all__ = ["PeriodicReference", "pd_controller", "FeedbackController"]
-
-
-def _finite_positive(name, value, *, zero=False):
-    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)) \
-        and np.isfinite(value) and (value >= 0 if zero else value > 0)
-    if not ok:
-        raise ParameterError(f"`{name}` must be a {'nonnegative' if zero else 'positive'} finite number, got {value!r}")
-    return float(value)
 
 
 class PeriodicReference:

@@ -31,7 +31,6 @@ the regularization speed w_s a parameter.
 
 from __future__ import annotations
 
-import numpy as np
 import sympy as sp
 
 from porthamiltonian.bondgraph.element import register_element
@@ -40,18 +39,10 @@ from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.errors import ParameterError
 
+from ._checks import positive as _positive
 from .actuators import JointActuator
 
 __all__ = ["dc_motor", "gear_loss_coefficient", "battery", "VoltageSource"]
-
-
-def _positive(name, value, *, zero=False):
-    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)) \
-        and np.isfinite(value) and (value >= 0 if zero else value > 0)
-    if not ok:
-        rule = "nonnegative" if zero else "positive"
-        raise ParameterError(f"`{name}` must be a {rule} finite number, got {value!r}")
-    return float(value)
 
 
 def gear_loss_coefficient(efficiency, gear_ratio, rated_torque, rated_speed):
