@@ -316,3 +316,69 @@ def test_driven_joint_saves_and_loads(tmp_path):
         ends.append(ph.simulate(system, (0.0, 1.0), system.initial_state({}), t_eval=[0.0, 1.0], **TIGHT).x[-1])
     # same model, same solver: equal up to round-off in the rebuilt parameters
     assert_allclose(ends[1], ends[0], rtol=0, atol=1e-13)
+
+
+def test_actuator_between_two_moving_bodies_and_on_a_slider():
+    """Both sides of the axis map: an elbow between two links of a planar double pendulum
+    (joint speed = difference of the links' angular velocities about the world z axis), and
+    a prismatic joint on the second link (speed = relative velocity along the slide)."""
+    g = (0.0, -G, 0.0)
+    ground = Ground("ground")
+    upper = RigidBody("upper", 1.0, [1e-2, 1e-2, 1e-2], com=[0.2, 0.0, 0.0], pose=np.eye(4))
+    H_lower = np.eye(4)
+    H_lower[0, 3] = 0.4
+    lower = RigidBody("lower", 0.6, [5e-3, 5e-3, 5e-3], com=[0.15, 0.0, 0.0], pose=H_lower)
+    H_slide = H_lower.copy()
+    H_slide[0, 3] = 0.7
+    slider = RigidBody("slider", 0.3, [1e-3, 1e-3, 1e-3], pose=H_slide)
+    H_elbow = np.eye(4)
+    H_elbow[0, 3] = 0.4
+    rot_x = np.array([[0.0, 0, 1, 0], [0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 0, 1]])   # slide along the link's x
+    H_rail = rot_x.copy()
+    H_rail[0, 3] = 0.3
+    shoulder = Joint("shoulder", Frame(ground, "M", np.eye(4)), upper.frame("B"), kind="revolute")
+    elbow = Joint("elbow", Frame(upper, "E", H_elbow), lower.frame("B"), kind="revolute")
+    rail = Joint("rail", Frame(lower, "R", H_rail), Frame(slider, "S", rot_x), kind="prismatic")
+    bg = ph.BondGraph("arm")
+    bg.add(ground, upper, lower, slider, shoulder, elbow, rail)
+    for b in (upper, lower, slider):
+        bg.add(Gravity(f"g_{b.name}", b, g=g))
+        bg.connect(b.frame().port, f"g_{b.name}")
+    for j in (shoulder, elbow, rail):
+        bg.connect(j.ma.body.frame().port, (j, "a"))
+        bg.connect(j.mb.body.frame().port, (j, "b"))
+    e_axis = add_joint_axis(bg, "elbow_axis", elbow)
+    r_axis = add_joint_axis(bg, "rail_axis", rail)
+    tau = lambda t: 0.8 * np.cos(2.0 * t)   # noqa: E731
+    force = lambda t: 1.5 * np.sin(3.0 * t)   # noqa: E731
+    bg.add(JointActuator("elbow_tau", tau), JointActuator("rail_force", force))
+    bg.connect("elbow_tau", (e_axis, "axis"))
+    bg.connect("rail_force", (r_axis, "axis"))
+    system = ph.compile(bg)
+    t = np.linspace(0.0, 1.5, 31)
+    traj = ph.simulate(system, (0.0, 1.5), system.initial_state({}), t_eval=t, **TIGHT)
+
+    def world_twist(body, name):
+        X = np.hstack((traj.state(f"{name}.pose"), traj.state(f"{name}.P")))
+        out = []
+        for x in X:
+            R = body.pose_matrix(x)[:3, :3]
+            T = body.twist(x)
+            out.append((R @ T[:3], R @ T[3:], body.pose_matrix(x)))
+        return out
+
+    up, lo, sl = world_twist(upper, "upper"), world_twist(lower, "lower"), world_twist(slider, "slider")
+    w_elbow = np.array([b[0][2] - a[0][2] for a, b in zip(up, lo)])
+    # slide speed: slider origin's velocity relative to the lower link's material point there, along the rail
+    v_rail = []
+    for (wl, vl, Hl), (_, vs, Hs) in zip(lo, sl):
+        r = Hs[:3, 3] - Hl[:3, 3]
+        axis_w = Hl[:3, :3] @ np.array([1.0, 0.0, 0.0])
+        v_rail.append(axis_w @ (vs - (vl + np.cross(wl, r))))
+    v_rail = np.array(v_rail)
+    assert np.max(np.abs(w_elbow)) > 0.5 and np.max(np.abs(v_rail)) > 0.05
+    pp = traj.port_powers
+    # algebra on each sample's state: round-off only
+    assert_allclose(-pp["elbow_tau"], tau(t) * w_elbow, rtol=0, atol=1e-12 * np.max(np.abs(tau(t) * w_elbow)))
+    assert_allclose(-pp["rail_force"], force(t) * v_rail, rtol=0, atol=1e-12 * np.max(np.abs(force(t) * v_rail)))
+    _assert_ledger_closes(traj.power_budget())
