@@ -94,7 +94,7 @@ class ThreeJointLeg:
         ------
         GeometryError
             p is out of reach (closer to the ab/ad axis than the offset, or farther from the
-            hip than l1 + l2 or closer than |l1 - l2|).
+            hip than l1 + l2 or closer than abs(l1 - l2)).
         """
         x, y, z = as_array(p, "p", (3,))
         l1, l2, d = self.thigh, self.calf, self.offset
