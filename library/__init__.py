@@ -1,4 +1,5 @@
-"""Reusable components: point masses, rigid bodies, springs, dampers, gravity, joints, contacts."""
+"""Reusable components: point masses, rigid bodies, springs, dampers, gravity, joints, contacts,
+actuators, motors and controllers."""
 
 from porthamiltonian.contact.materials import ContactMaterial
 
@@ -18,6 +19,10 @@ from .sliding_plane_contact import FRICTION_MODES, SlidingPlaneConstraint, Slidi
 from .soil_contact import PlasticFlow, SoilContact, SoilDamper, SoilSlip, SoilSpring
 from .springs import PointDamper, PointSpring, SpatialDamper, SpatialSpring
 from .touchdown import TouchdownGuard
+from .actuators import AXES, JointActuator, JointAxisMap, add_joint_axis, joint_axis, withheld_power
+from .motors import VoltageSource, battery, dc_motor, gear_loss_coefficient
+from .controllers import FeedbackController, PeriodicReference, pd_controller
+from .leg_kinematics import ThreeJointLeg, foot_reference
 
 __all__ = [
     "PointMass", "DistanceConstraint", "ArticulatedBody", "LinkBody", "JointDamper", "JointFriction", "JointSpring", "JointLimit",
@@ -29,4 +34,7 @@ __all__ = [
     "SoilContact", "SoilSpring", "SoilDamper", "SoilSlip", "PlasticFlow",
     "contact", "CONTACT_KINDS", "ContactMaterial",
     "place_on", "TouchdownGuard",
+    "joint_axis", "add_joint_axis", "JointAxisMap", "JointActuator", "AXES", "withheld_power",
+    "dc_motor", "battery", "VoltageSource", "gear_loss_coefficient",
+    "pd_controller", "PeriodicReference", "FeedbackController", "ThreeJointLeg", "foot_reference",
 ]

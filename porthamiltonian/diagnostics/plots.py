@@ -324,6 +324,43 @@ def plot_stride_energy(energy, *, title="Energy per stride", ax=None):
     return _finish(fig, ax, "stride", "energy per stride [J]", title)
 
 
+def plot_energy_flow(totals, *, title="Where the energy went", ax=None):
+    """Horizontal bars of one stride's (or one window's) energy by category: what came in
+    (electrical, joint torques, references) on top, where it went (Joule heat, gearbox,
+    friction, controller damping, contact, soil, impacts, and the change of stored energy)
+    below, each with its share of the input.
+
+    Parameters
+    ----------
+    totals : TransportEnergy or dict
+        A `studies.TransportEnergy`, or category -> energy [J] (`studies.categorize`, one
+        stride's column of `StrideEnergy.by_category()`); a dict may add "stored change".
+
+    Returns
+    -------
+    matplotlib Figure
+    """
+    if hasattr(totals, "by_category"):
+        cats = {k: float(v) for k, v in totals.by_category.items()}
+        cats["stored change"] = float(totals.stored_change)
+    else:
+        cats = {k: float(v) for k, v in totals.items()}
+    inputs = ("electrical", "joint_input", "reference", "other_supplied")
+    rows = [(k, v) for k, v in cats.items() if v != 0.0 and k != "stabilization"]
+    rows.sort(key=lambda kv: (kv[0] not in inputs, -abs(kv[1])))
+    total_in = sum(v for k, v in rows if k in inputs) or 1.0
+    fig, ax = _axes(ax, (8, 0.45 * max(len(rows), 2) + 1.5))
+    y = np.arange(len(rows))[::-1]
+    colors = ["C0" if k in inputs else ("C7" if k == "stored change" else "C3") for k, _ in rows]
+    ax.barh(y, [v for _, v in rows], color=colors)
+    ax.set_yticks(y)
+    ax.set_yticklabels([k.replace("_", " ") for k, _ in rows])
+    for yi, (k, v) in zip(y, rows):
+        ax.annotate(f" {v:.4g} J ({100 * v / total_in:.1f} %)", (max(v, 0.0), yi), va="center", fontsize=8)
+    ax.axvline(0.0, color="k", lw=0.8)
+    return _finish(fig, ax, "energy [J]", "", title, legend=False)
+
+
 def plot_sweep(table, parameter, columns, *, group=None, title="", ax=None):
     """A sweep's results against one swept parameter: one marker line per column and group.
 

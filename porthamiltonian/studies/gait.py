@@ -261,6 +261,47 @@ class StrideEnergy:
     stabilization: np.ndarray
     residual: np.ndarray
 
+    def by_category(self):
+        """Per-stride totals by category (`studies.transport.categorize`: electrical input,
+        Joule heat, gearbox and friction losses, contact, soil, impacts, ...).
+
+        Returns
+        -------
+        dict
+            Category -> ndarray, shape (k,) [J].
+        """
+        from .transport import categorize
+
+        def cols(a):
+            return {p: a[:, j] for j, p in enumerate(self.elements)}
+
+        return categorize(self.labels, cols(self.supplied), cols(self.dissipated), cols(self.lost),
+                          cols(self.stabilization))
+
+    def cost_of_transport(self, mass, distances, g=9.81):
+        """Per-stride cost of transport E / (m g d), E the stride's electrical energy where the
+        model has voltage sources, else everything supplied (joint torques, references).
+
+        Parameters
+        ----------
+        mass : float [kg]
+        distances : array_like, shape (k,) [m]
+            Distance travelled in each stride (> 0).
+        g : float [m/s^2]
+
+        Returns
+        -------
+        ndarray, shape (k,)
+        """
+        d = np.asarray(distances, dtype=float)
+        if d.shape != (self.t.size - 1,) or not np.all(d > 0):
+            raise ParameterError(f"`distances` must be {self.t.size - 1} positive numbers (one per stride), got {d.tolist()}")
+        cats = self.by_category()
+        E = cats["electrical"]
+        if not np.any(E):
+            E = cats["joint_input"] + cats["reference"] + cats["other_supplied"]
+        return E / (float(mass) * float(g) * d)
+
     def table(self):
         """A text table: one block per stride, one row per element with a non-zero entry."""
         lines = []

@@ -1,0 +1,192 @@
+"""DC motors with gearboxes, and batteries, as components of ordinary bond-graph elements.
+
+`dc_motor` builds the classic armature-circuit / rotor / gearbox chain::
+
+                     R:armature   I:inductance       I:rotor  R:viscous  R:coulomb  R:gear_loss
+                          |            |                 |        |          |          |
+    "electric" --\\ 1 (current i) --\\ GY:torque_constant --\\ 1 (motor speed w_m) --\\ TF:gearbox --\\ "shaft"
+
+    L di/dt = V - R i - K w_m                      (electrical mesh, 1-junction i)
+    J dw_m/dt = K i - b w_m - F_c tanh(w_m / w_s) - b_g w_m - tau_out / N      (rotor, 1-junction w_m)
+    w_out = w_m / N,  tau_m = tau_out / N          (gearbox TF, modulus 1/N)
+
+Every loss is a resistor with a passive law, so the ledger splits the electrical input
+(the voltage source's supplied energy) into Joule heat (R:armature), rotor viscous and
+Coulomb friction, gearbox loss, magnetic and kinetic energy stored (I:inductance, I:rotor)
+and the mechanical work delivered at "shaft" (whatever is bonded there books it).
+
+Gearbox efficiency. A constant efficiency eta (loss = (1 - eta) |tau w|, proportional to the
+transmitted torque) is not a one-port resistor: its loss depends on the load torque, not on
+the port's own flow, and such a law is not passive for every causality (it would dissipate
+nothing when the motor is back-driven at zero load, and the sign of its "loss" flips with
+the direction of power flow). We therefore model the gearbox's loss as a viscous resistor on
+the motor shaft, ``tau_loss = b_g w_m``, calibrated so that the efficiency is exactly `eta`
+at the rated operating point given (rated output torque tau_r, rated output speed w_r):
+``b_g (N w_r)^2 = (1/eta - 1) tau_r w_r``, i.e. delivering tau_r w_r costs tau_r w_r / eta.
+Passive by construction (dissipation b_g w_m^2 >= 0). `gear_loss_coefficient` gives b_g.
+
+Coulomb friction is regularized, ``F_c tanh(w / w_s)`` (passive: w tanh(w/w_s) >= 0), with
+the regularization speed w_s a parameter.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from porthamiltonian.bondgraph.element import register_element
+from porthamiltonian.bondgraph.elements import GY, TF, I, R
+from porthamiltonian.bondgraph.graph import BondGraph
+from porthamiltonian.bondgraph.junctions import Junction1
+from porthamiltonian.errors import ParameterError
+
+from ._checks import positive as _positive
+from .actuators import JointActuator
+
+__all__ = ["dc_motor", "gear_loss_coefficient", "battery", "VoltageSource"]
+
+
+def gear_loss_coefficient(efficiency, gear_ratio, rated_torque, rated_speed):
+    """Viscous coefficient b_g [N m s/rad] on the motor shaft that gives `efficiency` at the
+    rated output point (module docs): ``b_g = (1/eta - 1) tau_r / (N^2 w_r)``.
+
+    Parameters
+    ----------
+    efficiency : float
+        eta in (0, 1].
+    gear_ratio : float
+        N > 0 (motor speed / output speed).
+    rated_torque : float [N m]
+        Output torque tau_r > 0.
+    rated_speed : float [rad/s]
+        Output speed w_r > 0.
+    """
+    eta = _positive("efficiency", efficiency)
+    if eta > 1.0:
+        raise ParameterError(f"`efficiency` must be in (0, 1], got {efficiency!r}")
+    N = _positive("gear_ratio", gear_ratio)
+    tau = _positive("rated_torque", rated_torque)
+    w = _positive("rated_speed", rated_speed)
+    return (1.0 / eta - 1.0) * tau / (N * N * w)
+
+
+def dc_motor(name, *, resistance, inductance, torque_constant, rotor_inertia, viscous=0.0, coulomb=0.0,
+             coulomb_speed=1e-2, gear_ratio=1.0, gear_loss=0.0):
+    """A DC motor with a gearbox (module docs), as a component.
+
+    Parameters
+    ----------
+    name : str
+    resistance : float [Ohm]
+        Armature resistance R > 0.
+    inductance : float [H]
+        Armature inductance L > 0.
+    torque_constant : float [N m/A = V s/rad]
+        K > 0 (the gyrator modulus: tau = K i, back emf = K w_m).
+    rotor_inertia : float [kg m^2]
+        J > 0, on the motor side of the gearbox.
+    viscous : float [N m s/rad]
+        Rotor viscous friction b >= 0 (motor side).
+    coulomb : float [N m]
+        Rotor Coulomb friction F_c >= 0 (motor side), regularized over `coulomb_speed`.
+    coulomb_speed : float [rad/s]
+        w_s > 0.
+    gear_ratio : float
+        N > 0: motor speed = N x output speed.
+    gear_loss : float [N m s/rad]
+        Gearbox loss b_g >= 0 as a viscous resistor on the motor shaft (see
+        `gear_loss_coefficient` to set it from an efficiency).
+
+    Returns
+    -------
+    BondGraph
+        Exposed ports "electric" (dim 1, effort voltage [V], flow current [A], power into the
+        motor) and "shaft" (dim 1, effort output torque [N m], flow output speed [rad/s],
+        power out of the motor). Elements: "armature", "inductance", "torque_constant",
+        "rotor", "viscous", "coulomb", "gear_loss", "gearbox" (those with zero coefficients
+        are left out). State: "inductance.p" = L i [Wb], "rotor.p" = J w_m [N m s].
+
+    Raises
+    ------
+    ParameterError
+        A non-positive resistance, inductance, torque constant, inertia or gear ratio, or a
+        negative friction coefficient, each named.
+    """
+    Ra = _positive(f"{name}.resistance", resistance)
+    La = _positive(f"{name}.inductance", inductance)
+    K = _positive(f"{name}.torque_constant", torque_constant)
+    Jr = _positive(f"{name}.rotor_inertia", rotor_inertia)
+    b = _positive(f"{name}.viscous", viscous, zero=True)
+    Fc = _positive(f"{name}.coulomb", coulomb, zero=True)
+    ws = _positive(f"{name}.coulomb_speed", coulomb_speed)
+    N = _positive(f"{name}.gear_ratio", gear_ratio)
+    bg_ = _positive(f"{name}.gear_loss", gear_loss, zero=True)
+    g = BondGraph(name)
+    g.add(Junction1("current"), R("armature", Ra), I("inductance", mass=La), GY("torque_constant", K),
+          Junction1("speed"), I("rotor", mass=Jr), TF("gearbox", 1.0 / N))
+    g.connect("current", "armature")
+    g.connect("current", "inductance")
+    g.connect("current", ("torque_constant", "p1"))
+    g.connect(("torque_constant", "p2"), "speed")
+    g.connect("speed", "rotor")
+    if b > 0:
+        g.add(R("viscous", b))
+        g.connect("speed", "viscous")
+    if Fc > 0:
+        w = sp.Symbol("w")
+        g.add(R("coulomb", law=Fc * sp.tanh(w / ws), variables=[w]))
+        g.connect("speed", "coulomb")
+    if bg_ > 0:
+        g.add(R("gear_loss", bg_))
+        g.connect("speed", "gear_loss")
+    g.connect("speed", ("gearbox", "p1"))
+    g.expose("electric", "current")
+    g.expose("shaft", ("gearbox", "p2"))
+    return g
+
+
+@register_element
+class VoltageSource(JointActuator):
+    """Voltage source [V] with an optional symmetric limit (a bus voltage): the effort source
+    of a motor's "electric" port. Parameters, ledger and limit as `JointActuator`."""
+
+    type_name = "VoltageSource"
+
+
+def battery(name, emf, internal_resistance, *, command=None, input=False):
+    """A battery or DC bus: an ideal emf behind an internal resistance, as a component.
+
+    ::
+
+        Se:emf --\\ 1 --\\ "terminal"
+                     |
+                 R:internal
+
+    Parameters
+    ----------
+    name : str
+    emf : float [V]
+        Open-circuit voltage > 0.
+    internal_resistance : float [Ohm]
+        >= 0 (0 gives an ideal bus).
+    command : float or callable t -> float, optional
+        A commanded voltage instead of the constant emf, limited to +-emf (a PWM bridge
+        fed by the battery, averaged); ``input=True`` takes it from `simulate`'s inputs.
+
+    Returns
+    -------
+    BondGraph
+        Exposed port "terminal" (dim 1, power out of the battery). Elements "emf" (the
+        ledger's electrical input) and "internal" (its Joule heat, when > 0).
+    """
+    E = _positive(f"{name}.emf", emf)
+    r = _positive(f"{name}.internal_resistance", internal_resistance, zero=True)
+    g = BondGraph(name)
+    src = VoltageSource("emf", E if command is None else command, limit=None if command is None and not input else E,
+                        input=input)
+    g.add(src, Junction1("bus"))
+    g.connect("emf", "bus")
+    if r > 0:
+        g.add(R("internal", r))
+        g.connect("bus", "internal")
+    g.expose("terminal", "bus")
+    return g

@@ -1,0 +1,236 @@
+"""Where a driven gait's energy goes: ledger totals by category, and the cost of transport.
+
+The energy ledger books every element; for a driven robot the questions are coarser: how
+much electrical energy the batteries gave, how much of it the motors' copper burnt (Joule
+heat), how much the gearboxes and rotor friction took, how much positive mechanical work the
+joints did, and how much the feet and the ground took (contact damping and slip, impacts,
+soil plasticity). `categorize` sorts each element's ledger entries into those categories by
+the element's type and, for the motor components' resistors, by their names in
+`library.motors.dc_motor` / `battery`:
+
+    electrical       supplied by VoltageSource elements
+    joint_input      supplied by JointActuator elements (torques commanded directly)
+    reference        supplied by Sf:reference of a PD controller (the moving target's power)
+    joule            dissipated by R at */armature and */internal
+    motor_friction   dissipated by R at */viscous and */coulomb
+    gearbox          dissipated by R at */gear_loss
+    controller       dissipated by R at */damper of a PD controller
+    contact          dissipated by ContactDamper, SlipFriction, SpatialDamper, PointDamper
+    soil             dissipated by SoilDamper, SoilSlip, PlasticFlow
+    impacts          lost at events (any element)
+    stabilization    absorbed by constraint stabilization (numerical; should be ~0)
+    other_supplied / other_dissipated   anything else
+
+The cost of transport is ``E / (m g d)`` (dimensionless) with E the energy spent: the
+electrical energy when the model has voltage sources, else the positive mechanical work at
+the joints (`TransportEnergy.cost_of_transport`, both given).
+
+Positive mechanical work ``sum_j int max(tau_j w_j, 0) dt`` over the joint axes
+(`library.actuators.joint_axis` components): the joint powers are evaluated at the
+trajectory's samples (`PHSystem.port_variables`) and integrated by the trapezoid rule, so its
+accuracy is that of the sampling (O(dt^2), plus the kinks where a joint's power changes
+sign); every other total is the ledger's own quadrature, at integration tolerance.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+
+import numpy as np
+
+from porthamiltonian.errors import ParameterError
+
+__all__ = ["CATEGORIES", "categorize", "TransportEnergy", "transport_energy", "joint_powers"]
+
+CATEGORIES = ("electrical", "joint_input", "reference", "other_supplied", "joule", "motor_friction", "gearbox",
+              "controller", "contact", "soil", "other_dissipated", "impacts", "stabilization")
+
+_SUPPLY = (("electrical", ("VoltageSource:*",)), ("joint_input", ("JointActuator:*",)),
+           ("reference", ("Sf:*reference",)))
+_DISSIPATION = (("joule", ("R:*armature", "R:*internal")), ("motor_friction", ("R:*viscous", "R:*coulomb")),
+                ("gearbox", ("R:*gear_loss",)), ("controller", ("R:*damper",)),
+                ("contact", ("ContactDamper:*", "SlipFriction:*", "SpatialDamper:*", "PointDamper:*")),
+                ("soil", ("SoilDamper:*", "SoilSlip:*", "PlasticFlow:*")))
+
+
+def _match(label, table, default):
+    for cat, patterns in table:
+        if any(fnmatch.fnmatchcase(label, p) for p in patterns):
+            return cat
+    return default
+
+
+def categorize(labels, supplied, dissipated, lost, stabilization):
+    """Sum ledger entries by category (module docs).
+
+    Parameters
+    ----------
+    labels : dict
+        Element path -> "Type:path" label.
+    supplied, dissipated, lost, stabilization : dict
+        Element path -> energy [J] (floats or arrays of one shape).
+
+    Returns
+    -------
+    dict
+        Category (`CATEGORIES`) -> total [J], of the entries' shape.
+    """
+    out = {}
+
+    def add(cat, v):
+        out[cat] = out.get(cat, 0.0) + np.asarray(v, dtype=float)
+
+    for path, v in supplied.items():
+        add(_match(labels.get(path, path), _SUPPLY, "other_supplied"), v)
+    for path, v in dissipated.items():
+        add(_match(labels.get(path, path), _DISSIPATION, "other_dissipated"), v)
+    for v in lost.values():
+        add("impacts", v)
+    for v in stabilization.values():
+        add("stabilization", v)
+    zero = np.zeros_like(next(iter(out.values()))) if out else 0.0
+    return {c: out.get(c, zero) for c in CATEGORIES}
+
+
+def joint_powers(traj, inputs=None):
+    """Power tau w into every joint axis at the trajectory's samples [W].
+
+    Parameters
+    ----------
+    traj : Trajectory
+    inputs : None, array_like or callable, optional
+        The external inputs the trajectory was simulated with (as given to `simulate`):
+        needed when input sources drive the joints, else their torques read as zero.
+
+    Returns
+    -------
+    dict
+        Component path of a `joint_axis` -> ndarray, shape (N,): the sum over its
+        `JointAxisMap` elements of the power they pass to the bodies.
+    """
+    system = traj.system
+    flat = system.report.flat
+    maps = {p: p.rsplit("/", 1)[0] for p, e in flat.elements.items() if e.type_name == "JointAxisMap"}
+    out = {axis: np.zeros(traj.t.size) for axis in dict.fromkeys(maps.values())}
+    for k, (t, x) in enumerate(zip(traj.t, traj.x)):
+        u = None if inputs is None else (inputs(t, x) if callable(inputs) else np.asarray(inputs, dtype=float))
+        pv = system.port_variables(t, x, u)
+        for path, axis in maps.items():
+            e, f = pv[(path, "p2")]
+            out[axis][k] += float(e @ f)   # power into the map at p2 = power it passes to the body
+    return out
+
+
+@dataclass(frozen=True)
+class TransportEnergy:
+    """Energy totals of a driven motion over a time window, and its cost of transport.
+
+    Attributes
+    ----------
+    t0, t1 : float [s]
+    by_category : dict
+        `CATEGORIES` -> energy [J] over the window.
+    positive_work : float [J]
+        sum over joints of int max(tau w, 0) dt (trapezoid on the samples).
+    mass : float [kg]
+    distance : float [m]
+    g : float [m/s^2]
+    stored_change : float [J]
+        H(t1) - H(t0).
+    residual : float [J]
+        The ledger's residual over the window.
+    """
+
+    t0: float
+    t1: float
+    by_category: dict
+    positive_work: float
+    mass: float
+    distance: float
+    g: float
+    stored_change: float
+    residual: float
+
+    @property
+    def electrical(self):
+        """Electrical energy supplied [J]."""
+        return float(self.by_category["electrical"])
+
+    @property
+    def spent(self):
+        """The energy the cost of transport counts [J]: electrical if any, else positive work."""
+        return self.electrical if self.electrical != 0.0 else self.positive_work
+
+    @property
+    def cost_of_transport(self):
+        """E / (m g d), dimensionless, with E = `spent`."""
+        return self.spent / (self.mass * self.g * self.distance)
+
+    @property
+    def mechanical_cost_of_transport(self):
+        """positive work / (m g d)."""
+        return self.positive_work / (self.mass * self.g * self.distance)
+
+    def table(self):
+        """A text table of the totals."""
+        lines = [f"t = {self.t0:.6g} .. {self.t1:.6g} s, distance {self.distance:.6g} m, mass {self.mass:.6g} kg"]
+        for c in CATEGORIES:
+            v = float(self.by_category[c])
+            if v != 0.0:
+                lines.append(f"  {c:18s} {v:14.6g} J")
+        lines.append(f"  {'positive work':18s} {self.positive_work:14.6g} J")
+        lines.append(f"  {'stored change':18s} {self.stored_change:14.6g} J  (ledger residual {self.residual:.3g} J)")
+        lines.append(f"  cost of transport  {self.cost_of_transport:.6g}  (mechanical {self.mechanical_cost_of_transport:.6g})")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.table()
+
+
+def transport_energy(traj, *, mass, distance, g=9.81, t0=None, t1=None, inputs=None):
+    """Totals by category and the cost of transport over [t0, t1] (module docs).
+
+    Parameters
+    ----------
+    traj : Trajectory
+    mass : float [kg]
+        Total mass moved (> 0).
+    distance : float [m]
+        Distance travelled over the window (> 0; e.g. the base's forward displacement).
+    g : float [m/s^2]
+    t0, t1 : float, optional
+        The window, snapped to the nearest samples (default the whole trajectory).
+    inputs : optional
+        The trajectory's external inputs (`joint_powers`).
+
+    Raises
+    ------
+    ParameterError
+        A non-positive mass, distance or g, or an empty window.
+    """
+    for key, v in (("mass", mass), ("distance", distance), ("g", g)):
+        if not (np.isfinite(v) and v > 0):
+            raise ParameterError(f"`{key}` must be a positive finite number, got {v!r}")
+    budget = traj.power_budget()
+    t = np.asarray(budget.t)
+    i0 = 0 if t0 is None else int(np.argmin(np.abs(t - t0)))
+    i1 = t.size - 1 if t1 is None else int(np.argmin(np.abs(t - t1)))
+    if i1 <= i0:
+        raise ParameterError(f"the window [{t0}, {t1}] holds no interval of the trajectory's samples")
+
+    def window(series):
+        return {p: float(np.asarray(v)[i1] - np.asarray(v)[i0]) for p, v in series.items()}
+
+    e = budget.entries
+    cats = categorize(budget.labels, window(e["supplied"]), window(e["dissipated"]), window(e["lost"]),
+                      window(e["stabilization"]))
+    cats = {c: float(v) for c, v in cats.items()}
+    pos = 0.0
+    sl = slice(i0, i1 + 1)
+    for P in joint_powers(traj, inputs).values():
+        pos += float(np.trapezoid(np.maximum(P[sl], 0.0), t[sl]))
+    res = np.asarray(budget.residual)
+    H = np.asarray(budget.H)
+    return TransportEnergy(float(t[i0]), float(t[i1]), cats, pos, float(mass), float(distance), float(g),
+                           float(H[i1] - H[i0]), float(res[i1] - res[i0]))
