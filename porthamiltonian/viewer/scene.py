@@ -299,6 +299,17 @@ def _part(P, N, F, rgba=None):
     return out
 
 
+def _visual_part(P, N, F, rgba):
+    """A drawn shape's mesh: its own colour, or its body's when its colour is the default grey
+    (`porthamiltonian.viewer.shapes.DEFAULT_RGBA`, any alpha); its alpha as opacity."""
+    if tuple(rgba[:3]) != tuple(DEFAULT_RGBA[:3]):
+        return _part(P, N, F, rgba)
+    part = _part(P, N, F)
+    if rgba[3] < 1.0:
+        part["opacity"] = float(rgba[3])
+    return part
+
+
 def _check_poses(path, element, poses, n_bodies, n_frames):
     shape = np.shape(poses)
     if len(shape) != 3 or shape[1:] != (n_bodies, 7) or shape[0] not in (1, n_frames):
@@ -386,13 +397,15 @@ def _grid(entries, surfaces, lo, hi):
 
 
 def _links(entries, links, idx_len):
-    """World segments of the two-marker elements (a leg spring, a prismatic joint) between
-    bodies: per frame the two markers' world origins, when they are apart."""
+    """World segments of the two-marker elements (a leg spring, a prismatic joint) between two
+    moving bodies: per frame the two markers' world origins, when they are apart."""
     by_body = {id(e["element"]): e for e in entries}
     out, seen = [], []
     for fa, fb in links:
         ea, eb = by_body.get(id(fa.body)), by_body.get(id(fb.body))
-        if ea is None or eb is None:
+        # to the ground, a marker is where a joint holds a body (a planar lock at the world
+        # origin), not a part of the mechanism: only links between moving bodies are drawn
+        if ea is None or eb is None or not (ea["moving"] and eb["moving"]):
             continue
         key = (id(fa.body), tuple(fa.H_BF[:3, 3]), id(fb.body), tuple(fb.H_BF[:3, 3]))
         if key in seen:
@@ -445,9 +458,10 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
     surfaces too. A `RigidBody` is drawn as the ellipsoid of its inertia (translucent; left out
     when its bounded contact surfaces enclose it) and segments from its centre of mass to its
     frames, its contact surfaces and the markers of the joints, springs and dampers that hold
-    it; a two-marker element between two bodies (a leg's spring) is drawn as a segment between
-    its markers. An unbounded surface of a fixed body (the ground plane) is drawn as the patch
-    under the box swept by the moving bodies, grown by half that box's size, with a grid on it;
+    it; a two-marker element between two moving bodies (a leg's spring) is drawn as a segment
+    between its markers. An unbounded surface of a fixed body (the ground plane) is drawn as
+    the patch under the box swept by the moving bodies, grown by half that box's size, with a
+    grid on it;
     one of a moving body (a flat follower) as a square half that size about its parameter
     origin. The camera looks at the centre of that box from azimuth -70 deg and elevation
     20 deg (z up), far enough to hold it whole. A contact's force is drawn as an arrow from
@@ -489,9 +503,7 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
         parts += [_part(m.vertices @ H[:3, :3].T + H[:3, 3], m.normals @ H[:3, :3].T, m.faces)
                   for m, H in _unbounded_meshes(el, surfaces.get(id(el), []), lo, hi)] if isinstance(
                       el, (RigidBody, Ground)) else []
-        parts += [_part(P, N, F, None if tuple(rgba) == DEFAULT_RGBA else rgba) | (
-            {"opacity": float(rgba[3])} if tuple(rgba) == DEFAULT_RGBA and rgba[3] < 1.0 else {})
-            for P, N, F, rgba in e["visual"]]
+        parts += [_visual_part(P, N, F, rgba) for P, N, F, rgba in e["visual"]]
         entry = {"name": e["label"], "meshes": parts}
         if not e["moving"]:
             entry.update(color=FIXED_COLOR, poses=None, pose=_rows(e["rows"][0]))

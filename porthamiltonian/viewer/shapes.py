@@ -15,8 +15,9 @@ A storage element that moves bodies says how to draw them with two methods, whic
     arrays (n_frames, block size) from the trajectory. An element without a state (the
     ground) returns one frame, shape (1, n_bodies, 7): it does not move.
 
-A shape whose ``rgba`` is the default grey ``DEFAULT_RGBA`` has no colour of its own and is
-drawn in its body's colour (the legend's); one with an alpha below 1 is drawn translucent.
+A shape whose colour is the default grey of ``DEFAULT_RGBA`` (whatever its alpha) has no colour
+of its own and is drawn in its body's colour (the legend's); one with an alpha below 1 is drawn
+translucent.
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ def segment_shape(p, q, radius, rgba=DEFAULT_RGBA, name="segment"):
 
 def segment_radius(ellipsoid):
     """Radius [m] of a body's segments: a quarter of its inertia ellipsoid's smallest
-    semi-axis, at most 2 % of its largest (a rod's segments stay thin)."""
-    return float(min(0.25 * min(ellipsoid.size), 0.02 * max(ellipsoid.size) * 2.0))
+    semi-axis, at most 4 % of its largest (a rod's segments stay thin)."""
+    return float(min(0.25 * min(ellipsoid.size), 0.04 * max(ellipsoid.size)))
 
 
 def inertia_shape(mass, inertia, com, alpha=INERTIA_ALPHA):

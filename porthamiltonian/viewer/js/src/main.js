@@ -40,7 +40,8 @@ function meshObject(mesh, color, fixed) {
   // a fixed body's surfaces sit behind lines lying on them (the grid, the world axes on the floor);
   // a mesh with its own colour (a robot's visual) or opacity (the inertia ellipsoid) keeps it
   const opacity = mesh.opacity === undefined ? 1 : mesh.opacity;
-  const m = new THREE.MeshLambertMaterial({ color: mesh.color || color, side: THREE.DoubleSide,
+  // (a translucent mesh shows its outer side only: one layer of tint, not two)
+  const m = new THREE.MeshLambertMaterial({ color: mesh.color || color, side: opacity < 1 ? THREE.FrontSide : THREE.DoubleSide,
     polygonOffset: fixed, polygonOffsetFactor: 1, polygonOffsetUnits: 1,
     transparent: opacity < 1, opacity, depthWrite: opacity >= 1 });
   const obj = new THREE.Mesh(g, m);
@@ -223,7 +224,9 @@ function legend(data) {
   for (const b of data.bodies) line(b.name, b.color);
   line(`arrows: contact force on the body it acts on, from the contact point, ${data.force_scale_text}`);
   if ((data.links || []).length) line('grey rods: springs and joints between bodies');
-  line('translucent: the ellipsoid of a body\'s inertia');
+  if (data.bodies.some((b) => b.meshes.some((m) => m.opacity !== undefined && m.opacity < 1))) {
+    line('translucent: the ellipsoid of a body\'s inertia');
+  }
   line('axes: x red, y green, z blue (world, bodies, contact frames)');
 }
 
