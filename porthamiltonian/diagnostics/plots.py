@@ -10,7 +10,7 @@ from .._files import atomic_file
 
 __all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "plot_observables", "plot_planar_paths",
            "plot_limit_cycle", "plot_stride_energy", "save_figure", "draw_scene", "bondgraph_png", "figure",
-           "plot_bode", "plot_sweep"]
+           "plot_bode", "plot_sweep", "plot_center_of_pressure"]
 
 
 def figure(rows=1, cols=1, **kwargs):
@@ -105,6 +105,32 @@ def plot_series(t, series, *, ylabel="", title="", events=(), ax=None, xlabel="t
     for te, name in events:
         ax.axvline(te, color="0.6", lw=0.7, ls=":")
     return _finish(fig, ax, xlabel, ylabel, title, legend=bool(series))
+
+
+def plot_center_of_pressure(t, pressure, *, title="", events=()):
+    """Centre of pressure of each body's contacts: one panel per world coordinate (x, y, z
+    [m]), one trace per body, blank where the body is not pressed (NaN).
+
+    Parameters
+    ----------
+    t : ndarray, shape (N,) [s]
+    pressure : dict
+        Body name -> centre of pressure, shape (N, 3) [m] (`center_of_pressure`).
+    """
+    plt = _plt()
+    fig, axes = plt.subplots(3, 1, sharex=True, figsize=(8, 7))
+    for k, (ax, axis) in enumerate(zip(axes, "xyz")):
+        for body, cop in pressure.items():
+            ax.plot(t, cop[:, k], label=body)
+        for te, _ in events:
+            ax.axvline(te, color="0.6", lw=0.7, ls=":")
+        ax.set_ylabel(f"{axis} [m]")
+        ax.grid(alpha=0.3)
+    axes[0].legend(loc="best", fontsize="small")
+    axes[0].set_title(title)
+    axes[-1].set_xlabel("time [s]")
+    fig.tight_layout()
+    return fig
 
 
 def plot_observables(t, series, units, *, title="", events=()):
