@@ -133,6 +133,20 @@ def plot_center_of_pressure(t, pressure, *, title="", events=()):
     return fig
 
 
+def _quantity(names):
+    """The quantity several series share, from their names: their common last words ("lower
+    height", "upper height" -> "height"), else their common first words, else the names
+    joined ("gap, depth")."""
+    words = [n.split() for n in names]
+    for pick in (lambda w, k: w[-k:], lambda w, k: w[:k]):
+        k = 0
+        while all(len(w) > k for w in words) and len({tuple(pick(w, k + 1)) for w in words}) == 1:
+            k += 1
+        if k:
+            return " ".join(pick(words[0], k))
+    return ", ".join(names)
+
+
 def plot_observables(t, series, units, *, title="", events=()):
     """Time series of different units, one axes per unit (stacked, sharing the time axis).
 
@@ -152,7 +166,8 @@ def plot_observables(t, series, units, *, title="", events=()):
     -------
     matplotlib.figure.Figure
         An axes per unit, in order of first appearance; its y label is the series' name and
-        unit when it holds one series ("height [m]"), else the unit ("[m]") and a legend.
+        unit when it holds one series ("height [m]"), else their shared quantity and the unit
+        ("height [m]" for "lower height" and "upper height"; `_quantity`) and a legend.
     """
     groups = {}
     for name in series:
@@ -160,7 +175,7 @@ def plot_observables(t, series, units, *, title="", events=()):
     fig, axes = _plt().subplots(len(groups), 1, figsize=(8, 1.2 + 2.6 * len(groups)), sharex=True, squeeze=False)
     for ax, (unit, names) in zip(axes[:, 0], groups.items()):
         one = len(names) == 1
-        plot_series(t, {n: series[n] for n in names}, ylabel=f"{names[0]} [{unit}]" if one else f"[{unit}]",
+        plot_series(t, {n: series[n] for n in names}, ylabel=f"{names[0] if one else _quantity(names)} [{unit}]",
                     events=events, ax=ax, xlabel="")
         if one:
             ax.get_legend().remove()
