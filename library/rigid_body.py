@@ -310,6 +310,25 @@ class RigidBody(_FramedBody, StorageElement):
         H = self.pose_matrix(x_body)
         return se3.Ad_wrench(H) @ np.asarray(x_body)[7:13]
 
+    # ---- the drawing protocol (porthamiltonian.viewer.shapes)
+    def drawn_bodies(self):
+        """``[(name, shapes)]``: this body drawn as the ellipsoid of its inertia (translucent)
+        and segments from its centre of mass to the origins of its frames; the viewer adds its
+        contact surfaces and segments to where joints and contacts hold it."""
+        from porthamiltonian.viewer.shapes import inertia_shape, segment_shape, segment_radius
+
+        ellipsoid = inertia_shape(self.mass, self.inertia, self.com)
+        radius = segment_radius(ellipsoid)
+        segments = [segment_shape(self.com, H[:3, 3], radius) for H in self.frames.values()]
+        return [(self.name, (ellipsoid, *[s for s in segments if s is not None]))]
+
+    def drawn_poses(self, states):
+        """World pose rows, shape (n_frames, 1, 7), from ``states["pose"]`` (n_frames, 7);
+        quaternions normalized."""
+        rows = np.array(states["pose"], dtype=float).reshape(-1, 7)
+        rows[:, :4] /= np.linalg.norm(rows[:, :4], axis=1)[:, None]
+        return rows[:, None, :]
+
     def parameters(self):
         return {
             "mass": self.mass, "inertia": self.inertia.tolist(), "com": self.com.tolist(),
@@ -362,6 +381,16 @@ class Ground(_FramedBody, StorageElement):
 
     def structure(self, t, x, refs):
         return np.zeros((0, 0)), np.zeros((0, 6 * len(self.frames)))
+
+    # ---- the drawing protocol (porthamiltonian.viewer.shapes)
+    def drawn_bodies(self):
+        """``[(name, ())]``: the ground has no shape of its own; the viewer draws its contact
+        surfaces (a plane as a patch under the motion) and a grid."""
+        return [(self.name, ())]
+
+    def drawn_poses(self, states):
+        """The fixed pose, shape (1, 1, 7) (one frame: it does not move)."""
+        return np.concatenate((quaternion.from_matrix(self.H_WG[:3, :3]), self.H_WG[:3, 3]))[None, None, :]
 
     def parameters(self):
         return {"frames": {k: v.tolist() for k, v in self.frames.items() if k != "B"}}

@@ -88,7 +88,7 @@ def _save_contact_forces(model_name, traj, out, events):
     a plot of the normal forces and one of the centres of pressure; nothing for a model
     without contacts. Returns the figures written."""
     from .diagnostics.contact_forces import contact_bodies, contact_names
-    from .diagnostics.plots import plot_series, save_figure
+    from .diagnostics.plots import plot_center_of_pressure, plot_series, save_figure
 
     names = contact_names(traj.system)
     if not names:
@@ -103,14 +103,30 @@ def _save_contact_forces(model_name, traj, out, events):
     savez(out / "contact_forces.npz", t=traj.t, **arrays)
     fig = plot_series(traj.t, {f"{n}: normal force [N]": f.normal for n, f in forces.items()},
                       ylabel="normal force [N]", title=f"{model_name}: contact normal forces", events=events)
+    _flag_pulling(fig.axes[0], forces)
     written = [save_figure(fig, out / "contact_forces.png")]
     if pressure:
-        series = {f"{body} {axis}": cop[:, k] for body, (cop, _) in pressure.items() for k, axis in enumerate("xyz")}
-        fig = plot_series(traj.t, series, ylabel="centre of pressure, world [m]",
-                          title=f"{model_name}: centre of pressure of each body's contacts (blank: in the air)",
-                          events=events)
+        fig = plot_center_of_pressure(traj.t, {body: cop for body, (cop, _) in pressure.items()},
+                                      title=f"{model_name}: centre of pressure of each body's contacts, world "
+                                            "(blank: not pressed)", events=events)
         written.append(save_figure(fig, out / "center_of_pressure.png"))
     return written
+
+
+def _flag_pulling(ax, forces):
+    """Say on the figure (and in the log) when a normal force pulls (< 0): a compliant law's
+    damper pulls while the surfaces separate faster than its spring pushes (the law as given,
+    plotted unclipped)."""
+    pulling = {n: float(f.normal.min()) for n, f in forces.items() if f.normal.size and f.normal.min() < 0.0}
+    if not pulling:
+        return
+    worst = min(pulling, key=pulling.get)
+    text = (f"normal force < 0 (pulling) in {len(pulling)} contact(s), down to {pulling[worst]:.3g} N ({worst}): "
+            "the contact law's damper pulls while the surfaces separate (plotted as the law gives it)")
+    ax.axhline(0.0, color="k", lw=0.6)
+    ax.text(0.01, 0.02, text, transform=ax.transAxes, fontsize="x-small", wrap=True, va="bottom",
+            bbox={"facecolor": "white", "alpha": 0.8, "lw": 0})
+    print(f"note: {text}")
 
 
 def _check_out_dir(out, replace=False):

@@ -82,7 +82,11 @@ def _select(names, wanted, what):
     out = []
     for name in wanted:
         if name not in names:
-            raise ParameterError(f"`{what}` must name entries of {list(names)}, got {name!r}")
+            hint = ""
+            if what == "inputs":
+                hint = (f"; the inputs are the sources declared as inputs: declare it with "
+                        f"Se({name!r}, input=True) (an effort) or Sf({name!r}, input=True) (a flow)")
+            raise ParameterError(f"`{what}` must name entries of {list(names)}, got {name!r}{hint}")
         out.append(names.index(name))
     return out
 

@@ -155,9 +155,14 @@ def contact_bodies(system):
     return out
 
 
+#: the centre of pressure is drawn where the total normal force exceeds this fraction of its peak
+PRESSED = 1e-3
+
+
 def center_of_pressure(trajectory, body, contacts=None):
     """Centre of pressure of the contacts acting on `body`: the contact points weighted by
-    their normal forces, ``sum F_n,i p_i / sum F_n,i`` [m] (world, shape (N, 3)).
+    their pushing normal forces, ``sum F_i p_i / sum F_i`` with ``F_i = max(F_n,i, 0)`` [m]
+    (world, shape (N, 3)).
 
     Parameters
     ----------
@@ -170,9 +175,11 @@ def center_of_pressure(trajectory, body, contacts=None):
     Returns
     -------
     cop : ndarray, shape (N, 3)
-        NaN where the total normal force is zero (the body is in the air).
+        NaN where the body is not pressed: the total normal force is at most `PRESSED`
+        (1e-3) times its largest magnitude over the trajectory (in the air, or at a contact's
+        first and last instants, where the ratio of two near-zero sums is meaningless).
     total : ndarray, shape (N,)
-        The summed normal force [N].
+        The summed pushing normal force [N] (each contact's normal force, 0 where it pulls).
     """
     system = trajectory.system
     if contacts is None:
@@ -180,8 +187,15 @@ def center_of_pressure(trajectory, body, contacts=None):
     if not contacts:
         raise ModelError(f"no contact of system {system.name!r} involves body {body!r}")
     forces = [contact_forces(trajectory, n) for n in contacts]
-    total = sum(f.normal for f in forces)
-    weighted = sum(f.normal[:, None] * f.point for f in forces)
+    # pressure pushes: a contact whose law pulls (a damper at separation) is left out of the
+    # centre (weighted by a negative force, it would throw the centre outside the contacts)
+    pushes = [np.maximum(f.normal, 0.0) for f in forces]
+    total = sum(pushes)
+    weighted = sum(n[:, None] * np.nan_to_num(f.point) for n, f in zip(pushes, forces))
+    # where the total is a sliver of its peak (a contact closing or opening, or a damper's pull
+    # cancelling a push) the ratio is the quotient of two round-off sized numbers and lands
+    # metres away from every contact point: the body is not pressed there
+    pressed = total > PRESSED * max(float(np.max(np.abs(total), initial=0.0)), np.finfo(float).tiny)
     with np.errstate(invalid="ignore", divide="ignore"):
-        cop = np.where(total[:, None] != 0.0, weighted / total[:, None], np.nan)
+        cop = np.where(pressed[:, None], weighted / total[:, None], np.nan)
     return cop, total

@@ -10,7 +10,7 @@ from .._files import atomic_file
 
 __all__ = ["plot_power_budget", "draw_bondgraph", "plot_series", "plot_observables", "plot_planar_paths",
            "plot_limit_cycle", "plot_stride_energy", "save_figure", "draw_scene", "bondgraph_png", "figure",
-           "plot_bode", "plot_sweep"]
+           "plot_bode", "plot_sweep", "plot_center_of_pressure"]
 
 
 def figure(rows=1, cols=1, **kwargs):
@@ -120,6 +120,46 @@ def plot_series(t, series, *, ylabel="", title="", events=(), ax=None, xlabel="t
     return _finish(fig, ax, xlabel, ylabel, title, legend=bool(series))
 
 
+def plot_center_of_pressure(t, pressure, *, title="", events=()):
+    """Centre of pressure of each body's contacts: one panel per world coordinate (x, y, z
+    [m]), one trace per body, blank where the body is not pressed (NaN).
+
+    Parameters
+    ----------
+    t : ndarray, shape (N,) [s]
+    pressure : dict
+        Body name -> centre of pressure, shape (N, 3) [m] (`center_of_pressure`).
+    """
+    plt = _plt()
+    fig, axes = plt.subplots(3, 1, sharex=True, figsize=(8, 7))
+    for k, (ax, axis) in enumerate(zip(axes, "xyz")):
+        for body, cop in pressure.items():
+            ax.plot(t, cop[:, k], label=body)
+        for te, _ in events:
+            ax.axvline(te, color="0.6", lw=0.7, ls=":")
+        ax.set_ylabel(f"{axis} [m]")
+        ax.grid(alpha=0.3)
+    axes[0].legend(loc="best", fontsize="small")
+    axes[0].set_title(title)
+    axes[-1].set_xlabel("time [s]")
+    fig.tight_layout()
+    return fig
+
+
+def _quantity(names):
+    """The quantity several series share, from their names: their common last words ("lower
+    height", "upper height" -> "height"), else their common first words, else the names
+    joined ("gap, depth")."""
+    words = [n.split() for n in names]
+    for pick in (lambda w, k: w[-k:], lambda w, k: w[:k]):
+        k = 0
+        while all(len(w) > k for w in words) and len({tuple(pick(w, k + 1)) for w in words}) == 1:
+            k += 1
+        if k:
+            return " ".join(pick(words[0], k))
+    return ", ".join(names)
+
+
 def plot_observables(t, series, units, *, title="", events=()):
     """Time series of different units, one axes per unit (stacked, sharing the time axis).
 
@@ -139,7 +179,8 @@ def plot_observables(t, series, units, *, title="", events=()):
     -------
     matplotlib.figure.Figure
         An axes per unit, in order of first appearance; its y label is the series' name and
-        unit when it holds one series ("height [m]"), else the unit ("[m]") and a legend.
+        unit when it holds one series ("height [m]"), else their shared quantity and the unit
+        ("height [m]" for "lower height" and "upper height"; `_quantity`) and a legend.
     """
     groups = {}
     for name in series:
@@ -147,7 +188,7 @@ def plot_observables(t, series, units, *, title="", events=()):
     fig, axes = _plt().subplots(len(groups), 1, figsize=(8, 1.2 + 2.6 * len(groups)), sharex=True, squeeze=False)
     for ax, (unit, names) in zip(axes[:, 0], groups.items()):
         one = len(names) == 1
-        plot_series(t, {n: series[n] for n in names}, ylabel=f"{names[0]} [{unit}]" if one else f"[{unit}]",
+        plot_series(t, {n: series[n] for n in names}, ylabel=f"{names[0] if one else _quantity(names)} [{unit}]",
                     events=events, ax=ax, xlabel="")
         if one:
             ax.get_legend().remove()

@@ -20,13 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-from porthamiltonian.library import Ground, RigidBody
+from porthamiltonian.library import Frame, Ground, RigidBody
 
 from .._files import write_text
 from ..diagnostics.contact_forces import _leaves, contact_frames, contact_names
-from ..errors import ParameterError, SerializationError
+from ..errors import ModelError, ParameterError, SerializationError
+from ..geometry import Plane
 from ..geometry.tessellate import tessellate
 from ..lie import quaternion
+from .shapes import DEFAULT_RGBA, segment_radius, segment_shape, shape_mesh
 
 __all__ = ["ViewerScene", "scene_from_trajectory", "load_scene", "BODY_COLORS"]
 
@@ -172,9 +174,31 @@ def _points_or_none(a):
 
 # ------------------------------------------------------------------ bodies and surfaces
 
-def _rigid_bodies(system):
-    """``[(path, body)]`` of the system's rigid bodies and grounds, by path."""
-    return sorted((p, o) for p, o in system.elements.items() if isinstance(o, (RigidBody, Ground)))
+def _drawn_elements(system):
+    """``[(path, element)]`` of the elements that implement the drawing protocol
+    (`porthamiltonian.viewer.shapes`), by path."""
+    return sorted((p, o) for p, o in system.elements.items()
+                  if callable(getattr(o, "drawn_bodies", None)) and callable(getattr(o, "drawn_poses", None)))
+
+
+def _element_states(trajectory, path, idx):
+    """``{block name: (n_frames, size)}`` of an element's state blocks at samples `idx`."""
+    layout = trajectory.system.layout
+    return {b.key[len(path) + 1:]: trajectory.x[idx][:, b.slice] for b in layout.blocks if b.element == path}
+
+
+def _markers_by_body(system):
+    """``{id(body): [point in the body frame, ...]}``: where the system's joints, springs and
+    dampers hold each body (the origins of the `Frame` markers they take); and the links,
+    ``[(Frame, Frame)]`` of the two-marker elements whose markers lie on two bodies."""
+    points, links = {}, []
+    for _, element in sorted(system.elements.items()):
+        frames = [v for v in vars(element).values() if isinstance(v, Frame)]
+        for fr in frames:
+            points.setdefault(id(fr.body), []).append(fr.H_BF[:3, 3])
+        if len(frames) == 2 and frames[0].body is not frames[1].body:
+            links.append(tuple(frames))
+    return points, links
 
 
 def _surfaces_by_body(system):
@@ -226,13 +250,6 @@ def _unbounded_meshes(body, placed, lo, hi):
     return out
 
 
-def _mesh_data(mesh, H_BS):
-    R, p = H_BS[:3, :3], H_BS[:3, 3]
-    return {"vertices": _rows((mesh.vertices @ R.T + p).ravel(), 6),
-            "normals": _rows((mesh.normals @ R.T).ravel(), 4),
-            "faces": mesh.faces.ravel().tolist()}
-
-
 def _frames(trajectory, max_frames):
     n = len(trajectory.t)
     if isinstance(max_frames, bool) or not isinstance(max_frames, (int, np.integer)) or max_frames < 2:
@@ -244,15 +261,6 @@ def _frames(trajectory, max_frames):
 
 def _box(points):
     return points.min(axis=0), points.max(axis=0)
-
-
-def _body_points(body, meshes, n=256):
-    """At most about `n` points of a body in its frame: its meshes' vertices, evenly picked,
-    or else its frames' origins and its centre of mass."""
-    if meshes:
-        pts = np.concatenate([m.vertices @ H[:3, :3].T + H[:3, 3] for m, H in meshes])
-        return pts[::max(1, len(pts) // n)]
-    return np.array([H[:3, 3] for H in body.frames.values()] + [body.com])
 
 
 def _moving_box(poses, points):
@@ -301,20 +309,163 @@ def _force_scale(contacts, length):
     return length / fmax, f"the largest ({fmax:.3g} N) drawn {length:.3g} m long"
 
 
-def _contacts(trajectory, idx):
+def _contacts(trajectory, idx, by_element):
+    """Each contact's point, frame and force on body b per frame, and ``arrows``: the sign
+    (+1 for body b, -1 for body a) of the force on each moving body of the pair (on body b
+    when neither moves)."""
+    system = trajectory.system
     out = []
-    for name in contact_names(trajectory.system):
+    for name in contact_names(system):
+        pair = system.elements[_leaves(system, name)[0]].pair
         f = trajectory.contact_forces(name)
         H = contact_frames(trajectory, name)[idx]
         force = f.normal[idx, None] * f.normal_direction[idx] + f.tangential[idx]
         quats = np.array([quaternion.from_matrix(h[:3, :3]) if np.isfinite(h).all() else np.full(4, np.nan)
                           for h in H])
+        arrows = [sign for body, sign in ((pair.body_a, -1), (pair.body_b, 1))
+                  if id(body) in by_element and by_element[id(body)]["moving"]] or [1]
         out.append({"name": name, "body_a": f.body_a, "body_b": f.body_b, "point": _points_or_none(f.point[idx]),
-                    "frame": _points_or_none(quats), "force": _rows(np.nan_to_num(force))})
+                    "frame": _points_or_none(quats), "force": _rows(np.nan_to_num(force)), "arrows": arrows})
     return out
 
 
-def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=None):
+def _hex(rgba):
+    return "#" + "".join(f"{int(round(255 * min(max(c, 0.0), 1.0))):02x}" for c in rgba[:3])
+
+
+def _part(P, N, F, rgba=None):
+    """A mesh's JSON data (vertices, normals in a body frame; faces), with its own colour and
+    opacity when `rgba` is given."""
+    out = {"vertices": _rows(np.asarray(P).ravel(), 6), "normals": _rows(np.asarray(N).ravel(), 4),
+           "faces": np.asarray(F).ravel().tolist()}
+    if rgba is not None:
+        out["color"], out["opacity"] = _hex(rgba), float(rgba[3])
+    return out
+
+
+def _visual_part(P, N, F, rgba):
+    """A drawn shape's mesh: its own colour, or its body's when its colour is the default grey
+    (`porthamiltonian.viewer.shapes.DEFAULT_RGBA`, any alpha); its alpha as opacity."""
+    if tuple(rgba[:3]) != tuple(DEFAULT_RGBA[:3]):
+        return _part(P, N, F, rgba)
+    part = _part(P, N, F)
+    if rgba[3] < 1.0:
+        part["opacity"] = float(rgba[3])
+    return part
+
+
+def _check_poses(path, element, poses, n_bodies, n_frames):
+    shape = np.shape(poses)
+    if len(shape) != 3 or shape[1:] != (n_bodies, 7) or shape[0] not in (1, n_frames):
+        raise ModelError(f"element {path!r} ({type(element).__name__}): drawn_poses must return shape "
+                         f"(n_frames={n_frames} or 1, n_bodies={n_bodies}, 7), got {shape}")
+
+
+def _drawn(trajectory, idx):
+    """The drawn bodies of every element of the drawing protocol: dicts with ``label``,
+    ``element``, ``shapes``, ``rows`` (pose rows, (n_frames, 7) or (1, 7)) and ``moving``."""
+    out = []
+    for path, element in _drawn_elements(trajectory.system):
+        drawn = list(element.drawn_bodies())
+        states = _element_states(trajectory, path, idx)
+        poses = np.asarray(element.drawn_poses(states), dtype=float)
+        _check_poses(path, element, poses, len(drawn), len(idx))
+        for j, (name, shapes) in enumerate(drawn):
+            label = path if len(drawn) == 1 and name == element.name else f"{path}/{name}"
+            out.append({"label": label, "element": element, "shapes": list(shapes), "rows": poses[:, j],
+                        "moving": bool(states)})
+    return out
+
+
+def _encloses(parts, ellipsoid):
+    """True if the bounding box (body frame) of the meshes `parts` holds the box of
+    `ellipsoid`'s mesh, grown by 10 % of its size (the surfaces already show the body's extent)."""
+    if not parts:
+        return False
+    pts = np.concatenate([P for P, _, _ in parts])
+    lo, hi = _box(pts)
+    elo, ehi = _box(shape_mesh(ellipsoid, 8)[0])
+    grow = 0.1 * float(np.max(hi - lo))
+    return bool(np.all(elo >= lo - grow) and np.all(ehi <= hi + grow))
+
+
+def _rigid_extras(body, shapes, surfaces, markers, bounded):
+    """A `RigidBody`'s shapes completed by the scene: without its inertia ellipsoid where its
+    bounded contact surfaces enclose it, with segments from its centre of mass to its contact
+    surfaces' origins and to the markers of the joints, springs and dampers on it."""
+    ellipsoid = next((s for s in shapes if s.name == "inertia"), None)
+    out = [s for s in shapes if not (s is ellipsoid and _encloses(bounded, ellipsoid))]
+    if ellipsoid is None:
+        return out
+    radius = segment_radius(ellipsoid)
+    targets = [H[:3, 3] for _, H in surfaces] + markers
+    seen = []
+    for p in targets:
+        if any(np.allclose(p, q, atol=1e-9) for q in seen):
+            continue
+        seen.append(p)
+        seg = segment_shape(body.com, p, radius)
+        if seg is not None:
+            out.append(seg)
+    return out
+
+
+def _grid(entries, surfaces, lo, hi):
+    """The ground grid: on the first fixed plane contact surface, over the patch drawn under
+    the motion (`_unbounded_meshes`; ``u``, ``v`` the patch's ranges along the plane's x and y
+    axes from its ``pose``), else a horizontal square under the box; lines every ``step``
+    (1, 2 or 5 x 10^k m), about 20 along the longer side."""
+    size = float(np.max(hi - lo))
+    H, extent = None, None
+    for e in entries:
+        if e["moving"]:
+            continue
+        H_WB = _pose_matrix(e["rows"][0])
+        for S, H_BS in surfaces.get(id(e["element"]), []):
+            if isinstance(S, Plane):
+                H = H_WB @ H_BS
+                extent = _surface_extent(S, H, lo, hi, 0.5 * size)
+                break
+        if H is not None:
+            break
+    if H is None:
+        H = np.eye(4)
+        H[:3, 3] = ((lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0, lo[2])
+        extent = ((-size, size), (-size, size))
+    (u0, u1), (v0, v1) = extent
+    raw = max(u1 - u0, v1 - v0) / 20.0
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= raw)
+    return {"pose": _rows(np.concatenate((quaternion.from_matrix(H[:3, :3]), H[:3, 3]))),
+            "u": [u0, u1], "v": [v0, v1], "step": step}
+
+
+def _links(entries, links, idx_len):
+    """World segments of the two-marker elements (a leg spring, a prismatic joint) between two
+    moving bodies: per frame the two markers' world origins, when they are apart."""
+    by_body = {id(e["element"]): e for e in entries}
+    out, seen = [], []
+    for fa, fb in links:
+        ea, eb = by_body.get(id(fa.body)), by_body.get(id(fb.body))
+        # to the ground, a marker is where a joint holds a body (a planar lock at the world
+        # origin), not a part of the mechanism: only links between moving bodies are drawn
+        if ea is None or eb is None or not (ea["moving"] and eb["moving"]):
+            continue
+        key = (id(fa.body), tuple(fa.H_BF[:3, 3]), id(fb.body), tuple(fb.H_BF[:3, 3]))
+        if key in seen:
+            continue
+        seen.append(key)
+        ends = []
+        for e, fr in ((ea, fa), (eb, fb)):
+            rows = np.broadcast_to(e["rows"], (idx_len, 7)) if len(e["rows"]) == 1 else e["rows"]
+            ends.append(np.array([_pose_matrix(r) @ np.append(fr.H_BF[:3, 3], 1.0) for r in rows])[:, :3])
+        if np.max(np.linalg.norm(ends[0] - ends[1], axis=1)) < 1e-9:
+            continue
+        out.append({"a": _rows(ends[0]), "b": _rows(ends[1]), "bodies": [ea["label"], eb["label"]]})
+    return out
+
+
+def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=None, follow=None):
     """The viewer's scene of a trajectory.
 
     Parameters
@@ -327,6 +478,10 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
         At most this many frames, evenly spread over the samples (all of them when fewer).
     title : str, optional
         Shown in the viewer; default the system's name.
+    follow : str, optional
+        A moving body's label (its element path, or ``path/name`` in an element that moves
+        several bodies) that the camera follows from the start (it can be switched in the
+        viewer, or with ``?follow=LABEL`` after the file's address). Default: a fixed camera.
 
     Returns
     -------
@@ -335,45 +490,77 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
     Raises
     ------
     ParameterError
-        If `resolution` is not an integer >= 4 or `max_frames` not an integer >= 2.
+        If `resolution` is not an integer >= 4, `max_frames` not an integer >= 2, or `follow`
+        not a moving body's label.
+    ModelError
+        If an element's ``drawn_poses`` does not have the shape (n_frames, n_bodies, 7).
 
     Notes
     -----
-    Bodies are drawn through their contact surfaces (a body without contacts is drawn as its
-    frame's axes). An unbounded surface of a fixed body (the ground plane) is drawn as the
-    patch under the box swept by the moving bodies, grown by half that box's size; one of a
-    moving body (a flat follower) as a square half that size about its parameter origin. The camera looks at the
-    centre of that box from azimuth -70 deg and elevation 20 deg (z up), far enough to hold
-    it whole; force arrows are scaled so that the largest is half the box's half-diagonal.
+    Every element of the drawing protocol (`porthamiltonian.viewer.shapes`: rigid bodies, the
+    ground, articulated bodies) is drawn through its shapes, and each body through its contact
+    surfaces too. A `RigidBody` is drawn as the ellipsoid of its inertia (translucent; left out
+    when its bounded contact surfaces enclose it) and segments from its centre of mass to its
+    frames, its contact surfaces and the markers of the joints, springs and dampers that hold
+    it; a two-marker element between two moving bodies (a leg's spring) is drawn as a segment
+    between its markers. An unbounded surface of a fixed body (the ground plane) is drawn as
+    the patch under the box swept by the moving bodies, grown by half that box's size, with a
+    grid on it;
+    one of a moving body (a flat follower) as a square half that size about its parameter
+    origin. The camera looks at the centre of that box from azimuth -70 deg and elevation
+    20 deg (z up), far enough to hold it whole. A contact's force is drawn as an arrow from
+    the contact point on each moving body of the pair, pointing the way the force acts on
+    that body; arrows are scaled so that the largest is half the box's half-diagonal.
     """
     if isinstance(resolution, bool) or not isinstance(resolution, (int, np.integer)) or resolution < 4:
         raise ParameterError(f"`resolution` must be an integer >= 4, got {resolution!r}")
     system = trajectory.system
     idx = _frames(trajectory, max_frames)
     surfaces = _surfaces_by_body(system)
-    bodies = _rigid_bodies(system)
-    moving = [(p, b) for p, b in bodies if not isinstance(b, Ground)]
-    poses = {p: _poses(trajectory, f"{p}.pose", idx) for p, _ in moving}
-    meshes = {p: [(tessellate(S, *_resolution(S, resolution)), H) for S, H in surfaces.get(id(b), [])
-                  if S.domain(0).is_bounded] for p, b in bodies}
-    lo, hi = _moving_box([poses[p] for p, _ in moving], [_body_points(b, meshes[p]) for p, b in moving])
+    markers, links = _markers_by_body(system)
+    entries = _drawn(trajectory, idx)
+    labels = [e["label"] for e in entries if e["moving"]]
+    if follow is not None and follow not in labels:
+        raise ParameterError(f"`follow` must be a moving body's label, one of {labels}, got {follow!r}")
+    for e in entries:
+        el = e["element"]
+        placed = surfaces.get(id(el), [])
+        e["bounded"] = [(P, N, F) for P, N, F in
+                        ((m.vertices @ H[:3, :3].T + H[:3, 3], m.normals @ H[:3, :3].T, m.faces)
+                         for m, H in ((tessellate(S, *_resolution(S, resolution)), H) for S, H in placed
+                                      if S.domain(0).is_bounded))]
+        if isinstance(el, RigidBody):
+            e["shapes"] = _rigid_extras(el, e["shapes"], placed, markers.get(id(el), []), e["bounded"])
+        e["visual"] = [(*shape_mesh(s, max(8, resolution // 2)), s.rgba) for s in e["shapes"]]
+    moving = [e for e in entries if e["moving"]]
+    points = []
+    for e in moving:
+        pts = [P for P, _, _ in e["bounded"]] + [P for P, _, _, _ in e["visual"]]
+        pts = np.concatenate(pts) if pts else np.zeros((1, 3))
+        points.append(pts[::max(1, len(pts) // 256)])
+    lo, hi = _moving_box([e["rows"] for e in moving], points)
     camera, radius = _camera(lo, hi)
     out_bodies = []
-    for path, body in bodies:
-        parts = meshes[path] + _unbounded_meshes(body, surfaces.get(id(body), []), lo, hi)
-        entry = {"name": path, "meshes": [_mesh_data(m, H) for m, H in parts]}
-        if isinstance(body, Ground):
-            pose = _rows(np.concatenate((quaternion.from_matrix(body.H_WG[:3, :3]), body.H_WG[:3, 3])))
-            entry.update(color=FIXED_COLOR, poses=None, pose=pose)
+    for e in entries:
+        el = e["element"]
+        parts = [_part(P, N, F) for P, N, F in e["bounded"]]
+        parts += [_part(m.vertices @ H[:3, :3].T + H[:3, 3], m.normals @ H[:3, :3].T, m.faces)
+                  for m, H in _unbounded_meshes(el, surfaces.get(id(el), []), lo, hi)] if isinstance(
+                      el, (RigidBody, Ground)) else []
+        parts += [_visual_part(P, N, F, rgba) for P, N, F, rgba in e["visual"]]
+        entry = {"name": e["label"], "meshes": parts}
+        if not e["moving"]:
+            entry.update(color=FIXED_COLOR, poses=None, pose=_rows(e["rows"][0]))
         else:
             color = BODY_COLORS[len([b for b in out_bodies if b["poses"] is not None]) % len(BODY_COLORS)]
-            entry.update(color=color, poses=_rows(poses[path]))
+            entry.update(color=color, poses=_rows(e["rows"]))
         out_bodies.append(entry)
-    contacts = _contacts(trajectory, idx)
+    contacts = _contacts(trajectory, idx, {id(e["element"]): e for e in entries})
     scale, caption = _force_scale(contacts, 0.5 * radius)
     data = {"format": FORMAT, "title": title or system.name, "t": _rows(trajectory.t[idx], 10),
-            "bodies": out_bodies, "contacts": contacts, "camera": camera, "box": [_rows(lo), _rows(hi)],
-            "force_scale": scale, "force_scale_text": caption, "force_color": FORCE_COLOR,
-            "frame_length": 0.15 * radius, "background": BACKGROUND,
+            "bodies": out_bodies, "contacts": contacts, "links": _links(entries, links, len(idx)),
+            "grid": _grid(entries, surfaces, lo, hi), "follow": follow, "camera": camera,
+            "box": [_rows(lo), _rows(hi)], "force_scale": scale, "force_scale_text": caption,
+            "force_color": FORCE_COLOR, "frame_length": 0.15 * radius, "background": BACKGROUND,
             "light": _rows(np.array(camera["target"]) + radius * np.array([2.0, -3.0, 5.0]))}
     return ViewerScene(data)

@@ -18,13 +18,21 @@ def close_figures():
     plt.close("all")
 
 
+def test_series_of_one_quantity_share_its_name_on_the_axis():
+    t = np.linspace(0.0, 1.0, 11)
+    fig = plot_observables(t, {"lower height": t, "upper height": t, "gap lower_floor": t, "gap upper_floor": t},
+                           {"lower height": "m", "upper height": "m", "gap lower_floor": "mm", "gap upper_floor": "mm"})
+    assert [ax.get_ylabel() for ax in fig.axes] == ["height [m]", "gap [mm]"]
+
+
 def test_one_axes_per_unit_with_units_in_the_labels():
     t = np.linspace(0.0, 1.0, 11)
     series = {"position": t, "velocity": 2 * t, "height": 3 * t, "spin": 4 * t}
     units = {"position": "m", "velocity": "m/s", "height": "m", "spin": "rad/s"}
     fig = plot_observables(t, series, units, title="msd", events=[(0.5, "impact")])
     axes = fig.axes
-    assert [ax.get_ylabel() for ax in axes] == ["[m]", "velocity [m/s]", "spin [rad/s]"]
+    # two series of one unit: the axis names both quantities (no shared word), with the unit
+    assert [ax.get_ylabel() for ax in axes] == ["position, height [m]", "velocity [m/s]", "spin [rad/s]"]
     assert [[ln.get_label() for ln in ax.lines if not ln.get_label().startswith("_")] for ax in axes] == [
         ["position", "height"], ["velocity"], ["spin"]]
     assert axes[-1].get_xlabel() == "time [s]" and axes[0].get_title() == "msd"

@@ -124,3 +124,61 @@ def test_run_view_draws_the_ellipsoids_where_their_poses_say(run_dir, tmp_path):
     # the frames differ: both bodies fell between the two pictures (tens of pixels)
     for body in BODIES:
         assert centres[body, -1][1] - centres[body, 0][1] > 20
+
+
+def _distance_to_segment(points, a, b):
+    d = b - a
+    s = np.clip((points - a) @ d / (d @ d), 0.0, 1.0)
+    return np.linalg.norm(points - (a + s[:, None] * d), axis=1)
+
+
+def test_the_compass_walkers_legs_and_its_stance_force_are_drawn_where_the_trajectory_says(tmp_path):
+    """Issue 35: a body without a contact surface of its size is drawn too (the compass walker's
+    legs: segments from the hip to the feet), and the force arrow at standing load is seen (it
+    would hide behind the contact frame's z axis, and was drawn on the ground pointing down)."""
+    from scipy import ndimage
+
+    from porthamiltonian.cli import main
+
+    browser = _chromium()
+    out = tmp_path / "walker"
+    assert main(["run", "compass-walker", "--t-end", "0.05", "--samples", "6", "--view", "--no-progress",
+                 "--out", str(out)]) == 0
+    scene = json.loads((out / "view.json").read_text())
+    colors = {b["name"]: b["color"] for b in scene["bodies"]}
+    traj = np.load(out / "trajectory.npz")
+    names = list(traj["names"])
+    img = screenshot(browser, out / "view.html", "0", tmp_path / "walker.png", tmp_path / "profile")
+    for leg in ("leg1", "leg2"):
+        start = names.index(f"{leg}.pose[0]")
+        pose = traj["x"][0, start:start + 7]
+        R = quaternion.to_matrix(pose[:4] / np.linalg.norm(pose[:4]))
+        hip, foot = pose[4:7], pose[4:7] + R @ (0.0, 0.0, -1.0)      # the model's leg: 1 m along -z
+        a, b = project(scene["camera"], np.array([hip, foot]))
+        mask = hue_mask(img, colors[leg])
+        rows, cols = np.nonzero(mask)
+        assert rows.size > 300, f"{leg}: {rows.size} pixels of its colour"
+        # every pixel of the leg's colour lies on the projected hip-foot segment, within the foot
+        # sphere's projected radius (0.05 m, 14 px at this camera) and 2 px of antialiased edge
+        cam = {k: np.asarray(scene["camera"][k], dtype=float) for k in ("position", "target", "up")}
+        right = np.cross(cam["up"], cam["position"] - cam["target"])
+        radius = np.linalg.norm(project(scene["camera"], (foot + 0.05 * right / np.linalg.norm(right))[None])[0] - b)
+        far = _distance_to_segment(np.column_stack((cols + 0.5, rows + 0.5)), a, b).max()
+        assert far < radius + 2.0, f"{leg}: a pixel of its colour {far:.1f} px from its projected segment"
+        # and the segment is drawn along its whole length: points along it are at most 2 px
+        # from a pixel of the leg's colour (where the other leg crosses in front, it hides it)
+        gap = ndimage.distance_transform_edt(~mask)
+        along = a + np.linspace(0.05, 0.95, 19)[:, None] * (b - a)
+        missing = [p for p in along if gap[int(p[1]), int(p[0])] > 2.0]
+        assert len(missing) <= 3, f"{leg}: {len(missing)} of 19 points along its segment not drawn: {missing}"
+    # the stance foot's force, on the leg (up, not down into the ground), is drawn dark over its
+    # length, beside the contact frame's z axis that it follows
+    contact = max(scene["contacts"], key=lambda c: np.linalg.norm(c["force"][0]))
+    assert contact["arrows"] == [-1]                   # on body a (the leg); the ground does not move
+    p, f = np.array(contact["point"][0]), -np.array(contact["force"][0])
+    assert f[2] > 0.0
+    length = np.linalg.norm(f) * scene["force_scale"]
+    shaft = project(scene["camera"], p + np.linspace(0.2, 0.6, 9)[:, None] * length * f / np.linalg.norm(f))
+    dark = img.max(axis=2) < 0.3
+    near = ndimage.binary_dilation(dark, np.ones((3, 3)))
+    assert all(near[int(q[1]), int(q[0])] for q in shaft), "the stance force's arrow is not seen along its shaft"

@@ -92,8 +92,10 @@ def test_bad_paths_and_files_are_refused(run_dir, tmp_path, monkeypatch):
 
 
 def test_trajectory_view_of_a_body_without_surfaces(tmp_path):
-    """`traj.view` in Python, on a model without contacts: the heavy top is drawn as its
-    frame, its poses are the trajectory's, and no force arrow is scaled."""
+    """`traj.view` in Python, on a model without contacts: the heavy top is drawn as the
+    ellipsoid of its inertia (translucent, its vertices on the ellipsoid whose semi-axes give a
+    uniform solid its principal moments) and a segment to where the joint holds it, its poses
+    are the trajectory's, and no force arrow is scaled."""
     import porthamiltonian as ph
     from porthamiltonian.models import build_model
     from porthamiltonian.viewer import scene_from_trajectory
@@ -105,7 +107,14 @@ def test_trajectory_view_of_a_body_without_surfaces(tmp_path):
     assert path.read_text().count("PorthamiltonianViewer.start") == 1
     scene = scene_from_trajectory(traj, max_frames=6)
     top = next(b for b in scene.data["bodies"] if b["name"] == "top")
-    assert top["meshes"] == [] and scene.data["contacts"] == [] and scene.data["force_scale"] == 0.0
+    assert scene.data["contacts"] == [] and scene.data["force_scale"] == 0.0
+    ellipsoid, *segments = top["meshes"]
+    assert ellipsoid["opacity"] < 1.0 and len(segments) >= 1 and all("opacity" not in m for m in segments)
+    body = system.elements["top"]
+    moments, axes = np.linalg.eigh(body.inertia)
+    semi = np.sqrt(2.5 / body.mass * (moments.sum() - 2.0 * moments))   # I_1 = m (a_2^2 + a_3^2) / 5, ...
+    local = (np.reshape(ellipsoid["vertices"], (-1, 3)) - body.com) @ axes
+    np.testing.assert_allclose(np.sum((local / semi) ** 2, axis=1), 1.0, atol=1e-4)  # 6 digits kept
     np.testing.assert_allclose(scene.times, traj.t[::2])
     np.testing.assert_allclose(top["poses"], traj.state("top.pose")[::2], rtol=1e-6, atol=1e-9)
     from PIL import Image

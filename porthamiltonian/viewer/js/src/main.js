@@ -37,10 +37,17 @@ function meshObject(mesh, color, fixed) {
   g.setAttribute('position', new THREE.Float32BufferAttribute(mesh.vertices, 3));
   g.setAttribute('normal', new THREE.Float32BufferAttribute(mesh.normals, 3));
   g.setIndex(mesh.faces);
-  // a fixed body's surfaces sit behind lines lying on them (the world axes on the floor)
-  const m = new THREE.MeshLambertMaterial({ color, side: THREE.DoubleSide, polygonOffset: fixed,
-    polygonOffsetFactor: 1, polygonOffsetUnits: 1 });
-  return new THREE.Mesh(g, m);
+  // a fixed body's surfaces sit behind lines lying on them (the grid, the world axes on the floor);
+  // a mesh with its own colour (a robot's visual) or opacity (the inertia ellipsoid) keeps it
+  const opacity = mesh.opacity === undefined ? 1 : mesh.opacity;
+  // (a translucent mesh shows its outer side only: one layer of tint, not two)
+  const m = new THREE.MeshLambertMaterial({ color: mesh.color || color, side: opacity < 1 ? THREE.FrontSide : THREE.DoubleSide,
+    polygonOffset: fixed, polygonOffsetFactor: 1, polygonOffsetUnits: 1,
+    transparent: opacity < 1, opacity, depthWrite: opacity >= 1 });
+  const obj = new THREE.Mesh(g, m);
+  obj.castShadow = !fixed && opacity >= 1;
+  obj.receiveShadow = true;
+  return obj;
 }
 
 // the pose of a row [qw, qx, qy, qz, px, py, pz]
@@ -79,34 +86,105 @@ function buildBodies(scene, data) {
   });
 }
 
+// a solid arrow along +y of unit length (shaft and head), scaled when drawn
+function arrowObject(color) {
+  const material = new THREE.MeshBasicMaterial({ color });
+  const shaft = new THREE.Mesh(new THREE.CylinderGeometry(1, 1, 1, 12), material);
+  const head = new THREE.Mesh(new THREE.ConeGeometry(1, 1, 16), material);
+  const group = new THREE.Group();
+  group.add(shaft, head);
+  return { group, shaft, head };
+}
+
+// the arrow from p along f (world), `length` long, its thickness set by the scene's frame length
+function placeArrow(arrow, p, f, length, frameLength) {
+  const head = Math.min(0.35 * length, 0.6 * frameLength);
+  const width = 0.06 * frameLength;
+  arrow.shaft.scale.set(width, length - head, width);
+  arrow.shaft.position.set(0, 0.5 * (length - head), 0);
+  arrow.head.scale.set(2.5 * width, head, 2.5 * width);
+  arrow.head.position.set(0, length - 0.5 * head, 0);
+  arrow.group.position.set(p[0], p[1], p[2]);
+  arrow.group.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), f);
+}
+
 function buildContacts(scene, data) {
   return data.contacts.map((c) => {
-    const frame = overlay(axes(data.frame_length * 0.6));
-    const arrow = overlay(new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(), 1,
-      data.force_color));
-    scene.add(frame, arrow);
-    return { frame, arrow, c };
+    const frame = overlay(axes(data.frame_length * 0.4));
+    scene.add(frame);
+    // drawn over the frame axes (a force along the normal would hide behind the z axis)
+    const arrows = (c.arrows || [1]).map((sign) => {
+      const arrow = arrowObject(data.force_color);
+      overlay(arrow.group);
+      arrow.group.traverse((o) => { o.renderOrder = 20; });
+      scene.add(arrow.group);
+      return { arrow, sign };
+    });
+    return { frame, arrows, c };
   });
 }
 
 function updateContact(item, k, w, scale, frameLength) {
-  const { frame, arrow, c } = item;
+  const { frame, arrows, c } = item;
   const j = w > 0.5 ? Math.min(k + 1, c.point.length - 1) : k;   // nearest sample
   const p = c.point[j];
-  if (p === null) { frame.visible = arrow.visible = false; return; }
+  if (p === null) {
+    frame.visible = false;
+    for (const a of arrows) a.arrow.group.visible = false;
+    return;
+  }
   frame.visible = true;
   frame.position.set(p[0], p[1], p[2]);
   const q = c.frame[j];
   frame.quaternion.set(q[1], q[2], q[3], q[0]);
   const f = new THREE.Vector3(...c.force[j]);
   const length = f.length() * scale;
-  arrow.visible = length > 1e-9;
-  if (arrow.visible) {
-    arrow.position.set(p[0], p[1], p[2]);
-    arrow.setDirection(f.normalize());
-    const head = Math.min(0.3 * length, 0.5 * frameLength);
-    arrow.setLength(length, head, 0.5 * head);
+  for (const { arrow, sign } of arrows) {
+    arrow.group.visible = length > 1e-9;
+    if (arrow.group.visible) placeArrow(arrow, p, f.clone().multiplyScalar(sign).normalize(), length, frameLength);
   }
+}
+
+// segments between bodies (a leg's spring): a cylinder between two world points per frame
+function buildLinks(scene, data) {
+  return (data.links || []).map((link) => {
+    const radius = 0.05 * data.frame_length;
+    const mesh = new THREE.Mesh(new THREE.CylinderGeometry(radius, radius, 1, 12),
+      new THREE.MeshLambertMaterial({ color: 0x555555 }));
+    mesh.castShadow = true;
+    scene.add(mesh);
+    return { mesh, link };
+  });
+}
+
+function updateLink(item, k, w) {
+  const { mesh, link } = item;
+  const k2 = Math.min(k + 1, link.a.length - 1);
+  const lerp = (rows) => new THREE.Vector3(...rows[k]).lerp(new THREE.Vector3(...rows[k2]), w);
+  const a = lerp(link.a), b = lerp(link.b);
+  const d = b.clone().sub(a);
+  const length = d.length();
+  mesh.visible = length > 1e-9;
+  if (!mesh.visible) return;
+  mesh.position.copy(a).add(b).multiplyScalar(0.5);
+  mesh.scale.set(1, length, 1);
+  mesh.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), d.normalize());
+}
+
+// the ground grid: lines every `step` over [u0, u1] x [v0, v1] in the plane z = 0 of its pose, just
+// above the ground's surface (which is drawn behind lines lying on it)
+function buildGrid(scene, data) {
+  const g = data.grid;
+  if (!g) return;
+  const [u0, u1] = g.u, [v0, v1] = g.v;
+  const pts = [];
+  for (let u = Math.ceil(u0 / g.step) * g.step; u <= u1; u += g.step) pts.push(u, v0, 0, u, v1, 0);
+  for (let v = Math.ceil(v0 / g.step) * g.step; v <= v1; v += g.step) pts.push(u0, v, 0, u1, v, 0);
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute('position', new THREE.Float32BufferAttribute(pts, 3));
+  const grid = new THREE.LineSegments(geometry, new THREE.LineBasicMaterial({ color: 0x777777 }));
+  setPose(grid, [g.pose], 0, 0);
+  scene.add(grid);
 }
 
 function controlsBar(data, state) {
@@ -144,7 +222,11 @@ function legend(data) {
   title.textContent = data.title;
   box.appendChild(title);
   for (const b of data.bodies) line(b.name, b.color);
-  line(`arrows: force on the contact's body b, ${data.force_scale_text}`);
+  line(`arrows: contact force on the body it acts on, from the contact point, ${data.force_scale_text}`);
+  if ((data.links || []).length) line('grey rods: springs and joints between bodies');
+  if (data.bodies.some((b) => b.meshes.some((m) => m.opacity !== undefined && m.opacity < 1))) {
+    line('translucent: the ellipsoid of a body\'s inertia');
+  }
   line('axes: x red, y green, z blue (world, bodies, contact frames)');
 }
 
@@ -152,13 +234,27 @@ function start(data) {
   const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
   renderer.setPixelRatio(window.devicePixelRatio);
   renderer.setSize(window.innerWidth, window.innerHeight);
+  renderer.shadowMap.enabled = true;
+  renderer.shadowMap.type = THREE.PCFSoftShadowMap;
   document.body.appendChild(renderer.domElement);
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(data.background);
   scene.add(new THREE.HemisphereLight(0xffffff, 0x888888, 1.6));
   const sun = new THREE.DirectionalLight(0xffffff, 1.4);
   sun.position.set(...data.light);
-  scene.add(sun);
+  // shadows from the sun over the box the motion sweeps
+  const [lo, hi] = data.box;
+  const centre = new THREE.Vector3(...lo).add(new THREE.Vector3(...hi)).multiplyScalar(0.5);
+  const reach = 1.5 * new THREE.Vector3(...hi).sub(new THREE.Vector3(...lo)).length() + 1e-3;
+  sun.target.position.copy(centre);
+  sun.castShadow = true;
+  sun.shadow.mapSize.set(2048, 2048);
+  Object.assign(sun.shadow.camera, { left: -reach, right: reach, top: reach, bottom: -reach, near: 1e-3,
+    far: 4 * reach + sun.position.distanceTo(centre) });
+  sun.shadow.camera.updateProjectionMatrix();
+  sun.shadow.bias = -0.0005;
+  scene.add(sun, sun.target);
+  buildGrid(scene, data);
   scene.add(axes(2 * data.frame_length));
 
   const cam = data.camera;
@@ -172,14 +268,35 @@ function start(data) {
 
   const bodies = buildBodies(scene, data);
   const contacts = buildContacts(scene, data);
+  const links = buildLinks(scene, data);
   const times = data.t;
-  const state = { playing: false, speed: 1, t: times[0], last: null };
+  const state = { playing: false, speed: 1, t: times[0], last: null, follow: null };
+  // following a body: the camera and its target move with the body's position (from frame 0)
+  const asked = new URLSearchParams(window.location.search).get('follow');
+  const followed = asked !== null ? asked : data.follow;
+  const last = { x: null };
+  const follow = (k, w) => {
+    const body = bodies.find((b) => b.group.name === state.follow && b.poses !== null);
+    if (!body) { last.x = null; return; }
+    const p = body.group.position.clone();
+    if (last.x !== null) {
+      const d = p.clone().sub(last.x);
+      camera.position.add(d);
+      controls.target.add(d);
+      sun.position.add(d);
+      sun.target.position.add(d);
+      controls.update();
+    }
+    last.x = p;
+  };
   const render = () => renderer.render(scene, camera);
   state.show = (t) => {
     state.t = t;
     const [k, w] = bracket(times, t);
     for (const b of bodies) if (b.poses !== null) setPose(b.group, b.poses, k, w);
     for (const c of contacts) updateContact(c, k, w, data.force_scale, data.frame_length);
+    for (const l of links) updateLink(l, k, w);
+    follow(k, w);
     update(t);
     render();
   };
@@ -195,6 +312,13 @@ function start(data) {
   };
   state.kick = () => { if (state.playing) requestAnimationFrame(tick); else update(state.t); };
   const update = controlsBar(data, state);
+  const select = document.getElementById('follow');
+  if (select) {
+    for (const b of data.bodies) if (b.poses !== null) select.add(new Option(b.name, b.name));
+    select.onchange = () => { state.follow = select.value || null; last.x = null; state.show(state.t); };
+    if (followed && data.bodies.some((b) => b.name === followed && b.poses !== null)) select.value = followed;
+    state.follow = select.value || null;
+  } else state.follow = followed || null;
   legend(data);
   controls.addEventListener('change', render);
   window.addEventListener('resize', () => {
@@ -204,9 +328,11 @@ function start(data) {
     render();
   });
 
-  const asked = requestedTime(times);
-  state.show(asked === null ? times[0] : asked);
-  if (asked === null) { state.playing = true; state.kick(); }
+  // a followed body seen at time t: the camera moved with it from the first frame
+  const at = requestedTime(times);
+  if (state.follow && at !== null) state.show(times[0]);
+  state.show(at === null ? times[0] : at);
+  if (at === null) { state.playing = true; state.kick(); }
   document.title = `${data.title} (t = ${state.t.toFixed(3)} s)`;
 }
 
