@@ -170,10 +170,11 @@ class ArticulatedBody(StorageElement):
     gravity : array_like, shape (3,) [m/s^2]
         Gravitational acceleration in world coordinates, on every link (default
         (0, 0, -9.81); zeros for none).
-    q : array_like, shape (nq,), optional
-        Default joint positions (default: zeros, identity quaternions, the base at the origin).
-    v : array_like, shape (nv,), optional
-        Default joint velocities (default zeros).
+    q : array_like, shape (n_q,), optional
+        Default joint positions, n_q = ``description.nq`` (default: zeros, identity
+        quaternions, the base at the origin).
+    v : array_like, shape (n_v,), optional
+        Default joint velocities, n_v = ``description.nv`` (default zeros).
 
     Raises
     ------
@@ -468,9 +469,9 @@ class ArticulatedBody(StorageElement):
 
         Parameters
         ----------
-        q : array_like, shape (nq,), optional
+        q : array_like, shape (n_q,), optional
             All joint positions (default: the element's default).
-        v : array_like, shape (nv,), optional
+        v : array_like, shape (n_v,), optional
         joints : dict, optional
             Joint name -> position (a scalar for 1-dof joints, a quaternion for spherical).
         base_pose : array_like, (4, 4) or (7,), optional
