@@ -29,7 +29,13 @@ def test_the_bowl_bounces_then_rolls_and_slides_to_rest_on_the_table(step):
     the bowl's pose and momentum unchanged; in continuous contact the gap is round-off at
     every sample; the ledger closes to RK4's truncation error."""
     model, system, x0, traj = _run(step)
-    assert traj.status == 0, traj.message
+    # the paper's coarsest step (64 ms) does not resolve the ledger to the 1 % of the energy scale
+    # that the energy audit allows a fixed-step method (residual 1.5 %): the run is flagged, as
+    # it should be, for that reason alone
+    if step == 0.064:
+        assert traj.status == traj.FLAGGED and traj.flags == ["ledger_residual"], traj.message
+    else:
+        assert traj.status == 0, traj.message
     names = [e.name for e in traj.events]
     assert names.count(f"{CONTACT}.impact") >= 3
     assert names.count(f"{CONTACT}.stick") >= 1

@@ -115,8 +115,10 @@ def _long_run(out, model="mass-spring-damper"):
     env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=str(ROOT), PYTHONWARNINGS="ignore")
     # mass-spring-damper undamped: the oscillation never settles, the run takes hours (see
     # test_cli_outputs); ball-drop: its right-hand side is numba-compiled, where Ctrl-C used
-    # to surface as SystemError
-    extra = ["-p", "damping=0", "--t-end", "1e7"] if model == "mass-spring-damper" else ["--t-end", "1e5"]
+    # to surface as SystemError. The timeout (far beyond the test) keeps the 1e7 s run from the
+    # warning that such a run would take ~2e7 steps
+    extra = (["-p", "damping=0", "--t-end", "1e7", "--timeout", "3600"] if model == "mass-spring-damper"
+             else ["--t-end", "1e5"])
     return subprocess.Popen(
         [sys.executable, "-m", "porthamiltonian.cli", "run", model, *extra,
          "--rtol", "1e-12", "--atol", "1e-14", "--samples", "0", "--no-progress", "--out", str(out)],

@@ -38,7 +38,10 @@ def sand():
 
 
 def test_the_wheel_on_sand_fits_the_evaluation_budget(sand):
-    assert sand.status == 0 and sand.t[-1] == T_END
+    # the run ends, flagged by the energy audit for one reason only: the feet sink ~3.5 cm, beyond
+    # the range of the model's round-sole law (its 2 cm sole radius)
+    assert sand.status == sand.FLAGGED and set(sand.flags) == {"soil_depth"}, sand.message
+    assert sand.t[-1] == T_END
     assert sand.nfev < BUDGET
     # the double support of the old stall is crossed: foot 2 strikes, foot 1 leaves after it
     touches = [e.t for e in sand.events if e.name == "foot2/spring.touch"]

@@ -24,10 +24,12 @@ def test_sweep_writes_table_plots_and_failures(tmp_path, capsys):
         assert (out / f"sweep_{name}.png").stat().st_size > 0
     captured = capsys.readouterr()
     assert "12 runs, 6 failed" in captured.out
-    # the six failures differ only in the time they stopped at: one line on stderr, with its count
+    # one line says that the sliding plane ignores the stiffness (its 6 points are 2 runs); the six
+    # failures differ only in the time they stopped at: one line on stderr, with its count
     lines = captured.err.strip().splitlines()
-    assert len(lines) == 1, lines
-    assert lines[0].startswith("failed: 6 of 12 runs like run ") and "stopped after max_nfev = 400" in lines[0]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("sweep ball-drop: contact 'sliding_plane' ignores stiffness")
+    assert lines[1].startswith("failed: 6 of 12 runs like run ") and "stopped after max_nfev = 400" in lines[1]
 
 
 def test_sweep_prints_each_distinct_failure_once(tmp_path, capsys):

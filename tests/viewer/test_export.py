@@ -73,7 +73,7 @@ def test_bad_paths_and_files_are_refused(run_dir, tmp_path, monkeypatch):
         write_html(scene, tmp_path / "v.htm")
     with pytest.raises(ParameterError, match="does not exist"):
         write_html(scene, tmp_path / "nowhere" / "v.html")
-    with pytest.raises(ParameterError, match=r"\.gif or \.mp4 file, got 'a.avi'"):
+    with pytest.raises(ParameterError, match=r"\.gif or \.mp4 file .*got the suffix '\.avi'"):
         animate_scene(scene, tmp_path / "a.avi")
     with pytest.raises(ParameterError, match="`fps` must be a finite number > 0, got 0"):
         animate_scene(scene, tmp_path / "a.gif", fps=0)
