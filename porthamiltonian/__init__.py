@@ -8,11 +8,7 @@ Phases::
     print(traj.power_budget())                               # audit the energy ledger
 """
 
-from . import _checkout
-
-_checkout.install()  # a source checkout on sys.path: porthamiltonian.library/.models are its folders
-
-from .bondgraph import (  # noqa: E402
+from .bondgraph import (
     GY,
     I,
     MGY,

@@ -105,7 +105,7 @@ def pendulum_tree(m1=1.0, m2=1.0, L1=1.0, L2=1.0):
 
 @pytest.mark.parametrize("spring", [False, True], ids=["free", "spring-on-link2"])
 def test_double_pendulum_as_a_tree_equals_the_lock_joint_model(spring):
-    from models.double_pendulum import double_pendulum
+    from porthamiltonian.models.double_pendulum import double_pendulum
 
     theta1, theta2, t_end = 1.2, -0.4, 2.0
     model = double_pendulum(theta1=theta1, theta2=theta2)
