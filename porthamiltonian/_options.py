@@ -13,7 +13,7 @@ import math
 from ._validate import is_real_scalar
 from .errors import ParameterError
 
-__all__ = ["API_LABELS", "CLI_LABELS", "method_names", "check_method", "check_step", "check_run_solver",
+__all__ = ["API_LABELS", "CLI_LABELS", "FIXED_STEP_NAMES", "method_names", "check_method", "check_step", "check_run_solver",
            "check_parameter_values"]
 
 #: how a run's settings are named in the API (`simulate`, `RunSpec.solver`) and on the command line
@@ -23,14 +23,18 @@ CLI_LABELS = {"method": "--method", "step": "--step", "max_step": "--max-step", 
               "param": "-p {name}", "timeout": "--timeout", "max_nfev": "--max-nfev", "t_end": "--t-end"}
 
 
+#: the names of the package's fixed-step methods (`integrate.simulate.FIXED_STEP_METHODS` maps
+#: each to its solver class); named here, below the integrators, so that the checks and the
+#: ledger know them without importing the driver
+FIXED_STEP_NAMES = ("RK4", "discrete_gradient")
+
+
 def method_names():
     """``(variable-step names, fixed-step names)``: scipy's solve_ivp methods and the
-    package's fixed-step methods (`integrate.simulate.FIXED_STEP_METHODS`), each sorted."""
+    package's fixed-step methods (`FIXED_STEP_NAMES`), each sorted."""
     from scipy.integrate._ivp.ivp import METHODS
 
-    from .integrate.simulate import FIXED_STEP_METHODS
-
-    return sorted(METHODS), sorted(FIXED_STEP_METHODS)
+    return sorted(METHODS), sorted(FIXED_STEP_NAMES)
 
 
 def check_method(method, label="method"):

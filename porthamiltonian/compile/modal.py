@@ -137,10 +137,8 @@ def transfer_function(system, s, inputs=None, outputs=None, *, t=0.0, x=None, u=
     >>> bool(np.allclose(G[:, 0, 0], 1 / (2.0 * np.array([1j, 2j]) + 0.5), rtol=1e-12, atol=0))  # 1/(m s + b)
     True
     """
-    from .linearize import Linearization
-
     lin = system
-    if not isinstance(system, Linearization):
+    if callable(getattr(system, "linearize", None)):   # a PHSystem (a Linearization has no `linearize`)
         if x is None:
             raise ParameterError("`x` (the expansion point) is required when `system` is a PHSystem")
         lin = system.linearize(t, x, u)

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._options import FIXED_STEP_NAMES
+
 __all__ = ["PowerBudget", "LedgerRow"]
 
 KINDS = ("supplied", "dissipated", "lost", "stabilization")
@@ -100,10 +102,8 @@ class PowerBudget:
                 own = traj.x[:, L.element_slice(p)]
                 per = [obj.energy_parts(x) for x in own]
                 parts[p] = {k: np.array([d[k] for d in per]) for k in (per[0] if per else {})}
-        from ..integrate.simulate import FIXED_STEP_METHODS
-
         return cls(traj.t, traj.hamiltonian, traj.energies, entries, labels, parts, rtol=traj.rtol, atol=traj.atol,
-                   fixed_step=traj.method in FIXED_STEP_METHODS, notes=getattr(traj, "notes", ()))
+                   fixed_step=traj.method in FIXED_STEP_NAMES, notes=getattr(traj, "notes", ()))
 
     @property
     def scale(self):
