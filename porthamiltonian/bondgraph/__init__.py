@@ -20,6 +20,7 @@ from .graph import Bond, BondGraph, PortRef
 from .junctions import Junction0, Junction1
 from .ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef
 from .serialize import load, save
+from . import views  # noqa: F401  (wires BondGraph.save/draw/displays to their modules)
 
 __all__ = [
     "BondGraph", "Bond", "PortRef", "Port", "StateBlock", "StateRef", "EFFORT_OUT", "FLOW_OUT",

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Union
 
 import networkx as nx
 
-from ..errors import BondError, ModelError, PhaseError
+from ..errors import BondError, ModelError, PhaseError, PortHamiltonianError
 from .element import Element
 from .junctions import _Junction
 from .ports import Port, check_name
@@ -41,6 +41,13 @@ if TYPE_CHECKING:
 PortTarget = Union["Element", "BondGraph", str, tuple]
 
 __all__ = ["BondGraph", "Bond", "PortRef"]
+
+
+#: The graph's views (`BondGraph.save`, `draw` and the rich displays): functions of the modules
+#: that make them (`serialize`, `diagnostics.plots`, `diagnostics.html`), which import this module
+#: themselves and so cannot be imported by it; `porthamiltonian.bondgraph.views`, above all of them
+#: and imported with the package, fills this table with them.
+_VIEWS: dict = {}
 
 
 @dataclass(frozen=True)
@@ -492,31 +499,23 @@ class BondGraph:
     # ----------------------------------------------------------------- persistence & display
     def save(self, path: str | os.PathLike) -> None:
         """Save to a JSON file (node-link form). See `porthamiltonian.bondgraph.load`."""
-        from .serialize import save
-
-        save(self, path)
+        _VIEWS["save"](self, path)
 
     def draw(self, ax: Axes | None = None, **kwargs) -> Axes:
-        """Draw the graph (labels, half-arrows, causal strokes); returns the matplotlib axes."""
-        from ..diagnostics.plots import draw_bondgraph
-
-        return draw_bondgraph(self, ax=ax, **kwargs)
+        """Draw the graph (labels, half-arrows, causal strokes); returns the matplotlib axes
+        (`porthamiltonian.diagnostics.plots.draw_bondgraph`)."""
+        return _VIEWS["draw"](self, ax=ax, **kwargs)
 
     def _repr_html_(self):
         """Elements and bonds as HTML tables (Jupyter's rich display)."""
-        from ..diagnostics.html import bondgraph_html
-
-        return bondgraph_html(self)
+        return _VIEWS["html"](self)
 
     def _repr_png_(self):
         """The drawing of `draw` as PNG bytes (Jupyter's rich display; made without pyplot).
         None if the graph cannot be drawn yet (causality cannot be assigned): the display
         falls back to the tables."""
-        from ..diagnostics.plots import bondgraph_png
-        from ..errors import PortHamiltonianError
-
         try:
-            return bondgraph_png(self)
+            return _VIEWS["png"](self)
         except PortHamiltonianError:
             return None
 
