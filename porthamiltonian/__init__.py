@@ -8,7 +8,11 @@ Phases::
     print(traj.power_budget())                               # audit the energy ledger
 """
 
-from . import _checkout
+from . import _launcher
+
+_launcher.guard_command_line()  # the command line: Ctrl-C during the imports below is one line, exit 130
+
+from . import _checkout  # noqa: E402
 
 _checkout.install()  # a source checkout on sys.path: porthamiltonian.library/.models are its folders
 
