@@ -257,13 +257,18 @@ def test_the_command_line_starts_the_helpers_before_it_builds_the_model(monkeypa
         events.append(("prepare", None))
         return real_prepare(*args, **kw)
 
-    monkeypatch.setattr(_parallel, "_on_disk", lambda kernel, argtypes: False)   # an empty cache
+    import types
+
+    # the declared kernels as a fresh process sees them: none compiled in it; one in numba's cache
+    fresh = [types.SimpleNamespace(_fixed=k._fixed, overloads={}, py_func=k.py_func)
+             for k in _parallel.DECLARED]
+    monkeypatch.setattr(_parallel, "DECLARED", fresh)
+    monkeypatch.setattr(_parallel, "_on_disk", lambda kernel, argtypes: kernel is fresh[0])
     monkeypatch.setattr(_parallel, "start_helpers", start)
     monkeypatch.setattr(records, "prepare", prepare)
     assert main(["run", "mass-spring-damper", "--no-progress", "--t-end", "0.1", "--out", str(tmp_path / "o")]) == 0
     assert [e[0] for e in events] == ["start", "prepare"]
-    compiled_here = [k for k in _parallel.DECLARED if k._fixed in k.overloads]
-    assert events[0][1] == [k for k in _parallel.DECLARED if k not in compiled_here]
+    assert events[0][1] == fresh[1:]
     proc = _parallel._RUNNING.pop()
     assert proc.wait(timeout=30) != 0   # terminated when the model was prepared
 
