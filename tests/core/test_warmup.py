@@ -79,8 +79,8 @@ def test_the_first_compile_of_a_model_is_announced_once_then_never(warmed):
     assert first.stdout.split() == ["numba"]
     said = [line for line in first.stderr.splitlines() if line.startswith("porthamiltonian: compiling")]
     assert len(said) == 1, first.stderr
-    assert re.fullmatch(r"porthamiltonian: compiling (\d+ [\w-]+ kernels?(, | and ))*the right-hand side of 'ball_drop' "
-                        r"\(first run only, cached afterwards\), ~\d+ s", said[0]), said[0]
+    assert re.fullmatch(r"porthamiltonian: compiling (\d+ [\w-]+ kernels?(, | and ))*the right-hand side of "
+                        r"'ball_drop' \(first run only, cached afterwards\), ~\d+ s", said[0]), said[0]
     again = _run(folder, ["-c", textwrap.dedent(COMPILE_BALL_DROP)])
     assert again.stdout.split() == ["numba"] and "porthamiltonian: compiling" not in again.stderr
     out = _warmup(folder, "--models", "ball-drop")
