@@ -4,8 +4,8 @@
 
 Runs `porthamiltonian run MODEL` for 0.01 s in this interpreter with numba's and the
 generated right-hand sides' caches pointed at new directories (every kernel the model uses
-compiles), and prints one line per compiled function (numba dispatcher, one line per
-compiled signature):
+compiles), and prints the kernels compiled for more than one signature, then one line per compiled
+function (numba dispatcher, one line per compiled signature):
 
 - ``incl`` / ``excl`` [s]: its compile, with / without the compiles it triggered (the
   kernels it calls compile while it is typed);
@@ -104,6 +104,12 @@ def main(argv=None):
         own, linked = sum(s[0] for s in sizes), sum(s[1] for s in sizes)
         print(f"LLVM instructions after optimization: {own} in the functions' own code, {linked} linked "
               f"({100 * linked / (own + linked):.0f} %)")
+    versions = {}
+    for name, *_ in rows:
+        versions[name] = versions.get(name, 0) + 1
+    repeated = {n: k for n, k in versions.items() if k > 1}
+    print(f"{len(versions)} kernels; compiled for more than one signature: "
+          + (", ".join(f"{n} ({k})" for n, k in sorted(repeated.items(), key=lambda i: -i[1])) or "none"))
     print(f"{'function':48s} {'incl':>6s} {'excl':>6s} {'opt':>6s} {'emit':>6s}")
     for name, incl, ex, opt, emit in sorted(rows, key=lambda r: -r[2])[:args.top]:
         print(f"{name[:48]:48s} {incl:6.2f} {ex:6.2f} {opt:6.2f} {emit:6.2f}")

@@ -8,7 +8,11 @@ Phases::
     print(traj.power_budget())                               # audit the energy ledger
 """
 
-from .bondgraph import (
+from . import _launcher
+
+_launcher.guard_command_line()  # the command line: Ctrl-C during the imports below is one line, exit 130
+
+from .bondgraph import (  # noqa: E402
     GY,
     I,
     MGY,

@@ -291,7 +291,10 @@ def _prepare(args):
     from ._options import CLI_LABELS
     from .studies.records import long_run_warning, prepare
 
-    prepared = prepare(_spec(args), labels=CLI_LABELS)
+    from .kernels import _parallel
+
+    with _parallel.ahead():   # a first run: helpers compile the contact kernels while the model is built
+        prepared = prepare(_spec(args), labels=CLI_LABELS)
     print(f"model {args.model!r}: {prepared.system}")
     print(prepared.system.report.summary())
     print(f"right-hand side: {prepared.jit} ({prepared.jit_wall:.2f} s to compile or load it)")

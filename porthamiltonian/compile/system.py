@@ -147,9 +147,10 @@ class PHSystem:
         """Announce on stderr, before it starts, a compile of what numba's cache lacks
         (`porthamiltonian.compile.warmup.notice`); remembered as ``first_compile``."""
         from ..kernels import _parallel
-        from .warmup import new_element_kernels, notice, say
+        from .warmup import kernel_kind, new_element_kernels, notice, say
 
-        line = notice(self.name, missing, len(_parallel.DECLARED), rhs_cached, len(new_element_kernels(module)))
+        kinds = [kernel_kind(k) for k in new_element_kernels(module)]
+        line = notice(self.name, missing, len(_parallel.DECLARED), rhs_cached, kinds)
         self._jit["first_compile"] = line is not None
         if line is not None:
             say(line)

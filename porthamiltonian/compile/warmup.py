@@ -23,7 +23,7 @@ import re
 import sys
 import time
 
-__all__ = ["notice", "warmup", "new_element_kernels", "CONTACT_KERNELS_S", "RHS_S", "ELEMENT_KERNEL_S"]
+__all__ = ["notice", "warmup", "new_element_kernels", "kernel_kind", "CONTACT_KERNELS_S", "RHS_S", "ELEMENT_KERNEL_S"]
 
 #: seconds to compile the whole contact chain (every kernel of `_parallel.DECLARED`) from an
 #: empty cache, and a generated right-hand side's own level with its element kernels: measured
@@ -44,10 +44,15 @@ _ELEMENT_KERNEL = re.compile(r"_k\d+_")
 def new_element_kernels(module):
     """The element kernels the generated right-hand side `module` calls of which numba's cache
     holds no version at all (they will compile; one with a version for other argument types
-    may compile too, so this is a lower bound)."""
+    may compile too, so this is a lower bound). The contact chain's kernels
+    (`porthamiltonian.kernels._parallel.DECLARED`, which include the compliant contact's element
+    kernels) are left out: the notice counts them as contact kernels."""
+    from ..kernels._parallel import DECLARED
+
+    declared = {id(k) for k in DECLARED}
     out = []
     for name, fn in vars(module).items():
-        if _ELEMENT_KERNEL.fullmatch(name) and hasattr(fn, "py_func"):
+        if _ELEMENT_KERNEL.fullmatch(name) and hasattr(fn, "py_func") and id(fn) not in declared:
             try:
                 empty = not fn._cache._cache_file._load_index()
             except Exception:  # noqa: BLE001 - numba internals: when in doubt, not counted
@@ -55,6 +60,29 @@ def new_element_kernels(module):
             if empty and not fn.overloads:
                 out.append(fn)
     return out
+
+
+#: how the notice names the element kernels of a kernel module (others: the module's name)
+_KIND_NAMES = {"bodies": "body", "compliant": "compliant-contact", "sliding_plane": "sliding-plane",
+               "reduced": "reduced-contact", "joints": "joint", "articulated": "articulated-body", "hertz": "Hertz"}
+
+
+def kernel_kind(kernel):
+    """How the notice names `kernel`'s kind: its module's (``soil``, ``body``, ``joint``,
+    ``compliant-contact``, ...)."""
+    module = kernel.py_func.__module__.rsplit(".", 1)[-1]
+    return _KIND_NAMES.get(module, module.replace("_", "-"))
+
+
+def _elements(kinds):
+    """``"5 soil kernels, 2 body kernels"`` for the kinds of the element kernels to compile
+    (in their order of first appearance), or ``"2 element kernels"`` for a bare count."""
+    if isinstance(kinds, int):
+        return [f"{kinds} element kernel{'s' if kinds > 1 else ''}"] if kinds else []
+    counts = {}
+    for kind in kinds:
+        counts[kind] = counts.get(kind, 0) + 1
+    return [f"{n} {kind} kernel{'s' if n > 1 else ''}" for kind, n in counts.items()]
 
 
 def notice(model, missing, declared, rhs_cached, new_elements=0):
@@ -71,15 +99,19 @@ def notice(model, missing, declared, rhs_cached, new_elements=0):
         Contact-chain kernels in all (`_parallel.DECLARED`).
     rhs_cached : bool
         Whether numba's cache holds the generated right-hand side for its argument types.
-    new_elements : int
-        Element kernels it calls never compiled on this machine (`new_element_kernels`).
+    new_elements : int or sequence of str
+        Element kernels it calls never compiled on this machine (`new_element_kernels`): their
+        number, or the kind of each (`kernel_kind`), which the line then names (``5 soil
+        kernels, 3 body kernels``: the soil model's first compile, which the user would
+        otherwise not tell from the right-hand side's).
 
     Returns
     -------
     str or None
-        ``"porthamiltonian: compiling 14 contact kernels, 10 element kernels and the
-        right-hand side of 'two_ellipsoids' (first run only, cached afterwards), ~57 s"`` (the
-        main job on empty caches; it took 74 s on a loaded 2-core machine); the estimate is
+        ``"porthamiltonian: compiling 14 contact kernels, 4 body kernels, 2 compliant-contact
+        kernels and the right-hand side of 'two_ellipsoids' (first run only, cached
+        afterwards), ~45 s"`` (the main job on empty caches: 27-40 s on the 2-core machine,
+        more when it is loaded, `benchmarks/results/first_run.md`); the estimate is
         `CONTACT_KERNELS_S` times the fraction of kernels missing, plus `ELEMENT_KERNEL_S` per
         new element kernel, plus `RHS_S`.
     """
@@ -87,9 +119,9 @@ def notice(model, missing, declared, rhs_cached, new_elements=0):
     if missing:
         what.append(f"{missing} contact kernel{'s' if missing > 1 else ''}")
         seconds += CONTACT_KERNELS_S * missing / max(declared, 1)
-    if new_elements:
-        what.append(f"{new_elements} element kernel{'s' if new_elements > 1 else ''}")
-        seconds += ELEMENT_KERNEL_S * new_elements
+    elements = _elements(new_elements)
+    what.extend(elements)
+    seconds += ELEMENT_KERNEL_S * (new_elements if isinstance(new_elements, int) else len(new_elements))
     if not rhs_cached:
         what.append(f"the right-hand side of {model!r}")
         seconds += RHS_S

@@ -52,11 +52,12 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import PortHamiltonianError
 
-__all__ = ["DECLARED", "compile_claimed", "lock_saves", "start_helpers", "stop_helpers", "helpers_wanted",
+__all__ = ["DECLARED", "compile_claimed", "lock_saves", "start_helpers", "stop_helpers", "helpers_wanted", "ahead",
            "HelperCountError", "STALE_AFTER"]
 
 #: the kernels declared with their argument types (`porthamiltonian.kernels._njit.njit`'s
@@ -260,8 +261,10 @@ def _helper_count(n_kernels):
 def start_helpers(kernels):
     """Start helper processes compiling `kernels` (dispatchers declared with ``argtypes``, in
     definition order: module docstring); returns them (none when there is nothing to gain).
-    Raises `HelperCountError` for a bad ``PORTHAMILTONIAN_COMPILE_HELPERS``."""
-    count = _helper_count(len(kernels))
+    The helpers this process started that still run (`ahead`'s) count against the number
+    allowed (`_helper_count`). Raises `HelperCountError` for a bad
+    ``PORTHAMILTONIAN_COMPILE_HELPERS``."""
+    count = _helper_count(len(kernels)) - sum(proc.poll() is None for proc in _RUNNING)
     if not ENABLED or os.environ.get("NUMBA_DISABLE_JIT", "0") != "0":
         return []
     names = [f"{k.py_func.__module__}:{k.py_func.__qualname__}" for k in kernels]
@@ -274,6 +277,34 @@ def start_helpers(kernels):
             break
     _RUNNING.extend(helpers)
     return helpers
+
+
+@contextmanager
+def ahead():
+    """Helper processes compile the contact chain's kernels missing from numba's cache while
+    the block runs: the command line builds its model in the block, so that the first run's
+    helpers start when the package is imported rather than when the model's right-hand side
+    is compiled (`PHSystem.compiled` starts helpers only up to the number allowed,
+    `start_helpers`); they are stopped when the block ends.
+
+    Every declared kernel is taken, in definition order (`DECLARED`; the kernel modules are
+    imported first, 0.04 s): which of them the model calls is known only once its right-hand
+    side is generated. A model that calls none of them pays nothing on its own process; the
+    helper then works on the other CPU until the block ends, and what it finished stays in the
+    cache. Measured on the main job: `benchmarks/results/first_run.md`."""
+    import importlib
+    import pkgutil
+
+    package = importlib.import_module(__name__.rsplit(".", 1)[0])
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{package.__name__}.{info.name}")
+    missing = [k for k in DECLARED if k._fixed not in k.overloads and not _on_disk(k, k._fixed)]
+    helpers = start_helpers(missing) if missing else []
+    try:
+        yield helpers
+    finally:
+        stop_helpers(helpers)
 
 
 def stop_helpers(helpers):

@@ -234,3 +234,52 @@ def test_a_bad_helper_count_is_refused_when_a_right_hand_side_compiles(monkeypat
     system = ph.compile(model.graph, baumgarte=model.baumgarte)
     with pytest.raises(_parallel.HelperCountError, match="PORTHAMILTONIAN_COMPILE_HELPERS='many'"):
         system.compiled  # noqa: B018
+
+
+def test_the_command_line_starts_the_helpers_before_it_builds_the_model(monkeypatch, tmp_path):
+    """`porthamiltonian run` on a cache without the contact chain: helpers for every declared
+    kernel start before the model is built (`_parallel.ahead`), not when its right-hand side
+    compiles, and are stopped once it is prepared."""
+    from porthamiltonian.cli import main
+    from porthamiltonian.studies import records
+
+    events = []
+
+    def start(kernels):
+        events.append(("start", list(kernels)))
+        proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        _parallel._RUNNING.append(proc)
+        return [proc]
+
+    real_prepare = records.prepare
+
+    def prepare(*args, **kw):
+        events.append(("prepare", None))
+        return real_prepare(*args, **kw)
+
+    import types
+
+    # the declared kernels as a fresh process sees them: none compiled in it; one in numba's cache
+    fresh = [types.SimpleNamespace(_fixed=k._fixed, overloads={}, py_func=k.py_func)
+             for k in _parallel.DECLARED]
+    monkeypatch.setattr(_parallel, "DECLARED", fresh)
+    monkeypatch.setattr(_parallel, "_on_disk", lambda kernel, argtypes: kernel is fresh[0])
+    monkeypatch.setattr(_parallel, "start_helpers", start)
+    monkeypatch.setattr(records, "prepare", prepare)
+    assert main(["run", "mass-spring-damper", "--no-progress", "--t-end", "0.1", "--out", str(tmp_path / "o")]) == 0
+    assert [e[0] for e in events] == ["start", "prepare"]
+    assert events[0][1] == fresh[1:]
+    proc = _parallel._RUNNING.pop()
+    assert proc.wait(timeout=30) != 0   # terminated when the model was prepared
+
+
+def test_helpers_already_running_count_against_the_number_allowed(monkeypatch):
+    """`start_helpers` after `ahead`'s helper: none more on 2 CPUs (one helper allowed)."""
+    monkeypatch.setenv("PORTHAMILTONIAN_COMPILE_HELPERS", "1")
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    monkeypatch.setattr(_parallel, "_RUNNING", [running])
+    try:
+        assert _parallel.start_helpers(_parallel.DECLARED[:3]) == []
+    finally:
+        running.kill()
+        running.wait()
