@@ -377,8 +377,8 @@ def _show(scene, out, args):
 
 def cmd_warmup(args):
     """Compile the contact kernels and the built-in models' right-hand sides into numba's
-    cache ahead of time (`porthamiltonian.compile.warmup.warmup`), one line per item."""
-    from .compile.warmup import warmup
+    cache ahead of time (`porthamiltonian.studies.warmup.warmup`), one line per item."""
+    from .studies.warmup import warmup
 
     names = None if args.models is None else [m for m in args.models.split(",") if m and m != "none"]
     warmup(names)

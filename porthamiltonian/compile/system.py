@@ -145,9 +145,9 @@ class PHSystem:
 
     def _say_first_compile(self, module, missing, rhs_cached):
         """Announce on stderr, before it starts, a compile of what numba's cache lacks
-        (`porthamiltonian.compile.warmup.notice`); remembered as ``first_compile``."""
+        (`porthamiltonian.compile.notice.notice`); remembered as ``first_compile``."""
         from ..kernels import _parallel
-        from .warmup import kernel_kind, new_element_kernels, notice, say
+        from .notice import kernel_kind, new_element_kernels, notice, say
 
         kinds = [kernel_kind(k) for k in new_element_kernels(module)]
         line = notice(self.name, missing, len(_parallel.DECLARED), rhs_cached, kinds)

@@ -17,7 +17,8 @@ import textwrap
 import pytest
 
 from porthamiltonian.cli import main
-from porthamiltonian.compile.warmup import CONTACT_KERNELS_S, ELEMENT_KERNEL_S, RHS_S, _kernel_modules, notice
+from porthamiltonian.compile.notice import CONTACT_KERNELS_S, ELEMENT_KERNEL_S, RHS_S, notice
+from porthamiltonian.studies.warmup import _kernel_modules
 from porthamiltonian.kernels import _parallel
 
 #: in a child process: compile ball-drop's right-hand side (as a run does) and say how
@@ -109,7 +110,7 @@ def test_the_notice_is_its_own_line_above_a_progress_bar(capsys):
     notice closes the bar's line and takes one of its own; without a bar it goes to stderr."""
     import io
 
-    from porthamiltonian.compile.warmup import say
+    from porthamiltonian.compile.notice import say
     from porthamiltonian.integrate.progress import Progress, progress_logging
 
     class Terminal(io.StringIO):
@@ -146,7 +147,7 @@ def test_the_element_kernels_are_named_by_kind_and_the_declared_ones_counted_onc
     cache holds; the others are counted when numba has no version of them (its index)."""
     import types
 
-    from porthamiltonian.compile.warmup import kernel_kind, new_element_kernels
+    from porthamiltonian.compile.notice import kernel_kind, new_element_kernels
     from porthamiltonian.kernels import bodies, compliant, joints, soil
 
     imported = [bodies.rigid_body_rates, soil.spring_outputs, soil.plastic_law, compliant.friction_law,

@@ -108,11 +108,11 @@ def test_which_processes_are_the_command_line(monkeypatch, orig_argv, argv0, exp
 
 def test_a_signal_as_the_compile_starts_is_one_line(tmp_path):
     """The CLI's handlers have taken over when the right-hand side's compile starts (held
-    where it imports its notice, `porthamiltonian.compile.warmup`): the CLI's one line, 130.
+    where it imports its notice, `porthamiltonian.compile.notice`): the CLI's one line, 130.
     (A Ctrl-C inside numba's compile of the main job on empty caches was checked by hand: the
     same line and status, the helper processes stopped.)"""
     proc, held = _start(tmp_path, [sys.executable, "-m", "porthamiltonian", "run", "ball-drop", "--no-progress",
-                                   "--out", str(tmp_path / "out")], hold_at="porthamiltonian.compile.warmup")
+                                   "--out", str(tmp_path / "out")], hold_at="porthamiltonian.compile.notice")
     assert held, proc.communicate(timeout=5)
     code, lines = _signalled(proc, signal.SIGINT)
     assert (code, lines) == (130, ["interrupted: `porthamiltonian run` stopped; no output was written or replaced"])

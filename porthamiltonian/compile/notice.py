@@ -1,4 +1,4 @@
-"""Compiling ahead, and saying so: the notice before a long first compile, and `warmup`.
+"""Saying so before a long first compile: the notice (`porthamiltonian.studies.warmup` compiles ahead).
 
 A model's first compiled right-hand side costs seconds to a minute of numba compiling (the
 contact chain's kernels, then the element kernels and the generated right-hand side; all
@@ -9,21 +9,17 @@ avoidable:
   on stderr says what is compiled, that it is the first run only, and about how long it takes
   (drawn as its own line above an integration's progress bar). Nothing is said when
   everything loads from the cache.
-- `warmup` (``porthamiltonian warmup``): compiles the contact chain's kernels and the
-  right-hand side of every built-in model, in every contact kind it offers, into numba's
-  cache ahead of time: for CI images, clusters and Dask workers (which share
-  ``NUMBA_CACHE_DIR`` and ``PORTHAMILTONIAN_CACHE`` with the process that warmed them).
+- `porthamiltonian.studies.warmup.warmup` (``porthamiltonian warmup``) compiles all of it ahead
+  of time; it runs models, so it sits with the studies, above the compiler that says this.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 import sys
 import time
 
-__all__ = ["notice", "warmup", "new_element_kernels", "kernel_kind", "CONTACT_KERNELS_S", "RHS_S", "ELEMENT_KERNEL_S"]
+__all__ = ["notice", "say", "new_element_kernels", "kernel_kind", "CONTACT_KERNELS_S", "RHS_S", "ELEMENT_KERNEL_S"]
 
 #: seconds to compile the whole contact chain (every kernel of `_parallel.DECLARED`) from an
 #: empty cache, and a generated right-hand side's own level with its element kernels: measured
@@ -140,97 +136,3 @@ def say(line):
         _log.info(line)
     else:
         print(line, file=sys.stderr, flush=True)
-
-
-def _kernel_modules():
-    """Import every kernel module (each adds its declared kernels to `_parallel.DECLARED`)."""
-    from .. import kernels
-
-    for info in pkgutil.iter_modules(kernels.__path__):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{kernels.__name__}.{info.name}")
-
-
-def _variants(models):
-    """(model name, contact kind or None) for every registered model in `models`, in every
-    contact kind it builds (the others raise ParameterError at build and are passed over)."""
-    from porthamiltonian.library.contacts import CONTACT_KINDS
-    from porthamiltonian.models import MODELS
-
-    for name in models:
-        spec = MODELS[name]
-        if "contact" not in spec.parameters:
-            yield name, None
-            continue
-        kinds = [spec.parameters["contact"].default] + [k for k in CONTACT_KINDS if k != spec.parameters["contact"].default]
-        for kind in kinds:
-            yield name, kind
-
-
-def warmup(models=None, *, out=None):
-    """Compile every built-in kernel into numba's cache ahead of time.
-
-    First the contact chain's kernels (`porthamiltonian.kernels._parallel.DECLARED`, each for
-    its declared argument types, under the claims other processes honour), then, for each
-    model of `models` in every contact kind it builds at its default parameters, its compiled
-    right-hand side (`records.prepare`: the path of every run), which compiles the element
-    kernels it calls for the argument types it calls them with. What is already in the cache
-    is loaded, not compiled again, and reported as such.
-
-    Parameters
-    ----------
-    models : sequence of str, optional
-        Registered model names; None: every registered model; ``[]``: the contact chain only.
-    out : file, optional
-        Where each line of the report goes as it happens (default stdout).
-
-    Returns
-    -------
-    list of dict
-        One per item: ``what`` ("contact kernels" or "MODEL (KIND)"), ``status``
-        ("compiled", "cached", "python: <why>" for a model without a compiled right-hand side,
-        or "refused: <why>" for a contact kind the model does not offer), ``seconds``.
-
-    Raises
-    ------
-    ModelError
-        An unknown model name (the nearest one suggested), before any compile.
-    """
-    from porthamiltonian.errors import ParameterError
-    from porthamiltonian.models import MODELS, get_model
-
-    from ..kernels import _parallel
-    from ..studies.records import RunSpec, prepare, resolve_parameters
-
-    out = out if out is not None else sys.stdout
-    names = sorted(MODELS) if models is None else [get_model(m).name for m in models]
-    _kernel_modules()
-    report = []
-
-    def tell(what, status, seconds):
-        report.append({"what": what, "status": status, "seconds": seconds})
-        print(f"{what:<40} {status:<22} {seconds:7.1f} s", file=out, flush=True)
-
-    start = time.perf_counter()
-    cached = sum(_parallel._on_disk(k, k._fixed) for k in _parallel.DECLARED)
-    for kernel in _parallel.DECLARED:
-        _parallel.compile_claimed(kernel, kernel._fixed)
-    n = len(_parallel.DECLARED)
-    tell(f"contact kernels ({n})", "cached" if cached == n else f"compiled ({n - cached} of {n})",
-         time.perf_counter() - start)
-    for name, kind in _variants(names):
-        label = name if kind is None else f"{name} ({kind})"
-        t0 = time.perf_counter()
-        try:
-            spec = RunSpec(name, resolve_parameters(name, {} if kind is None else {"contact": kind}))
-            prepared = prepare(spec)
-        except ParameterError as exc:
-            if kind is not None and kind != MODELS[name].parameters["contact"].default:
-                continue   # a contact kind this model does not offer
-            tell(label, f"refused: {exc}", time.perf_counter() - t0)
-            continue
-        first = prepared.system._jit.get("first_compile")
-        status = prepared.jit if prepared.jit != "numba" else ("compiled" if first else "cached")
-        tell(label, status, time.perf_counter() - t0)
-    print(f"{'warmup':<40} {'done':<22} {time.perf_counter() - start:7.1f} s", file=out, flush=True)
-    return report
