@@ -444,7 +444,7 @@ def _sweep_label(column, unit):
 
 def plot_sweep(table, parameter, columns, *, group=None, title="", ax=None, units=None, model=None):
     """A sweep's results against one swept parameter: an axes per unit, a colour per value of
-    `group`, a line style per column.
+    `group`, a line style and a marker per column (per group value when there is one column).
 
     Parameters
     ----------
@@ -507,16 +507,19 @@ def plot_sweep(table, parameter, columns, *, group=None, title="", ax=None, unit
     groups = list(dict.fromkeys(ok[group])) if group else [None]
     for axk, (unit, cols) in zip(axes, by_unit.items()):
         for j, col in enumerate(cols):
+            short = col.removeprefix("ledger.").removeprefix("metric.")
             for k, g in enumerate(groups):
                 rows = ok if g is None else ok[ok[group] == g]
                 x = rows[parameter].to_numpy(dtype=float) if numeric else np.array([values.index(v) for v in rows[parameter]])
                 order = np.argsort(x, kind="stable")
                 line = _SWEEP_LINES[j % len(_SWEEP_LINES)] if np.unique(x).size == x.size else ""   # a line only through distinct x
-                label = col.removeprefix("metric.") if g is None else (f"{group}={g}" if len(cols) == 1
-                                                                        else f"{col.removeprefix('metric.')}, {group}={g}")
-                axk.plot(x[order], rows[col].to_numpy(dtype=float)[order], ls=line,
-                         marker=_SWEEP_MARKERS[k % len(_SWEEP_MARKERS)], ms=max(9.0 - 2.0 * k, 3.0),
-                         mfc="none" if k else None, mew=1.3, color=f"C{k % 10}", label=label)
+                # colour: the group's value; marker: the column's (the group's when one column);
+                # later groups hollow and smaller, so coinciding series show as nested outlines
+                marker = _SWEEP_MARKERS[(k if len(cols) == 1 else j) % len(_SWEEP_MARKERS)]
+                label = short if g is None else (f"{group}={g}" if len(cols) == 1 else f"{short}, {group}={g}")
+                axk.plot(x[order], rows[col].to_numpy(dtype=float)[order], ls=line, marker=marker,
+                         ms=max(9.0 - 2.5 * k, 3.0), mfc="none" if k else None, mew=1.3, color=f"C{k % 10}", label=label,
+                         zorder=2.0 + k)   # the smaller hollow markers on top
         one = len(cols) == 1
         axk.set_ylabel(_sweep_label(cols[0], unit) if one else f"{_quantity([_sweep_label(c, unit).split(' [')[0] for c in cols])} [{unit}]")
         axk.grid(alpha=0.3)
