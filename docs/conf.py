@@ -27,4 +27,5 @@ myst_enable_extensions = ["dollarmath"]
 myst_heading_anchors = 3
 
 html_theme = "alabaster"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["wrap.css"]  # code blocks wrap at any width (issue 35)

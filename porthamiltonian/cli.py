@@ -479,7 +479,8 @@ def cmd_sweep(args):
         for columns, suffix, what in ((ledger, "", "energy ledger [J]"), ([f"metric.{m}" for m in metrics], "_metrics",
                                                                           "metrics")):
             if columns:
-                fig = plot_sweep(table, name, columns, group=group, title=f"{args.model}: {what} against {name}")
+                fig = plot_sweep(table, name, columns, group=group, title=f"{args.model}: {what} against {name}",
+                                 model=None if Path(args.model).suffix else args.model)
                 save_figure(fig, out / f"sweep_{name}{suffix}.png")
                 plots += 1
     failed = int((~ok).sum())

@@ -402,8 +402,49 @@ def plot_energy_flow(totals, *, title="Where the energy went", ax=None):
     return _finish(fig, ax, "energy [J]", "", title, legend=False)
 
 
-def plot_sweep(table, parameter, columns, *, group=None, title="", ax=None):
-    """A sweep's results against one swept parameter: one marker line per column and group.
+#: units of the sweep table's own columns and of the named metrics (`studies.metrics.METRICS`)
+_SWEEP_UNITS = {"wall_time_s": "s", "nfev": "-", "t_reached": "s", "metric.time_to_rest": "s",
+                "metric.max_normal_force": "N"}
+#: a series per group value: its marker, drawn hollow and smaller for each later value, so that
+#: series lying on one another stay visible as nested outlines
+_SWEEP_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_SWEEP_LINES = ("-", "--", ":", "-.")
+
+
+def _sweep_unit(column, units, model):
+    """The unit of a sweep column or parameter: `units`, else the table's own columns
+    (``ledger.*`` [J], ``wall_time_s`` [s], the named metrics), else the registered `model`'s
+    parameter units and observable units (``metric.min:OBS``); None when none says."""
+    if column in units:
+        return units[column]
+    if column.startswith("ledger."):
+        return "J"
+    if column in _SWEEP_UNITS:
+        return _SWEEP_UNITS[column]
+    if model is None:
+        return None
+    from porthamiltonian.models import build_model, get_model
+
+    spec = get_model(model)
+    if column in spec.parameters:
+        return spec.parameters[column].unit
+    kind, _, observable = column.removeprefix("metric.").partition(":")
+    if column.startswith("metric.") and kind in ("min", "max"):
+        return build_model(model).units.get(observable)
+    return None
+
+
+def _sweep_label(column, unit):
+    """An axis label: the column's quantity and its unit in brackets ("[-]" for a pure number)."""
+    name = column.removeprefix("ledger.").removeprefix("metric.").replace("_", " ").replace(":", " ")
+    if column.startswith("ledger."):
+        name = f"energy {name}"
+    return f"{name} [{unit}]"
+
+
+def plot_sweep(table, parameter, columns, *, group=None, title="", ax=None, units=None, model=None):
+    """A sweep's results against one swept parameter: an axes per unit, a colour per value of
+    `group`, a line style and a marker per column (per group value when there is one column).
 
     Parameters
     ----------
@@ -415,32 +456,83 @@ def plot_sweep(table, parameter, columns, *, group=None, title="", ax=None):
     columns : sequence of str
         Result columns drawn (ledger totals [J], metrics).
     group : str, optional
-        A column whose values (e.g. the contact kind) split each column into separate lines.
+        A column whose values (e.g. the contact kind) split each column into series: one
+        colour and one marker per value, with a legend. Later values are drawn with smaller
+        hollow markers, so series that coincide (a parameter the kind ignores) show as nested
+        outlines rather than hiding one another.
     title : str
     ax : matplotlib axes, optional
+        Draw there (all columns on it, so they must share one unit).
+    units : dict, optional
+        Column or parameter name -> unit ("-" for a pure number), overriding what is found.
+    model : str, optional
+        The registered model swept: its parameters' units label the x axis and its
+        observables' units the ``metric.min:OBS`` / ``metric.max:OBS`` columns.
 
     Returns
     -------
     matplotlib.figure.Figure
+
+    Raises
+    ------
+    ParameterError
+        Columns of several units drawn on the one `ax` given.
+
+    Notes
+    -----
+    Every axis carries its quantity and unit: ``ledger.*`` in J, ``wall_time_s`` in s,
+    ``metric.time_to_rest`` in s, ``metric.max_normal_force`` in N; a swept parameter of
+    words (the contact kind) is labelled "[-]". A unit that neither `units`, the table's own
+    columns nor `model` gives is labelled "[unit not given]", which says what to add.
     """
-    fig, ax = _axes(ax, (8, 4.5))
+    from ..errors import ParameterError
+
+    units = dict(units or {})
     ok = table[table["status"] == "ok"]
     values = list(dict.fromkeys(table[parameter]))
     numeric = all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in values)
+    by_unit = {}
+    for col in columns:   # an unknown unit is said on the axis, as `plot_observables` does
+        by_unit.setdefault(_sweep_unit(col, units, model) or "unit not given", []).append(col)
+    x_unit = (_sweep_unit(parameter, units, model) or "unit not given") if numeric else "-"
+    if ax is not None and len(by_unit) > 1:
+        raise ParameterError(f"plot_sweep: columns of {len(by_unit)} units ({', '.join(by_unit)}) cannot share the "
+                             "one `ax` given; leave `ax` out for an axes per unit")
+    if ax is None:
+        fig, axes = _plt().subplots(max(len(by_unit), 1), 1, figsize=(8, 1.5 + 3.0 * max(len(by_unit), 1)),
+                                    sharex=True, squeeze=False)
+        axes = list(axes[:, 0])
+    else:
+        fig, axes = ax.figure, [ax]
     groups = list(dict.fromkeys(ok[group])) if group else [None]
-    for col in columns:
-        for g in groups:
-            rows = ok if g is None else ok[ok[group] == g]
-            x = rows[parameter].to_numpy(dtype=float) if numeric else np.array([values.index(v) for v in rows[parameter]])
-            order = np.argsort(x, kind="stable")
-            style = "o-" if np.unique(x).size == x.size else "o"   # a line only through distinct x
-            ax.plot(x[order], rows[col].to_numpy(dtype=float)[order], style, ms=4,
-                    label=col if g is None else f"{col}, {group}={g}")
-    if numeric and min(values) > 0 and max(values) >= 10 * min(values):
-        ax.set_xscale("log")
+    for axk, (unit, cols) in zip(axes, by_unit.items()):
+        for j, col in enumerate(cols):
+            short = col.removeprefix("ledger.").removeprefix("metric.")
+            for k, g in enumerate(groups):
+                rows = ok if g is None else ok[ok[group] == g]
+                x = rows[parameter].to_numpy(dtype=float) if numeric else np.array([values.index(v) for v in rows[parameter]])
+                order = np.argsort(x, kind="stable")
+                line = _SWEEP_LINES[j % len(_SWEEP_LINES)] if np.unique(x).size == x.size else ""   # a line only through distinct x
+                # colour: the group's value; marker: the column's (the group's when one column);
+                # later groups hollow and smaller, so coinciding series show as nested outlines
+                marker = _SWEEP_MARKERS[(k if len(cols) == 1 else j) % len(_SWEEP_MARKERS)]
+                label = short if g is None else (f"{group}={g}" if len(cols) == 1 else f"{short}, {group}={g}")
+                axk.plot(x[order], rows[col].to_numpy(dtype=float)[order], ls=line, marker=marker,
+                         ms=max(9.0 - 2.5 * k, 3.0), mfc="none" if k else None, mew=1.3, color=f"C{k % 10}", label=label,
+                         zorder=2.0 + k)   # the smaller hollow markers on top
+        one = len(cols) == 1
+        axk.set_ylabel(_sweep_label(cols[0], unit) if one else f"{_quantity([_sweep_label(c, unit).split(' [')[0] for c in cols])} [{unit}]")
+        axk.grid(alpha=0.3)
+        if group or not one:
+            axk.legend(loc="best", fontsize="small")
+    if numeric and values and min(values) > 0 and max(values) >= 10 * min(values):
+        axes[-1].set_xscale("log")
     if not numeric:
-        ax.set_xticks(range(len(values)), [str(v) for v in values])
-    return _finish(fig, ax, parameter, "", title, legend=bool(columns))
+        axes[-1].set_xticks(range(len(values)), [str(v) for v in values])
+    axes[-1].set_xlabel(f"{parameter.replace('_', ' ')} [{x_unit}]")
+    axes[0].set_title(title)
+    fig.tight_layout()
+    return fig
 
 
 def save_figure(fig, path, dpi=120):

@@ -93,7 +93,7 @@ def open_executor(workers=None, scheduler=None, connect_timeout=5.0):
         raise PortHamiltonianError(
             f"the local Dask cluster of {workers} worker process(es) did not start ({exc}); in a script, start the "
             "study under `if __name__ == \"__main__\":` (the workers are new processes that import the script), or "
-            "run it here with workers=0") from exc
+            "run it here with workers=0") from None   # Dask's nested start-up traceback hides this line (issue 35)
     client = Client(cluster)
     try:
         yield client
