@@ -69,9 +69,14 @@ def run_ground(kind, t_end, params):
     cot = strides.cost_of_transport(mass, np.maximum(np.diff(x_at), 1e-12))
     distance = float(q[-1, 4] - q[0, 4])
     totals = transport_energy(traj, mass=mass, distance=max(distance, 1e-12))
+    # the PD's references are the only energy source: CoT = what they supplied / (m g d)
+    # (`TransportEnergy.cost_of_transport` counts electrical energy or the positive work of
+    # `joint_axis` ports, neither of which this model has)
+    supplied = sum(totals.by_category.get(c, 0.0) for c in ("electrical", "joint_input", "reference", "other_supplied"))
     return dict(kind=kind, traj=traj, wall=wall, nfev=traj.nfev if hasattr(traj, "nfev") else None, distance=distance,
                 lateral=float(q[-1, 5] - q[0, 5]), zmin=float(q[:, 6].min()), residual=traj.power_budget().relative_residual,
-                strides=strides, stride_distance=np.diff(x_at), cot=cot, totals=totals, mass=mass)
+                strides=strides, stride_distance=np.diff(x_at), cot=cot, totals=totals, mass=mass,
+                cost=supplied / (mass * 9.81 * distance), supplied=supplied)
 
 
 class _TimeSection:
@@ -106,8 +111,11 @@ def report(results, t_end):
             f"- ledger relative residual {r['residual']:.2e}",
             "",
             "```",
-            str(r["totals"]),
+            str(r["totals"]).replace("\n  cost of transport", "\n  (positive work of joint_axis ports only) cost of transport"),
             "```",
+            "",
+            f"Cost of transport of the whole run: {r['supplied']:.4g} J supplied by the references / "
+            f"(m g d = {r['mass']:.4g} kg x 9.81 m/s^2 x {r['distance']:.4g} m) = {r['cost']:.4f}",
             "",
             "Per stride (t = T/4 + k T .. next), by category [J], distance [m] and cost of transport:",
             "",
@@ -128,8 +136,7 @@ def report(results, t_end):
         for key in ("soil", "contact"):
             lines.append(f"- {key}: rigid {rigid['totals'].by_category.get(key, 0.0):.6g} J, "
                          f"soil {soil['totals'].by_category.get(key, 0.0):.6g} J")
-        lines.append(f"- cost of transport: rigid {rigid['totals'].cost_of_transport:.4f}, "
-                     f"soil {soil['totals'].cost_of_transport:.4f}")
+        lines.append(f"- cost of transport: rigid {rigid['cost']:.4f}, soil {soil['cost']:.4f}")
     return "\n".join(lines)
 
 
@@ -147,7 +154,7 @@ def main(argv=None):
         r = run_ground(kind, args.t_end, params)
         results.append(r)
         print(f"{kind}: " + (r["refused"] if "refused" in r else
-                             f"{r['distance']:.3f} m in {args.t_end:g} s, CoT {r['totals'].cost_of_transport:.3f}, "
+                             f"{r['distance']:.3f} m in {args.t_end:g} s, CoT {r['cost']:.3f}, "
                              f"residual {r['residual']:.2e}, wall {r['wall']:.0f} s"), flush=True)
     text = report(results, args.t_end)
     print(text)
