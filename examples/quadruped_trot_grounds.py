@@ -73,10 +73,16 @@ def run_ground(kind, t_end, params):
     # (`TransportEnergy.cost_of_transport` counts electrical energy or the positive work of
     # `joint_axis` ports, neither of which this model has)
     supplied = sum(totals.by_category.get(c, 0.0) for c in ("electrical", "joint_input", "reference", "other_supplied"))
+    # convergence to the periodic orbit: the section state (base height, joint angles, base and
+    # joint speeds, PD errors; not the base's x, y and orientation, which drift) stride to stride
+    idx = [int(np.argmin(np.abs(traj.t - ts))) for ts in strides.t]
+    pd = [b.key for b in system.layout.blocks if b.key.startswith("pd-") and b.key.endswith("spring.q")]
+    Z = np.column_stack([q[idx, 6:], traj.state("robot.v")[idx]] + [traj.state(n)[idx].reshape(len(idx), -1) for n in pd])
+    change = np.linalg.norm(np.diff(Z, axis=0), axis=1)
     return dict(kind=kind, traj=traj, wall=wall, nfev=traj.nfev if hasattr(traj, "nfev") else None, distance=distance,
                 lateral=float(q[-1, 5] - q[0, 5]), zmin=float(q[:, 6].min()), residual=traj.power_budget().relative_residual,
                 strides=strides, stride_distance=np.diff(x_at), cot=cot, totals=totals, mass=mass,
-                cost=supplied / (mass * 9.81 * distance), supplied=supplied)
+                cost=supplied / (mass * 9.81 * distance), supplied=supplied, change=change)
 
 
 class _TimeSection:
@@ -127,6 +133,14 @@ def report(results, t_end):
         for i in range(r["cot"].size):
             lines.append(f"| {i + 1} | {r['strides'].t[i]:.3f} | " + " | ".join(f"{cats[c][i]:.4g}" for c in names)
                          + f" | {r['strides'].residual[i]:.2e} | {r['stride_distance'][i]:.4f} | {r['cot'][i]:.3f} |")
+        ch = r["change"]
+        ratio = ch[1:] / ch[:-1]
+        lines += ["", "Stride-to-stride change of the section state |z(k+1) - z(k)| (base height, joint angles, "
+                  "base and joint speeds, PD errors) and its ratio (the magnitude of the dominant Floquet "
+                  "multiplier, when one dominates):", "",
+                  "| k | " + " | ".join(str(k + 1) for k in range(ch.size)) + " |", "|---|" + "---|" * ch.size,
+                  "| change | " + " | ".join(f"{v:.3g}" for v in ch) + " |",
+                  "| ratio | - | " + " | ".join(f"{v:.2f}" for v in ratio) + " |"]
         lines.append("")
     done = {r["kind"]: r for r in results if "refused" not in r}
     if "sliding_plane" in done and "soil" in done:
