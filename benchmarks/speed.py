@@ -15,7 +15,10 @@ Three tables, printed and written to `--out` (markdown) with the numbers as JSON
 2. Kernels: µs per rhs and compile time of a 50- and a 500-mass linear chain (I, C, R on
    junctions), one rigid body in free flight, and the cost of the two-ellipsoids contacts
    (the model's rhs minus that of the same two bodies with gravity and no contact, at the
-   same states).
+   same states); quadruped-trot (Go1 under PD on compliant ground, 1 s at its own solver
+   settings: CPU per simulated second against real time) with MuJoCo on the same robot and
+   gait in the same job (`mujoco_trot`), and their ratio (give it `--cap` 300 on a loaded
+   machine: ~40 s of compile and warm-up plus ~40 s per simulated second today).
 3. First run: the README's first run, `porthamiltonian run two-ellipsoids` (5 s simulated,
    the energy report, plots and files), timed end to end in a fresh interpreter, once with
    every cache empty (numba's `NUMBA_CACHE_DIR`, the generated right-hand sides'
@@ -356,6 +359,106 @@ def mujoco_quadruped_cpu(robot, q0, t_end):
     return (time.process_time() - t0) / t_end
 
 
+def job_quadruped_trot(t_end):
+    """quadruped-trot (Go1, PD joints, compliant ground) at its own solver settings: wall and
+    CPU per simulated second (real time is 1), the distance advanced; and MuJoCo on the same
+    robot and gait in the same process (`mujoco_trot`), with the ratio."""
+    import porthamiltonian as ph
+    from porthamiltonian.models import build_model
+
+    t0 = time.perf_counter()
+    model = build_model("quadruped-trot")
+    system = ph.compile(model.graph)
+    x0 = system.initial_state(model.initial)
+    build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    path = system.compiled
+    compile_time = time.perf_counter() - t0
+    ph.simulate(system, (0.0, 2e-3), x0, **model.solver)   # warm-up (JIT)
+    w0, c0 = time.perf_counter(), time.process_time()
+    traj = ph.simulate(system, (0.0, t_end), x0, t_eval=np.linspace(0.0, t_end, 11), **model.solver)
+    wall, cpu = (time.perf_counter() - w0) / t_end, (time.process_time() - c0) / t_end
+    q = traj.state("robot.q")
+    ts, xs = _sample(traj)
+    out = dict(build=build, compile=compile_time, path=path, us_per_rhs=_time_rhs(system, ts, xs),
+               n_state=system.layout.size, wall_per_s=wall, cpu_per_s=cpu, nfev=int(traj.nfev),
+               distance=float(q[-1, 4] - q[0, 4]), residual=traj.power_budget().relative_residual)
+    try:
+        out.update(mujoco_trot(model, t_end))
+    except ImportError as exc:
+        out["mujoco"] = f"not run: {exc}"
+    return out
+
+
+def mujoco_trot(model, t_end, dt=1e-3):
+    """MuJoCo on the same robot and gait: the MJCF written from the same URDF description (masses,
+    inertias, joint axes and placements; the foot spheres the only colliding geoms, friction
+    as the model's), compiled by mujoco; each joint a `position` actuator with kp and kv the
+    model's PD gains and ctrl = theta_ref + (kd/kp) w_ref, so MuJoCo's
+    kp (ctrl - q) - kv qdot is the same law kp (theta_ref - q) + kd (w_ref - qdot). RK4 at `dt`,
+    from the model's initial pose. Returns CPU per simulated second and the distance advanced."""
+    import mujoco
+
+    from porthamiltonian.lie import quaternion
+    from porthamiltonian.models import MODELS
+    from porthamiltonian.models.quadruped_trot import _description, trot_references
+
+    P = {k: p.default for k, p in MODELS["quadruped-trot"].parameters.items()}
+    d = _description()
+    refs = trot_references(d, speed=P["speed"], period=P["period"], step_height=P["step_height"], height=P["height"])
+    robot = model.graph["robot"]
+    q0 = np.asarray(robot.q0)
+    children = {}
+    for j in d.joints:
+        children.setdefault(j.parent, []).append(j)
+
+    def body(j, indent):
+        link = d.link(j.child)
+        H = j.placement
+        qw = quaternion.from_matrix(H[:3, :3])
+        li = link.inertia
+        I = li.inertia
+        xml = [f'{indent}<body name="{link.name}" pos="{H[0, 3]} {H[1, 3]} {H[2, 3]}" quat="{qw[0]} {qw[1]} {qw[2]} {qw[3]}">']
+        if li.mass > 0:
+            xml.append(f'{indent}  <inertial pos="{li.com[0]} {li.com[1]} {li.com[2]}" mass="{li.mass}" '
+                       f'fullinertia="{I[0, 0]} {I[1, 1]} {I[2, 2]} {I[0, 1]} {I[0, 2]} {I[1, 2]}"/>')
+        if j.kind == "free":
+            xml.append(f"{indent}  <freejoint/>")
+        elif j.kind == "revolute":
+            a = j.axis
+            xml.append(f'{indent}  <joint name="{j.name}" type="hinge" axis="{a[0]} {a[1]} {a[2]}"/>')
+        if link.name.endswith("_foot"):
+            xml.append(f'{indent}  <geom type="sphere" size="0.02" friction="{P["friction"]} 0.005 0.0001"/>')
+        for c in children.get(link.name, []):
+            xml += body(c, indent + "  ")
+        xml.append(f"{indent}</body>")
+        return xml
+
+    legs = [(leg, k, f"{leg}_{part}_joint") for leg in refs for k, part in enumerate(("hip", "thigh", "calf"))]
+    acts = [f'<position joint="{jn}" kp="{P["kp"]}" kv="{P["kd"]}"/>' for _, _, jn in legs]
+    xml = "\n".join([f'<mujoco><option timestep="{dt}" integrator="RK4" gravity="0 0 -9.81"/>',
+                      '<compiler angle="radian" boundmass="1e-6" boundinertia="1e-10"/>',
+                      '<worldbody><geom type="plane" size="50 50 0.1" friction="%s 0.005 0.0001"/>' % P["friction"],
+                      *body(d.joints[0], "  "), "</worldbody><actuator>", *acts, "</actuator></mujoco>"])
+    m = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(m)
+    data.qpos[:] = np.r_[q0[4:7], q0[:4], q0[7:]]
+    adr = [m.jnt_qposadr[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, jn)] for _, _, jn in legs]
+    gain = P["kd"] / P["kp"]
+    steps = int(round(t_end / dt))
+    ts = np.arange(steps) * dt
+    # the commands at every step, tabulated before the timed loop (held over each RK4 step)
+    ctrl = np.column_stack([refs[leg].position(ts, k) + gain * refs[leg].velocity(ts, k) for leg, k, _ in legs])
+    zmin = data.qpos[2]
+    c0 = time.process_time()
+    for i in range(steps):
+        data.ctrl[:] = ctrl[i]
+        mujoco.mj_step(m, data)
+        zmin = min(zmin, data.qpos[2])
+    cpu = (time.process_time() - c0) / t_end
+    return dict(mujoco_cpu_per_s=cpu, mujoco_distance=float(data.qpos[0] - q0[4]), mujoco_min_height=float(zmin))
+
+
 def job_tree_chain(n):
     """µs per compiled rhs of an n-link chain (revolute joints) under gravity, along a run."""
     import porthamiltonian as ph
@@ -409,7 +512,7 @@ def first_run(cap):
 
 
 JOBS = {"variant": job_variant, "chain": job_chain, "free_body": job_free_body, "contact": job_contact,
-        "quadruped": job_quadruped, "tree_chain": job_tree_chain}
+        "quadruped": job_quadruped, "tree_chain": job_tree_chain, "quadruped_trot": job_quadruped_trot}
 
 
 def run_job(kind, args, cap):
@@ -519,7 +622,8 @@ def main(argv=None):
                                       ("two-ellipsoids: the 3 contacts", "contact", [args.t_end]),
                                       ("articulated chain of 10 links", "tree_chain", [10]),
                                       ("articulated chain of 100 links", "tree_chain", [100]),
-                                      ("Go1-sized quadruped, 4 feet, compliant floor", "quadruped", [1.0])):
+                                      ("Go1-sized quadruped, 4 feet, compliant floor", "quadruped", [1.0]),
+                                      ("quadruped-trot: Go1, PD trot, compliant ground", "quadruped_trot", [1.0])):
             kernels[label] = run_job(kind, job_args, args.cap)
             print(label, kernels[label], flush=True)
         first = first_run(10 * args.cap)
@@ -550,10 +654,16 @@ def main(argv=None):
             extra = ""
             if "us_per_rhs_model" in r:
                 extra = f"model {r['us_per_rhs_model']:.1f} µs - two bodies with gravity {r['us_per_rhs_bodies']:.1f} µs"
-            if "cpu_per_s" in r:
+            if "cpu_per_s" in r and "wall_per_s" not in r:
                 extra = f"RK4 dt 1e-3: {r['cpu_per_s']:.3f} s CPU per simulated second"
                 if "mujoco_cpu_per_s" in r:
                     extra += f", MuJoCo {r['mujoco_cpu_per_s']:.4f} s ({r['cpu_per_s'] / r['mujoco_cpu_per_s']:.0f}x)"
+            if "wall_per_s" in r:   # quadruped-trot: real time is 1 s per simulated second
+                extra = (f"own solver ({r['nfev']} rhs): {r['cpu_per_s']:.3f} s CPU, {r['wall_per_s']:.3f} s wall per "
+                         f"simulated second ({1 / r['cpu_per_s']:.3g}x real time), advanced {r['distance']:.3f} m")
+                if "mujoco_cpu_per_s" in r:
+                    extra += (f"; MuJoCo RK4 dt 1e-3 {r['mujoco_cpu_per_s']:.4f} s CPU (advanced {r['mujoco_distance']:.3f} m; "
+                              f"ours / MuJoCo {r['cpu_per_s'] / r['mujoco_cpu_per_s']:.0f}x)")
             krows.append([label, f"{r['us_per_rhs']:.1f}", str(r.get("n_state", "-")), _f(r.get("compile"), ".3f"), extra])
         parts += ["", "## Kernels", "", markdown(["case", "µs/rhs", "states", "compile [s]", "note"], krows)]
         frows = [[label, _f(r.get("wall"), ".1f"), _f(r.get("compile"), ".1f"), r.get("error", "")]

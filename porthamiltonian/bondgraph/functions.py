@@ -24,6 +24,16 @@ def _is_sympy(value):
     return isinstance(value, (sp.Basic, sp.MatrixBase))
 
 
+class _AsVector:
+    """``t -> np.asarray(f(t), float).reshape(-1)``."""
+
+    def __init__(self, f):
+        self.f = f
+
+    def __call__(self, t):
+        return np.asarray(self.f(t), dtype=float).reshape(-1)
+
+
 class TimeFunction:
     """A vector-valued signal of time: constant, callable ``f(t)``, or sympy expression in ``t``.
 
@@ -65,7 +75,7 @@ class TimeFunction:
             self.expr = None
             self.dim = 1 if dim is None else dim
             self._callable = value
-            self._f = lambda t: np.asarray(value(t), dtype=float).reshape(-1)
+            self._f = _AsVector(value)   # picklable (unlike a lambda) when `value` is
             self._df = None
         else:
             arr = as_array(value, name)

@@ -28,6 +28,8 @@ supplied power u . y in the ledger.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.interpolate import CubicSpline
 
@@ -152,8 +154,9 @@ def pd_controller(name, stiffness, damping, *, target=None, reference=None, join
         if not (isinstance(joint, (int, np.integer)) and 0 <= joint < reference.n_joints):
             raise ParameterError(f"`{name}.joint` must be a column of the reference (0..{reference.n_joints - 1}), got {joint!r}")
         th0 = float(reference.position(0.0, joint))
-        speed = lambda t, r=reference, j=int(joint): r.velocity(t, j)  # noqa: E731
-        accel = lambda t, r=reference, j=int(joint): r.acceleration(t, j)  # noqa: E731
+        # partials, not lambdas: a model holding the controller pickles (sweeps, model comparison)
+        speed = functools.partial(reference.velocity, joint=int(joint))
+        accel = functools.partial(reference.acceleration, joint=int(joint))
     else:
         if not (isinstance(reference, tuple) and len(reference) == 2 and all(callable(f) for f in reference)):
             raise ParameterError(f"`{name}.reference` must be a PeriodicReference or a pair of callables "

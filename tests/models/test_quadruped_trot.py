@@ -1,0 +1,118 @@
+"""quadruped-trot: Go1 under PD joint control tracking a trot reference.
+
+References: the leg's analytic kinematics (`ThreeJointLeg`) against the articulated body's own
+forward kinematics from the URDF (the trot reference really puts the feet on the foot path);
+the energy ledger (closes to the integration tolerance); each PD controller's reference
+source supplies tau w_ref and the joint receives tau w, with tau = kp e + kd (w_ref - w)
+recomputed from the state (to round-off). The 5 s acceptance run (>= 1 m advanced, base
+clear of the ground) takes minutes on the articulated body: it is
+examples/quadruped_trot_grounds.py, results in benchmarks/results/quadruped_trot.md.
+"""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import porthamiltonian as ph
+from porthamiltonian.errors import ParameterError
+from porthamiltonian.models import build_model
+from porthamiltonian.models.quadruped_trot import (LEGS, TRUNK_HALF_HEIGHT, _description, _leg_geometry,
+                                                   trot_foot_path, trot_references)
+
+pytest.importorskip("yourdfpy")
+
+DEFAULTS = dict(speed=0.5, period=0.3, step_height=0.08, height=0.25)
+
+
+def _v_offsets(description):
+    start, out = 0, {}
+    for j in description.joints:
+        out[j.name] = start
+        start += j.nv
+    return out
+
+
+def test_reference_puts_the_feet_on_the_foot_path():
+    from porthamiltonian.library import ArticulatedBody
+
+    description = _description()
+    refs = trot_references(description, **DEFAULTS)
+    body = ArticulatedBody("robot", description, gravity=(0.0, 0.0, -9.81))
+    qoff = {}
+    start = 0
+    for j in description.joints:
+        qoff[j.name] = start
+        start += j.nq
+    P = {j.name: j.placement for j in description.joints}
+    for t in np.linspace(0.0, DEFAULTS["period"], 9):
+        q = body.q0.copy()
+        q[:7] = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        for leg, ref in refs.items():
+            for k, part in enumerate(("hip", "thigh", "calf")):
+                q[qoff[f"{leg}_{part}_joint"]] = ref.position(t, k)
+        poses = dict(zip(body.link_names, body.link_poses(q)))
+        for leg, phase in LEGS.items():
+            # the foot in the hip frame (the ab/ad joint's parent marker, base-aligned), from the URDF chain
+            hip = P[f"{leg}_hip_joint"][:3, 3]
+            foot = poses[f"{leg}_foot"][:3, 3] - hip
+            g = _leg_geometry(description, leg)
+            path = trot_foot_path(t, period=DEFAULTS["period"], stride=DEFAULTS["speed"] * DEFAULTS["period"] / 2,
+                                  step_height=DEFAULTS["step_height"], height=DEFAULTS["height"], offset=g.offset,
+                                  phase=phase)
+            # the spline passes through the IK exactly at the 64 samples (t = i T/64, which these
+            # 9 times are); off the samples it differs by the spline's interpolation error
+            assert_allclose(foot, path, rtol=0, atol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def short_trot():
+    # 0.1 s (a quarter stride: touchdown transient and the first swing), at the model's own solver
+    model = build_model("quadruped-trot")
+    system = ph.compile(model.graph)
+    t = np.linspace(0.0, 0.1, 11)
+    traj = ph.simulate(system, (0.0, 0.1), system.initial_state(model.initial), t_eval=t, **model.solver)
+    return model, system, traj
+
+
+def test_short_trot_ledger_closes_and_base_stays_clear(short_trot):
+    model, system, traj = short_trot
+    assert traj.status == 0, traj.message
+    # rtol 1e-6: the ledger's residual is at the integration tolerance (measured 5e-8 over 0.2 s)
+    assert traj.power_budget().relative_residual < 1e-6
+    # the trunk box's bottom stays 10 cm above the ground
+    assert traj.state("robot.q")[:, 6].min() > TRUNK_HALF_HEIGHT + 0.10
+
+
+def test_pd_supplied_power_is_torque_times_speed(short_trot):
+    model, system, traj = short_trot
+    description = _description()
+    refs = trot_references(description, **DEFAULTS)
+    voff = _v_offsets(description)
+    v = traj.state("robot.v")
+    kp, kd = 150.0, 3.0
+    moving = 0.0
+    for leg, ref in refs.items():
+        for k, part in enumerate(("hip", "thigh", "calf")):
+            joint = f"{leg}_{part}_joint"
+            e = traj.state(f"pd-{joint}/spring.q").reshape(-1)
+            w_ref = ref.velocity(traj.t, k)
+            w = v[:, voff[joint]]
+            tau = kp * e + kd * (w_ref - w)
+            supplied = -traj.port_powers[f"pd-{joint}/reference"]
+            scale = np.max(np.abs(tau * w_ref)) + 1e-300
+            moving = max(moving, scale)
+            # algebra on each sample's state: round-off only
+            assert_allclose(supplied, tau * w_ref, rtol=0, atol=1e-12 * max(scale, 1.0))
+    assert moving > 0.1   # the references move: the sources supply power
+
+
+def test_refused_choices_are_named():
+    for kind in ("sliding_plane", "soil"):
+        with pytest.raises(ParameterError, match=rf"model 'quadruped-trot' is not built for the {kind} contact kind"):
+            build_model("quadruped-trot", contact=kind)
+    with pytest.raises(ParameterError, match=r"`motors` true is not offered yet"):
+        build_model("quadruped-trot", motors=True)
+    with pytest.raises(ParameterError, match=r"`terrain`.*got 'moon_dust'"):
+        build_model("quadruped-trot", terrain="moon_dust")
+    with pytest.raises(ParameterError, match=r"reference of joint 'FL_calf_joint' spans"):
+        build_model("quadruped-trot", height=0.42)
