@@ -59,7 +59,10 @@ class ViewerScene:
         the surfaces), ``frame`` quaternion of H_WC and ``force`` on body b [N], world);
         ``camera`` (``position``, ``target``, ``up`` [m], vertical ``fov`` [deg], ``near``,
         ``far`` [m]); ``box``, the world box swept by the moving bodies (rows min, max [m]);
-        ``force_scale`` [m/N] with its caption; ``frame_length`` [m].
+        ``force_scale`` [m/N] with its caption; ``frame_length`` [m]; ``energy``, the
+        energy ledger at the frames (``t`` [s]; ``stored`` (H - H(0)), ``supplied``,
+        ``dissipated``, ``lost``, ``stabilization``, ``residual`` [J]), drawn as the chart
+        beside the scene (optional: a scene without it has no chart).
     """
 
     data: dict
@@ -465,6 +468,16 @@ def _links(entries, links, idx_len):
     return out
 
 
+def _energy(trajectory, idx):
+    """The energy ledger at the frames (`porthamiltonian.diagnostics.PowerBudget`): ``t`` [s];
+    ``stored`` (H - H(0)), ``supplied``, ``dissipated``, ``lost``, ``stabilization`` and
+    ``residual`` [J], each shape (n_frames,), 7 significant digits (the residual: its own)."""
+    budget = trajectory.power_budget()
+    series = {"stored": budget.H - budget.H[0], "supplied": budget.supplied, "dissipated": budget.dissipated,
+              "lost": budget.lost, "stabilization": budget.stabilization, "residual": budget.residual}
+    return {"t": _rows(budget.t[idx], 10), **{k: _rows(np.asarray(v)[idx]) for k, v in series.items()}}
+
+
 def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=None, follow=None):
     """The viewer's scene of a trajectory.
 
@@ -511,6 +524,11 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
     20 deg (z up), far enough to hold it whole. A contact's force is drawn as an arrow from
     the contact point on each moving body of the pair, pointing the way the force acts on
     that body; arrows are scaled so that the largest is half the box's half-diagonal.
+
+    The energy ledger (`Trajectory.power_budget`) at the frames goes with the scene: the
+    viewer draws it as a chart beside the scene (stored energy H - H(0), supplied,
+    dissipated, and lost at events and absorbed by stabilization where they are not zero,
+    and the residual, with a cursor at the shown time and the residual there in words).
     """
     if isinstance(resolution, bool) or not isinstance(resolution, (int, np.integer)) or resolution < 4:
         raise ParameterError(f"`resolution` must be an integer >= 4, got {resolution!r}")
@@ -559,6 +577,7 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
     scale, caption = _force_scale(contacts, 0.5 * radius)
     data = {"format": FORMAT, "title": title or system.name, "t": _rows(trajectory.t[idx], 10),
             "bodies": out_bodies, "contacts": contacts, "links": _links(entries, links, len(idx)),
+            "energy": _energy(trajectory, idx),
             "grid": _grid(entries, surfaces, lo, hi), "follow": follow, "camera": camera,
             "box": [_rows(lo), _rows(hi)], "force_scale": scale, "force_scale_text": caption,
             "force_color": FORCE_COLOR, "frame_length": 0.15 * radius, "background": BACKGROUND,
