@@ -77,9 +77,7 @@ def test_bad_paths_and_files_are_refused(run_dir, tmp_path, monkeypatch):
         animate_scene(scene, tmp_path / "a.avi")
     with pytest.raises(ParameterError, match="`fps` must be a finite number > 0, got 0"):
         animate_scene(scene, tmp_path / "a.gif", fps=0)
-    from matplotlib import animation
-
-    monkeypatch.setattr(animation.writers, "is_available", lambda name: name != "ffmpeg")
+    monkeypatch.setattr("porthamiltonian.diagnostics.animation.find_ffmpeg", lambda: None)
     with pytest.raises(ParameterError, match="no `ffmpeg` program for .mp4"):
         animate_scene(scene, tmp_path / "a.mp4")
     assert not list(tmp_path.glob("a.*"))
@@ -128,9 +126,7 @@ def test_trajectory_view_of_a_body_without_surfaces(tmp_path):
 
 
 def test_run_refuses_an_unwritable_animation_before_simulating(tmp_path, monkeypatch, capsys):
-    from matplotlib import animation
-
-    monkeypatch.setattr(animation.writers, "is_available", lambda name: name != "ffmpeg")
+    monkeypatch.setattr("porthamiltonian.diagnostics.animation.find_ffmpeg", lambda: None)
     out = tmp_path / "out"
     assert main(["run", "two-ellipsoids", "--t-end", "0.01", "--animate", str(tmp_path / "a.mp4"),
                  "--out", str(out)]) == 2
