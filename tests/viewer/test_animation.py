@@ -1,0 +1,68 @@
+"""Animations rendered by the HTML viewer in headless Chromium (issue 35, item 2): a GIF of the
+compass walker at 1280 x 720 has duration x fps (+ 1, both ends) frames, each showing the legs
+where the trajectory's poses at the frame's time put them (the same projection and pixel
+checks as the screenshot test); the renderer's choices and refusals."""
+
+import json
+
+import numpy as np
+import pytest
+
+from porthamiltonian.diagnostics.animation import animate_scene, animation_times
+from porthamiltonian.errors import ParameterError
+from porthamiltonian.viewer import load_scene
+
+from .test_browser import _chromium, assert_legs_drawn
+
+SIZE = (1280, 720)
+
+
+def test_a_gif_of_the_compass_walker_shows_the_legs_at_their_poses(walker_dir, tmp_path):
+    from PIL import Image
+
+    _chromium()
+    scene = load_scene(walker_dir / "view.json")
+    traj = np.load(walker_dir / "trajectory.npz")
+    names = list(traj["names"])
+    fps, duration = 100.0, 0.05          # frames at the run's samples (every 0.01 s): poses exact
+    gif = animate_scene(scene, tmp_path / "walker.gif", fps=fps, size=SIZE, renderer="browser")
+    frames = animation_times(0.0, duration, fps, 1.0)
+    np.testing.assert_allclose(frames, traj["t"], atol=1e-12)
+    with Image.open(gif) as im:
+        assert im.n_frames == round(duration * fps) + 1 == 6
+        assert im.size == SIZE
+        assert im.info["duration"] == 10               # [ms] per frame: 1000 / fps
+        pictures = []
+        for k in range(im.n_frames):
+            im.seek(k)
+            pictures.append(np.asarray(im.convert("RGB"), dtype=float) / 255.0)
+    for k in (0, im.n_frames - 1):
+        def pose_of(leg, k=k):
+            start = names.index(f"{leg}.pose[0]")
+            return traj["x"][k, start:start + 7]
+
+        assert_legs_drawn(pictures[k], json.loads((walker_dir / "view.json").read_text()), pose_of, SIZE)
+    assert np.mean(np.abs(pictures[0] - pictures[-1])) > 1e-3      # the swing leg moved
+
+
+def test_renderer_choices_and_refusals(walker_dir, tmp_path, monkeypatch):
+    scene = load_scene(walker_dir / "view.json")
+    with pytest.raises(ParameterError, match=r"`renderer` must be one of 'auto', 'browser', 'matplotlib', got 'povray'"):
+        animate_scene(scene, tmp_path / "a.gif", renderer="povray")
+    with pytest.raises(ParameterError, match=r"`size` must be \(width, height\), two integers in \[16, 7680\] pixels, "
+                                             r"got \(1280.0, 720\)"):
+        animate_scene(scene, tmp_path / "a.gif", size=(1280.0, 720))
+    monkeypatch.setattr("porthamiltonian.diagnostics.animation.find_ffmpeg", lambda: "/bin/false")
+    with pytest.raises(ParameterError, match=r"an MP4 \(H.264, yuv420p\) needs an even width and height"):
+        animate_scene(scene, tmp_path / "a.mp4", size=(641, 480))
+    # without Chromium: "browser" refused naming it; "auto" falls back to matplotlib, and says so
+    monkeypatch.setattr("porthamiltonian.viewer.browser.find_chromium", lambda: None)
+    with pytest.raises(ParameterError, match="`renderer` 'browser' needs headless Chromium, and none is found"):
+        animate_scene(scene, tmp_path / "a.gif", renderer="browser")
+    with pytest.warns(UserWarning, match="no Chromium found .* drawn by the matplotlib 3D fallback"):
+        path = animate_scene(scene, tmp_path / "a.gif", fps=40, size=(320, 240), dpi=80)
+    from PIL import Image
+
+    with Image.open(path) as im:
+        assert im.n_frames == 3 and im.size == (320, 240)      # 0.05 s at 40 fps, both ends
+    assert not list(tmp_path.glob("*.mp4"))
