@@ -28,7 +28,8 @@ import numpy as np
 from .._files import atomic_file
 from ..errors import ParameterError
 
-__all__ = ["animate_scene", "animation_times", "check_animation_path", "find_ffmpeg", "RENDERERS"]
+__all__ = ["animate_scene", "animation_times", "check_animation_path", "check_animation_size", "find_ffmpeg",
+           "RENDERERS"]
 
 _WRITERS = {".gif": "pillow", ".mp4": "ffmpeg"}
 #: the renderers `animate_scene` knows
@@ -202,7 +203,7 @@ def animate_scene(scene, path, *, fps=25, speed=1.0, size=(1280, 720), renderer=
     """
     path = check_animation_path(path)
     fps, speed, dpi = _positive(fps, "fps"), _positive(speed, "speed"), _positive(dpi, "dpi")
-    size = _size(size, even=path.suffix == ".mp4")
+    size = check_animation_size(size, path)
     if renderer not in RENDERERS:
         raise ParameterError(f"`renderer` must be one of {', '.join(map(repr, RENDERERS))}, got {renderer!r}")
     times = scene.times
@@ -222,7 +223,15 @@ def animate_scene(scene, path, *, fps=25, speed=1.0, size=(1280, 720), renderer=
     return _animate_matplotlib(scene, path, frames, fps, (size[0] / dpi, size[1] / dpi), dpi)
 
 
-def _size(size, even):
+def check_animation_size(size, path):
+    """``(width, height)`` checked: two integers in [16, 7680] px, even for an .mp4 `path`.
+
+    Raises
+    ------
+    ParameterError
+        Naming the rule broken.
+    """
+    even = Path(path).suffix == ".mp4"
     try:
         w, h = size
         ok = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 16 <= v <= 7680 for v in (w, h))

@@ -66,3 +66,33 @@ def test_renderer_choices_and_refusals(walker_dir, tmp_path, monkeypatch):
     with Image.open(path) as im:
         assert im.n_frames == 3 and im.size == (320, 240)      # 0.05 s at 40 fps, both ends
     assert not list(tmp_path.glob("*.mp4"))
+
+
+def test_an_mp4_of_the_compass_walker_decodes_to_the_frames_with_the_legs_at_their_poses(walker_dir, tmp_path):
+    """The MP4 writer: H.264 from ffmpeg (on the PATH, or imageio-ffmpeg's); decoded again by
+    ffmpeg, it has the GIF's frame count and size, and its first and last frames show the legs
+    where the poses say (yuv420p's colour subsampling keeps their hue)."""
+    import subprocess
+
+    from porthamiltonian.diagnostics.animation import find_ffmpeg
+
+    _chromium()
+    ffmpeg = find_ffmpeg()
+    if ffmpeg is None:
+        pytest.skip("no ffmpeg (install it, or `pip install imageio-ffmpeg`)")
+    scene = load_scene(walker_dir / "view.json")
+    traj = np.load(walker_dir / "trajectory.npz")
+    names = list(traj["names"])
+    mp4 = animate_scene(scene, tmp_path / "walker.mp4", fps=100.0, size=SIZE, renderer="browser")
+    raw = subprocess.run([ffmpeg, "-loglevel", "error", "-i", str(mp4), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                         check=True, capture_output=True, timeout=60).stdout
+    frames = np.frombuffer(raw, dtype=np.uint8).reshape(-1, SIZE[1], SIZE[0], 3) / 255.0
+    assert len(frames) == 6                             # 0.05 s at 100 fps, both ends
+    probe = subprocess.run([ffmpeg, "-i", str(mp4)], capture_output=True, text=True).stderr
+    assert "h264" in probe and "1280x720" in probe and "100 fps" in probe
+    for k in (0, len(frames) - 1):
+        def pose_of(leg, k=k):
+            start = names.index(f"{leg}.pose[0]")
+            return traj["x"][k, start:start + 7]
+
+        assert_legs_drawn(frames[k], json.loads((walker_dir / "view.json").read_text()), pose_of, SIZE)
