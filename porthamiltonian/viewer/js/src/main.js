@@ -282,7 +282,7 @@ function controlsBar(data, state) {
 
 function legend(data) {
   const box = document.getElementById('legend');
-  const line = (text, color) => {
+  const line = (text, color, parent = box) => {
     const div = document.createElement('div');
     if (color) {
       const swatch = document.createElement('span');
@@ -291,12 +291,23 @@ function legend(data) {
       div.appendChild(swatch);
     }
     div.appendChild(document.createTextNode(text));
-    box.appendChild(div);
+    parent.appendChild(div);
   };
   const title = document.createElement('b');
   title.textContent = data.title;
   box.appendChild(title);
-  for (const b of data.bodies) line(b.name, b.color);
+  // the bodies in a list that folds: open for a few, folded for a robot's dozens of links; a
+  // body drawn only in its own colours (a robot's visual meshes) has no swatch
+  const list = document.createElement('details');
+  list.open = data.bodies.length <= 8;
+  const summary = document.createElement('summary');
+  summary.textContent = `${data.bodies.length} bodies`;
+  list.appendChild(summary);
+  for (const b of data.bodies) {
+    const own = b.meshes.length > 0 && b.meshes.every((m) => m.color !== undefined);
+    line(b.name, own ? null : b.color, list);
+  }
+  box.appendChild(list);
   line(`arrows: contact force on the body it acts on, from the contact point, ${data.force_scale_text}`);
   if ((data.links || []).length) line('grey rods: springs and joints between bodies');
   if (data.bodies.some((b) => b.meshes.some((m) => m.opacity !== undefined && m.opacity < 1))) {
