@@ -208,10 +208,11 @@ class Trajectory:
         HTML viewer in headless Chromium (`porthamiltonian.diagnostics.animation.animate_scene`,
         which documents `fps`, `speed`, `size`, `renderer`, `chart` and `caption`; `options` go
         to `scene_from_trajectory`). Returns the path."""
-        from ..diagnostics.animation import animate_scene, check_animation_path
+        from ..diagnostics.animation import animate_scene, check_animation_path, check_animation_size
         from ..viewer import scene_from_trajectory
 
         check_animation_path(path)   # before the scene is built: a missing ffmpeg fails at once
+        check_animation_size(size, path)
         return animate_scene(scene_from_trajectory(self, **options), path, fps=fps, speed=speed, size=size,
                              renderer=renderer, chart=chart, caption=caption)
 

