@@ -138,15 +138,16 @@ def _tinted_by(scene, body, pose, points, pixels, size):
     """Which `points` (world, shape (n, 3)), at `pixels`, lie behind the translucent mesh of
     `body` at `pose`: inside its projected outline (the convex hull of its projected vertices:
     an ellipsoid's outline is convex) and farther from the camera than its centre."""
-    from scipy.spatial import Delaunay
+    from scipy.spatial import ConvexHull
 
     mesh = next(m for b in scene["bodies"] if b["name"] == body for m in b["meshes"] if m.get("opacity", 1) < 1)
     R = quaternion.to_matrix(pose[:4] / np.linalg.norm(pose[:4]))
     world = np.reshape(mesh["vertices"], (-1, 3)) @ R.T + pose[4:7]
-    hull = Delaunay(project(scene["camera"], world, size))
+    hull = ConvexHull(project(scene["camera"], world, size))
+    inside = np.all(pixels @ hull.equations[:, :2].T + hull.equations[:, 2] <= 0.0, axis=1)
     eye = np.asarray(scene["camera"]["position"], dtype=float)
     centre = world.mean(axis=0)
-    return (hull.find_simplex(pixels) >= 0) & (np.linalg.norm(points - eye, axis=1) > np.linalg.norm(centre - eye))
+    return inside & (np.linalg.norm(points - eye, axis=1) > np.linalg.norm(centre - eye))
 
 
 def assert_legs_drawn(img, scene, pose_of, size=(WIDTH, HEIGHT)):
