@@ -80,7 +80,10 @@ function buildBodies(scene, data) {
     group.name = body.name;
     for (const mesh of body.meshes) group.add(meshObject(mesh, body.color, body.poses === null));
     if (body.poses === null) setPose(group, [body.pose], 0, 0);
-    else group.add(axes(data.frame_length));
+    else {
+      group.userData.axes = axes(data.frame_length);
+      group.add(group.userData.axes);
+    }
     scene.add(group);
     return { group, poses: body.poses };
   });
@@ -408,6 +411,21 @@ function start(data) {
     state.follow = select.value || null;
   } else state.follow = followed || null;
   legend(data);
+  // the bodies' frame axes: shown for a few bodies, hidden for a robot's dozens of links (they
+  // would hide it); ?axes=1 or ?axes=0 after the address, or the check box, decides
+  const axesAsked = new URLSearchParams(window.location.search).get('axes');
+  const moving = bodies.filter((b) => b.poses !== null);
+  const setAxes = (on) => {
+    for (const b of moving) b.group.userData.axes.visible = on;
+    render();
+  };
+  const axesBox = document.getElementById('axes');
+  const axesOn = axesAsked !== null ? axesAsked === '1' : moving.length <= 8;
+  if (axesBox) {
+    axesBox.checked = axesOn;
+    axesBox.onchange = () => setAxes(axesBox.checked);
+  }
+  for (const b of moving) b.group.userData.axes.visible = axesOn;
   controls.addEventListener('change', render);
   window.addEventListener('resize', () => {
     camera.aspect = window.innerWidth / window.innerHeight;
