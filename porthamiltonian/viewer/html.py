@@ -8,8 +8,15 @@ script (`porthamiltonian/viewer/js/src/main.js`, bundled with three.js 0.187 by 
 needed to rebuild it only, never at install or view time) is written into every HTML file,
 so the file works offline, from disk, with nothing fetched. Open it in any browser with
 WebGL; ``?t=SECONDS`` (or ``#t=SECONDS``, or ``t=end``) after its address shows that time,
-paused (``&ui=0`` hides the legend and the controls, for a clean picture); without it the
-motion plays in a loop, with play/pause, a time slider and a speed.
+paused; without it the motion plays in a loop, with play/pause, a time slider and a speed.
+Beside the scene, the energy ledger's chart (stored, supplied, dissipated, lost energy and
+the residual, a cursor at the shown time). Other settings after the address: ``ui=0`` hides
+the legend, the controls and the chart, for a clean picture (``chart=1`` keeps the chart,
+``caption=1`` adds the title and time); ``follow=LABEL`` makes the camera follow a body;
+``axes=1`` or ``axes=0`` shows or hides the bodies' frame axes (shown for up to 8 moving
+bodies). The page's ``PorthamiltonianViewer.show(t)`` draws time t, paused: the animation
+renderer (`porthamiltonian.viewer.browser`) drives it. `ViewerPage` shows the page inline
+in Jupyter.
 """
 
 from __future__ import annotations

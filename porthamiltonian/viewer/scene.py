@@ -5,10 +5,10 @@ touched by a contact carries the meshes of its contact surfaces (`geometry.tesse
 the body frame; an unbounded ground plane becomes a finite patch under the motion), every
 moving body its pose at each frame, every contact its frame and the force on its body b.
 The scene is JSON (`ViewerScene.save`, `load_scene`): the command line writes it beside the
-trajectory (``view.json``), and both renderers read it: the HTML viewer
-(`porthamiltonian.viewer.html`) and the matplotlib animation
-(`porthamiltonian.diagnostics.animation`). It states its camera, so that a picture of it
-can be checked against the poses.
+trajectory (``view.json``), and the HTML viewer (`porthamiltonian.viewer.html`) draws it,
+also for the animations (`porthamiltonian.diagnostics.animation`, whose matplotlib 3D
+fallback reads it too). It states its camera, so that a picture of it can be checked
+against the poses, and carries the energy ledger at its frames for the viewer's chart.
 """
 
 from __future__ import annotations

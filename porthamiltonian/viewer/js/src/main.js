@@ -2,7 +2,8 @@
 // body frames, body poses over time, contact frames and forces) with three.js, and plays it.
 //
 // The page shows time t given as `?t=SECONDS` or `#t=SECONDS` (or `end`), paused; without
-// it the motion plays in a loop. The camera is the one the scene states (`scene.camera`), so
+// it the motion plays in a loop. Beside it, the energy ledger's chart (`data.energy`);
+// `PorthamiltonianViewer.show(t)` draws time t for the animation renderer. The camera is the one the scene states (`scene.camera`), so
 // a screenshot can be checked against the poses projected with that camera.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
