@@ -94,16 +94,23 @@ class HeadlessPage:
         from_child, to_parent = os.pipe()     # Chromium writes fd 4; we read from_child
         self._profile = tempfile.TemporaryDirectory(prefix="porthamiltonian-chromium-")
 
-        def fds():                           # in the child, before exec: the pipes as fds 3 and 4
-            os.dup2(to_child, 3)
-            os.dup2(to_parent, 4)
+        def fds():
+            # in the child, before exec: the pipes as fds 3 and 4, inheritable (through copies
+            # above 10 first: a pipe may itself be fd 3 or 4); other fds close at exec (PEP 446)
+            import fcntl
+
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_child, to_parent)]
+            for fd, target in zip(high, (3, 4)):
+                os.dup2(fd, target)
+                os.set_inheritable(target, True)
+                os.close(fd)
 
         cmd = [self.browser, *_FLAGS, f"--user-data-dir={self._profile.name}",
                f"--window-size={self.size[0]},{self.size[1]}", "about:blank"]
         self._log = tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
-                                          preexec_fn=fds, pass_fds=(3, 4))
+                                          preexec_fn=fds, close_fds=False)
         finally:
             os.close(to_child)
             os.close(to_parent)

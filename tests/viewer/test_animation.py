@@ -96,3 +96,24 @@ def test_an_mp4_of_the_compass_walker_decodes_to_the_frames_with_the_legs_at_the
             return traj["x"][k, start:start + 7]
 
         assert_legs_drawn(frames[k], json.loads((walker_dir / "view.json").read_text()), pose_of, SIZE)
+
+
+def test_the_command_line_renders_in_a_fresh_process(tmp_path):
+    """`porthamiltonian run MODEL --animate` in a process of its own: Chromium gets its DevTools
+    pipes as fds 3 and 4 whatever the parent holds there (after a run, fds 3 and 4 are taken;
+    giving them with pass_fds failed with "Bad file descriptor" there, not under pytest)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from PIL import Image
+
+    _chromium()
+    gif = tmp_path / "w.gif"
+    run = subprocess.run([sys.executable, "-m", "porthamiltonian.cli", "run", "compass-walker", "--t-end", "0.05",
+                          "--samples", "6", "--no-progress", "--out", str(tmp_path / "out"), "--animate", str(gif),
+                          "--fps", "40", "--animate-size", "320x240"],
+                         cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    with Image.open(gif) as im:
+        assert im.n_frames == 3 and im.size == (320, 240)        # 0.05 s at 40 fps, both ends
