@@ -348,9 +348,10 @@ def _write_outputs(out, name, prepared, traj, wall, budget):
 
 def _check_animate(args):
     if args.animate:
-        from .diagnostics.animation import check_animation_path
+        from .diagnostics.animation import check_animation_path, check_animation_size
 
         check_animation_path(args.animate, "--animate")
+        check_animation_size(_animation_options(args)["size"], args.animate)
 
 
 def _write_scene(out, traj, label, html):
@@ -372,7 +373,7 @@ def _show(scene, out, args):
     if args.animate:
         from .diagnostics.animation import animate_scene
 
-        print(f"saved the animation {animate_scene(scene, args.animate, fps=args.fps, speed=args.speed)}")
+        print(f"saved the animation {animate_scene(scene, args.animate, **_animation_options(args))}")
 
 
 def cmd_warmup(args):
@@ -405,14 +406,25 @@ def cmd_view(args):
     if args.animate:
         from .diagnostics.animation import animate_scene
 
-        print(f"saved the animation {animate_scene(scene, args.animate, fps=args.fps, speed=args.speed)}")
+        print(f"saved the animation {animate_scene(scene, args.animate, **_animation_options(args))}")
     return 0
 
 
 def _add_animation_options(q):
-    q.add_argument("--animate", metavar="FILE", help="also write an animation: FILE.gif (Pillow) or FILE.mp4 (ffmpeg)")
+    q.add_argument("--animate", metavar="FILE", help="also write an animation, drawn by the 3D viewer in headless "
+                   "Chromium (matplotlib 3D without it): FILE.gif (Pillow) or FILE.mp4 (ffmpeg)")
     q.add_argument("--fps", type=float, default=25.0, help="frames per second of the animation")
     q.add_argument("--speed", type=float, default=1.0, help="simulated seconds per second of the animation")
+    q.add_argument("--animate-size", metavar="WxH", default="1280x720", help="pixels of the animation (default 1280x720)")
+    q.add_argument("--animate-chart", action="store_true", help="the energy ledger's chart in the animation's frames")
+
+
+def _animation_options(args):
+    """`animate_scene`'s keywords from the command line; `--animate-size` must be WIDTHxHEIGHT."""
+    w, sep, h = args.animate_size.partition("x")
+    if not (sep and w.isdigit() and h.isdigit()):
+        raise ParameterError(f"`--animate-size` must be WIDTHxHEIGHT in pixels (e.g. 1920x1080), got {args.animate_size!r}")
+    return {"fps": args.fps, "speed": args.speed, "size": (int(w), int(h)), "chart": args.animate_chart}
 
 
 def cmd_graph(args):

@@ -1,17 +1,26 @@
-"""Animations of a viewer scene for papers and slides: GIF (Pillow) or MP4 (ffmpeg), by matplotlib.
+"""Animations of a viewer scene for papers and slides: GIF (Pillow) or MP4 (ffmpeg).
 
-Why a module of its own beside `plots.py` (which DESIGN makes the matplotlib module): an
-animation is not a plot of quantities but a renderer of `porthamiltonian.viewer.ViewerScene`
-over time, with its own writers and their availability checks; it gets pyplot through
-`plots` (so the backend rule lives in one place) and, like `plots`, imports matplotlib only
-when called. It draws what the HTML viewer draws (body meshes shaded by their normals, the
-ground patch, contact forces as segments from the contact points) from the same camera
-direction.
+The frames are pictures of the HTML viewer itself (`porthamiltonian.viewer`): the same
+three.js scene (bodies, shadows, grid, force arrows), rendered by headless Chromium at
+1280 x 720 px by default (`porthamiltonian.viewer.browser.HeadlessPage`) at each frame's
+time through the page's ``PorthamiltonianViewer.show(t)`` hook, then written by Pillow (GIF)
+or piped to ffmpeg (MP4, H.264).
+
+Decision on matplotlib 3D: it remains only as the fallback when no Chromium is found
+(``renderer="auto"``, the default, warns and says so; ``renderer="matplotlib"`` asks for it).
+It draws the same meshes from the same camera direction but without shadows or depth
+sorting within a body, at ``size * dpi`` px; a figure for a paper should come from the
+browser renderer. It gets pyplot through `plots` (the backend rule lives in one place) and
+imports matplotlib only when called.
 """
 
 from __future__ import annotations
 
 import math
+import shutil
+import subprocess
+import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -19,14 +28,33 @@ import numpy as np
 from .._files import atomic_file
 from ..errors import ParameterError
 
-__all__ = ["animate_scene", "animation_times", "check_animation_path"]
+__all__ = ["animate_scene", "animation_times", "check_animation_path", "check_animation_size", "find_ffmpeg",
+           "RENDERERS"]
 
 _WRITERS = {".gif": "pillow", ".mp4": "ffmpeg"}
+#: the renderers `animate_scene` knows
+RENDERERS = ("auto", "browser", "matplotlib")
+
+
+def find_ffmpeg():
+    """The ffmpeg program: ``ffmpeg`` on the PATH, else the one of the imageio-ffmpeg package
+    when it is installed; None without either."""
+    path = shutil.which("ffmpeg")
+    if path is None:
+        try:
+            import imageio_ffmpeg
+        except ImportError:
+            return None
+        try:
+            path = imageio_ffmpeg.get_ffmpeg_exe()
+        except RuntimeError:
+            return None
+    return path
 
 
 def check_animation_path(path, name="path"):
     """The path, checked: a .gif or .mp4 file in an existing directory, and for .mp4 an
-    ffmpeg that matplotlib can run. `name` is the argument's name in messages (the CLI's
+    ffmpeg program (`find_ffmpeg`). `name` is the argument's name in messages (the CLI's
     ``--animate``).
 
     Raises
@@ -34,17 +62,16 @@ def check_animation_path(path, name="path"):
     ParameterError
         If the suffix is neither, the directory does not exist, or .mp4 is asked without ffmpeg.
     """
-    from matplotlib import animation
-
     path = Path(path)
     if path.suffix not in _WRITERS:
         raise ParameterError(f"`{name}` {str(path)!r}: an animation must be written to a .gif or .mp4 file (GIF by "
                              f"Pillow, MP4 by ffmpeg), got the suffix {path.suffix or '(none)'!r}")
     if not path.parent.is_dir():
         raise ParameterError(f"`{name}` {str(path)!r}: the directory {str(path.parent)!r} does not exist")
-    if not animation.writers.is_available(_WRITERS[path.suffix]):
-        raise ParameterError(f"cannot write {path.name!r}: matplotlib finds no `ffmpeg` program for .mp4 (install "
-                             "ffmpeg, e.g. `apt-get install ffmpeg`, or write a .gif, which needs only Pillow)")
+    if path.suffix == ".mp4" and find_ffmpeg() is None:
+        raise ParameterError(f"cannot write {path.name!r}: no `ffmpeg` program for .mp4 (install ffmpeg, e.g. "
+                             "`apt-get install ffmpeg` or `pip install imageio-ffmpeg`, or write a .gif, which needs "
+                             "only Pillow)")
     return path
 
 
@@ -124,22 +151,33 @@ def _axes(fig, data):
     return ax, eye / np.linalg.norm(eye)
 
 
-def animate_scene(scene, path, *, fps=25, speed=1.0, size=(6.4, 4.8), dpi=100):
+def animate_scene(scene, path, *, fps=25, speed=1.0, size=(1280, 720), renderer="auto", chart=False,
+                  caption=True, dpi=100):
     """Write an animation of `scene` (a `porthamiltonian.viewer.ViewerScene`) to a GIF or MP4.
 
     Parameters
     ----------
     scene : ViewerScene
     path : str or path-like
-        ``.gif`` (matplotlib's Pillow writer) or ``.mp4`` (its ffmpeg writer; ffmpeg must be
-        installed).
+        ``.gif`` (Pillow, one palette per frame, looping) or ``.mp4`` (H.264 by ffmpeg,
+        `find_ffmpeg`; yuv420p, so the width and height must be even).
     fps : float
         Frames per second of the file [1/s].
     speed : float
         Simulated seconds per second of the file (1: real time, 0.1: ten times slower).
-    size : tuple of float
-        Figure size [in]; with `dpi`, the picture is ``size * dpi`` pixels.
+    size : tuple of int
+        ``(width, height)`` of the pictures [px], each 16 to 7680 (default 1280 x 720); the
+        matplotlib fallback draws ``size / dpi`` inches at `dpi`.
+    renderer : {"auto", "browser", "matplotlib"}
+        ``"browser"``: the HTML viewer in headless Chromium (`porthamiltonian.viewer.browser`);
+        ``"matplotlib"``: matplotlib 3D (coarser: no shadows, whole meshes depth-sorted);
+        ``"auto"``: the browser when a Chromium is found, else matplotlib with a warning.
+    chart : bool
+        Browser renderer: the energy ledger's chart in the top right corner of each frame.
+    caption : bool
+        Browser renderer: the title and the time in the top left corner of each frame.
     dpi : float
+        The matplotlib fallback's resolution [px/in].
 
     Returns
     -------
@@ -149,24 +187,148 @@ def animate_scene(scene, path, *, fps=25, speed=1.0, size=(6.4, 4.8), dpi=100):
     ------
     ParameterError
         If `path` is not a .gif/.mp4 in an existing directory, ffmpeg is missing for .mp4,
-        or `fps`, `speed` or `dpi` is not a positive number.
+        `fps`, `speed` or `dpi` is not a positive number, `size` not two integers in
+        [16, 7680] (even for .mp4), `renderer` unknown, or ``"browser"`` asked without a
+        Chromium.
+    porthamiltonian.viewer.browser.BrowserError
+        If Chromium fails while rendering (its last output in the message).
 
     Notes
     -----
     Frame times are `animation_times` over the scene's time span: ``n = floor(T fps /
-    speed) + 1`` frames for a span T. Each frame shows the scene's sample nearest its time
-    (the scene holds up to its `max_frames` samples), titled with that time. The file is
-    written under a temporary name and renamed into place.
+    speed) + 1`` frames for a span T (both ends when T fps / speed is an integer). The
+    browser renderer shows each frame's exact time (poses interpolated between the scene's
+    samples, as the viewer plays them); the matplotlib fallback the nearest sample. The
+    file is written under a temporary name and renamed into place.
     """
+    path = check_animation_path(path)
+    fps, speed, dpi = _positive(fps, "fps"), _positive(speed, "speed"), _positive(dpi, "dpi")
+    size = check_animation_size(size, path)
+    if renderer not in RENDERERS:
+        raise ParameterError(f"`renderer` must be one of {', '.join(map(repr, RENDERERS))}, got {renderer!r}")
+    times = scene.times
+    frames = animation_times(float(times[0]), float(times[-1]), fps, speed)
+    if renderer != "matplotlib":
+        from ..viewer.browser import CHROMIUM_NAMES, find_chromium
+
+        browser = find_chromium()
+        if browser is not None:
+            return _animate_browser(scene, path, frames, fps, size, browser, chart, caption)
+        if renderer == "browser":
+            raise ParameterError(f"`renderer` 'browser' needs headless Chromium, and none is found (looked for "
+                                 f"{', '.join(CHROMIUM_NAMES)} on the PATH and PORTHAMILTONIAN_CHROMIUM)")
+        warnings.warn(f"no Chromium found (looked for {', '.join(CHROMIUM_NAMES)} on the PATH and "
+                      "PORTHAMILTONIAN_CHROMIUM): the animation is drawn by the matplotlib 3D fallback (no shadows, "
+                      "coarser); install chromium for the viewer's pictures", UserWarning, stacklevel=2)
+    return _animate_matplotlib(scene, path, frames, fps, (size[0] / dpi, size[1] / dpi), dpi)
+
+
+def check_animation_size(size, path):
+    """``(width, height)`` checked: two integers in [16, 7680] px, even for an .mp4 `path`.
+
+    Raises
+    ------
+    ParameterError
+        Naming the rule broken.
+    """
+    even = Path(path).suffix == ".mp4"
+    try:
+        w, h = size
+        ok = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 16 <= v <= 7680 for v in (w, h))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ParameterError(f"`size` must be (width, height), two integers in [16, 7680] pixels, got {size!r}")
+    if even and (w % 2 or h % 2):
+        raise ParameterError(f"`size` {size!r}: an MP4 (H.264, yuv420p) needs an even width and height")
+    return int(w), int(h)
+
+
+def _animate_browser(scene, path, frames, fps, size, browser, chart, caption):
+    """The frames drawn by the HTML viewer in headless Chromium, written as GIF or MP4."""
+    from ..viewer.browser import HeadlessPage
+    from ..viewer.html import write_html
+
+    query = "ui=0" + ("&chart=1" if chart else "") + ("&caption=1" if caption else "")
+    with tempfile.TemporaryDirectory(prefix="porthamiltonian-animation-") as tmp:
+        html = write_html(scene, Path(tmp) / "view.html")
+        with HeadlessPage(html, size, query, browser=browser) as page, atomic_file(path) as out:
+            writer = _Gif(out, fps) if path.suffix == ".gif" else _Mp4(out, fps, size)
+            with writer:
+                for t in frames:
+                    page.show(t)
+                    writer.add(page.screenshot())
+    return path
+
+
+class _Gif:
+    """Frames collected and saved by Pillow: an adaptive palette per frame, ``1000 / fps`` ms
+    each (GIF keeps 10 ms steps), looping."""
+
+    def __init__(self, path, fps):
+        self.path, self.fps, self.frames = path, fps, []
+
+    def __enter__(self):
+        return self
+
+    def add(self, image):
+        from PIL import Image
+
+        self.frames.append(image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE))
+
+    def __exit__(self, kind, *exc):
+        if kind is None:
+            first, *rest = self.frames
+            first.save(self.path, format="GIF", save_all=True, append_images=rest, loop=0,
+                       duration=round(1000.0 / self.fps), disposal=1, optimize=False)
+        return False
+
+
+class _Mp4:
+    """Frames piped to ffmpeg as raw RGB, encoded H.264 (yuv420p, CRF 18, ``+faststart``)."""
+
+    def __init__(self, path, fps, size):
+        self.path, self.fps, self.size = path, fps, size
+
+    def __enter__(self):
+        w, h = self.size
+        cmd = [find_ffmpeg(), "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{w}x{h}",
+               "-r", f"{self.fps:g}", "-i", "-", "-an", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "18",
+               "-movflags", "+faststart", "-f", "mp4", str(self.path)]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+        return self
+
+    def add(self, image):
+        try:
+            self.proc.stdin.write(image.tobytes())
+        except BrokenPipeError:
+            self._fail()
+
+    def _fail(self):
+        from ..viewer.browser import BrowserError
+
+        err = self.proc.stderr.read().decode(errors="replace").strip()
+        raise BrowserError(f"ffmpeg failed writing {str(self.path)!r} (status {self.proc.poll()}): {err}")
+
+    def __exit__(self, kind, *exc):
+        try:
+            self.proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        status = self.proc.wait()
+        if kind is None and status != 0:
+            self._fail()
+        return False
+
+
+def _animate_matplotlib(scene, path, frames, fps, size, dpi):
+    """The matplotlib 3D fallback (see the module docstring)."""
     from matplotlib import animation
 
     from .plots import _plt
 
-    path = check_animation_path(path)
-    fps, speed, dpi = _positive(fps, "fps"), _positive(speed, "speed"), _positive(dpi, "dpi")
     data = scene.data
     times = scene.times
-    frames = animation_times(float(times[0]), float(times[-1]), fps, speed)
     plt = _plt()
     fig = plt.figure(figsize=size, dpi=dpi)
     ax, light = _axes(fig, data)
@@ -203,8 +365,10 @@ def animate_scene(scene, path, *, fps=25, speed=1.0, size=(6.4, 4.8), dpi=100):
 
     anim = animation.FuncAnimation(fig, draw, frames=frames, blit=False)
     try:
-        with atomic_file(path) as tmp:   # the temporary name keeps the suffix the writers read
-            anim.save(tmp, writer=_WRITERS[path.suffix], fps=fps, dpi=dpi)
+        import matplotlib
+
+        with atomic_file(path) as tmp, matplotlib.rc_context({"animation.ffmpeg_path": find_ffmpeg() or "ffmpeg"}):
+            anim.save(tmp, writer=_WRITERS[path.suffix], fps=fps, dpi=dpi)   # (tmp keeps the suffix)
     finally:
         plt.close(fig)
     return path

@@ -177,22 +177,44 @@ class Trajectory:
 
         return center_of_pressure(self, body, contacts)
 
-    def view(self, path, **options):
-        """Write the 3D viewer of this trajectory: a standalone HTML file that works offline
-        (`porthamiltonian.viewer`; `options` go to `scene_from_trajectory`). Returns the path."""
-        from ..viewer import scene_from_trajectory, write_html
+    def view(self, path=None, *, height=540, **options):
+        """The 3D viewer of this trajectory (`porthamiltonian.viewer`): a `ViewerPage` that
+        displays inline in Jupyter (one offline page in an iframe) and, given `path` (a .html
+        file), is also written there as a standalone file (its `path`; ``os.fspath(page)``).
 
-        return write_html(scene_from_trajectory(self, **options), path)
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Write the page there too (`porthamiltonian.viewer.write_html`).
+        height : int
+            Height of the inline frame [px].
+        **options
+            Go to `porthamiltonian.viewer.scene_from_trajectory` (``follow``, ``max_frames``, ...).
 
-    def animate(self, path, *, fps=25, speed=1.0, **options):
-        """Write an animation of this trajectory to a .gif or .mp4 file
-        (`porthamiltonian.diagnostics.animation.animate_scene`; `options` go to
-        `scene_from_trajectory`). Returns the path."""
-        from ..diagnostics.animation import animate_scene, check_animation_path
+        Returns
+        -------
+        porthamiltonian.viewer.ViewerPage
+        """
+        from ..viewer import ViewerPage, scene_from_trajectory
+
+        page = ViewerPage(scene_from_trajectory(self, **options), height=height)
+        if path is not None:
+            page.save(path)
+        return page
+
+    def animate(self, path, *, fps=25, speed=1.0, size=(1280, 720), renderer="auto", chart=False, caption=True,
+                **options):
+        """Write an animation of this trajectory to a .gif or .mp4 file, its frames drawn by the
+        HTML viewer in headless Chromium (`porthamiltonian.diagnostics.animation.animate_scene`,
+        which documents `fps`, `speed`, `size`, `renderer`, `chart` and `caption`; `options` go
+        to `scene_from_trajectory`). Returns the path."""
+        from ..diagnostics.animation import animate_scene, check_animation_path, check_animation_size
         from ..viewer import scene_from_trajectory
 
         check_animation_path(path)   # before the scene is built: a missing ffmpeg fails at once
-        return animate_scene(scene_from_trajectory(self, **options), path, fps=fps, speed=speed)
+        check_animation_size(size, path)
+        return animate_scene(scene_from_trajectory(self, **options), path, fps=fps, speed=speed, size=size,
+                             renderer=renderer, chart=chart, caption=caption)
 
     def power_budget(self) -> PowerBudget:
         """The energy ledger of this trajectory (see `porthamiltonian.diagnostics.PowerBudget`)."""

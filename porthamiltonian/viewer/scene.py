@@ -5,10 +5,10 @@ touched by a contact carries the meshes of its contact surfaces (`geometry.tesse
 the body frame; an unbounded ground plane becomes a finite patch under the motion), every
 moving body its pose at each frame, every contact its frame and the force on its body b.
 The scene is JSON (`ViewerScene.save`, `load_scene`): the command line writes it beside the
-trajectory (``view.json``), and both renderers read it: the HTML viewer
-(`porthamiltonian.viewer.html`) and the matplotlib animation
-(`porthamiltonian.diagnostics.animation`). It states its camera, so that a picture of it
-can be checked against the poses.
+trajectory (``view.json``), and the HTML viewer (`porthamiltonian.viewer.html`) draws it,
+also for the animations (`porthamiltonian.diagnostics.animation`, whose matplotlib 3D
+fallback reads it too). It states its camera, so that a picture of it can be checked
+against the poses, and carries the energy ledger at its frames for the viewer's chart.
 """
 
 from __future__ import annotations
@@ -59,7 +59,10 @@ class ViewerScene:
         the surfaces), ``frame`` quaternion of H_WC and ``force`` on body b [N], world);
         ``camera`` (``position``, ``target``, ``up`` [m], vertical ``fov`` [deg], ``near``,
         ``far`` [m]); ``box``, the world box swept by the moving bodies (rows min, max [m]);
-        ``force_scale`` [m/N] with its caption; ``frame_length`` [m].
+        ``force_scale`` [m/N] with its caption; ``frame_length`` [m]; ``energy``, the
+        energy ledger at the frames (``t`` [s]; ``stored`` (H - H(0)), ``supplied``,
+        ``dissipated``, ``lost``, ``stabilization``, ``residual`` [J]), drawn as the chart
+        beside the scene (optional: a scene without it has no chart).
     """
 
     data: dict
@@ -302,11 +305,29 @@ def _poses(trajectory, block, idx):
 
 
 def _force_scale(contacts, length):
-    """[m/N] drawing the largest force `length` [m] long, and a caption saying so."""
-    fmax = max([float(np.max(np.linalg.norm(np.array(c["force"]), axis=1))) for c in contacts] or [0.0])
+    """[m/N] and its caption: a reference force drawn `length` [m] long, the larger of the 90th
+    percentile of the forces in touch (over frames and contacts: a standing load) and a
+    quarter of the largest (a landing's peak is then drawn at most 4 `length` long, linearly)."""
+    mags = np.concatenate([np.linalg.norm(np.array(c["force"], dtype=float).reshape(-1, 3), axis=1)
+                           for c in contacts] or [np.zeros(0)])
+    fmax = float(mags.max()) if mags.size else 0.0
     if fmax == 0.0:
         return 0.0, "no contact force"
-    return length / fmax, f"the largest ({fmax:.3g} N) drawn {length:.3g} m long"
+    ref = max(float(np.percentile(mags[mags > 1e-9 * fmax], 90)), 0.25 * fmax)
+    caption = f"{ref:.3g} N drawn {length:.3g} m long"
+    if fmax > 1.001 * ref:
+        caption += f" (the largest, {fmax:.3g} N, {fmax / ref:.2g} times as long)"
+    return length / ref, caption
+
+
+def _moves(body, by_element):
+    """Whether a contact's body moves: its drawn element's (a robot's link is drawn by its
+    robot, the `ArticulatedBody` it names in ``robot``); a body that no element draws moves
+    unless it is the `Ground`."""
+    for key in (id(body), id(getattr(body, "robot", None))):
+        if key in by_element:
+            return by_element[key]["moving"]
+    return not isinstance(body, Ground)
 
 
 def _contacts(trajectory, idx, by_element):
@@ -322,8 +343,7 @@ def _contacts(trajectory, idx, by_element):
         force = f.normal[idx, None] * f.normal_direction[idx] + f.tangential[idx]
         quats = np.array([quaternion.from_matrix(h[:3, :3]) if np.isfinite(h).all() else np.full(4, np.nan)
                           for h in H])
-        arrows = [sign for body, sign in ((pair.body_a, -1), (pair.body_b, 1))
-                  if id(body) in by_element and by_element[id(body)]["moving"]] or [1]
+        arrows = [sign for body, sign in ((pair.body_a, -1), (pair.body_b, 1)) if _moves(body, by_element)] or [1]
         out.append({"name": name, "body_a": f.body_a, "body_b": f.body_b, "point": _points_or_none(f.point[idx]),
                     "frame": _points_or_none(quats), "force": _rows(np.nan_to_num(force)), "arrows": arrows})
     return out
@@ -465,6 +485,16 @@ def _links(entries, links, idx_len):
     return out
 
 
+def _energy(trajectory, idx):
+    """The energy ledger at the frames (`porthamiltonian.diagnostics.PowerBudget`): ``t`` [s];
+    ``stored`` (H - H(0)), ``supplied``, ``dissipated``, ``lost``, ``stabilization`` and
+    ``residual`` [J], each shape (n_frames,), 7 significant digits (the residual: its own)."""
+    budget = trajectory.power_budget()
+    series = {"stored": budget.H - budget.H[0], "supplied": budget.supplied, "dissipated": budget.dissipated,
+              "lost": budget.lost, "stabilization": budget.stabilization, "residual": budget.residual}
+    return {"t": _rows(budget.t[idx], 10), **{k: _rows(np.asarray(v)[idx]) for k, v in series.items()}}
+
+
 def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=None, follow=None):
     """The viewer's scene of a trajectory.
 
@@ -510,7 +540,15 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
     origin. The camera looks at the centre of that box from azimuth -70 deg and elevation
     20 deg (z up), far enough to hold it whole. A contact's force is drawn as an arrow from
     the contact point on each moving body of the pair, pointing the way the force acts on
-    that body; arrows are scaled so that the largest is half the box's half-diagonal.
+    that body; arrows are linear in the force, a reference force drawn half the box's
+    half-diagonal long: the 90th percentile of the forces in touch (the standing load, seen),
+    or a quarter of the largest force if that is more (a landing's peak is then at most four
+    times as long); the legend states both.
+
+    The energy ledger (`Trajectory.power_budget`) at the frames goes with the scene: the
+    viewer draws it as a chart beside the scene (stored energy H - H(0), supplied,
+    dissipated, and lost at events and absorbed by stabilization where they are not zero,
+    and the residual, with a cursor at the shown time and the residual there in words).
     """
     if isinstance(resolution, bool) or not isinstance(resolution, (int, np.integer)) or resolution < 4:
         raise ParameterError(f"`resolution` must be an integer >= 4, got {resolution!r}")
@@ -559,6 +597,7 @@ def scene_from_trajectory(trajectory, *, resolution=48, max_frames=2000, title=N
     scale, caption = _force_scale(contacts, 0.5 * radius)
     data = {"format": FORMAT, "title": title or system.name, "t": _rows(trajectory.t[idx], 10),
             "bodies": out_bodies, "contacts": contacts, "links": _links(entries, links, len(idx)),
+            "energy": _energy(trajectory, idx),
             "grid": _grid(entries, surfaces, lo, hi), "follow": follow, "camera": camera,
             "box": [_rows(lo), _rows(hi)], "force_scale": scale, "force_scale_text": caption,
             "force_color": FORCE_COLOR, "frame_length": 0.15 * radius, "background": BACKGROUND,

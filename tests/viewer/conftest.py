@@ -14,3 +14,15 @@ def run_dir(tmp_path_factory):
                    "--out", str(out)])
     assert status == 0
     return out
+
+
+@pytest.fixture(scope="session")
+def walker_dir(tmp_path_factory):
+    """The output directory of `porthamiltonian run compass-walker --t-end 0.05 --samples 6 --view`
+    (standing on one foot, the other swinging)."""
+    from porthamiltonian.cli import main
+
+    out = tmp_path_factory.mktemp("viewer") / "walker"
+    assert main(["run", "compass-walker", "--t-end", "0.05", "--samples", "6", "--view", "--no-progress",
+                 "--out", str(out)]) == 0
+    return out

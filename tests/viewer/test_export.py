@@ -77,9 +77,7 @@ def test_bad_paths_and_files_are_refused(run_dir, tmp_path, monkeypatch):
         animate_scene(scene, tmp_path / "a.avi")
     with pytest.raises(ParameterError, match="`fps` must be a finite number > 0, got 0"):
         animate_scene(scene, tmp_path / "a.gif", fps=0)
-    from matplotlib import animation
-
-    monkeypatch.setattr(animation.writers, "is_available", lambda name: name != "ffmpeg")
+    monkeypatch.setattr("porthamiltonian.diagnostics.animation.find_ffmpeg", lambda: None)
     with pytest.raises(ParameterError, match="no `ffmpeg` program for .mp4"):
         animate_scene(scene, tmp_path / "a.mp4")
     assert not list(tmp_path.glob("a.*"))
@@ -103,8 +101,20 @@ def test_trajectory_view_of_a_body_without_surfaces(tmp_path):
     model = build_model("heavy-top")
     system = ph.compile(model.graph)
     traj = ph.simulate(system, (0.0, 0.1), system.initial_state(model.initial), t_eval=np.linspace(0.0, 0.1, 11))
-    path = traj.view(tmp_path / "top.html")
+    path = traj.view(tmp_path / "top.html").path
     assert path.read_text().count("PorthamiltonianViewer.start") == 1
+    # without a path: shown inline in Jupyter (the page in an iframe's srcdoc), no file written
+    import html as _html
+    import os
+
+    page = traj.view(height=300)
+    frame = page._repr_html_()
+    assert _html.unescape(frame.split('srcdoc="', 1)[1].split('"', 1)[0]) == path.read_text()
+    assert page.path is None and "height: 300px" in frame
+    with pytest.raises(TypeError, match=r"not written to a file \(call .save\(path\) first\)"):
+        os.fspath(page)
+    with pytest.raises(ParameterError, match=r"`height` must be an integer number of pixels in \[200, 4000\], got 50"):
+        traj.view(height=50)
     scene = scene_from_trajectory(traj, max_frames=6)
     top = next(b for b in scene.data["bodies"] if b["name"] == "top")
     assert scene.data["contacts"] == [] and scene.data["force_scale"] == 0.0
@@ -128,9 +138,7 @@ def test_trajectory_view_of_a_body_without_surfaces(tmp_path):
 
 
 def test_run_refuses_an_unwritable_animation_before_simulating(tmp_path, monkeypatch, capsys):
-    from matplotlib import animation
-
-    monkeypatch.setattr(animation.writers, "is_available", lambda name: name != "ffmpeg")
+    monkeypatch.setattr("porthamiltonian.diagnostics.animation.find_ffmpeg", lambda: None)
     out = tmp_path / "out"
     assert main(["run", "two-ellipsoids", "--t-end", "0.01", "--animate", str(tmp_path / "a.mp4"),
                  "--out", str(out)]) == 2

@@ -2,7 +2,8 @@
 // body frames, body poses over time, contact frames and forces) with three.js, and plays it.
 //
 // The page shows time t given as `?t=SECONDS` or `#t=SECONDS` (or `end`), paused; without
-// it the motion plays in a loop. The camera is the one the scene states (`scene.camera`), so
+// it the motion plays in a loop. Beside it, the energy ledger's chart (`data.energy`);
+// `PorthamiltonianViewer.show(t)` draws time t for the animation renderer. The camera is the one the scene states (`scene.camera`), so
 // a screenshot can be checked against the poses projected with that camera.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
@@ -80,7 +81,10 @@ function buildBodies(scene, data) {
     group.name = body.name;
     for (const mesh of body.meshes) group.add(meshObject(mesh, body.color, body.poses === null));
     if (body.poses === null) setPose(group, [body.pose], 0, 0);
-    else group.add(axes(data.frame_length));
+    else {
+      group.userData.axes = axes(data.frame_length);
+      group.add(group.userData.axes);
+    }
     scene.add(group);
     return { group, poses: body.poses };
   });
@@ -187,6 +191,79 @@ function buildGrid(scene, data) {
   scene.add(grid);
 }
 
+// the energy ledger's chart: stored (H - H(0)), supplied, dissipated, lost, stabilization and the residual
+// [J] against time, a cursor at the shown time and the residual there in words; `data.energy`
+// is absent from scenes without a ledger (then the panel stays hidden)
+const SERIES = [['stored', 'stored H - H(0)', '#1f77b4', []], ['supplied', 'supplied', '#2ca02c', []],
+  ['dissipated', 'dissipated', '#d62728', []], ['lost', 'lost (events)', '#9467bd', []],
+  ['stabilization', 'stabilization', '#8c564b', []],
+  ['residual', 'residual', '#000000', [4, 3]]];
+const CURSOR_COLOR = '#ff00ff';
+
+function energyChart(data) {
+  const panel = document.getElementById('energy');
+  const e = data.energy;
+  if (!panel || !e) return () => {};
+  panel.style.display = 'block';
+  const canvas = panel.querySelector('canvas');
+  const note = panel.querySelector('#residual');
+  // lost and stabilization only where they are not zero throughout
+  const shown = SERIES.filter(([key]) => !['lost', 'stabilization'].includes(key) || e[key].some((v) => v !== 0));
+  // its size in CSS pixels set here (a hidden panel has no layout size to read)
+  const width = 340, height = 170;
+  canvas.style.width = `${width}px`; canvas.style.height = `${height}px`;
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = Math.round(width * ratio); canvas.height = Math.round(height * ratio);
+  const ctx = canvas.getContext('2d');
+  ctx.scale(ratio, ratio);
+  const t = e.t, t0 = t[0], t1 = t[t.length - 1];
+  let lo = 0, hi = 0;
+  for (const [key] of shown) for (const v of e[key]) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  if (hi - lo < 1e-12) { hi += 1; lo -= 1; }
+  const pad = 0.06 * (hi - lo);
+  lo -= pad; hi += pad;
+  const box = { left: 46, right: width - 8, top: 8, bottom: height - 20 };
+  const X = (s) => box.left + (t1 > t0 ? (s - t0) / (t1 - t0) : 0) * (box.right - box.left);
+  const Y = (v) => box.bottom - (v - lo) / (hi - lo) * (box.bottom - box.top);
+  const fmt = (v) => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(1) : v.toPrecision(3));
+  const background = () => {
+    ctx.clearRect(0, 0, width, height);
+    ctx.strokeStyle = '#999'; ctx.lineWidth = 1; ctx.setLineDash([]);
+    ctx.strokeRect(box.left, box.top, box.right - box.left, box.bottom - box.top);
+    ctx.fillStyle = '#333'; ctx.font = '10px sans-serif';
+    ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
+    for (const v of [lo + pad, 0, hi - pad]) ctx.fillText(fmt(v), box.left - 3, Y(v));
+    ctx.beginPath(); ctx.strokeStyle = '#ccc'; ctx.moveTo(box.left, Y(0)); ctx.lineTo(box.right, Y(0)); ctx.stroke();
+    ctx.textAlign = 'center'; ctx.textBaseline = 'top';
+    ctx.fillText(`${fmt(t0)}`, box.left, box.bottom + 3); ctx.fillText(`t [s]`, (box.left + box.right) / 2, box.bottom + 3);
+    ctx.fillText(`${fmt(t1)}`, box.right - 8, box.bottom + 3);
+    ctx.save(); ctx.translate(10, (box.top + box.bottom) / 2); ctx.rotate(-Math.PI / 2);
+    ctx.fillText('energy [J]', 0, -6); ctx.restore();
+    for (const [key, , color, dash] of shown) {
+      ctx.beginPath(); ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.setLineDash(dash);
+      e[key].forEach((v, i) => (i ? ctx.lineTo(X(t[i]), Y(v)) : ctx.moveTo(X(t[i]), Y(v))));
+      ctx.stroke();
+    }
+    ctx.setLineDash([]);
+  };
+  const keys = panel.querySelector('#keys');
+  for (const [, label, color, dash] of shown) {
+    const span = document.createElement('span');
+    span.innerHTML = `<i style="border-top:2px ${dash.length ? 'dashed' : 'solid'} ${color}"></i>`;
+    span.appendChild(document.createTextNode(label));
+    keys.appendChild(span);
+  }
+  const worst = Math.max(...e.residual.map(Math.abs));
+  return (s) => {
+    background();
+    ctx.beginPath(); ctx.strokeStyle = CURSOR_COLOR; ctx.lineWidth = 2;
+    ctx.moveTo(X(s), box.top); ctx.lineTo(X(s), box.bottom); ctx.stroke();
+    const [k, w] = bracket(t, s);
+    const r = e.residual[k] + w * (e.residual[Math.min(k + 1, t.length - 1)] - e.residual[k]);
+    note.textContent = `residual at t: ${r.toExponential(2)} J (largest ${worst.toExponential(2)} J)`;
+  };
+}
+
 function controlsBar(data, state) {
   const bar = document.getElementById('bar');
   const play = bar.querySelector('#play');
@@ -198,16 +275,18 @@ function controlsBar(data, state) {
   play.onclick = () => { state.playing = !state.playing; state.last = null; state.kick(); };
   slider.oninput = () => { state.playing = false; state.show(Number(slider.value)); };
   speed.onchange = () => { state.speed = Number(speed.value); };
+  const caption = document.getElementById('caption');
   return (t) => {
     slider.value = t;
     label.textContent = `t = ${t.toFixed(3)} s`;
+    if (caption) caption.textContent = `${data.title}   t = ${t.toFixed(3)} s`;
     play.textContent = state.playing ? 'pause' : 'play';
   };
 }
 
 function legend(data) {
   const box = document.getElementById('legend');
-  const line = (text, color) => {
+  const line = (text, color, parent = box) => {
     const div = document.createElement('div');
     if (color) {
       const swatch = document.createElement('span');
@@ -216,12 +295,23 @@ function legend(data) {
       div.appendChild(swatch);
     }
     div.appendChild(document.createTextNode(text));
-    box.appendChild(div);
+    parent.appendChild(div);
   };
   const title = document.createElement('b');
   title.textContent = data.title;
   box.appendChild(title);
-  for (const b of data.bodies) line(b.name, b.color);
+  // the bodies in a list that folds: open for a few, folded for a robot's dozens of links; a
+  // body drawn only in its own colours (a robot's visual meshes) has no swatch
+  const list = document.createElement('details');
+  list.open = data.bodies.length <= 8;
+  const summary = document.createElement('summary');
+  summary.textContent = `${data.bodies.length} bodies`;
+  list.appendChild(summary);
+  for (const b of data.bodies) {
+    const own = b.meshes.length > 0 && b.meshes.every((m) => m.color !== undefined);
+    line(b.name, own ? null : b.color, list);
+  }
+  box.appendChild(list);
   line(`arrows: contact force on the body it acts on, from the contact point, ${data.force_scale_text}`);
   if ((data.links || []).length) line('grey rods: springs and joints between bodies');
   if (data.bodies.some((b) => b.meshes.some((m) => m.opacity !== undefined && m.opacity < 1))) {
@@ -298,6 +388,7 @@ function start(data) {
     for (const l of links) updateLink(l, k, w);
     follow(k, w);
     update(t);
+    chart(t);
     render();
   };
   const tick = (now) => {
@@ -312,6 +403,7 @@ function start(data) {
   };
   state.kick = () => { if (state.playing) requestAnimationFrame(tick); else update(state.t); };
   const update = controlsBar(data, state);
+  const chart = energyChart(data);
   const select = document.getElementById('follow');
   if (select) {
     for (const b of data.bodies) if (b.poses !== null) select.add(new Option(b.name, b.name));
@@ -320,6 +412,21 @@ function start(data) {
     state.follow = select.value || null;
   } else state.follow = followed || null;
   legend(data);
+  // the bodies' frame axes: shown for a few bodies, hidden for a robot's dozens of links (they
+  // would hide it); ?axes=1 or ?axes=0 after the address, or the check box, decides
+  const axesAsked = new URLSearchParams(window.location.search).get('axes');
+  const moving = bodies.filter((b) => b.poses !== null);
+  const setAxes = (on) => {
+    for (const b of moving) b.group.userData.axes.visible = on;
+    render();
+  };
+  const axesBox = document.getElementById('axes');
+  const axesOn = axesAsked !== null ? axesAsked === '1' : moving.length <= 8;
+  if (axesBox) {
+    axesBox.checked = axesOn;
+    axesBox.onchange = () => setAxes(axesBox.checked);
+  }
+  for (const b of moving) b.group.userData.axes.visible = axesOn;
   controls.addEventListener('change', render);
   window.addEventListener('resize', () => {
     camera.aspect = window.innerWidth / window.innerHeight;
@@ -334,6 +441,9 @@ function start(data) {
   state.show(at === null ? times[0] : at);
   if (at === null) { state.playing = true; state.kick(); }
   document.title = `${data.title} (t = ${state.t.toFixed(3)} s)`;
+  // the hook of the animation renderer (porthamiltonian.diagnostics.animation): show time t, paused
+  window.PorthamiltonianViewer.show = (t) => { state.playing = false; state.show(t); return state.t; };
+  window.PorthamiltonianViewer.ready = true;
 }
 
-window.PorthamiltonianViewer = { start };
+window.PorthamiltonianViewer = { start, ready: false };
