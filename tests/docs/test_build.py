@@ -11,7 +11,7 @@ sphinx_inventory = pytest.importorskip("sphinx.util.inventory")
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PACKAGES = ["porthamiltonian", "porthamiltonian.library", "porthamiltonian.contact", "porthamiltonian.geometry",
-            "porthamiltonian.studies", "porthamiltonian.robots", "porthamiltonian.models"]
+            "porthamiltonian.studies", "porthamiltonian.robots", "porthamiltonian.models", "porthamiltonian.viewer"]
 
 
 @pytest.fixture(scope="module")
