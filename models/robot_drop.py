@@ -41,7 +41,7 @@ from porthamiltonian.geometry import Plane, Sphere
 
 from .registry import Model, Parameter, register_model
 
-__all__ = ["robot_drop", "ROBOTS", "robot_description"]
+__all__ = ["robot_drop", "ROBOTS", "robot_description", "attach_feet"]
 
 #: robots the model offers (example-robot-data names with a standing pose)
 ROBOTS = ("go1", "a1", "anymal_c", "solo12")
@@ -105,9 +105,10 @@ def robot_description(robot, *, joint_stiffness, joint_damping):
     stiffness=Parameter(5.0e4, "N/m", "compliant: normal stiffness of each foot contact", rule="positive"),
     restitution=Parameter(0.3, "-", "coefficient of restitution of the feet", rule="positive"),
     friction=Parameter(0.8, "-", "Coulomb friction coefficient of the feet", rule="nonnegative"),
+    terrain=Parameter("dry_sand", "-", "soil: the measured terrain under the feet (SoilLaw.terrain)"),
 )
 def robot_drop(*, robot="go1", contact="compliant", drop=0.1, joint_stiffness=40.0, joint_damping=0.5,
-               stiffness=5.0e4, restitution=0.3, friction=0.8):
+               stiffness=5.0e4, restitution=0.3, friction=0.8, terrain="dry_sand"):
     """Build the model (module docstring).
 
     Raises
@@ -115,7 +116,7 @@ def robot_drop(*, robot="go1", contact="compliant", drop=0.1, joint_stiffness=40
     ParameterError
         `robot` not in `ROBOTS`, `contact` not in `CONTACTS`, `restitution` above 1.
     """
-    from porthamiltonian.library import ArticulatedBody, Ground, add_joint_dynamics, contact as make_contact
+    from porthamiltonian.library import ArticulatedBody, Ground, add_joint_dynamics
 
     if robot not in ROBOTS:
         raise ph.ParameterError(f"model 'robot-drop': `robot` must be one of {ROBOTS}, got {robot!r}")
@@ -142,12 +143,7 @@ def robot_drop(*, robot="go1", contact="compliant", drop=0.1, joint_stiffness=40
     bg = ph.BondGraph("robot_drop")
     bg.add(robot_body, ground)
     add_joint_dynamics(bg, robot_body)
-    for link, (H, surface) in foot_surfaces.items():
-        name = f"{link}-contact"
-        bg.add(make_contact(contact, name, robot_body.link(link), Sphere(surface.radius, center=H[:3, 3]), ground, Plane(),
-                            material=material))
-        bg.connect(robot_body.frame(link).port, (name, "a"))
-        bg.connect(ground.frame().port, (name, "b"))
+    attach_feet(bg, robot_body, foot_surfaces, ground, contact, material=material, terrain=terrain)
     feet_names = list(foot_surfaces)
     return Model(
         bg,
@@ -160,6 +156,54 @@ def robot_drop(*, robot="go1", contact="compliant", drop=0.1, joint_stiffness=40
         notes=f"{robot} ({description.mass:.4g} kg, {len(feet_names)} feet: {', '.join(feet_names)}) dropped "
               f"{drop} m on {contact} ground",
     )
+
+
+def attach_feet(bg, robot_body, foot_surfaces, ground, kind, *, material, terrain="dry_sand", **options):
+    """Put a robot's feet on the ground plane z = 0 with one contact kind (one contact per foot).
+
+    Parameters
+    ----------
+    bg : BondGraph
+        The graph that holds `robot_body` and `ground` (already added); the contacts are added
+        to it and bonded from the feet's link ports (port "a") and the ground's frame (port "b").
+    robot_body : ArticulatedBody
+        The robot.
+    foot_surfaces : dict
+        ``{link: (H_link_surface (4, 4), Sphere)}`` as `robot_description` (or
+        `porthamiltonian.robots.feet`) returns: each sphere is placed at the translation of
+        its ``H_link_surface`` [m] in the link frame (a sphere's orientation does not matter).
+    ground : Ground
+        The ground; its frame is the plane z = 0, normal +z (`Plane()`).
+    kind : {"compliant", "sliding_plane", "soil"}
+        The contact kind (`porthamiltonian.library.contact`).
+    material : ContactMaterial
+        Friction, restitution and normal law of every foot; the soil takes only its friction
+        and replaces the normal law by the terrain's (`SoilContact`).
+    terrain : str
+        soil only: the measured terrain of `SoilLaw.terrain` under every foot (its law is
+        built for each foot's sphere radius). Ignored by the other kinds.
+    **options
+        Passed to every contact factory (the kind's own parameters, e.g. ``eps`` of the
+        sliding plane).
+
+    Returns
+    -------
+    list of str
+        The contact components' names, ``"<link>-contact"``, in the order of `foot_surfaces`.
+    """
+    from porthamiltonian.library import contact as make_contact
+
+    if kind == "soil":
+        options = {"terrain": terrain, **options}
+    names = []
+    for link, (H, surface) in foot_surfaces.items():
+        name = f"{link}-contact"
+        bg.add(make_contact(kind, name, robot_body.link(link), Sphere(surface.radius, center=H[:3, 3]), ground, Plane(),
+                            material=material, **options))
+        bg.connect(robot_body.frame(link).port, (name, "a"))
+        bg.connect(ground.frame().port, (name, "b"))
+        names.append(name)
+    return names
 
 
 def _offsets(description):
