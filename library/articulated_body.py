@@ -431,21 +431,24 @@ class ArticulatedBody(StorageElement):
         return _k.tree_rates_flat(x, W, self._F, self._I)
 
     def input_matrix(self, t, x, refs):
-        """d(rates)/d(inputs): the rates are affine in the port efforts (exact by probing)."""
-        dims = [p.dim for p in self.ports()]
-        W0 = np.zeros(sum(dims))
-        r0 = _k.tree_rates_flat(np.asarray(x, float), W0, self._F, self._I)
-        B = np.zeros((len(r0), len(W0)))
-        for k in range(len(W0)):
-            W0[k] = 1.0
-            B[:, k] = _k.tree_rates_flat(np.asarray(x, float), W0, self._F, self._I) - r0
-            W0[k] = 0.0
-        return B
+        """d(rates)/d(inputs): the rates are affine in the port efforts (exact by probing,
+        `kernels.articulated.tree_input_matrix`)."""
+        return _k.tree_input_matrix(t, np.asarray(x, float), refs, self._F, self._I)
+
+    def output_jacobian(self, t, x, refs):
+        """d(port flows)/dt = ``output_jacobian @ dx/dt`` exactly, through the mirrored link
+        twists (`kernels.articulated.tree_output_jacobian`; a selection, not a Jacobian in
+        every direction of x)."""
+        return _k.tree_output_jacobian(t, np.asarray(x, float), refs, self._F, self._I)
 
     def kernel(self, role):
         n = len(self._links) + len(self._joint_ports)
         if role == "rates":
             return Kernel(_k.tree_rates, self._F, self._I)
+        if role == "input_matrix":
+            return Kernel(_k.tree_input_matrix, self._F, self._I)
+        if role == "output_jacobian":
+            return Kernel(_k.tree_output_jacobian, self._F, self._I)
         if role == "outputs" and 1 <= n <= len(_k.TREE_OUTPUTS):
             return Kernel(_k.TREE_OUTPUTS[n - 1], self._F, self._I)
         return None

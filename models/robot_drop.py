@@ -45,7 +45,8 @@ __all__ = ["robot_drop", "ROBOTS", "robot_description", "attach_feet"]
 
 #: robots the model offers (example-robot-data names with a standing pose)
 ROBOTS = ("go1", "a1", "anymal_c", "solo12")
-CONTACTS = ("compliant",)
+CONTACTS = ("compliant", "sliding_plane", "soil")
+_REFUSED = ()
 _NOT_YET = "on the articulated body it ran more than 400 s for 0.3 s of Go1's drop (the compliant drop: 9 s)"
 _G = 9.81
 
@@ -98,7 +99,7 @@ def robot_description(robot, *, joint_stiffness, joint_damping):
     "springs and dampers at its standing pose, on compliant ground",
     robot=Parameter("go1", "-", "robot: go1, a1, anymal_c or solo12"),
     contact=Parameter("compliant", "-", "ground contact: compliant (sliding_plane and soil not offered yet)",
-                      choices=CONTACTS, refused={kind: _NOT_YET for kind in ("sliding_plane", "soil")}),
+                      choices=CONTACTS, refused={kind: _NOT_YET for kind in _REFUSED}),
     drop=Parameter(0.1, "m", "height of the lowest foot above the ground at release", rule="positive"),
     joint_stiffness=Parameter(40.0, "N m/rad/kg", "joint spring stiffness per kg of robot", rule="positive"),
     joint_damping=Parameter(0.5, "N m s/rad/kg", "joint damping per kg of robot", rule="positive"),
@@ -120,7 +121,7 @@ def robot_drop(*, robot="go1", contact="compliant", drop=0.1, joint_stiffness=40
 
     if robot not in ROBOTS:
         raise ph.ParameterError(f"model 'robot-drop': `robot` must be one of {ROBOTS}, got {robot!r}")
-    if contact in ("sliding_plane", "soil"):
+    if contact in _REFUSED:
         raise ph.ParameterError(
             f"model 'robot-drop': `contact` {contact!r} is not offered yet: {_NOT_YET}; use 'compliant'")
     if contact not in CONTACTS:
