@@ -84,9 +84,10 @@ def test_standing_robot_feet_carry_its_weight(robot):
     assert all(contact_forces(tr, name).normal[0] > 0.05 * mass * 9.81 for name in contact_names(system))
 
 
-@pytest.mark.parametrize("contact", ["sliding_plane", "soil"])
-def test_slow_contacts_refused_by_name(contact):
-    with pytest.raises(ParameterError, match=rf"model 'robot-drop' is not built for the {contact} contact kind.*ran more than 400 s"):
+@pytest.mark.parametrize("contact, reason", [("sliding_plane", "cascade of impacts"),
+                                             ("soil", "outside the round-sole law's range")])
+def test_slow_contacts_refused_by_name(contact, reason):
+    with pytest.raises(ParameterError, match=rf"model 'robot-drop' is not built for the {contact} contact kind.*{reason}"):
         build_model("robot-drop", contact=contact)
     with pytest.raises(ParameterError, match=r"model 'robot-drop': `robot` must be one of .*'go1'.*, got 'cassie'"):
         build_model("robot-drop", robot="cassie")
