@@ -136,6 +136,11 @@ class LinkBody(RigidBody):
         self.pose0 = quaternion.matrix_to_pose(np.eye(4))
         self.twist0 = np.zeros(6)
 
+    @property
+    def view_of(self):
+        """(robot, link name): what a saved graph stores for this view (`ArticulatedBody.view`)."""
+        return self.robot, self.link_name
+
     def frame(self, name="B"):
         if name != "B":
             raise ModelError(f"link {self.link_name!r} of {self.robot.label}: only its frame 'B' has a port, got {name!r}")
@@ -274,6 +279,10 @@ class ArticulatedBody(StorageElement):
             self._links[name] = LinkBody(self, name)
             self._pack_ports()
         return self._links[name]
+
+    def view(self, key):
+        """The view a saved graph names by `key`: the `LinkBody` of link `key` (model files)."""
+        return self.link(key)
 
     def frame(self, link, name="B"):
         """The frame `name` of link `link` (``robot.link(link).frame(name)``)."""
@@ -562,9 +571,23 @@ class ArticulatedBody(StorageElement):
         return out
 
     def parameters(self):
-        from porthamiltonian.errors import SerializationError
+        """The constructor's arguments as data: the description as `RobotDescription.to_dict`
+        (mesh files kept as paths), gravity, the initial q and v, and the ported links and
+        joints in port order (so a loaded body has the same ports and state layout)."""
+        return {"description": self.description.to_dict(), "gravity": self.gravity, "q": self.q0, "v": self.v0,
+                "links": list(self._links), "joint_ports": list(self._joint_ports)}
 
-        raise SerializationError(f"{self.label}: an ArticulatedBody cannot be saved to a model file yet")
+    @classmethod
+    def from_parameters(cls, name, params, resolve):
+        params = dict(params)
+        links, joint_ports = params.pop("links", []), params.pop("joint_ports", [])
+        params["description"] = RobotDescription.from_dict(params["description"])
+        body = cls(name, **params)
+        for link in links:
+            body.link(link)
+        for joint in joint_ports:
+            body.joint_port(joint)
+        return body
 
 
 def _finite(value, name, shape):
