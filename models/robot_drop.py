@@ -42,7 +42,7 @@ from porthamiltonian.geometry import Plane, Sphere
 
 from .registry import Model, Parameter, register_model
 
-__all__ = ["robot_drop", "ROBOTS", "robot_description", "attach_feet"]
+__all__ = ["robot_drop", "ROBOTS", "robot_description", "attach_feet", "stand_on_feet"]
 
 #: robots the model offers (example-robot-data names with a standing pose)
 ROBOTS = ("go1", "a1", "anymal_c", "solo12")
@@ -135,15 +135,7 @@ def robot_drop(*, robot="go1", contact="compliant", drop=0.1, joint_stiffness=40
     if contact not in CONTACTS:
         raise ph.ParameterError(f"model 'robot-drop': `contact` must be one of {CONTACTS}, got {contact!r}")
     description, foot_surfaces = robot_description(robot, joint_stiffness=joint_stiffness, joint_damping=joint_damping)
-    body = ArticulatedBody("robot", description, gravity=(0.0, 0.0, -_G))
-    q = body.q0.copy()
-    q[:7] = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    for start, joint in _offsets(description):
-        if joint.nv == 1:
-            q[start] = joint.rest
-    poses = dict(zip(body.link_names, body.link_poses(q)))
-    lowest = min(_bottom(poses[link] @ H, surface) for link, (H, surface) in foot_surfaces.items())
-    q[6] = drop - lowest
+    q, _ = stand_on_feet(ArticulatedBody("robot", description, gravity=(0.0, 0.0, -_G)), foot_surfaces, gap=drop)
     robot_body = ArticulatedBody("robot", description, gravity=(0.0, 0.0, -_G), q=q)
 
     material = ContactMaterial(friction=friction, restitution=restitution, normal=NormalLaw("linear", stiffness=stiffness),
@@ -213,6 +205,59 @@ def attach_feet(bg, robot_body, foot_surfaces, ground, kind, *, material, terrai
         bg.connect(ground.frame().port, (name, "b"))
         names.append(name)
     return names
+
+
+def stand_on_feet(robot_body, foot_surfaces, *, joints=None, gap=0.0):
+    """Joint positions of a floating robot standing level on its feet above the ground z = 0.
+
+    The base is level (identity rotation) over the origin, the 1-dof joints at `joints` (default:
+    each joint's ``rest``, the standing angle in `robot_description`), and the base height is
+    the one that puts the lowest foot sphere's bottom at z = `gap`. Unlike
+    `ArticulatedBody.standing_state`, the feet are the given spheres (e.g. Solo12's fitted to
+    its foot meshes), not only the description's collision spheres. At a left-right and
+    front-back symmetric pose (the standing poses of `ROBOTS`) every foot touches: see the
+    returned heights.
+
+    Parameters
+    ----------
+    robot_body : ArticulatedBody
+        A robot on a free root joint.
+    foot_surfaces : dict
+        ``{link: (H_link_surface (4, 4), Sphere)}`` as `robot_description` returns.
+    joints : dict, optional
+        Joint name -> position [rad or m] for the joints to set other than at their ``rest``.
+    gap : float
+        Height of the lowest foot's bottom above the ground [m] (0: touching).
+
+    Returns
+    -------
+    q : ndarray, shape (n_q,)
+        The robot's joint positions (base pose first).
+    heights : dict
+        ``{link: z}``: each foot sphere's bottom height above the ground [m] (their minimum is
+        `gap`).
+
+    Raises
+    ------
+    ModelError
+        The root joint is not free, or a foot link is not a link of the robot.
+    """
+    root = robot_body.joints[0]
+    if root.kind != "free":
+        raise ph.ModelError(f"stand_on_feet: the root joint {root.name!r} of {robot_body.label} is {root.kind}, not free")
+    q = robot_body.q0.copy()
+    q[:7] = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    for start, joint in _offsets(robot_body.description):
+        if joint.nv == 1:
+            q[start] = joint.rest
+    q = robot_body.state(q=q, joints=joints)[: robot_body.nq]
+    poses = dict(zip(robot_body.link_names, robot_body.link_poses(q)))
+    missing = sorted(set(foot_surfaces) - set(poses))
+    if missing:
+        raise ph.ModelError(f"stand_on_feet: {robot_body.label} has no links {missing}")
+    bottoms = {link: _bottom(poses[link] @ H, surface) for link, (H, surface) in foot_surfaces.items()}
+    q[6] = gap - min(bottoms.values())
+    return q, {link: z + q[6] for link, z in bottoms.items()}
 
 
 def _offsets(description):

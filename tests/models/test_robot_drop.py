@@ -99,3 +99,42 @@ def test_standing_pose_and_feet():
         assert len(feet) == 4, robot
         springs = [j for j in description.joints if j.nv == 1]
         assert len(springs) == 12 and all(j.stiffness == 40.0 * description.mass for j in springs)
+
+
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_stand_on_feet_puts_every_foot_on_the_ground(robot):
+    # reference: Pinocchio's forward kinematics of the same URDF at the returned q (its free
+    # flyer takes the base position then the quaternion x, y, z, w)
+    pin = pytest.importorskip("pinocchio")
+    from porthamiltonian.library import ArticulatedBody
+    from porthamiltonian.models.robot_drop import stand_on_feet
+    from porthamiltonian.robots import example
+
+    description, feet = robot_description(robot, joint_stiffness=40.0, joint_damping=0.5)
+    body = ArticulatedBody("robot", description)
+    q, heights = stand_on_feet(body, feet, gap=0.0)
+    model = pin.buildModelFromUrdf(str(example(robot)), pin.JointModelFreeFlyer())
+    data = model.createData()
+    qp = pin.neutral(model)
+    qp[:3], qp[3:7] = q[4:7], (q[1], q[2], q[3], q[0])
+    for joint in description.joints:
+        if joint.nv == 1:
+            qp[model.joints[model.getJointId(joint.name)].idx_q] = q[_q_index(description, joint.name)]
+    pin.forwardKinematics(model, data, qp)
+    pin.updateFramePlacements(model, data)
+    for link, (H, sphere) in feet.items():
+        oMf = data.oMf[model.getFrameId(link)]
+        bottom = (oMf.rotation @ H[:3, 3] + oMf.translation)[2] - sphere.radius
+        # the same forward kinematics by two codes: agreement to round-off of ~1 m of chain
+        assert bottom == pytest.approx(heights[link], abs=1e-12)
+        # standing poses are symmetric: every foot touches (its bottom on z = 0 to round-off)
+        assert abs(bottom) < 1e-9, (robot, link, bottom)
+
+
+def _q_index(description, name):
+    start = 0
+    for joint in description.joints:
+        if joint.name == name:
+            return start
+        start += joint.nq
+    raise KeyError(name)
