@@ -49,6 +49,11 @@ def _paths(bg, prefix="", out=None):
 
 
 def _encode(value, paths, where):
+    if isinstance(value, Element) and hasattr(value, "view_of"):
+        # a view of part of a saved element (an articulated body's link): saved as the owner
+        # and the key its `view(key)` takes
+        owner, key = value.view_of
+        return {"$view": [_encode(owner, paths, where)["$ref"], key]}
     if isinstance(value, Element):
         if id(value) not in paths:
             raise SerializationError(f"{where}: references {value.label}, which is not part of the saved graph")
@@ -80,6 +85,13 @@ def _decode(value, built):
             if value["$ref"] not in built:
                 raise _Pending(value["$ref"])
             return built[value["$ref"]]
+        if set(value) == {"$view"}:
+            ref = value["$view"]
+            if not (isinstance(ref, list) and len(ref) == 2 and all(isinstance(r, str) for r in ref)):
+                raise SerializationError(f"a view {{'$view': [path, key]}} takes two strings, got {ref!r}")
+            if ref[0] not in built:
+                raise _Pending(ref[0])
+            return built[ref[0]].view(ref[1])
         if set(value) == {"$stateref"}:
             ref = value["$stateref"]
             if not (isinstance(ref, list) and len(ref) == 2 and all(isinstance(r, str) for r in ref)):

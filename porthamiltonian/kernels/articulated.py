@@ -1169,3 +1169,48 @@ def joint_limit_damper_law_jacobian(t, inputs, refs, F, I):
     out = np.empty((1, 1))
     out[0, 0] = F[0] * abs(limit_penetration(refs[0][I[0]], F[1], F[2]))
     return out
+
+
+@njit
+def tree_input_matrix(t, x, refs, F, I):
+    """``d(rates)/d(inputs)`` of `tree_rates`, shape (len(x), n_port_efforts): the rates are
+    affine in the port efforts, so each column is the rates at a unit effort minus the rates
+    at zero effort (exact up to the round-off of that difference). The compiled path uses it
+    for the sensitivities of the multiplier solve (constraints bonded to links)."""
+    o = _port_offsets(I)
+    m = o[o.shape[0] - 1]
+    W = np.zeros(m)
+    r0 = tree_rates_flat(x, W, F, I)
+    B = np.empty((r0.shape[0], m))
+    for k in range(m):
+        W[k] = 1.0
+        rk = tree_rates_flat(x, W, F, I)
+        for r in range(r0.shape[0]):
+            B[r, k] = rk[r] - r0[r]
+        W[k] = 0.0
+    return B
+
+
+@njit
+def tree_output_jacobian(t, x, refs, F, I):
+    """The output Jacobian of `tree_outputs_flat` along the motion, shape (n_port_flows, len(x)):
+    a selection, ``J @ dx/dt`` = d(port flows)/dt exactly. A ported link's twist is read from
+    its mirrored twist, whose rate (`tree_rates_flat`) is the link's acceleration from the
+    recursion, so the time derivative of the link's twist is exact without differentiating the
+    kinematics in q; a ported joint's velocity is read from v. Used by the constraint tangents
+    (d/dt of the flows a sliding-plane contact reads), not a Jacobian in every direction of x."""
+    n, nq, nv = I[0], I[1], I[2]
+    base = _IHEAD + 4 * n
+    nlp = I[base]
+    njp = I[base + 1 + nlp]
+    o = _port_offsets(I)
+    J = np.zeros((o[o.shape[0] - 1], x.shape[0]))
+    for k in range(nlp):
+        for r in range(6):
+            J[6 * k + r, nq + nv + 13 * k + 7 + r] = 1.0
+    for k in range(njp):
+        j = I[base + 2 + nlp + k]
+        iv = I[_IHEAD + 4 * j + 3]
+        for r in range(o[nlp + k + 1] - o[nlp + k]):
+            J[o[nlp + k] + r, nq + iv + r] = 1.0
+    return J

@@ -136,6 +136,11 @@ class LinkBody(RigidBody):
         self.pose0 = quaternion.matrix_to_pose(np.eye(4))
         self.twist0 = np.zeros(6)
 
+    @property
+    def view_of(self):
+        """(robot, link name): what a saved graph stores for this view (`ArticulatedBody.view`)."""
+        return self.robot, self.link_name
+
     def frame(self, name="B"):
         if name != "B":
             raise ModelError(f"link {self.link_name!r} of {self.robot.label}: only its frame 'B' has a port, got {name!r}")
@@ -274,6 +279,10 @@ class ArticulatedBody(StorageElement):
             self._links[name] = LinkBody(self, name)
             self._pack_ports()
         return self._links[name]
+
+    def view(self, key):
+        """The view a saved graph names by `key`: the `LinkBody` of link `key` (model files)."""
+        return self.link(key)
 
     def frame(self, link, name="B"):
         """The frame `name` of link `link` (``robot.link(link).frame(name)``)."""
@@ -431,21 +440,24 @@ class ArticulatedBody(StorageElement):
         return _k.tree_rates_flat(x, W, self._F, self._I)
 
     def input_matrix(self, t, x, refs):
-        """d(rates)/d(inputs): the rates are affine in the port efforts (exact by probing)."""
-        dims = [p.dim for p in self.ports()]
-        W0 = np.zeros(sum(dims))
-        r0 = _k.tree_rates_flat(np.asarray(x, float), W0, self._F, self._I)
-        B = np.zeros((len(r0), len(W0)))
-        for k in range(len(W0)):
-            W0[k] = 1.0
-            B[:, k] = _k.tree_rates_flat(np.asarray(x, float), W0, self._F, self._I) - r0
-            W0[k] = 0.0
-        return B
+        """d(rates)/d(inputs): the rates are affine in the port efforts (exact by probing,
+        `kernels.articulated.tree_input_matrix`)."""
+        return _k.tree_input_matrix(t, np.asarray(x, float), refs, self._F, self._I)
+
+    def output_jacobian(self, t, x, refs):
+        """d(port flows)/dt = ``output_jacobian @ dx/dt`` exactly, through the mirrored link
+        twists (`kernels.articulated.tree_output_jacobian`; a selection, not a Jacobian in
+        every direction of x)."""
+        return _k.tree_output_jacobian(t, np.asarray(x, float), refs, self._F, self._I)
 
     def kernel(self, role):
         n = len(self._links) + len(self._joint_ports)
         if role == "rates":
             return Kernel(_k.tree_rates, self._F, self._I)
+        if role == "input_matrix":
+            return Kernel(_k.tree_input_matrix, self._F, self._I)
+        if role == "output_jacobian":
+            return Kernel(_k.tree_output_jacobian, self._F, self._I)
         if role == "outputs" and 1 <= n <= len(_k.TREE_OUTPUTS):
             return Kernel(_k.TREE_OUTPUTS[n - 1], self._F, self._I)
         return None
@@ -559,9 +571,23 @@ class ArticulatedBody(StorageElement):
         return out
 
     def parameters(self):
-        from porthamiltonian.errors import SerializationError
+        """The constructor's arguments as data: the description as `RobotDescription.to_dict`
+        (mesh files kept as paths), gravity, the initial q and v, and the ported links and
+        joints in port order (so a loaded body has the same ports and state layout)."""
+        return {"description": self.description.to_dict(), "gravity": self.gravity, "q": self.q0, "v": self.v0,
+                "links": list(self._links), "joint_ports": list(self._joint_ports)}
 
-        raise SerializationError(f"{self.label}: an ArticulatedBody cannot be saved to a model file yet")
+    @classmethod
+    def from_parameters(cls, name, params, resolve):
+        params = dict(params)
+        links, joint_ports = params.pop("links", []), params.pop("joint_ports", [])
+        params["description"] = RobotDescription.from_dict(params["description"])
+        body = cls(name, **params)
+        for link in links:
+            body.link(link)
+        for joint in joint_ports:
+            body.joint_port(joint)
+        return body
 
 
 def _finite(value, name, shape):

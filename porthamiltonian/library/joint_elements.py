@@ -97,6 +97,9 @@ class JointDamper(_JointResistor):
         self.c = self._default(damping, "damping", name)
         self._F = np.array([self.c])
 
+    def parameters(self):
+        return {"robot": self.robot, "joint": self.joint.name, "damping": self.c}
+
     def linear_matrix(self, k):
         return np.array([[self.c]])
 
@@ -117,6 +120,9 @@ class JointFriction(_JointResistor):
         self.speed = as_finite_float(speed, f"{name}.speed", positive=True)
         self._F = np.array([self.F_c, self.speed])
 
+    def parameters(self):
+        return {"robot": self.robot, "joint": self.joint.name, "friction": self.F_c, "speed": self.speed}
+
 
 @register_element
 class JointLimitDamper(_JointResistor):
@@ -132,6 +138,10 @@ class JointLimitDamper(_JointResistor):
         self.c = as_finite_float(damping, f"{name}.damping", nonnegative=True)
         self.lower, self.upper = _limits(name, self.joint, lower, upper)
         self._F = np.array([self.c, self.lower, self.upper])
+
+    def parameters(self):
+        return {"robot": self.robot, "joint": self.joint.name, "damping": self.c, "lower": self.lower,
+                "upper": self.upper}
 
     def state_refs(self):
         return (StateRef(self.robot, "q"),)
@@ -188,6 +198,9 @@ class JointSpring(_JointPotential):
         self.rest = as_finite_float(r, f"{name}.rest")
         self._F = np.array([self.k, self.rest])
 
+    def parameters(self):
+        return {"robot": self.robot, "joint": self.joint.name, "stiffness": self.k, "rest": self.rest}
+
     def energy(self, x, refs):
         return 0.5 * self.k * (self._q(refs) - self.rest) ** 2
 
@@ -206,6 +219,10 @@ class JointLimit(_JointPotential):
         self.k = as_finite_float(stiffness, f"{name}.stiffness", positive=True)
         self.lower, self.upper = _limits(name, self.joint, lower, upper)
         self._F = np.array([self.k, self.lower, self.upper])
+
+    def parameters(self):
+        return {"robot": self.robot, "joint": self.joint.name, "stiffness": self.k, "lower": self.lower,
+                "upper": self.upper}
 
     def energy(self, x, refs):
         d = _k.limit_penetration(self._q(refs), self.lower, self.upper)

@@ -311,3 +311,109 @@ class RobotDescription:
     def mass(self):
         """Total mass [kg]."""
         return sum(l.inertia.mass for l in self.links)
+
+    def to_dict(self):
+        """The description as plain JSON data (dicts, lists, strings, numbers).
+
+        Every number is kept exactly (floats as Python floats, which JSON writes with their
+        shortest round-trip digits; non-finite limits as the strings "inf" and "-inf"); mesh
+        files stay paths (strings), not their contents. `RobotDescription.from_dict` reads it
+        back to an equal description.
+
+        Returns
+        -------
+        dict
+            ``{"version", "name", "source", "links": [...], "joints": [...]}``.
+        """
+        return _description_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data):
+        """The description from `to_dict`'s data.
+
+        Raises
+        ------
+        ParameterError
+            Wrong `version`, a missing or unknown key, or a value the fields refuse (each names
+            the link, joint or shape).
+        ModelError
+            The links and joints do not form one tree.
+        """
+        return _description_from_dict(data)
+
+
+# ------------------------------------------------------------------ plain data (save/load)
+#: the format of `RobotDescription.to_dict` (bumped when its fields change)
+DICT_VERSION = 1
+_JOINT_NUMBERS = ("lower", "upper", "effort", "velocity", "damping", "friction", "stiffness", "rest", "armature")
+
+
+def _number(value):
+    """A float as JSON data: non-finite ones as the strings "inf", "-inf" (strict JSON has none)."""
+    value = float(value)
+    return value if np.isfinite(value) else ("inf" if value > 0 else "-inf")
+
+
+def _matrix(value):
+    return np.asarray(value, dtype=float).tolist()
+
+
+def _shape_dict(shape):
+    return {"kind": shape.kind, "size": list(shape.size), "placement": _matrix(shape.placement), "mesh": shape.mesh,
+            "rgba": [float(c) for c in shape.rgba], "name": shape.name}
+
+
+def _from_data(what, build, data, keys):
+    """Build `what` from the dict `data` with `build(**data)`, naming what is wrong."""
+    if not isinstance(data, dict):
+        raise ParameterError(f"robot description data: a {what} must be a dict, got {type(data).__name__} ({data!r:.80})")
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        raise ParameterError(f"robot description data: a {what} takes the keys {list(keys)}, got unknown {unknown}")
+    try:
+        return build(**data)
+    except TypeError as exc:
+        raise ParameterError(f"robot description data: {what} {data.get('name', '')!r}: {exc}") from None
+
+
+def _description_to_dict(description):
+    links = [{"name": l.name,
+              "inertia": {"mass": l.inertia.mass, "com": _matrix(l.inertia.com), "inertia": _matrix(l.inertia.inertia)},
+              "visuals": [_shape_dict(s) for s in l.visuals],
+              "collisions": [_shape_dict(s) for s in l.collisions]} for l in description.links]
+    joints = [{"name": j.name, "kind": j.kind, "parent": j.parent, "child": j.child,
+               "placement": _matrix(j.placement), "axis": _matrix(j.axis),
+               **{k: _number(getattr(j, k)) for k in _JOINT_NUMBERS}} for j in description.joints]
+    return {"version": DICT_VERSION, "name": description.name, "source": description.source, "links": links,
+            "joints": joints}
+
+
+def _description_from_dict(data):
+    if not isinstance(data, dict) or data.get("version") != DICT_VERSION:
+        got = data.get("version") if isinstance(data, dict) else type(data).__name__
+        raise ParameterError(f"robot description data: `version` must be {DICT_VERSION}, got {got!r}")
+    rest = {k: v for k, v in data.items() if k != "version"}
+
+    def shape(d):
+        return _from_data("shape", Shape, {**d, "size": tuple(d.get("size", ())), "rgba": tuple(d.get("rgba", (0.7,) * 3 + (1.0,)))}
+                          if isinstance(d, dict) else d, ("kind", "size", "placement", "mesh", "rgba", "name"))
+
+    def link(d):
+        if not isinstance(d, dict):
+            return _from_data("link", Link, d, ())
+        built = dict(d)
+        built["inertia"] = _from_data("link inertia", LinkInertia, d.get("inertia", {}), ("mass", "com", "inertia"))
+        built["visuals"] = tuple(shape(s) for s in d.get("visuals", ()))
+        built["collisions"] = tuple(shape(s) for s in d.get("collisions", ()))
+        return _from_data("link", Link, built, ("name", "inertia", "visuals", "collisions"))
+
+    def joint(d):
+        if isinstance(d, dict):
+            d = {k: (float(v) if k in _JOINT_NUMBERS and isinstance(v, str) and v in ("inf", "-inf") else v)
+                 for k, v in d.items()}
+        return _from_data("joint", Joint, d, ("name", "kind", "parent", "child", "placement", "axis") + _JOINT_NUMBERS)
+
+    def build(name, links, joints, source=""):
+        return RobotDescription(name, tuple(link(l) for l in links), tuple(joint(j) for j in joints), source=source)
+
+    return _from_data("robot description", build, rest, ("name", "source", "links", "joints"))

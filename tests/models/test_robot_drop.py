@@ -37,11 +37,57 @@ def test_drop_closes_its_ledger(robot):
     assert tr.power_budget().relative_residual < 1e-8
 
 
+def _standing_equilibrium(system, q_guess):
+    """The robot at rest on its feet: the root of the generalized accelerations over the base
+    height, roll, pitch and the joint angles (base x, y and yaw are left where they are: the
+    frictionless-at-rest feet do not fix them), velocities zero, the contacts' friction
+    (Dahl) states zero, contact points found at each configuration (`initial_state`)."""
+    from scipy.optimize import least_squares
+
+    qs, vs = system.layout["robot.q"], system.layout["robot.v"]
+
+    def state(z):
+        q = q_guess.copy()
+        tilt = np.array([z[1], z[2], 0.0])
+        angle = np.linalg.norm(tilt)
+        q[:4] = (1.0, 0.0, 0.0, 0.0) if angle == 0 else (np.cos(angle / 2), *(np.sin(angle / 2) * tilt / angle))
+        q[6], q[7:] = z[0], z[3:]
+        return system.initial_state({"robot.q": q, "robot.v": np.zeros(vs.stop - vs.start)})
+
+    z0 = np.concatenate([[q_guess[6], 0.0, 0.0], q_guess[7:]])
+    sol = least_squares(lambda z: system.rhs(0.0, state(z))[vs], z0, method="lm", xtol=1e-15, ftol=1e-15, gtol=1e-15)
+    return state(sol.x), float(np.abs(sol.fun).max())
 
 
-@pytest.mark.parametrize("contact", ["sliding_plane", "soil"])
-def test_slow_contacts_refused_by_name(contact):
-    with pytest.raises(ParameterError, match=rf"model 'robot-drop' is not built for the {contact} contact kind.*ran more than 400 s"):
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_standing_robot_feet_carry_its_weight(robot):
+    # reference: the total mass of Pinocchio's own parse of the same URDF, times g
+    pin = pytest.importorskip("pinocchio")
+    from porthamiltonian.robots import example
+
+    mass = pin.computeTotalMass(pin.buildModelFromUrdf(str(example(robot)), pin.JointModelFreeFlyer()))
+    model = build_model("robot-drop", robot=robot, contact="compliant", drop=0.001)
+    system = ph.compile(model.graph)
+    q_guess = system.initial_state(model.initial)[system.layout["robot.q"]]
+    q_guess[6] -= 0.0015  # the feet ~0.5 mm into the floor: near the static penetration m g / (4 k)
+    x, residual = _standing_equilibrium(system, q_guess)
+    # the generalized accelerations [m/s^2, rad/s^2] vanish to round-off at the root
+    assert residual < 1e-8
+    # it is a rest state of the whole system (contact states included): it stays there
+    tr = ph.simulate(system, (0.0, 0.01), x, t_eval=[0.0, 0.01], **TIGHT)
+    assert tr.status == 0, tr.message
+    assert np.abs(tr.state("robot.v")).max() < 1e-9
+    weight = sum(contact_forces(tr, name).normal[0] for name in contact_names(system))
+    # sum F_z - m g = m a_com,z with |a_com,z| <= residual: 1e-8 / 9.81 relative, well inside 1e-6
+    assert weight == pytest.approx(mass * 9.81, rel=1e-6)
+    # every foot carries part of it (the robot stands on all four feet)
+    assert all(contact_forces(tr, name).normal[0] > 0.05 * mass * 9.81 for name in contact_names(system))
+
+
+@pytest.mark.parametrize("contact, reason", [("sliding_plane", "cascade of impacts"),
+                                             ("soil", "outside the round-sole law's range")])
+def test_slow_contacts_refused_by_name(contact, reason):
+    with pytest.raises(ParameterError, match=rf"model 'robot-drop' is not built for the {contact} contact kind.*{reason}"):
         build_model("robot-drop", contact=contact)
     with pytest.raises(ParameterError, match=r"model 'robot-drop': `robot` must be one of .*'go1'.*, got 'cassie'"):
         build_model("robot-drop", robot="cassie")
@@ -53,3 +99,42 @@ def test_standing_pose_and_feet():
         assert len(feet) == 4, robot
         springs = [j for j in description.joints if j.nv == 1]
         assert len(springs) == 12 and all(j.stiffness == 40.0 * description.mass for j in springs)
+
+
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_stand_on_feet_puts_every_foot_on_the_ground(robot):
+    # reference: Pinocchio's forward kinematics of the same URDF at the returned q (its free
+    # flyer takes the base position then the quaternion x, y, z, w)
+    pin = pytest.importorskip("pinocchio")
+    from porthamiltonian.library import ArticulatedBody
+    from porthamiltonian.models.robot_drop import stand_on_feet
+    from porthamiltonian.robots import example
+
+    description, feet = robot_description(robot, joint_stiffness=40.0, joint_damping=0.5)
+    body = ArticulatedBody("robot", description)
+    q, heights = stand_on_feet(body, feet, gap=0.0)
+    model = pin.buildModelFromUrdf(str(example(robot)), pin.JointModelFreeFlyer())
+    data = model.createData()
+    qp = pin.neutral(model)
+    qp[:3], qp[3:7] = q[4:7], (q[1], q[2], q[3], q[0])
+    for joint in description.joints:
+        if joint.nv == 1:
+            qp[model.joints[model.getJointId(joint.name)].idx_q] = q[_q_index(description, joint.name)]
+    pin.forwardKinematics(model, data, qp)
+    pin.updateFramePlacements(model, data)
+    for link, (H, sphere) in feet.items():
+        oMf = data.oMf[model.getFrameId(link)]
+        bottom = (oMf.rotation @ H[:3, 3] + oMf.translation)[2] - sphere.radius
+        # the same forward kinematics by two codes: agreement to round-off of ~1 m of chain
+        assert bottom == pytest.approx(heights[link], abs=1e-12)
+        # standing poses are symmetric: every foot touches (its bottom on z = 0 to round-off)
+        assert abs(bottom) < 1e-9, (robot, link, bottom)
+
+
+def _q_index(description, name):
+    start = 0
+    for joint in description.joints:
+        if joint.name == name:
+            return start
+        start += joint.nq
+    raise KeyError(name)
