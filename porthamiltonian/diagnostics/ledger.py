@@ -78,6 +78,48 @@ class PowerBudget:
         self.lost = self._total("lost")
         self.stabilization = self._total("stabilization")
         self.residual = self.H - self.H[0] - self.supplied + self.dissipated + self.lost + self.stabilization
+        #: the first output time [s] at which an energy or a ledger quadrature is not finite, or
+        #: None: a failed run's trajectory may hold such a sample (a state its elements could
+        #: not evaluate). The ledger then covers the samples before it only (`_keep_finite`):
+        #: its figures are never NaN, and `table`, `findings` and `to_dict` say where it stops
+        self.unavailable_from = None
+        self._keep_finite()
+
+    def _keep_finite(self):
+        """Cut every series at the first sample where any of them is not finite (recorded in
+        `unavailable_from`); no sample left means the ledger is unavailable (`available`)."""
+        series = [self.H, self.residual, *self.stored.values(), *(v for d in self.entries.values() for v in d.values()),
+                  *(E for d in self.parts.values() for E in d.values())]
+        bad = np.zeros(np.shape(self.t), dtype=bool)
+        for v in series:
+            bad |= ~np.isfinite(np.asarray(v, dtype=float))
+        if not bad.any():
+            return
+        k = int(np.argmax(bad))
+        self.unavailable_from = float(self.t[k])
+        cut = slice(0, k)
+        self.t, self.H, self.residual = self.t[cut], self.H[cut], self.residual[cut]
+        self.stored = {p: v[cut] for p, v in self.stored.items()}
+        self.entries = {kind: {p: v[cut] for p, v in d.items()} for kind, d in self.entries.items()}
+        self.parts = {p: {name: E[cut] for name, E in d.items()} for p, d in self.parts.items()}
+        self.supplied, self.dissipated = self.supplied[cut], self.dissipated[cut]
+        self.lost, self.stabilization = self.lost[cut], self.stabilization[cut]
+
+    @property
+    def available(self):
+        """Whether the ledger has any sample (False when the first state's energies are not
+        finite: `table` then says so instead of printing figures)."""
+        return self.t.size > 0
+
+    def _coverage(self):
+        """The sentence saying where the ledger stops (None when it covers the whole run)."""
+        if self.unavailable_from is None:
+            return None
+        if not self.available:
+            return (f"the energy ledger is unavailable: the energies are not finite from the first sample "
+                    f"(t = {self.unavailable_from:.6g} s)")
+        return (f"the energy ledger covers t = {self.t[0]:.6g} .. {self.t[-1]:.6g} s only: the energies are not "
+                f"finite from t = {self.unavailable_from:.6g} s on (the run's last states could not be evaluated)")
 
     def _total(self, kind):
         d = self.entries.get(kind, {})
@@ -108,6 +150,8 @@ class PowerBudget:
     @property
     def scale(self):
         """Energy scale for relative figures: the largest ``|H|``, ``|supplied|``, ``|dissipated|``, ``|lost|`` seen."""
+        if not self.available:
+            return float(np.finfo(float).tiny)
         cands = [np.max(np.abs(self.H)), np.max(np.abs(self.supplied)), np.max(np.abs(self.dissipated)),
                  np.max(np.abs(self.lost)), np.max(np.abs(self.stabilization))]
         return float(max(max(cands), np.finfo(float).tiny))
@@ -120,14 +164,17 @@ class PowerBudget:
         swinging about H = 0 (whose `scale` is then the residual itself) or a body far above
         gravity's datum are measured by what they exchange. The table reports the residual
         against both."""
+        if not self.available:
+            return 0.0
         moved = [float(np.ptp(H_e)) for H_e in self.stored.values()]
         moved += [float(np.max(np.abs(v))) for v in (self.supplied, self.dissipated, self.lost, self.stabilization)]
         return max(moved) if moved else 0.0
 
     @property
     def max_residual(self):
-        """``max |residual|`` over the trajectory [J]."""
-        return float(np.max(np.abs(self.residual)))
+        """``max |residual|`` over the trajectory [J] (over the part the ledger covers:
+        `unavailable_from`; 0 when it covers no sample)."""
+        return float(np.max(np.abs(self.residual))) if self.available else 0.0
 
     @property
     def relative_residual(self):
@@ -187,12 +234,17 @@ class PowerBudget:
 
     def findings(self):
         """What the audit of this ledger flags: a list of ``(code, message)``, empty for a clean
-        run. Codes: ``"ledger_residual"`` (the residual exceeds `residual_bound`),
+        run. Codes: ``"ledger_incomplete"`` (non-finite energies from `unavailable_from` on:
+        the ledger covers the samples before), ``"ledger_residual"`` (the residual exceeds
+        `residual_bound`),
         ``"not_passive"`` (a resistor generates energy, `passivity_violations`), and the notes
         the run's elements add (e.g. ``"soil_depth"``)."""
         out = []
+        coverage = self._coverage()
+        if coverage is not None:
+            out.append(("ledger_incomplete", coverage))
         bound = self.residual_bound
-        if bound is not None and not self.max_residual <= bound:
+        if bound is not None and self.available and not self.max_residual <= bound:
             k = int(np.argmax(np.abs(self.residual)))
             out.append(("ledger_residual", (
                 f"the energy ledger does not close: max |residual| = {self.max_residual:.3e} J at t = {self.t[k]:.6g} s "
@@ -249,7 +301,10 @@ class PowerBudget:
         return out
 
     def table(self):
-        """The ledger as a text table (energies in J, at the final time)."""
+        """The ledger as a text table (energies in J, at the final time; at the last sample it
+        covers when the energies stop being finite: `unavailable_from`)."""
+        if not self.available:
+            return f"Energy ledger unavailable: {self._coverage()}"
         head = f"{'element':<28}{'stored dH':>14}{'supplied':>14}{'dissipated':>14}{'lost':>14}{'stabilization':>15}"
         lines = [f"Energy ledger, t = {self.t[0]:.6g} .. {self.t[-1]:.6g} s  [J]", head, "-" * len(head)]
 
@@ -291,8 +346,17 @@ class PowerBudget:
         return plot_power_budget(self, axes=axes, **kwargs)
 
     def to_dict(self):
-        """Final totals and the residual as plain numbers (for reports and JSON)."""
-        return {
+        """Final totals and the residual as plain numbers (for reports and JSON): those of the
+        part the ledger covers (``covers_until``: its last time, ``unavailable_from``: where
+        it stops, None when complete); None for every total when it covers no sample."""
+        cover = {"covers_until": float(self.t[-1]) if self.available else None,
+                 "unavailable_from": self.unavailable_from}
+        if not self.available:
+            return {**dict.fromkeys(("H0", "H_end", "supplied", "dissipated", "lost", "stabilization", "max_residual",
+                                     "relative_residual", "exchanged", "residual_bound")),
+                    "elements": [], "passivity_violations": [], **cover,
+                    "flags": [dict(code=c, message=m) for c, m in self.findings()]}
+        return {**cover,
             "H0": float(self.H[0]),
             "H_end": float(self.H[-1]),
             "supplied": float(self.supplied[-1]),
