@@ -78,16 +78,20 @@ class PowerBudget:
         self.lost = self._total("lost")
         self.stabilization = self._total("stabilization")
         self.residual = self.H - self.H[0] - self.supplied + self.dissipated + self.lost + self.stabilization
-        #: the first output time [s] at which an energy or a ledger quadrature is not finite, or
-        #: None: a failed run's trajectory may hold such a sample (a state its elements could
-        #: not evaluate). The ledger then covers the samples before it only (`_keep_finite`):
-        #: its figures are never NaN, and `table`, `findings` and `to_dict` say where it stops
-        self.unavailable_from = None
-        self._keep_finite()
+        #: output times [s] whose energies or ledger quadratures are not finite, shape (M,):
+        #: a failed run's last states, or samples of a step whose interpolant is NaN (DOP853
+        #: evaluates extra stages for its dense output after accepting a step; an evaluation
+        #: that failed there, returned as NaN, makes the samples inside that step NaN). The
+        #: ledger omits them (`_drop_non_finite`): its figures are never NaN, and `table`,
+        #: `findings` and `to_dict` say which samples it left out
+        self.omitted = np.zeros(0)
+        self._drop_non_finite()
 
-    def _keep_finite(self):
-        """Cut every series at the first sample where any of them is not finite (recorded in
-        `unavailable_from`); no sample left means the ledger is unavailable (`available`)."""
+    def _drop_non_finite(self):
+        """Drop the samples where any series is not finite (their times in `omitted`); the
+        totals are cumulative states, so the samples kept are exact (a non-finite first
+        sample, the reference of every figure, makes every sample non-finite). No sample
+        left means the ledger is unavailable (`available`)."""
         series = [self.H, self.residual, *self.stored.values(), *(v for d in self.entries.values() for v in d.values()),
                   *(E for d in self.parts.values() for E in d.values())]
         bad = np.zeros(np.shape(self.t), dtype=bool)
@@ -95,31 +99,14 @@ class PowerBudget:
             bad |= ~np.isfinite(np.asarray(v, dtype=float))
         if not bad.any():
             return
-        k = int(np.argmax(bad))
-        self.unavailable_from = float(self.t[k])
-        cut = slice(0, k)
-        self.t, self.H, self.residual = self.t[cut], self.H[cut], self.residual[cut]
-        self.stored = {p: v[cut] for p, v in self.stored.items()}
-        self.entries = {kind: {p: v[cut] for p, v in d.items()} for kind, d in self.entries.items()}
-        self.parts = {p: {name: E[cut] for name, E in d.items()} for p, d in self.parts.items()}
-        self.supplied, self.dissipated = self.supplied[cut], self.dissipated[cut]
-        self.lost, self.stabilization = self.lost[cut], self.stabilization[cut]
-
-    @property
-    def available(self):
-        """Whether the ledger has any sample (False when the first state's energies are not
-        finite: `table` then says so instead of printing figures)."""
-        return self.t.size > 0
-
-    def _coverage(self):
-        """The sentence saying where the ledger stops (None when it covers the whole run)."""
-        if self.unavailable_from is None:
-            return None
-        if not self.available:
-            return (f"the energy ledger is unavailable: the energies are not finite from the first sample "
-                    f"(t = {self.unavailable_from:.6g} s)")
-        return (f"the energy ledger covers t = {self.t[0]:.6g} .. {self.t[-1]:.6g} s only: the energies are not "
-                f"finite from t = {self.unavailable_from:.6g} s on (the run's last states could not be evaluated)")
+        self.omitted = np.asarray(self.t[bad], dtype=float)
+        keep = ~bad
+        self.t, self.H, self.residual = self.t[keep], self.H[keep], self.residual[keep]
+        self.stored = {p: v[keep] for p, v in self.stored.items()}
+        self.entries = {kind: {p: v[keep] for p, v in d.items()} for kind, d in self.entries.items()}
+        self.parts = {p: {name: E[keep] for name, E in d.items()} for p, d in self.parts.items()}
+        self.supplied, self.dissipated = self.supplied[keep], self.dissipated[keep]
+        self.lost, self.stabilization = self.lost[keep], self.stabilization[keep]
 
     def _total(self, kind):
         d = self.entries.get(kind, {})
@@ -148,6 +135,22 @@ class PowerBudget:
                    fixed_step=traj.method in FIXED_STEP_METHODS, notes=getattr(traj, "notes", ()))
 
     @property
+    def available(self):
+        """Whether the ledger has any sample (False when the first state's energies are not
+        finite: `table` then says so instead of printing figures)."""
+        return self.t.size > 0
+
+    def _coverage(self):
+        """The sentence saying which samples the ledger leaves out (None when it has them all)."""
+        if not self.omitted.size:
+            return None
+        times = ", ".join(f"{t:.6g}" for t in self.omitted[:5]) + (", ..." if self.omitted.size > 5 else "")
+        if not self.available:
+            return f"the energy ledger is unavailable: the energies are not finite at any sample (t = {times} s)"
+        return (f"the energy ledger leaves out {self.omitted.size} sample(s) whose energies are not finite "
+                f"(t = {times} s): a state the run's elements could not evaluate")
+
+    @property
     def scale(self):
         """Energy scale for relative figures: the largest ``|H|``, ``|supplied|``, ``|dissipated|``, ``|lost|`` seen."""
         if not self.available:
@@ -173,7 +176,7 @@ class PowerBudget:
     @property
     def max_residual(self):
         """``max |residual|`` over the trajectory [J] (over the part the ledger covers:
-        `unavailable_from`; 0 when it covers no sample)."""
+        `omitted`; 0 when it covers no sample)."""
         return float(np.max(np.abs(self.residual))) if self.available else 0.0
 
     @property
@@ -234,8 +237,8 @@ class PowerBudget:
 
     def findings(self):
         """What the audit of this ledger flags: a list of ``(code, message)``, empty for a clean
-        run. Codes: ``"ledger_incomplete"`` (non-finite energies from `unavailable_from` on:
-        the ledger covers the samples before), ``"ledger_residual"`` (the residual exceeds
+        run. Codes: ``"ledger_incomplete"`` (samples with non-finite energies, left out:
+        `omitted`), ``"ledger_residual"`` (the residual exceeds
         `residual_bound`),
         ``"not_passive"`` (a resistor generates energy, `passivity_violations`), and the notes
         the run's elements add (e.g. ``"soil_depth"``)."""
@@ -302,7 +305,7 @@ class PowerBudget:
 
     def table(self):
         """The ledger as a text table (energies in J, at the final time; at the last sample it
-        covers when the energies stop being finite: `unavailable_from`)."""
+        covers: `omitted`)."""
         if not self.available:
             return f"Energy ledger unavailable: {self._coverage()}"
         head = f"{'element':<28}{'stored dH':>14}{'supplied':>14}{'dissipated':>14}{'lost':>14}{'stabilization':>15}"
@@ -347,10 +350,10 @@ class PowerBudget:
 
     def to_dict(self):
         """Final totals and the residual as plain numbers (for reports and JSON): those of the
-        part the ledger covers (``covers_until``: its last time, ``unavailable_from``: where
-        it stops, None when complete); None for every total when it covers no sample."""
+        samples the ledger covers (``covers_until``: its last time; ``omitted``: the times
+        left out, `omitted`); None for every total when it covers no sample."""
         cover = {"covers_until": float(self.t[-1]) if self.available else None,
-                 "unavailable_from": self.unavailable_from}
+                 "omitted": [float(t) for t in self.omitted]}
         if not self.available:
             return {**dict.fromkeys(("H0", "H_end", "supplied", "dissipated", "lost", "stabilization", "max_residual",
                                      "relative_residual", "exchanged", "residual_bound")),
