@@ -34,6 +34,8 @@ def _g(v):
 
 def budget_html(budget):
     """The energy ledger of a `PowerBudget`: per element and in total [J], with the residual."""
+    if not budget.available:   # no finite sample (`PowerBudget.omitted`)
+        return f"<p>{escape(budget.table())}</p>"
     g = budget.shown   # round-off below the ledger's resolution shows as 0
     rows = [(r.label, g(r.stored), g(r.supplied), g(r.dissipated), g(r.lost), g(r.stabilization))
             for r in budget.rows()]

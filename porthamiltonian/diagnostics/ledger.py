@@ -80,6 +80,35 @@ class PowerBudget:
         self.lost = self._total("lost")
         self.stabilization = self._total("stabilization")
         self.residual = self.H - self.H[0] - self.supplied + self.dissipated + self.lost + self.stabilization
+        #: output times [s] whose energies or ledger quadratures are not finite, shape (M,):
+        #: a failed run's last states, or samples of a step whose interpolant is NaN (DOP853
+        #: evaluates extra stages for its dense output after accepting a step; an evaluation
+        #: that failed there, returned as NaN, makes the samples inside that step NaN). The
+        #: ledger omits them (`_drop_non_finite`): its figures are never NaN, and `table`,
+        #: `findings` and `to_dict` say which samples it left out
+        self.omitted = np.zeros(0)
+        self._drop_non_finite()
+
+    def _drop_non_finite(self):
+        """Drop the samples where any series is not finite (their times in `omitted`); the
+        totals are cumulative states, so the samples kept are exact (a non-finite first
+        sample, the reference of every figure, makes every sample non-finite). No sample
+        left means the ledger is unavailable (`available`)."""
+        series = [self.H, self.residual, *self.stored.values(), *(v for d in self.entries.values() for v in d.values()),
+                  *(E for d in self.parts.values() for E in d.values())]
+        bad = np.zeros(np.shape(self.t), dtype=bool)
+        for v in series:
+            bad |= ~np.isfinite(np.asarray(v, dtype=float))
+        if not bad.any():
+            return
+        self.omitted = np.asarray(self.t[bad], dtype=float)
+        keep = ~bad
+        self.t, self.H, self.residual = self.t[keep], self.H[keep], self.residual[keep]
+        self.stored = {p: v[keep] for p, v in self.stored.items()}
+        self.entries = {kind: {p: v[keep] for p, v in d.items()} for kind, d in self.entries.items()}
+        self.parts = {p: {name: E[keep] for name, E in d.items()} for p, d in self.parts.items()}
+        self.supplied, self.dissipated = self.supplied[keep], self.dissipated[keep]
+        self.lost, self.stabilization = self.lost[keep], self.stabilization[keep]
 
     def _total(self, kind):
         d = self.entries.get(kind, {})
@@ -106,8 +135,26 @@ class PowerBudget:
                    fixed_step=traj.method in FIXED_STEP_NAMES, notes=getattr(traj, "notes", ()))
 
     @property
+    def available(self):
+        """Whether the ledger has any sample (False when the first state's energies are not
+        finite: `table` then says so instead of printing figures)."""
+        return self.t.size > 0
+
+    def _coverage(self):
+        """The sentence saying which samples the ledger leaves out (None when it has them all)."""
+        if not self.omitted.size:
+            return None
+        times = ", ".join(f"{t:.6g}" for t in self.omitted[:5]) + (", ..." if self.omitted.size > 5 else "")
+        if not self.available:
+            return f"the energy ledger is unavailable: the energies are not finite at any sample (t = {times} s)"
+        return (f"the energy ledger leaves out {self.omitted.size} sample(s) whose energies are not finite "
+                f"(t = {times} s): a state the run's elements could not evaluate")
+
+    @property
     def scale(self):
         """Energy scale for relative figures: the largest ``|H|``, ``|supplied|``, ``|dissipated|``, ``|lost|`` seen."""
+        if not self.available:
+            return float(np.finfo(float).tiny)
         cands = [np.max(np.abs(self.H)), np.max(np.abs(self.supplied)), np.max(np.abs(self.dissipated)),
                  np.max(np.abs(self.lost)), np.max(np.abs(self.stabilization))]
         return float(max(max(cands), np.finfo(float).tiny))
@@ -120,14 +167,17 @@ class PowerBudget:
         swinging about H = 0 (whose `scale` is then the residual itself) or a body far above
         gravity's datum are measured by what they exchange. The table reports the residual
         against both."""
+        if not self.available:
+            return 0.0
         moved = [float(np.ptp(H_e)) for H_e in self.stored.values()]
         moved += [float(np.max(np.abs(v))) for v in (self.supplied, self.dissipated, self.lost, self.stabilization)]
         return max(moved) if moved else 0.0
 
     @property
     def max_residual(self):
-        """``max |residual|`` over the trajectory [J]."""
-        return float(np.max(np.abs(self.residual)))
+        """``max |residual|`` over the trajectory [J] (over the part the ledger covers:
+        `omitted`; 0 when it covers no sample)."""
+        return float(np.max(np.abs(self.residual))) if self.available else 0.0
 
     @property
     def relative_residual(self):
@@ -187,12 +237,17 @@ class PowerBudget:
 
     def findings(self):
         """What the audit of this ledger flags: a list of ``(code, message)``, empty for a clean
-        run. Codes: ``"ledger_residual"`` (the residual exceeds `residual_bound`),
+        run. Codes: ``"ledger_incomplete"`` (samples with non-finite energies, left out:
+        `omitted`), ``"ledger_residual"`` (the residual exceeds
+        `residual_bound`),
         ``"not_passive"`` (a resistor generates energy, `passivity_violations`), and the notes
         the run's elements add (e.g. ``"soil_depth"``)."""
         out = []
+        coverage = self._coverage()
+        if coverage is not None:
+            out.append(("ledger_incomplete", coverage))
         bound = self.residual_bound
-        if bound is not None and not self.max_residual <= bound:
+        if bound is not None and self.available and not self.max_residual <= bound:
             k = int(np.argmax(np.abs(self.residual)))
             out.append(("ledger_residual", (
                 f"the energy ledger does not close: max |residual| = {self.max_residual:.3e} J at t = {self.t[k]:.6g} s "
@@ -249,7 +304,10 @@ class PowerBudget:
         return out
 
     def table(self):
-        """The ledger as a text table (energies in J, at the final time)."""
+        """The ledger as a text table (energies in J, at the final time; at the last sample it
+        covers: `omitted`)."""
+        if not self.available:
+            return f"Energy ledger unavailable: {self._coverage()}"
         head = f"{'element':<28}{'stored dH':>14}{'supplied':>14}{'dissipated':>14}{'lost':>14}{'stabilization':>15}"
         lines = [f"Energy ledger, t = {self.t[0]:.6g} .. {self.t[-1]:.6g} s  [J]", head, "-" * len(head)]
 
@@ -291,8 +349,17 @@ class PowerBudget:
         return plot_power_budget(self, axes=axes, **kwargs)
 
     def to_dict(self):
-        """Final totals and the residual as plain numbers (for reports and JSON)."""
-        return {
+        """Final totals and the residual as plain numbers (for reports and JSON): those of the
+        samples the ledger covers (``covers_until``: its last time; ``omitted``: the times
+        left out, `omitted`); None for every total when it covers no sample."""
+        cover = {"covers_until": float(self.t[-1]) if self.available else None,
+                 "omitted": [float(t) for t in self.omitted]}
+        if not self.available:
+            return {**dict.fromkeys(("H0", "H_end", "supplied", "dissipated", "lost", "stabilization", "max_residual",
+                                     "relative_residual", "exchanged", "residual_bound")),
+                    "elements": [], "passivity_violations": [], **cover,
+                    "flags": [dict(code=c, message=m) for c, m in self.findings()]}
+        return {**cover,
             "H0": float(self.H[0]),
             "H_end": float(self.H[-1]),
             "supplied": float(self.supplied[-1]),

@@ -44,6 +44,9 @@ def plot_power_budget(budget, axes=None, title=None, max_elements=8):
     else:
         fig = axes[0].figure
     ax, axl, axr = axes
+    if not getattr(budget, "available", True):   # no finite sample: say so instead of plotting
+        ax.text(0.5, 0.5, budget.table(), ha="center", va="center", wrap=True, transform=ax.transAxes)
+        return fig
     t = budget.t
     ax.plot(t, budget.H, color="k", lw=2, label="total H(t)")
     varying = sorted(

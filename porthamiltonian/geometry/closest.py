@@ -64,8 +64,9 @@ __all__ = [
 
 DEFAULT_TOL = 1e-11
 _EPS = float(np.finfo(float).eps)
-"""Default convergence tolerance: tangential gap ``<= tol * scale`` [m] and normal
-misalignment ``<= tol`` [rad], ``scale`` being the size of the smaller finite surface."""
+"""Default convergence tolerance: tangential gap ``<= tol * scale`` [m] (not below its
+round-off, `porthamiltonian.kernels.closest.gap_tolerance`) and normal misalignment ``<= tol``
+[rad], ``scale`` being the size of the smaller finite surface."""
 
 _ARMIJO = 1e-4
 _MAX_HALVINGS = 30
@@ -465,7 +466,9 @@ def _newton(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Outcome:
         if st is None:
             return _Outcome(x, charts, None, it, False, clamped)
         gap, ang = _errors(st)
-        if gap <= tol * scale and ang <= tol:
+        size = (math.sqrt(_dot(st.D1[0][0], st.D1[0][0])) + math.sqrt(_dot(st.D2[0][0], st.D2[0][0]))
+                + math.sqrt(_dot(d, d)))
+        if gap <= _kclosest.gap_tolerance(tol, scale, size) and ang <= tol:
             return _Outcome(x, charts, st, it, True, clamped)
         if it == max_iter:
             break

@@ -14,7 +14,13 @@ class Sphere(Ellipsoid):
     Parameters
     ----------
     radius : float
-        Radius [m], > 0.
+        Radius [m], > 0. Small radii are fine: a walker's "point foot" is a sphere of 1e-6 m
+        (the sliding-plane and compliant contacts find and track its contact point metres
+        from its body's origin: the closest points' gap tolerance has a round-off floor,
+        `porthamiltonian.kernels.closest.gap_tolerance`), whose gait differs from the
+        textbook point foot's by terms of order radius / leg. A radius of exactly 0 is
+        refused: the Gauss-map kinematics need a regular surface (a point has no tangent
+        plane to parametrize).
     center : array_like, shape (3,)
         Centre in the body frame [m].
 

@@ -31,6 +31,12 @@ from . import surfaces as _s
 ARMIJO = 1e-4
 MAX_HALVINGS = 30
 STEP_FRACTION = 0.25
+#: the tangential gap is a difference of positions, so its round-off is a few eps times their
+#: size; the gap tolerance is at least this many eps times ``|p1| + |p2| + |d|``
+#: (`gap_tolerance`): a 10 um foot 3 m down a slope has a gap tolerance of 1e-16 m from ``tol *
+#: scale`` alone, below the round-off (~1e-15 m) of the gap it must certify
+GAP_ROUNDOFF = 16.0
+_EPS = 2.220446049250313e-16
 
 
 @njit(argtypes="f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], f8[::1], i8, i8")
@@ -76,6 +82,15 @@ def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
     J[3, 2], J[3, 3] = _lie.dot3(f1v, Rn2u), _lie.dot3(f1v, Rn2v)
     w[0], w[1] = 1.0 / l1u, 1.0 / l1v
     return D1, D2, r, J, w, Rn2, e, True
+
+
+@njit
+def gap_tolerance(tol, scale, size):
+    """The convergence bound of the tangential gap [m]: ``tol * scale``, but not below the
+    round-off ``GAP_ROUNDOFF * eps * size`` of the gap ``e = R p2 + d - p1`` computed from
+    positions of norms ``size = |p1| + |p2| + |d|`` [m] (each point in its surface's frame:
+    a small foot far along a plane is a difference of metre-sized terms)."""
+    return max(tol * scale, GAP_ROUNDOFF * _EPS * size)
 
 
 @njit
@@ -157,7 +172,8 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     scale : float [m]
         Size of the smaller surface (trust region and gap tolerance).
     tol : float
-        Convergence: tangential gap ``<= tol * scale`` and misalignment ``<= tol``.
+        Convergence: tangential gap ``<= tol * scale`` (at least its round-off, `gap_tolerance`)
+        and misalignment ``<= tol``.
     max_iter : int
 
     Returns
@@ -183,7 +199,9 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
         if not ok:
             return x, c1, c2, it, False, clamped, False, D1, D2, r, w, Rn2, e
         gap, ang = errors(r, w)
-        if gap <= tol * scale and ang <= tol:
+        p1, p2 = D1[0, 0], D2[0, 0]
+        size = math.sqrt(_lie.dot3(p1, p1)) + math.sqrt(_lie.dot3(p2, p2)) + math.sqrt(_lie.dot3(d, d))
+        if gap <= gap_tolerance(tol, scale, size) and ang <= tol:
             return x, c1, c2, it, True, clamped, True, D1, D2, r, w, Rn2, e
         if it == max_iter:
             break

@@ -38,8 +38,11 @@ def _geometric_strikes(model, system, traj):
     return int(np.sum(np.diff(s) < -math.pi / SPOKES))
 
 
+# 1e-5 and 1e-6 m: near-point feet, which lost their contact point a few strides down the
+# slope before the closest points' gap tolerance had a round-off floor (issue 36); status 0
+# (`_run`) means the energy audit found the ledger closed
 @pytest.mark.parametrize("foot, gyration, t_end", [(1e-4, 1e-3, 6.0), (1e-3, 1e-3, 4.0), (0.02, 0.1, 4.0),
-                                                   (0.05, 1e-3, 4.0)])
+                                                   (0.05, 1e-3, 4.0), (1e-5, 0.1, 6.0), (1e-6, 1e-3, 6.0)])
 def test_one_impact_per_strike(foot, gyration, t_end):
     model, system, traj = _run(t_end, foot=foot, gyration=gyration)
     impacts = [r for r in traj.events if r.name.endswith("impact")]
@@ -55,3 +58,22 @@ def test_one_impact_per_strike(foot, gyration, t_end):
         at = np.flatnonzero(traj.t == t)
         ratio = w(system, t, traj.x[at[-1]]) / w(system, t, traj.x[at[0]])
         assert ratio == pytest.approx(eta, rel=1e-8)
+
+
+def test_compass_walker_on_near_point_feet_walks():
+    """1 um feet (the textbook's point feet up to 1e-6 of the leg): the global search for the
+    feet's contact points failed ("no valid contact pair") before the closest points' gap
+    tolerance had a round-off floor (issue 36). From the default start the walker takes
+    strides with one plastic impact per touchdown, the feet alternating, the trailing foot
+    released each time; status 0 means the energy audit found the ledger closed."""
+    model = build_model("compass-walker", foot=1e-6)
+    system = ph.compile(model.graph, baumgarte=model.baumgarte)
+    traj = ph.simulate(system, (0.0, 6.0), system.initial_state(model.initial), **model.solver)
+    assert traj.status == 0, traj.message
+    impacts = [r for r in traj.events if r.name.endswith("impact")]
+    assert len(impacts) >= 5
+    feet = [r.name.split("/")[0] for r in impacts]
+    assert all(a != b for a, b in zip(feet, feet[1:]))            # one impact per touchdown, alternating
+    assert all("released" in r.message for r in impacts)
+    gaps = np.diff([r.t for r in impacts])
+    assert np.all(gaps > 0.5)                                       # strides, not a double strike (~0.75 s)
