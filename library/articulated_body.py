@@ -445,7 +445,7 @@ class ArticulatedBody(StorageElement):
     def kernel(self, role):
         n = len(self._links) + len(self._joint_ports)
         if role == "rates":
-            return Kernel(_k.tree_rates, self._F, self._I)
+            return Kernel(_k.tree_rates if n else _k.tree_rates_unported, self._F, self._I)
         if role == "outputs" and 1 <= n <= len(_k.TREE_OUTPUTS):
             return Kernel(_k.TREE_OUTPUTS[n - 1], self._F, self._I)
         return None
