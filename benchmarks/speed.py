@@ -375,6 +375,48 @@ def job_tree_chain(n):
     return dict(compile=compile_time, us_per_rhs=_time_rhs(system, ts, xs), n_state=system.layout.size)
 
 
+def job_robot(name, t_end):
+    """A robot of example-robot-data from its URDF: "go1" (and the other robots of the model
+    'robot-drop': its drop on a compliant floor, sphere feet, joint springs and dampers) or
+    "g1" (the humanoid, 29 joints + free base, falling under its own weight: its mesh feet
+    have no contact yet). Build, compile and load times (warm caches on a second run), µs per
+    compiled rhs alone along an RK4 run at dt 1e-3, and its CPU per simulated second."""
+    import warnings
+
+    import porthamiltonian as ph
+    from porthamiltonian.errors import RobotFileWarning
+    from porthamiltonian.library import ArticulatedBody
+    from porthamiltonian.models import build_model
+    from porthamiltonian.robots import example, load_urdf
+
+    t0 = time.perf_counter()
+    if name == "g1":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RobotFileWarning)
+            robot = ArticulatedBody("robot", load_urdf(example("g1"), balance_inertia=True))
+        bg = ph.BondGraph("g1")
+        bg.add(robot)
+        initial = {}
+    else:
+        model = build_model("robot-drop", robot=name)
+        bg, initial = model.graph, model.initial
+    build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    system = ph.compile(bg)
+    compile_time = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    path = system.compiled
+    load = time.perf_counter() - t0
+    x0 = system.initial_state(initial)
+    ph.simulate(system, (0.0, 2e-3), x0, method="RK4", step=1e-3)   # warm-up
+    t0 = time.process_time()
+    traj = ph.simulate(system, (0.0, t_end), x0, method="RK4", step=1e-3)
+    cpu = (time.process_time() - t0) / t_end
+    ts, xs = _sample(traj)
+    return dict(build=build, compile=compile_time, load=load, path=path, us_per_rhs=_time_rhs(system, ts, xs),
+                n_state=system.layout.size, cpu_per_s=cpu, residual=traj.power_budget().relative_residual)
+
+
 #: the main job of the README's first command
 FIRST_RUN = ["run", "two-ellipsoids", "--no-progress"]
 
@@ -409,7 +451,7 @@ def first_run(cap):
 
 
 JOBS = {"variant": job_variant, "chain": job_chain, "free_body": job_free_body, "contact": job_contact,
-        "quadruped": job_quadruped, "tree_chain": job_tree_chain}
+        "quadruped": job_quadruped, "tree_chain": job_tree_chain, "robot": job_robot}
 
 
 def run_job(kind, args, cap):
@@ -519,7 +561,9 @@ def main(argv=None):
                                       ("two-ellipsoids: the 3 contacts", "contact", [args.t_end]),
                                       ("articulated chain of 10 links", "tree_chain", [10]),
                                       ("articulated chain of 100 links", "tree_chain", [100]),
-                                      ("Go1-sized quadruped, 4 feet, compliant floor", "quadruped", [1.0])):
+                                      ("Go1-sized quadruped, 4 feet, compliant floor", "quadruped", [1.0]),
+                                      ("Go1 URDF (example-robot-data), robot-drop, compliant floor", "robot", ["go1", 0.3]),
+                                      ("G1 humanoid URDF, free fall", "robot", ["g1", 0.3])):
             kernels[label] = run_job(kind, job_args, args.cap)
             print(label, kernels[label], flush=True)
         first = first_run(10 * args.cap)
@@ -554,6 +598,8 @@ def main(argv=None):
                 extra = f"RK4 dt 1e-3: {r['cpu_per_s']:.3f} s CPU per simulated second"
                 if "mujoco_cpu_per_s" in r:
                     extra += f", MuJoCo {r['mujoco_cpu_per_s']:.4f} s ({r['cpu_per_s'] / r['mujoco_cpu_per_s']:.0f}x)"
+            if "load" in r:
+                extra += f"; build {r['build']:.2f} s + compile {r['compile']:.2f} s + load {r['load']:.2f} s"
             krows.append([label, f"{r['us_per_rhs']:.1f}", str(r.get("n_state", "-")), _f(r.get("compile"), ".3f"), extra])
         parts += ["", "## Kernels", "", markdown(["case", "µs/rhs", "states", "compile [s]", "note"], krows)]
         frows = [[label, _f(r.get("wall"), ".1f"), _f(r.get("compile"), ".1f"), r.get("error", "")]
