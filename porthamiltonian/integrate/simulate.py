@@ -545,6 +545,7 @@ class _Evaluator:
         self.nan = np.full(system.layout.size, np.nan)
         self.nfev = 0
         self.t_window = self.t_start = t0
+        self.planned = False                  # `PHSystem._plan_path` asked (once per run)
         self.last_t, self.last_x = t0, None   # the last finite state evaluated
         self.failed = None                    # (t, reason) of the last evaluation that could not be made
 
@@ -560,10 +561,6 @@ class _Evaluator:
             return self.nan
         self.last_t, self.last_x = t, x  # where the solver was when it gave up, if it does
         u = None if self.ufun is None else self._inputs(t, x)
-        if self.nfev == PATH_PROBE_AT and t != self.t_start:
-            # the compiled or the Python path, by cost: the run's length extrapolated from its progress
-            left = self.nfev * abs((self.t1 - t) / (t - self.t_start))
-            system._plan_path(left, t, x, system._u0 if u is None else u)
         try:
             xd = system._fast(t, x, system._u0 if u is None else u)
         except GeometryError as exc:
@@ -572,6 +569,12 @@ class _Evaluator:
         if not _finite(xd):
             bad = sorted({self.names[i].split("[")[0] for i in np.flatnonzero(~np.isfinite(xd))})
             self.failed = (t, f"non-finite state rate in {bad}")
+        elif self.nfev >= PATH_PROBE_AT and not self.planned and t != self.t_start:
+            # the compiled or the Python path, by cost (at a state just evaluated without
+            # error): the run's length extrapolated from its progress
+            self.planned = True
+            left = self.nfev * abs((self.t1 - t) / (t - self.t_start))
+            system._plan_path(left, t, x, system._u0 if u is None else u)
         if self.progress.enabled:
             self.progress.update(t)
         return xd
