@@ -346,7 +346,7 @@ def mujoco_quadruped_cpu(robot, q0, t_end):
         xml.append(f"{indent}</body>")
         return xml
 
-    xml = "\n".join(['<mujoco><option timestep="0.001" integrator="RK4" gravity="0 0 -9.81"/>',
+    xml = "\n".join(['<mujoco><compiler angle="radian"/><option timestep="0.001" integrator="RK4" gravity="0 0 -9.81"/>',
                       '<default><geom contype="1" conaffinity="1"/></default><worldbody>',
                       '<geom type="plane" size="5 5 0.1"/>', *body(d.joints[0], "  "), "</worldbody></mujoco>"])
     model = mujoco.MjModel.from_xml_string(xml)
@@ -478,6 +478,142 @@ def job_tree_chain(n):
     return dict(compile=compile_time, us_per_rhs=_time_rhs(system, ts, xs), n_state=system.layout.size)
 
 
+def job_robot(name, t_end):
+    """A robot of example-robot-data from its URDF: "go1" (and the other robots of the model
+    'robot-drop': its drop on a compliant floor, sphere feet, joint springs and dampers) or
+    "g1" (the humanoid, 29 joints + free base, falling under its own weight: its mesh feet
+    have no contact yet). Build, compile and load times (warm caches on a second run), µs per
+    compiled rhs alone along an RK4 run at dt 1e-3, and its CPU per simulated second."""
+    import warnings
+
+    import porthamiltonian as ph
+    from porthamiltonian.errors import RobotFileWarning
+    from porthamiltonian.library import ArticulatedBody
+    from porthamiltonian.models import build_model
+    from porthamiltonian.robots import example, load_urdf
+
+    t0 = time.perf_counter()
+    if name == "g1":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RobotFileWarning)
+            robot = ArticulatedBody("robot", load_urdf(example("g1"), balance_inertia=True))
+        bg = ph.BondGraph("g1")
+        bg.add(robot)
+        initial = {}
+    else:
+        model = build_model("robot-drop", robot=name)
+        bg, initial = model.graph, model.initial
+    build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    system = ph.compile(bg)
+    compile_time = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    path = system.compiled
+    load = time.perf_counter() - t0
+    x0 = system.initial_state(initial)
+    ph.simulate(system, (0.0, 2e-3), x0, method="RK4", step=1e-3)   # warm-up
+    t0 = time.process_time()
+    traj = ph.simulate(system, (0.0, t_end), x0, method="RK4", step=1e-3)
+    cpu = (time.process_time() - t0) / t_end
+    ts, xs = _sample(traj)
+    return dict(build=build, compile=compile_time, load=load, path=path, us_per_rhs=_time_rhs(system, ts, xs),
+                n_state=system.layout.size, cpu_per_s=cpu, residual=traj.power_budget().relative_residual)
+
+
+def mujoco_mjcf(description, q0, *, contacts=True):
+    """MJCF text of a `RobotDescription` for MuJoCo: the same bodies, placements, masses,
+    inertias (about the centre of mass), axes and armatures; each one-dof joint's spring
+    (``stiffness``, ``rest``) and ``damping`` as MuJoCo's own joint stiffness/springref/damping;
+    sphere collision shapes as geoms (with `contacts`, plus a floor plane); RK4 at dt 1e-3.
+    `q0` is only used for free roots (none written when the root joint is not free)."""
+    from porthamiltonian.lie import quaternion
+
+    children = {}
+    for j in description.joints:
+        children.setdefault(j.parent, []).append(j)
+
+    def body(j, indent):
+        link = description.link(j.child)
+        H = j.placement
+        qw = quaternion.from_matrix(H[:3, :3])
+        li = link.inertia
+        I = li.inertia
+        xml = [f'{indent}<body name="{link.name}" pos="{H[0, 3]} {H[1, 3]} {H[2, 3]}" quat="{qw[0]} {qw[1]} {qw[2]} {qw[3]}">']
+        if li.mass > 0:
+            xml.append(f'{indent}  <inertial pos="{li.com[0]} {li.com[1]} {li.com[2]}" mass="{li.mass}" '
+                       f'fullinertia="{I[0, 0]} {I[1, 1]} {I[2, 2]} {I[0, 1]} {I[0, 2]} {I[1, 2]}"/>')
+        if j.kind == "free":
+            xml.append(f"{indent}  <freejoint/>")
+        elif j.kind in ("revolute", "continuous", "prismatic"):
+            a = j.axis
+            kind = "slide" if j.kind == "prismatic" else "hinge"
+            xml.append(f'{indent}  <joint name="{j.name}" type="{kind}" axis="{a[0]} {a[1]} {a[2]}" stiffness="{j.stiffness}" '
+                       f'springref="{j.rest}" damping="{j.damping}" armature="{j.armature}" limited="false"/>')
+        if contacts:
+            for sh in link.collisions:
+                if sh.kind == "sphere":
+                    c = sh.placement[:3, 3]
+                    xml.append(f'{indent}  <geom type="sphere" size="{sh.size[0]}" pos="{c[0]} {c[1]} {c[2]}"/>')
+        for c in children.get(link.name, []):
+            xml += body(c, indent + "  ")
+        xml.append(f"{indent}</body>")
+        return xml
+
+    floor = ['<geom type="plane" size="5 5 0.1"/>'] if contacts else []
+    return "\n".join(['<mujoco><compiler angle="radian"/><option timestep="0.001" integrator="RK4" gravity="0 0 -9.81"/>',
+                       '<default><geom contype="1" conaffinity="1"/></default><worldbody>', *floor,
+                       *body(description.joints[0], "  "), "</worldbody></mujoco>"])
+
+
+def job_go1_accuracy(t_end):
+    """Go1 from its URDF (example-robot-data; the joints of 'robot-drop': springs to the
+    standing pose and dampers), falling in the air from a pose off its springs' rest (no
+    contact: the two programs' contact models differ, so the comparison is of the tree
+    dynamics), integrated by RK4 at dt 1e-3 by us and by MuJoCo (MJCF written from the same
+    parsed file: `mujoco_mjcf`), both compared against our DOP853 run at rtol 1e-10: the
+    largest joint-angle and base-position error at `t_end`, and CPU per simulated second."""
+    import mujoco
+
+    import porthamiltonian as ph
+    from porthamiltonian.library import ArticulatedBody, add_joint_dynamics
+    from porthamiltonian.models.robot_drop import robot_description
+
+    description, _ = robot_description("go1", joint_stiffness=40.0 / 12.0, joint_damping=0.5 / 12.0)
+    robot = ArticulatedBody("robot", description)
+    q0 = robot.q0.copy()
+    q0[:7] = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5)
+    rng = np.random.default_rng(0)
+    for k, j in enumerate(description.joints):
+        if j.nv == 1:
+            q0[robot._qo[k]] = j.rest + rng.uniform(-0.3, 0.3)
+    bg = ph.BondGraph("go1_air")
+    bg.add(robot)
+    add_joint_dynamics(bg, robot)
+    system = ph.compile(bg)
+    system.compiled
+    x0 = system.initial_state({"robot.q": q0})
+    ref = ph.simulate(system, (0.0, t_end), x0, method="DOP853", rtol=1e-10, atol=1e-12).state("robot")[-1][: robot.nq]
+    ph.simulate(system, (0.0, 2e-3), x0, method="RK4", step=1e-3)   # warm-up
+    t0 = time.process_time()
+    ours = ph.simulate(system, (0.0, t_end), x0, method="RK4", step=1e-3).state("robot")[-1][: robot.nq]
+    cpu = (time.process_time() - t0) / t_end
+    model = mujoco.MjModel.from_xml_string(mujoco_mjcf(description, q0, contacts=False))
+    data = mujoco.MjData(model)
+    data.qpos[:] = np.r_[q0[4:7], q0[:4], q0[7:]]
+    steps = int(round(t_end / 1e-3))
+    t0 = time.process_time()
+    for _ in range(steps):
+        mujoco.mj_step(model, data)
+    mj_cpu = (time.process_time() - t0) / t_end
+    mj = np.r_[data.qpos[3:7], data.qpos[0:3], data.qpos[7:]]
+
+    def errors(q):
+        return dict(joints=float(np.abs(q[7:] - ref[7:]).max()), base=float(np.abs(q[4:7] - ref[4:7]).max()))
+
+    return dict(ours=errors(ours), mujoco=errors(mj), cpu_per_s=cpu, mujoco_cpu_per_s=mj_cpu,
+                us_per_rhs=cpu / (4 * steps / t_end) * 1e6, n_state=system.layout.size)
+
+
 #: the main job of the README's first command
 FIRST_RUN = ["run", "two-ellipsoids", "--no-progress"]
 
@@ -512,7 +648,8 @@ def first_run(cap):
 
 
 JOBS = {"variant": job_variant, "chain": job_chain, "free_body": job_free_body, "contact": job_contact,
-        "quadruped": job_quadruped, "tree_chain": job_tree_chain, "quadruped_trot": job_quadruped_trot}
+        "quadruped": job_quadruped, "tree_chain": job_tree_chain, "quadruped_trot": job_quadruped_trot,
+        "robot": job_robot, "go1_accuracy": job_go1_accuracy}
 
 
 def run_job(kind, args, cap):
@@ -623,6 +760,9 @@ def main(argv=None):
                                       ("articulated chain of 10 links", "tree_chain", [10]),
                                       ("articulated chain of 100 links", "tree_chain", [100]),
                                       ("Go1-sized quadruped, 4 feet, compliant floor", "quadruped", [1.0]),
+                                      ("Go1 URDF (example-robot-data), robot-drop, compliant floor", "robot", ["go1", 0.3]),
+                                      ("G1 humanoid URDF, free fall", "robot", ["g1", 0.3]),
+                                      ("Go1 URDF in the air, joint springs: accuracy vs MuJoCo", "go1_accuracy", [0.3]),
                                       ("quadruped-trot: Go1, PD trot, compliant ground", "quadruped_trot", [1.0])):
             kernels[label] = run_job(kind, job_args, args.cap)
             print(label, kernels[label], flush=True)
@@ -658,6 +798,11 @@ def main(argv=None):
                 extra = f"RK4 dt 1e-3: {r['cpu_per_s']:.3f} s CPU per simulated second"
                 if "mujoco_cpu_per_s" in r:
                     extra += f", MuJoCo {r['mujoco_cpu_per_s']:.4f} s ({r['cpu_per_s'] / r['mujoco_cpu_per_s']:.0f}x)"
+            if "ours" in r:
+                extra += (f"; error at t_end against DOP853 rtol 1e-10: ours joints {r['ours']['joints']:.1e} rad, "
+                          f"base {r['ours']['base']:.1e} m; MuJoCo {r['mujoco']['joints']:.1e} rad, {r['mujoco']['base']:.1e} m")
+            if "load" in r:
+                extra += f"; build {r['build']:.2f} s + compile {r['compile']:.2f} s + load {r['load']:.2f} s"
             if "wall_per_s" in r:   # quadruped-trot: real time is 1 s per simulated second
                 extra = (f"own solver ({r['nfev']} rhs): {r['cpu_per_s']:.3f} s CPU, {r['wall_per_s']:.3f} s wall per "
                          f"simulated second ({1 / r['cpu_per_s']:.3g}x real time), advanced {r['distance']:.3f} m")

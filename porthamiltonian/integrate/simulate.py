@@ -28,7 +28,7 @@ from scipy.integrate._ivp.ivp import METHODS as _SCIPY_METHODS
 from .._interrupt import caused_by_interrupt
 from .._validate import as_array, as_finite_float, is_real_scalar
 from ..bondgraph.graph import BondGraph
-from ..compile.system import PHSystem
+from ..compile.system import PATH_PROBE_AT, PHSystem
 from ..errors import AuditError, GeometryError, IntegrationError, IntegrationWarning, ParameterError, PhaseError
 from .events import starts_crossing, wrap_event
 from .discrete_gradient import DiscreteGradient
@@ -544,7 +544,8 @@ class _Evaluator:
         self.names = system.layout.names()
         self.nan = np.full(system.layout.size, np.nan)
         self.nfev = 0
-        self.t_window = t0
+        self.t_window = self.t_start = t0
+        self.planned = False                  # `PHSystem._plan_path` asked (once per run)
         self.last_t, self.last_x = t0, None   # the last finite state evaluated
         self.failed = None                    # (t, reason) of the last evaluation that could not be made
 
@@ -568,6 +569,12 @@ class _Evaluator:
         if not _finite(xd):
             bad = sorted({self.names[i].split("[")[0] for i in np.flatnonzero(~np.isfinite(xd))})
             self.failed = (t, f"non-finite state rate in {bad}")
+        elif self.nfev >= PATH_PROBE_AT and not self.planned and t != self.t_start:
+            # the compiled or the Python path, by cost (at a state just evaluated without
+            # error): the run's length extrapolated from its progress
+            self.planned = True
+            left = self.nfev * abs((self.t1 - t) / (t - self.t_start))
+            system._plan_path(left, t, x, system._u0 if u is None else u)
         if self.progress.enabled:
             self.progress.update(t)
         return xd

@@ -873,6 +873,14 @@ def tree_rates(t, x, refs, inputs, F, I):
 
 
 @njit
+def tree_rates_unported(t, x, refs, inputs, F, I):
+    """The rates kernel of an `ArticulatedBody` with no port (nothing bonded to it): numba
+    cannot type `tree_rates`' loop over an empty tuple of inputs, so such a tree (a pendulum
+    chain under its own weight) would otherwise never leave the Python path."""
+    return tree_rates_flat(x, np.zeros(0), F, I)
+
+
+@njit
 def tree_outputs_flat(x, F, I):
     """Return the port flows stacked: the ported links' twists (link frame), then the ported
     joints' velocities."""

@@ -32,6 +32,15 @@ with them to the integration tolerance afterwards (`mirror_drift` measures it). 
 does not depend on them, so the ledger stays exact: a spring or contact reads the mirrored
 pose, and the power it exchanges is its wrench times the link twist computed from ``(q, v)``.
 
+Why the mirrors stay (measured, benchmarks/results/robot_speed.md): in one compiled
+right-hand side of the Go1 on a compliant floor (~88 µs), the mirrors' rates are four pose
+rates and four copies (well under 1 µs), the second forward kinematics of the outputs kernel
+2.3 µs (2.6 %), the articulated-body algorithm 10 µs, and the four foot contacts 70 µs (79 %).
+Deriving the ported links' poses inside the rhs (no mirror blocks) would change how the
+compiler resolves a port's state references for every contact and spring kind, and would
+save little of the rhs; the contacts are where the time is. The outputs kernel computes the
+link twists from ``(q, v)`` (never from the mirrored twist), which keeps the ledger exact.
+
 Gravity of the whole tree is built in (``gravity=``): one product per link inside the
 recursions; do not add `Gravity` elements to its links as well.
 
@@ -453,7 +462,7 @@ class ArticulatedBody(StorageElement):
     def kernel(self, role):
         n = len(self._links) + len(self._joint_ports)
         if role == "rates":
-            return Kernel(_k.tree_rates, self._F, self._I)
+            return Kernel(_k.tree_rates if n else _k.tree_rates_unported, self._F, self._I)
         if role == "input_matrix":
             return Kernel(_k.tree_input_matrix, self._F, self._I)
         if role == "output_jacobian":

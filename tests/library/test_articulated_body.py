@@ -262,3 +262,24 @@ def test_from_description_names_the_element_after_the_robot():
     assert robot.name == "go1_mini" and np.all(robot.gravity == 0)
     with pytest.raises(ParameterError, match="RobotDescription"):
         ArticulatedBody.from_description("go1.urdf")
+
+
+def test_a_tree_with_no_port_runs_on_the_compiled_path():
+    """A tree nothing is bonded to (a chain under its own weight) compiles its right-hand side
+    (it used to stay on the Python path for ever: numba could not type the rates kernel's loop
+    over an empty tuple of port inputs), and the compiled rates equal the Python ones."""
+    from porthamiltonian.robots.examples import chain
+
+    robot = ArticulatedBody("chain", chain(3))
+    bg = ph.BondGraph("chain3")
+    bg.add(robot)
+    system = ph.compile(bg)
+    assert system.compiled == "numba"
+    rng = np.random.default_rng(5)
+    j = system._jit
+    for _ in range(5):
+        x = system.initial_state({"chain.q": rng.uniform(-1, 1, robot.nq), "chain.v": rng.normal(size=robot.nv)})
+        fast = j["fn"](0.0, x, np.zeros(0), j["F"], j["I"])[0]
+        slow = system.evaluate(0.0, x)["xdot"]
+        # the same kernels on both paths: equal to round-off (ABA's sums, 1e-12 of the largest rate)
+        np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12 * np.abs(slow).max())
