@@ -22,11 +22,11 @@ compiled path does not handle (a contact that needs re-charting or a global sear
 penetration outside the model's range, a singular contact matrix, a non-finite rate): the
 caller then evaluates the Python right-hand side at the same state, which handles it or
 raises the element's error. The compiled function is built after
-`porthamiltonian.compile.system.JIT_AFTER` evaluations of a system in Python, or loaded
-earlier by `simulate` when numba's cache holds it and the run is long enough to pay the
-load (`PHSystem._plan_path`: the path by cost; the same cache state gives the same switch,
-so results depend on the cache at round-off level only), so short runs and models that are
-never integrated pay nothing; `PHSystem.compiled` builds it at once.
+`porthamiltonian.compile.system.JIT_AFTER` evaluations of a system in Python, or by
+`simulate` `PATH_PROBE_AT` evaluations into a run expected to outlast that count
+(`PHSystem._plan_path`; decided from the run's progress alone, never from the cache's state
+or a clock, so a run switches at the same evaluation everywhere and reproduces bit for bit),
+so short runs and models that are never integrated pay nothing; `PHSystem.compiled` builds it at once.
 
 The multipliers (the unknowns of `PHSystem.evaluate`'s ``"u"``) and every constraint's
 velocity residual and gap (concatenated in the plan's order) come with it, so that

@@ -12,48 +12,40 @@ from ..errors import ModelError, ParameterError, PhaseError, PortHamiltonianErro
 from ..bondgraph.element import ConstraintElement
 from .codegen import _solve
 
-__all__ = ["PHSystem", "EventBinding", "JIT_AFTER", "LOAD_WARM", "PATH_PROBE_AT", "worth_loading"]
+__all__ = ["PHSystem", "EventBinding", "JIT_AFTER", "PATH_PROBE_AT", "worth_loading"]
 
 #: evaluations of a system in Python before its compiled right-hand side is built and used
 #: (`porthamiltonian.compile.jit`); the compile costs seconds (5-25 s for a new structure, a
 #: tenth of a second from the disk cache), which a run this long amortizes
 JIT_AFTER = 2000
 
-#: seconds to load a compiled right-hand side that numba's cache already holds: measured
-#: 0.09 s for a 3-link chain and 0.18-0.65 s for the Go1 graph (18 joints, 4 contacts) on the
-#: shared 2-core machine, 2026-11-28; the cost side of `PHSystem._plan_path`'s rule
-LOAD_WARM = 0.5
-
 #: `simulate` asks `PHSystem._plan_path` for the path after this many evaluations (enough to
-#: extrapolate the run's length from its progress; few enough that a cached model spends next
-#: to nothing on the slow path)
+#: extrapolate the run's length from its progress; few enough that a long run spends next to
+#: nothing on the slow path)
 PATH_PROBE_AT = 20
 
 
-def worth_loading(expected, python_s, cached, load_s=LOAD_WARM):
-    """Whether to load the compiled right-hand side now, by cost (`PHSystem._plan_path`).
+def worth_loading(evaluated, expected):
+    """Whether to build (or load from numba's cache) the compiled right-hand side now
+    (`PHSystem._plan_path`).
 
     Parameters
     ----------
+    evaluated : int
+        Evaluations of the run so far (`PATH_PROBE_AT`).
     expected : float
         Evaluations still expected in the run (extrapolated from its progress).
-    python_s : float
-        Seconds per evaluation of the generated Python right-hand side, measured.
-    cached : bool
-        Whether numba's disk cache holds the compiled right-hand side and every kernel it
-        calls (a probe of the cache's index, nothing loaded).
-    load_s : float
-        Seconds to load it from the cache (`LOAD_WARM`).
 
     Returns
     -------
     bool
-        True when the cache holds it and the Python evaluations it would save cost more than
-        loading it, counting the compiled path as free (it is 4-5x faster than the Python one
-        on the quadruped). A cold cache gives False: compiling costs 5-60 s, which
-        only the count rule's long runs (`JIT_AFTER`) amortize.
+        True when the run is expected to outlast the count rule (`JIT_AFTER` evaluations in
+        all): the rule would build the compiled path anyway, so it is built at once rather than
+        after 2000 slow evaluations. The decision reads neither numba's cache nor a clock: the
+        path changes at the same evaluation on every machine and in every cache state (a cold
+        cache pays its compile now instead of later), so a run reproduces bit for bit.
     """
-    return bool(cached) and expected * python_s > load_s
+    return evaluated + expected > JIT_AFTER
 
 
 @dataclass(frozen=True)
@@ -73,19 +65,6 @@ class EventBinding:
         if self.spec.uses_system:
             return self.spec.function(system, t, x)
         return self.spec.function(t, x[self.own], tuple(x[s] for s in self.refs))
-
-
-def _best_time(fn, repeats=3):
-    """Seconds of the fastest of `repeats` calls of ``fn()`` (the least disturbed by other
-    processes)."""
-    import time
-
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 class PHSystem:
@@ -112,9 +91,9 @@ class PHSystem:
         Number of unknowns solved at every evaluation (multipliers and loop tears).
     compiled : str
         "numba" or "python: <why>": whether `rhs` runs the compiled right-hand side
-        (`porthamiltonian.compile.jit`; in `simulate`, loaded early when the cache holds it and
-        the run is long enough to pay the load (`_plan_path`), else built after `JIT_AFTER`
-        evaluations; at once when this attribute is read).
+        (`porthamiltonian.compile.jit`; in `simulate`, built or loaded `PATH_PROBE_AT`
+        evaluations into a run expected to outlast `JIT_AFTER` evaluations (`_plan_path`), else
+        after `JIT_AFTER` evaluations; at once when this attribute is read).
     """
 
     def __init__(self, name, plan, source, namespace, jit=None):
@@ -205,37 +184,18 @@ class PHSystem:
         if line is not None:
             say(line)
 
-    def _cache_holds_jit(self):
-        """Whether numba's disk cache holds the compiled right-hand side and every kernel it
-        calls (nothing is compiled or loaded: the generated module is imported, its index read)."""
-        from ..kernels import _parallel
-        from .jit import load_jit
+    def _plan_path(self, evaluated, expected):
+        """Choose the path `PATH_PROBE_AT` evaluations into a run
+        (`porthamiltonian.integrate.simulate` calls it with the evaluations made and those it
+        still expects, extrapolated from the run's progress).
 
-        j = self._jit
-        try:
-            module = load_jit(j["source"])
-            signature = tuple(numba.typeof(a) for a in (0.0, np.zeros(self.layout.size), self._u0, j["F"], j["I"]))
-            return _parallel._on_disk(module.rhs, signature) and not _parallel.helpers_wanted(vars(module).values())
-        except Exception:  # noqa: BLE001 - a probe: when in doubt, the cache is cold
-            return False
-
-    def _plan_path(self, expected, t, x, u):
-        """Choose the path by cost, `PATH_PROBE_AT` evaluations into a run
-        (`porthamiltonian.integrate.simulate` calls it with the evaluations it still expects).
-
-        The rule (`worth_loading`): with the compiled right-hand side in numba's disk cache, it
-        is loaded at once when the Python evaluations it would save (the expected count times
-        one Python evaluation, timed here at (t, x), the best of 3) cost more than loading it
-        (`LOAD_WARM`). Both times are kept in ``_jit["plan"]`` (the compiled one timed at the
-        same state once loaded). With a cold cache, or a run too short, the count rule stays
-        (`JIT_AFTER`) and the next run asks again. The compiled path is kept once loaded, even
-        where it is no faster (the outcome must not depend on a timing; the gain is checked in
-        `benchmarks/robot_profile.py`).
-
-        So a cached model of a few bodies runs compiled after `PATH_PROBE_AT` evaluations
-        rather than 2000. The price: the evaluation at which the path changes depends on the
-        cache and on the measured time, and the two paths agree to round-off, not bit for bit;
-        runs of a system whose path is already chosen reproduce exactly.
+        The rule (`worth_loading`): a run expected to outlast `JIT_AFTER` evaluations builds
+        the compiled right-hand side now (from numba's cache when it holds it), since the count
+        rule would build it later anyway; a shorter one stays on the Python path, with the
+        count rule. So a long run of a model of a few bodies runs compiled after
+        `PATH_PROBE_AT` evaluations rather than 2000. The rule reads neither the cache nor a
+        clock, so the evaluation at which the path changes is the same in every cache state:
+        runs reproduce bit for bit (the two paths agree to round-off only).
 
         Returns
         -------
@@ -245,17 +205,12 @@ class PHSystem:
         j = self._jit
         if j["fn"] is not None or j["source"] is None or j.get("planned"):
             return "already chosen"
-        cached = self._cache_holds_jit()
-        python_s = _best_time(lambda: self._rhs(t, x, u, False))
-        if not worth_loading(expected, python_s, cached, LOAD_WARM):   # asked again by the next run
-            return "count rule" if not cached else "Python: the run is too short to pay the load"
+        if not worth_loading(evaluated, expected):   # asked again by the next run
+            return "count rule: the run is expected to end before JIT_AFTER evaluations"
         j["planned"] = True
         self._load_jit()
-        if j["fn"] is None:
-            return "Python: " + str(j["reason"])
-        F, I = j["F"], j["I"]
-        j["plan"] = dict(expected=expected, python_s=python_s, compiled_s=_best_time(lambda: j["fn"](t, x, u, F, I)))
-        return "numba"
+        j["plan"] = dict(evaluated=evaluated, expected=expected)
+        return "numba" if j["fn"] is not None else "Python: " + str(j["reason"])
 
     def _event_value(self, k, t, x):
         """The value of event `k` (`events` order) at (t, x): from the compiled evaluation of
@@ -272,9 +227,8 @@ class PHSystem:
 
         The compiled function is built after `JIT_AFTER` evaluations of this system (module
         docstring of `porthamiltonian.compile.jit`): short runs never pay numba's compile time,
-        long runs and sweeps do once. Within `simulate`, `_plan_path` may load it earlier, by
-        cost, when numba's cache already holds it (its docstring says what that costs in
-        reproducibility).
+        long runs and sweeps do once. Within `simulate`, `_plan_path` builds it earlier for a
+        run expected to outlast `JIT_AFTER` evaluations.
         """
         j = self._jit
         fn = j["fn"]

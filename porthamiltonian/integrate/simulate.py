@@ -570,11 +570,10 @@ class _Evaluator:
             bad = sorted({self.names[i].split("[")[0] for i in np.flatnonzero(~np.isfinite(xd))})
             self.failed = (t, f"non-finite state rate in {bad}")
         elif self.nfev >= PATH_PROBE_AT and not self.planned and t != self.t_start:
-            # the compiled or the Python path, by cost (at a state just evaluated without
-            # error): the run's length extrapolated from its progress
+            # the compiled or the Python path (after an evaluation that succeeded): the run's
+            # length extrapolated from its progress
             self.planned = True
-            left = self.nfev * abs((self.t1 - t) / (t - self.t_start))
-            system._plan_path(left, t, x, system._u0 if u is None else u)
+            system._plan_path(self.nfev, self.nfev * abs((self.t1 - t) / (t - self.t_start)))
         if self.progress.enabled:
             self.progress.update(t)
         return xd
