@@ -256,7 +256,7 @@ def dahl_speed(speed, limit, c_slip):
     imprint; rising to its floor), and explicit solvers then crawl (issue 36: random drop 6
     stalled at 0.095 s with slip modes of 2.7e8 1/s). With the speed capped at ``limit /
     c_slip`` the Dahl rate is at most ``|f| / c_slip``, the slip damping's own rate, so the
-    slip's stiffness stays below ``2 k_t / c_slip`` (2000 1/s at the default slip damping of
+    slip's stiffness stays at most ``k_t / c_slip`` (1000 1/s at the default slip damping of
     k_t times 1 ms) at any normal force. Where ``limit >= c_slip speed`` nothing changes;
     below it the steady sliding force is ``c_slip speed``, less than the viscous friction
     law's ``limit + c_slip speed``. The slip stays along the force: dissipation >= 0."""
