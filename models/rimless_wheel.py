@@ -49,6 +49,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 import porthamiltonian as ph
+from porthamiltonian.contact.soil import SoilLaw
 from porthamiltonian.geometry import Plane, Sphere
 from porthamiltonian.library import Gravity, Ground, Joint, RigidBody, contact as make_contact
 from porthamiltonian.lie import quaternion, se3, so3
@@ -207,9 +208,13 @@ def speed_map(system, x_strike, *, horizon=3.0, **solver):
                        rule="positive"),
     damping_ratio=Parameter(1.0, "-", "compliant: normal damping as a fraction of critical (at 0.7 a "
                             "landing foot bounces, at 0.85 it does not)", rule="nonnegative"),
+    terrain=Parameter("sandy_loam", "-", "soil: Wong's terrain under the feet (the default keeps a 1 kg wheel's 2 cm "
+                      "feet within the round-sole law's range; on dry_sand they sink beyond it, flagged soil_depth)",
+                      choices=("sandy_loam", "dry_sand", "clayey_soil")),
 )
 def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope=0.1, speed=1.2,
-                  contact="sliding_plane", stiffness=1.0e5, friction=100.0, damping_ratio=1.0):
+                  contact="sliding_plane", stiffness=1.0e5, friction=100.0, damping_ratio=1.0,
+                  terrain="sandy_loam"):
     """Build the model (module docstring): the wheel starts at mid-stance on foot 0.
 
     The sliding-plane feet are plastic (restitution 0) and do not slip (``friction=
@@ -252,7 +257,7 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
                    spin_stiffness=0.0, spin_damping=0.0)
         depth = mass * G * math.cos(slope) / k
     elif contact == "soil":
-        law = dict(friction=float(friction))
+        law = dict(friction=float(friction), soil=SoilLaw.terrain(terrain, radius=foot))
     else:
         law = dict(friction="rolling", restitution=0.0)
     R_WB = so3.exp(np.array((0.0, slope, 0.0)))   # foot 0 along -n: mid-stance
