@@ -309,9 +309,11 @@ class ReducedChart:
                                 "contact's events)")
         el = self.element
         # a slide that starts from rest (the friction force left the cone, `slip_direction`
-        # given) keeps that direction until the slip reaches `slip_speed`: following the
-        # slip's own direction at a tiny speed makes the friction's direction turn at a rate
-        # mu N / (m |slip|) (issue 36: 1e-7 s steps from a slip event on); a slide from a
+        # given) opposes the blend of that direction and the slip until the slip reaches
+        # `slip_speed` (`porthamiltonian.kernels.reduced._friction_axis`, continuous there):
+        # following the slip's own direction at a tiny speed makes the friction's direction
+        # turn at a rate mu N / (m |slip|) (issue 36: 1e-7 s steps from a slip event on; and
+        # a switch of direction at the floor, not a blend, held the slip on it); a slide from a
         # slipping state follows the slip down to round-off (its stick event fires at
         # `slip_speed`, and stages past it must evaluate)
         floor = el.slip_speed if slip_direction is not None else 1e-6 * el.slip_speed

@@ -18,9 +18,9 @@ A phase ends at the first of these events (terminal, located by the solver on ``
 * ``stick`` ("coulomb", sliding): the slip speed falls to the element's `slip_speed`; a
   tangential impulse removes the rest of the slip (booked as lost) and no-slip follows;
 * ``slip`` ("coulomb", no slip): the friction force needed leaves the cone ``mu N``;
-  sliding follows, the friction force keeping its direction until the slip reaches
-  `slip_speed` (then it opposes the slip); should the slip turn against that direction first,
-  the contact sticks again (a ``stick`` event);
+  sliding follows, the friction force opposing a blend of its direction and the slip until
+  the slip reaches `slip_speed` (then the slip itself); should the slip turn against that
+  direction first, the contact sticks again (a ``stick`` event);
 * the contact's chart change, when ``q`` comes within the pair's chart margin of a pole of
   its charts (`ReducedChart.chart_margin`): the element's handler re-expresses the contact
   in the farthest charts and a new phase starts there;
@@ -152,9 +152,10 @@ class ReducedPhases:
             funs.append((slowed, -1.0))
             kinds.append("stick")
             if cache.direction is not None:
-                # below `slip_speed` the friction keeps the direction it left the cone with
-                # (`ReducedChart.dynamics`); should the slip turn against that direction
-                # before reaching `slip_speed`, the friction would push: the contact sticks
+                # below `slip_speed` the friction opposes a blend of the direction it left the
+                # cone with and the slip (`ReducedChart.dynamics`); should the slip turn
+                # against that direction before reaching `slip_speed`, the friction could
+                # push: the contact sticks
                 u = np.asarray(cache.direction, dtype=float) / np.hypot(*cache.direction)
 
                 def reversed_(tt, zz):
