@@ -8,9 +8,11 @@ Drop number ``seed`` (``numpy.random.default_rng(seed)``): an ellipsoid of semi-
 [2, 7] cm, density 1000 kg/m^3, a uniformly random orientation, its lowest point 0-5 cm above
 the ground (0 for "reduced": it starts on the plane and rocks), an angular velocity of up to
 10 rad/s per axis, a horizontal velocity of up to 1 m/s per axis and a downward one of up to
-2 m/s (0 for "reduced"), under gravity, for 1 s at DOP853, rtol 1e-8, atol 1e-10. The soil is
+2 m/s (for "reduced", the vertical velocity that gives the touching point no normal speed),
+under gravity, for 1 s at DOP853, rtol 1e-8, atol 1e-10. The soil is
 ``SoilLaw.terrain("dry_sand", radius=smallest semi-axis)`` with the terrain's friction; the
-reduced and compliant contacts have friction 0.5.
+compliant contact has friction 0.5, the reduced one Coulomb friction with mu = 0.5 (its
+stick/slip regimes).
 
 Each run is classified: "stall" (stopped by `--max-nfev` right-hand-side evaluations or
 failed), "error" (it could not be built or started), "leak" (the ledger residual above 1e-5 of the energy scale), "deep" (the centre went below
@@ -59,12 +61,17 @@ def drop(kind, seed):
     a, b, c = axes
     inertia = [m * (b * b + c * c) / 5, m * (a * a + c * c) / 5, m * (a * a + b * b) / 5]
     support = float(np.sqrt(np.sum((R[2] * axes) ** 2)))   # the lowest point's depth below the centre
+    if kind == "reduced":   # resting on the plane: the lowest point's normal speed is 0
+        r = -(R * axes ** 2) @ R[2] / support   # from the centre to the lowest point (world)
+        v[2] = -np.cross(w, r)[2]
     H = np.eye(4)
     H[:3, :3] = R
     H[2, 3] = support + gap
     body = RigidBody("body", m, inertia, pose=H, twist=np.concatenate((R.T @ w, R.T @ v)))
     options = {"friction": 0.5}
-    if kind == "soil":
+    if kind == "reduced":
+        options = {"friction": "coulomb", "mu": 0.5}
+    elif kind == "soil":
         options = {"soil": SoilLaw.terrain("dry_sand", radius=float(axes.min()))}
     bg = ph.BondGraph(f"{kind}_drop_{seed}")
     ground = Ground("ground")

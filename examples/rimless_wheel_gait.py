@@ -5,7 +5,7 @@ Runs the `rimless-wheel` model with sliding-plane feet (plastic, no slip) from m
 prints every strike's speed ratio against the closed form eta, the stride map's fixed point
 and Floquet multiplier against omega* and eta^2 (`porthamiltonian.studies`), and the
 per-stride energy table; then the same wheel on compliant feet (spring-dampers), whose
-strikes the dampers book as dissipated instead of lost, and on feet in dry sand, whose
+strikes the dampers book as dissipated instead of lost, and on feet in sandy loam, whose
 strides lose plastic work per footprint. Plots the limit cycle (wheel angle, angular speed)
 and the per-stride energy bars of each.
 

@@ -131,11 +131,13 @@ def reduced_dynamics(S1, S2, q, q_rate, M, b, *, charts=(0, 0), mode="frictionle
     mu : float
         Coefficient of dynamic friction (``"sliding"``; > 0 there).
     slip_direction : array_like, shape (2,), optional
-        ``"sliding"``: the direction of the slip in C1 to use while the slip speed is at most
+        ``"sliding"``: the direction of the slip in C1 to blend in while the slip speed is below
         `slip_floor` (leaving the no-slip mode the slip starts from zero, against the
         friction force that the cone could no longer hold).
     slip_floor : float [m/s]
-        Below this slip speed ``"sliding"`` uses `slip_direction`.
+        Below this slip speed ``"sliding"`` opposes the blend ``slip + (slip_floor - |slip|)
+        u`` of the slip and the unit `slip_direction` u (u at rest, continuous at the floor);
+        without a `slip_direction`, a slip at or below it is an error.
     max_condition : float
         Largest accepted condition number of the square system (conforming contact, where
         the contact point is not isolated, makes it singular: Kry & Pai 2003, sec. 3.2).

@@ -18,7 +18,9 @@ A phase ends at the first of these events (terminal, located by the solver on ``
 * ``stick`` ("coulomb", sliding): the slip speed falls to the element's `slip_speed`; a
   tangential impulse removes the rest of the slip (booked as lost) and no-slip follows;
 * ``slip`` ("coulomb", no slip): the friction force needed leaves the cone ``mu N``;
-  sliding follows, the friction force keeping its direction;
+  sliding follows, the friction force opposing a blend of its direction and the slip until
+  the slip reaches `slip_speed` (then the slip itself); should the slip turn against that
+  direction first, the contact sticks again (a ``stick`` event);
 * the contact's chart change, when ``q`` comes within the pair's chart margin of a pole of
   its charts (`ReducedChart.chart_margin`): the element's handler re-expresses the contact
   in the farthest charts and a new phase starts there;
@@ -149,6 +151,18 @@ class ReducedPhases:
                 return min(g, -el.slip_speed) if tt >= cache.reversed_at else g
             funs.append((slowed, -1.0))
             kinds.append("stick")
+            if cache.direction is not None:
+                # below `slip_speed` the friction opposes a blend of the direction it left the
+                # cone with and the slip (`ReducedChart.dynamics`); should the slip turn
+                # against that direction before reaching `slip_speed`, the friction could
+                # push: the contact sticks
+                u = np.asarray(cache.direction, dtype=float) / np.hypot(*cache.direction)
+
+                def reversed_(tt, zz):
+                    sl = cache.result(tt, zz).slip
+                    return max(float(sl @ u), float(np.hypot(sl[0], sl[1])) - el.slip_speed)
+                funs.append((reversed_, -1.0))
+                kinds.append("stick")
         elif el.friction == "coulomb":
             def cone(tt, zz):
                 force = cache.result(tt, zz).force

@@ -214,6 +214,25 @@ def contact_matrices(D1, D2, psi, qd):
     return H_12, A, H_C, H_1, H_2, dH_C, dH_1, dH_2
 
 
+@njit(inline="always")
+def _friction_axis(slip, slip_direction, slip_floor):
+    """The vector the sliding friction opposes (`solve`, `SLIDING`): the slip above
+    `slip_floor`; below it with a `slip_direction` u (a unit vector after normalizing), the
+    blend ``slip + (slip_floor - |slip|) u``, which is u at rest and the slip at the floor
+    (continuous: no discontinuity of the friction at the floor for the solver to slide along,
+    and its direction turns at most at |d slip/dt| / (slip_floor / sqrt 2) while slip . u >=
+    0, which the caller's event keeps); at or below it without a direction, zeros (no
+    direction)."""
+    speed = math.hypot(slip[0], slip[1])
+    n = math.hypot(slip_direction[0], slip_direction[1])
+    if speed > slip_floor:
+        return slip[0], slip[1]
+    if not n > 0.0:
+        return 0.0, 0.0
+    c = (slip_floor - speed) / n
+    return slip[0] + c * slip_direction[0], slip[1] + c * slip_direction[1]
+
+
 @njit
 def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, slip_floor, max_condition, c_roll,
           c_spin, slip_relax):
@@ -232,7 +251,8 @@ def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, 
         `FRICTIONLESS`, `SLIDING` or `ROLLING`.
     mu : float
     slip_direction : ndarray, shape (2,)
-        Used by `SLIDING` while the slip speed is at most `slip_floor` (zeros: none).
+        Blended into the slip by `SLIDING` while the slip speed is below `slip_floor`
+        (`_friction_axis`; zeros: none).
     slip_floor, max_condition : float
     c_roll, c_spin : float
         Viscous rolling and spinning resistance [N m s/rad]: a moment on body 2 against its
@@ -277,14 +297,11 @@ def solve(H_12, H_1C, H_C, H_2, dH_C, dH_2, qd, M, b, mode, mu, slip_direction, 
     else:
         d = np.array((0.0, 0.0, 1.0))
         if mode == SLIDING:
-            speed = math.hypot(slip[0], slip[1])
-            if speed > slip_floor and speed > 0.0:
-                d[0], d[1] = -mu * slip[0] / speed, -mu * slip[1] / speed
-            else:
-                n = math.hypot(slip_direction[0], slip_direction[1])
-                if not n > 0.0:
-                    return NO_SLIP_DIRECTION, q_acc, force, slip, math.nan, math.nan, T, np.full(6, np.nan), math.nan
-                d[0], d[1] = -mu * slip_direction[0] / n, -mu * slip_direction[1] / n
+            w0, w1 = _friction_axis(slip, slip_direction, slip_floor)
+            wn = math.hypot(w0, w1)
+            if not wn > 0.0:
+                return NO_SLIP_DIRECTION, q_acc, force, slip, math.nan, math.nan, T, np.full(6, np.nan), math.nan
+            d[0], d[1] = -mu * w0 / wn, -mu * w1 / wn
         K = np.zeros((6, 6))
         K[:, :5] = MH
         K[:, 5] = -(A @ d)

@@ -40,6 +40,7 @@ import numpy as np
 from ._njit import njit
 
 from . import compliant as _kcompliant
+from . import contact as _kcontact
 from . import lie as _lie
 
 # ---- the soil block at the end of F
@@ -240,6 +241,48 @@ def spring_events(t, x, refs, sh, F, I):
     out[nb] = _sinkage_rate(refs, sh, F, I) if touching and loading else 1.0
     out[nb + 1] = sh[2] - x[_M] if active and not loading else -1.0
     return out
+
+
+@njit
+def dahl_speed(speed, limit, c_slip):
+    """The sliding speed [m/s or rad/s] that drives the soil's Dahl slip term: ``min(speed,
+    limit / c_slip)``.
+
+    The compliant contact's Dahl term slips the anchor at ``speed |f| / limit`` below the
+    limit (`porthamiltonian.kernels.contact.slip_rates`): a relaxation rate ``k_t speed /
+    limit`` that diverges as the normal force, and with it the limit ``mu F``, goes to 0. A
+    foot on soil spends long phases at a vanishing force (touching virgin soil, whose force
+    grows as z^N with N = n + 1 = 2.1 for dry sand under a round sole; touching down in an
+    imprint; rising to its floor), and explicit solvers then crawl (issue 36: random drop 6
+    stalled at 0.095 s with slip modes of 2.7e8 1/s). With the speed capped at ``limit /
+    c_slip`` the Dahl rate is at most ``|f| / c_slip``, the slip damping's own rate, so the
+    slip's stiffness stays at most ``k_t / c_slip`` (1000 1/s at the default slip damping of
+    k_t times 1 ms) at any normal force. Where ``limit >= c_slip speed`` nothing changes;
+    below it the steady sliding force is ``c_slip speed``, less than the viscous friction
+    law's ``limit + c_slip speed``. The slip stays along the force: dissipation >= 0."""
+    return min(speed, limit / c_slip)
+
+
+@njit(inline="always")
+def _slip_arguments(refs, sh, F, I):
+    """The compliant slip's ``(lim_spin, lim_t, c_slip, spin_speed, slide_speed)`` with the
+    speeds capped by `dahl_speed`."""
+    lim_spin, lim_t, c_slip, spin, slide = _kcompliant._slip_arguments(refs, sh, F, I)
+    return lim_spin, lim_t, c_slip, dahl_speed(spin, lim_spin, c_slip), dahl_speed(slide, lim_t, c_slip)
+
+
+@njit
+def slip_law(t, inputs, refs, sh, F, I):
+    """Slip rates ``(v,)`` of the soil's friction element: the compliant one's
+    (`porthamiltonian.kernels.compliant.friction_law`) with the Dahl speeds of `dahl_speed`
+    (refs: the compliant resistors', then the soil block)."""
+    return (_kcontact.slip_rates(inputs[0], *_slip_arguments(refs, sh, F, I)),)
+
+
+@njit
+def slip_law_jacobian(t, inputs, refs, sh, F, I):
+    """``d v_slip / d f`` (3, 3) of `slip_law` (the capped speeds do not depend on f)."""
+    return _kcontact.slip_jacobian(inputs[0], *_slip_arguments(refs, sh, F, I))
 
 
 @njit

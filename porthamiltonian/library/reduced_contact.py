@@ -308,8 +308,17 @@ class ReducedChart:
             raise GeometryError(f"the rest of the system has no rates at t = {t:.9g} s (a solver stage past the "
                                 "contact's events)")
         el = self.element
+        # a slide that starts from rest (the friction force left the cone, `slip_direction`
+        # given) opposes the blend of that direction and the slip until the slip reaches
+        # `slip_speed` (`porthamiltonian.kernels.reduced._friction_axis`, continuous there):
+        # following the slip's own direction at a tiny speed makes the friction's direction
+        # turn at a rate mu N / (m |slip|) (issue 36: 1e-7 s steps from a slip event on; and
+        # a switch of direction at the floor, not a blend, held the slip on it); a slide from a
+        # slipping state follows the slip down to round-off (its stick event fires at
+        # `slip_speed`, and stages past it must evaluate)
+        floor = el.slip_speed if slip_direction is not None else 1e-6 * el.slip_speed
         r = reduced_solve(m, z[5:10], self.M_s, self.AdG.T @ xd[self.P], mode=mode, mu=el.mu,
-                          slip_direction=slip_direction, slip_floor=1e-6 * el.slip_speed, where=self.where,
+                          slip_direction=slip_direction, slip_floor=floor, where=self.where,
                           rolling_damping=el.rolling_damping, spin_damping=el.spin_damping, slip_relax=el.slip_relax)
         zd = np.empty_like(z)
         zd[:5], zd[5:10], zd[10:] = z[5:10], r.q_acc, xd[self.rest]

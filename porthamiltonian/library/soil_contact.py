@@ -39,7 +39,11 @@ Sliding while in contact carries the footprint along (ploughing is not modelled)
 
 Tangential: the compliant contact's Dahl friction (regularized Coulomb) with the soil's total
 normal force; for a steady slide it traces Janosi and Hanamoto's shear curve
-``mu F (1 - exp(-j / K))`` with ``K = mu F / k_t`` (cohesion not modelled).
+``mu F (1 - exp(-j / K))`` with ``K = mu F / k_t`` (cohesion not modelled). The Dahl term
+slips no faster than the slip damping allows (its speed capped at ``mu F / c_slip``,
+`porthamiltonian.kernels.soil.dahl_speed`): at a vanishing normal force (a touch, a rise to
+the imprint's floor) its relaxation rate ``k_t speed / (mu F)`` would otherwise diverge and
+stall explicit solvers; there the sliding force is ``c_slip speed``, below the viscous law's.
 
 Compiled: the four elements export the kernels of `porthamiltonian.kernels.soil` (the
 compliant contact's kernels around the soil's force, its events included unless a guard is
@@ -410,11 +414,23 @@ class SoilDamper(_SoilResistor, ContactDamper):
 @register_element
 class SoilSlip(_SoilResistor, SlipFriction):
     """Dahl slip of the soil contact's tangential spring, limited by mu times the soil's
-    force. Built by `SoilContact`."""
+    force, with the Dahl term's speed capped at ``limit / c_slip`` so that the slip stays
+    non-stiff as the soil's force vanishes (`porthamiltonian.kernels.soil.dahl_speed`).
+    Built by `SoilContact`."""
 
     type_name = "SoilSlip"
+    _law_kernel = staticmethod(_ksoil.slip_law)
+    _law_jacobian_kernel = staticmethod(_ksoil.slip_law_jacobian)
 
     def _arguments(self, refs):
+        """The compliant slip's arguments with the Dahl speeds capped at ``limit / c_slip``
+        (`porthamiltonian.kernels.soil.dahl_speed`: the slip's stiffness stays bounded as the
+        soil's normal force vanishes)."""
+        lim_spin, lim_t, c_slip, spin, slide = self._uncapped(refs)
+        return (lim_spin, lim_t, c_slip, _ksoil.dahl_speed(float(spin), float(lim_spin), float(c_slip)),
+                _ksoil.dahl_speed(float(slide), float(lim_t), float(c_slip)))
+
+    def _uncapped(self, refs):
         st = self._touching(refs)
         if st is None:
             return 0.0, 0.0, self.p.c_slip, 0.0, 0.0

@@ -211,3 +211,29 @@ def test_compiled_rhs_and_events_equal_the_python_ones_along_the_trajectory(scen
         for k, b in enumerate(system.events):
             assert values[k] == pytest.approx(b.value(0.0, x, system), rel=1e-11, abs=1e-14), b.name
     assert handled >= 0.9 * len(states)
+
+
+# ---------------------------------------------------------------- the slip's Dahl speed
+def test_the_soils_slip_stays_non_stiff_as_its_friction_limit_vanishes():
+    """The compliant Dahl slip's d(v_slip)/df is speed / limit below the limit, unbounded as
+    the normal force (and the limit mu F) goes to 0; with the soil's capped speed
+    (`dahl_speed`) it stays at most 1 / c_slip (below the limit the Dahl term's capped
+    speed / limit, above it the Coulomb excess's 1 / c_slip), the slip stays along the force (dissipation >= 0) and a
+    limit above c_slip * speed leaves the compliant law unchanged."""
+    from porthamiltonian.kernels import contact as kc
+    c_slip, speed = 3.0, 0.8
+    rng = np.random.default_rng(3)
+    for limit in (1e-12, 1e-6, 1e-2, 1.0, 2.3, 10.0):
+        for f in rng.normal(size=(20, 3)) * limit * rng.uniform(0.1, 3.0):
+            lims = (limit, limit)    # spin, tangential
+            speeds = tuple(ks.dahl_speed(s, lim, c_slip) for s, lim in zip((0.3 * speed, speed), lims))
+            J = kc.slip_jacobian(f, *lims, c_slip, *speeds)
+            assert np.linalg.norm(J, 2) <= 1.0 / c_slip * (1 + 1e-12)
+            v = kc.slip_rates(f, *lims, c_slip, *speeds)
+            assert f[0] * v[0] >= 0.0 and f[1:] @ v[1:] >= 0.0
+            if limit >= c_slip * speed:   # 10.0 only: the compliant law itself, the same call (bit-identical)
+                assert speeds == (0.3 * speed, speed)
+                assert np.array_equal(v, kc.slip_rates(f, *lims, c_slip, 0.3 * speed, speed))
+    # the uncapped law at a vanishing limit: stiff (what stalled the soil drops)
+    J = kc.slip_jacobian(np.array((0.0, 1e-13, 0.0)), 1e-12, 1e-12, c_slip, 0.0, speed)
+    assert J[1, 1] == speed / 1e-12

@@ -110,7 +110,11 @@ def test_a_parameter_a_kind_ignores_builds_the_same_model(name, pname, kind, use
     from porthamiltonian.models.registry import ignored_parameters
 
     default = MODELS[name].parameters[pname].default
-    other = (not default) if isinstance(default, bool) else (2 * default if default else 0.5)
+    choices = MODELS[name].parameters[pname].choices
+    if choices:   # a named option (a terrain): another of its choices
+        other = next(c for c in choices if c != default)
+    else:
+        other = (not default) if isinstance(default, bool) else (2 * default if default else 0.5)
     try:
         a, b = build_model(name, contact=kind), build_model(name, contact=kind, **{pname: other})
     except ParameterError:
