@@ -87,7 +87,7 @@ def _save_contact_forces(model_name, traj, out, events):
     body touched by two contacts or more: the centre of pressure and the summed normal force),
     a plot of the normal forces and one of the centres of pressure; nothing for a model
     without contacts. Returns the figures written."""
-    from .diagnostics.contact_forces import contact_bodies, contact_names
+    from .diagnostics.contact_forces import contact_bodies, contact_names, support_polygon
     from .diagnostics.plots import plot_center_of_pressure, plot_series, save_figure
 
     names = contact_names(traj.system)
@@ -106,9 +106,10 @@ def _save_contact_forces(model_name, traj, out, events):
     _flag_pulling(fig.axes[0], forces)
     written = [save_figure(fig, out / "contact_forces.png")]
     if pressure:
+        supports = {body: support_polygon(traj, body) for body in pressure}
         fig = plot_center_of_pressure(traj.t, {body: cop for body, (cop, _) in pressure.items()},
                                       title=f"{model_name}: centre of pressure of each body's contacts, world "
-                                            "(blank: not pressed)", events=events)
+                                            "(blank: not pressed)", events=events, supports=supports)
         written.append(save_figure(fig, out / "center_of_pressure.png"))
     return written
 

@@ -26,7 +26,8 @@ import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ["ContactForces", "contact_bodies", "contact_forces", "contact_frames", "center_of_pressure", "contact_names"]
+__all__ = ["ContactForces", "contact_bodies", "contact_forces", "contact_frames", "center_of_pressure", "contact_names",
+           "support_polygon"]
 
 
 class ContactForces(NamedTuple):
@@ -199,3 +200,35 @@ def center_of_pressure(trajectory, body, contacts=None):
     with np.errstate(invalid="ignore", divide="ignore"):
         cop = np.where(pressed[:, None], weighted / total[:, None], np.nan)
     return cop, total
+
+
+def support_polygon(trajectory, body, contacts=None):
+    """The contact points that push on `body` at the sample where the most of them push at once
+    (the latest such sample): the corners of its support polygon, as a robot's or a walker's
+    feet span it in double or quadruple stance.
+
+    Parameters
+    ----------
+    body : str
+    contacts : sequence of str, optional
+        As in `center_of_pressure`.
+
+    Returns
+    -------
+    t : float or None
+        The sample's time [s]; None when no contact on `body` ever pushes.
+    points : ndarray, shape (M, 3)
+        The pushing contacts' points there (world) [m], M the number of them (0 when none).
+    """
+    system = trajectory.system
+    if contacts is None:
+        contacts = contact_bodies(system).get(body, [])
+    if not contacts:
+        raise ModelError(f"no contact of system {system.name!r} involves body {body!r}")
+    forces = [contact_forces(trajectory, n) for n in contacts]
+    pushing = np.array([(f.normal > 0.0) & np.all(np.isfinite(f.point), axis=1) for f in forces])
+    count = pushing.sum(axis=0)
+    if not count.size or count.max() == 0:
+        return None, np.zeros((0, 3))
+    k = int(np.flatnonzero(count == count.max())[-1])
+    return float(trajectory.t[k]), np.array([f.point[k] for f, on in zip(forces, pushing[:, k]) if on])

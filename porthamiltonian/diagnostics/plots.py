@@ -123,18 +123,26 @@ def plot_series(t, series, *, ylabel="", title="", events=(), ax=None, xlabel="t
     return _finish(fig, ax, xlabel, ylabel, title, legend=bool(series))
 
 
-def plot_center_of_pressure(t, pressure, *, title="", events=()):
-    """Centre of pressure of each body's contacts: one panel per world coordinate (x, y, z
-    [m]), one trace per body, blank where the body is not pressed (NaN).
+def plot_center_of_pressure(t, pressure, *, title="", events=(), supports=None):
+    """Centre of pressure of each body's contacts: a top view (x-y in the ground plane, z up;
+    one path per body, its start marked, and each body's support polygon where it stands on
+    several contacts), and one panel per world coordinate (x, y, z [m]) over time, one trace
+    per body, blank where the body is not pressed (NaN).
 
     Parameters
     ----------
     t : ndarray, shape (N,) [s]
     pressure : dict
         Body name -> centre of pressure, shape (N, 3) [m] (`center_of_pressure`).
+    supports : dict, optional
+        Body name -> ``(time, points)`` of `contact_forces.support_polygon`: the convex hull of
+        the points (x, y) drawn dashed in the body's colour (a segment for two points).
     """
     plt = _plt()
-    fig, axes = plt.subplots(3, 1, sharex=True, figsize=(8, 7))
+    fig = plt.figure(figsize=(12, 6.5))
+    grid = fig.add_gridspec(3, 2, width_ratios=(1.0, 1.25))
+    top = fig.add_subplot(grid[:, 0])
+    axes = [fig.add_subplot(grid[k, 1]) for k in range(3)]
     for k, (ax, axis) in enumerate(zip(axes, "xyz")):
         for body, cop in pressure.items():
             ax.plot(t, cop[:, k], label=body)
@@ -142,11 +150,43 @@ def plot_center_of_pressure(t, pressure, *, title="", events=()):
             ax.axvline(te, color="0.6", lw=0.7, ls=":")
         ax.set_ylabel(f"{axis} [m]")
         ax.grid(alpha=0.3)
-    axes[0].legend(loc="best", fontsize="small")
-    axes[0].set_title(title)
+        if k < 2:
+            ax.tick_params(labelbottom=False)
     axes[-1].set_xlabel("time [s]")
+    for body, cop in pressure.items():
+        line, = top.plot(cop[:, 0], cop[:, 1], lw=1.2, label=f"{body}: centre of pressure")
+        on = np.flatnonzero(np.all(np.isfinite(cop[:, :2]), axis=1))
+        if on.size:
+            top.plot(cop[on[0], 0], cop[on[0], 1], "o", color=line.get_color(), ms=5)
+        when, points = (supports or {}).get(body, (None, np.zeros((0, 3))))
+        if len(points) >= 2:
+            top.plot(*_hull_outline(points[:, :2]).T, ls="--", lw=1.0, color=line.get_color(),
+                     label=f"{body}: support polygon at t = {when:.3g} s")
+            top.plot(points[:, 0], points[:, 1], "s", ms=4, mfc="none", color=line.get_color())
+    top.set_aspect("equal", adjustable="datalim")
+    top.set_xlabel("x [m]")
+    top.set_ylabel("y [m]")
+    top.set_title("top view (ground plane; o: first pressed)", fontsize="medium")
+    top.grid(alpha=0.3)
+    top.legend(loc="best", fontsize="small")
+    fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def _hull_outline(xy):
+    """The closed outline of the convex hull of points `xy` (M, 2): the hull's corners in order
+    and the first again; the two extreme points for collinear ones."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        corners = ConvexHull(xy).vertices
+    except (QhullError, ValueError):   # collinear (two feet in a row) or fewer than 3 points
+        d = xy - xy.mean(axis=0)
+        u = np.linalg.svd(d)[2][0] if np.any(d) else np.array([1.0, 0.0])
+        s = d @ u
+        corners = [int(np.argmin(s)), int(np.argmax(s))]
+    return xy[list(corners) + [corners[0]]]
 
 
 def _quantity(names):

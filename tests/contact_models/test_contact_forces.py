@@ -79,3 +79,33 @@ def test_unknown_contact_names_the_ones_there_are():
     traj = ph.simulate(system, (0.0, 0.001), x0)
     with pytest.raises(ph.ModelError, match=r"no contact component 'c9'; its contacts are \['c0'\]"):
         traj.contact_forces("c9")
+
+
+def test_support_polygon_of_three_feet_holds_the_centre_of_pressure_and_is_drawn():
+    """Three spheres under a body (compliant floor): the support polygon is their three contact
+    points (each under its sphere's centre, on the floor), the centre of pressure lies inside
+    it (under the centre of mass, by statics), and the figure's top view draws the polygon's
+    outline through those points with x and y in metres."""
+    from matplotlib.path import Path as MplPath
+
+    from porthamiltonian.diagnostics.contact_forces import support_polygon
+    from porthamiltonian.diagnostics.plots import plot_center_of_pressure
+
+    feet = ((-0.2, -0.1), (0.3, -0.1), (0.0, 0.25))
+    system, x0 = scene("compliant", offsets=feet, mass_x=0.05)
+    traj = ph.simulate(system, (0.0, 0.01), x0, rtol=1e-10, atol=1e-12, method="DOP853")
+    when, points = support_polygon(traj, "body")
+    assert when is not None and points.shape == (3, 3)
+    # each point under its sphere (the compliant contact's point sits between the surfaces: within the
+    # sinkage); the body, started near its equilibrium, not at it, moves ~1e-6 m sideways in the 10 ms
+    assert_allclose(np.sort(points[:, 0]), [-0.2, 0.0, 0.3], atol=1e-5)
+    assert_allclose(points[:, 2], 0.0, atol=M * G / K)
+    cop, _ = traj.center_of_pressure("body")
+    assert MplPath(points[:, :2]).contains_point(cop[-1, :2])
+    fig = plot_center_of_pressure(traj.t, {"body": cop}, supports={"body": (when, points)})
+    top = fig.axes[0]
+    assert (top.get_xlabel(), top.get_ylabel()) == ("x [m]", "y [m]")
+    outline = next(line for line in top.get_lines() if line.get_linestyle() == "--")
+    xy = np.column_stack(outline.get_data())
+    assert len(xy) == 4 and np.allclose(xy[0], xy[-1])   # a closed triangle
+    assert_allclose(np.sort(xy[:3, 0]), np.sort(points[:, 0]), rtol=0, atol=1e-15)
