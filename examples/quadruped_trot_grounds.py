@@ -16,8 +16,8 @@ cost of transport E / (m g d) (E everything the PD references supplied). When a 
 (sliding_plane) and soil both ran, the soil's extra cost per stride is compared with its
 booked plastic and slip work.
 
-Every run takes minutes (the articulated body's rhs, ~3.5 ms per evaluation on a loaded
-machine); the printed table is what benchmarks/results/quadruped_trot.md holds.
+Every run takes tens of seconds (the compiled rhs, ~0.2 ms per evaluation on a loaded
+machine, most of it the articulated body's); the printed table is what benchmarks/results/quadruped_trot.md holds.
 """
 
 from __future__ import annotations

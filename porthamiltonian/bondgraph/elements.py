@@ -17,6 +17,7 @@ import sympy as sp
 from .._validate import as_array, as_spd, as_symmetric_psd
 from ..errors import ModelError, ParameterError
 from .element import (
+    Kernel,
     ResistorElement,
     SourceElement,
     StorageElement,
@@ -25,6 +26,7 @@ from .element import (
 )
 from .functions import Hamiltonian, TimeFunction
 from .ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef
+from ..kernels import linear as _linear
 
 __all__ = ["Se", "Sf", "C", "I", "R", "TF", "GY", "MTF", "MGY"]
 
@@ -72,6 +74,15 @@ class _Source(SourceElement):
                 "the input's time derivative, which is unknown; give the source a time function instead"
             )
         return self.signal.rate(t)
+
+    def kernel(self, role):
+        """The compiled "value" / "value_rate" kernel of a signal that has one (a callable
+        with a ``source_kernel(role)`` method returning a `Kernel` ``(t, F, I) -> (dim,)``:
+        `porthamiltonian.library.controllers.ReferenceSignal`), else None (Python path)."""
+        if self.is_input or role not in ("value", "value_rate") or self.signal.kind != "callable":
+            return None
+        source_kernel = getattr(self.signal._callable, "source_kernel", None)
+        return None if source_kernel is None else source_kernel(role)
 
     def parameters(self):
         if self.is_input:
@@ -183,6 +194,15 @@ class _Storage1(StorageElement):
         if self.Q is None:
             return None
         return np.zeros((self.dim, self.dim)), np.eye(self.dim), self.Q
+
+    def kernel(self, role):
+        """Compiled "outputs" (Q x) and "rates" kernels of a linear storage
+        (`porthamiltonian.kernels.linear`); None for a Hamiltonian one (Python path)."""
+        if self.Q is None:
+            return None
+        fn = {"outputs": _linear.storage_outputs, "rates": _linear.storage_rates}.get(role)
+        return None if fn is None else Kernel(fn, np.ascontiguousarray(self.Q, float).ravel(),
+                                              np.array([self.dim], dtype=np.int64))
 
     def gradient(self, x, refs=()):
         return self.outputs(0.0, x, refs)[0]
@@ -369,6 +389,15 @@ class R(ResistorElement):
         if self.resistance is None:
             return None
         return self.resistance if k == 0 else self.conductance
+
+    def kernel(self, role):
+        """Compiled impedance "law" (R f) and "law_jacobian" kernels of a linear resistor
+        (`porthamiltonian.kernels.linear`); None for a nonlinear law (Python path)."""
+        if self.resistance is None:
+            return None
+        fn = {"law": _linear.resistor_law, "law_jacobian": _linear.resistor_law_jacobian}.get(role)
+        return None if fn is None else Kernel(fn, np.ascontiguousarray(self.resistance, float).ravel(),
+                                              np.array([self.dim], dtype=np.int64))
 
     def law_jacobian(self, k, t, inputs, refs):
         if self.resistance is not None:

@@ -253,6 +253,9 @@ class _JitGen(_Gen):
                 self.emit(f"{s.targets[v.name]} = {self.sgn(sg, f'{o}[{idx}]')}")
         elif s.kind in ("resistor", "tf", "copy", "sum", "cforce"):
             super().step_value(s, with_sens)
+        elif s.kind == "source" and s.data["input"] is None:   # a signal with a kernel (t, F, I)
+            (v, sg), = s.outputs
+            self.emit(f"{s.targets[v.name]} = {self.sgn(sg, self.call(el, 'value', ['t']))}")
         else:
             raise NoJit(f"a {s.kind} step")
 

@@ -28,8 +28,6 @@ supplied power u . y in the ledger.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from scipy.interpolate import CubicSpline
 
@@ -37,10 +35,11 @@ from porthamiltonian.bondgraph.elements import C, R, Sf
 from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction0, Junction1
 from porthamiltonian.errors import ModelError, ParameterError
+from porthamiltonian.kernels import signals as _signals
 
 from ._checks import positive as _finite_positive
 
-__all__ = ["PeriodicReference", "pd_controller", "FeedbackController"]
+__all__ = ["PeriodicReference", "ReferenceSignal", "pd_controller", "FeedbackController"]
 
 
 class PeriodicReference:
@@ -83,11 +82,27 @@ class PeriodicReference:
         self.samples = s
         self.n_joints = s.shape[1]
         t = np.linspace(0.0, self.period, s.shape[0] + 1)
-        self._spline = CubicSpline(t, np.vstack((s, s[:1])), bc_type="periodic", axis=0)
+        spline = CubicSpline(t, np.vstack((s, s[:1])), bc_type="periodic", axis=0)
+        #: packed spline (`porthamiltonian.kernels.signals`): [T, c.ravel()], c shape (4, n, k)
+        self.packed = _signals.pack(self.period, spline.c)
+
+    def packed_joint(self, joint):
+        """The packed spline of one column `joint` (the ``F`` of a source's kernel)."""
+        c = self.packed[1:].reshape(4, self.samples.shape[0], self.n_joints)[:, :, joint : joint + 1]
+        return _signals.pack(self.period, c)
 
     def _eval(self, t, nu, joint):
-        v = self._spline(np.mod(t, self.period), nu)
+        """The compiled spline (`porthamiltonian.kernels.signals.spline_series`): one formula
+        for the Python methods and the compiled right-hand side."""
+        ts = np.asarray(t, dtype=float)
+        v = _signals.spline_series(ts.reshape(-1), self.packed, self.samples.shape[0], self.n_joints, nu)
+        v = v.reshape(ts.shape + (self.n_joints,))
         return v if joint is None else v[..., joint]
+
+    def signal(self, joint, order):
+        """The order-`order` derivative of column `joint` as a source signal (a picklable
+        callable whose source compiles: `ReferenceSignal`)."""
+        return ReferenceSignal(self, joint, order)
 
     def position(self, t, joint=None):
         """theta_ref(t), shape (k,) (or a float for one `joint`) [rad or m]."""
@@ -103,6 +118,50 @@ class PeriodicReference:
 
     def __repr__(self):
         return f"PeriodicReference(period={self.period!r}, samples={self.samples.shape[0]}, joints={self.n_joints})"
+
+
+class ReferenceSignal:
+    """One column of a `PeriodicReference`, differentiated `order` times, as a signal ``f(t)``.
+
+    Parameters
+    ----------
+    reference : PeriodicReference
+    joint : int
+        The column.
+    order : int
+        0 (position [rad or m]), 1 (speed [rad/s or m/s]) or 2 (acceleration).
+
+    Notes
+    -----
+    A source (`Sf`, `Se`) whose value is such a signal exports compiled "value" and
+    "value_rate" kernels (`source_kernel`; `porthamiltonian.kernels.signals`), so a model
+    driven by periodic references (the PD controllers of ``quadruped-trot``) runs on the
+    compiled right-hand side. Calling it in Python evaluates the same kernel.
+    """
+
+    def __init__(self, reference, joint, order):
+        if not (isinstance(joint, (int, np.integer)) and 0 <= joint < reference.n_joints):
+            raise ParameterError(f"`joint` must be a column of the reference (0..{reference.n_joints - 1}), got {joint!r}")
+        if order not in (0, 1, 2):
+            raise ParameterError(f"`order` must be 0, 1 or 2, got {order!r}")
+        self.reference = reference
+        self.joint = int(joint)
+        self.order = int(order)
+        self._F = reference.packed_joint(self.joint)
+        self._I = np.array([reference.samples.shape[0], 1, self.order], dtype=np.int64)
+
+    def __call__(self, t):
+        return float(_signals.spline_value(float(t), self._F, self._I)[0])
+
+    def source_kernel(self, role):
+        """The `Kernel` of a source's "value" (this signal) or "value_rate" (its derivative)."""
+        from porthamiltonian.bondgraph.element import Kernel
+
+        fn = {"value": _signals.spline_value, "value_rate": _signals.spline_rate}.get(role)
+        return None if fn is None else Kernel(fn, self._F, self._I)
+
+    def __repr__(self):
+        return f"ReferenceSignal({self.reference!r}, joint={self.joint}, order={self.order})"
 
 
 def pd_controller(name, stiffness, damping, *, target=None, reference=None, joint=0, angle0=0.0):
@@ -155,8 +214,8 @@ def pd_controller(name, stiffness, damping, *, target=None, reference=None, join
             raise ParameterError(f"`{name}.joint` must be a column of the reference (0..{reference.n_joints - 1}), got {joint!r}")
         th0 = float(reference.position(0.0, joint))
         # partials, not lambdas: a model holding the controller pickles (sweeps, model comparison)
-        speed = functools.partial(reference.velocity, joint=int(joint))
-        accel = functools.partial(reference.acceleration, joint=int(joint))
+        speed = reference.signal(int(joint), 1)
+        accel = reference.signal(int(joint), 2)
     else:
         if not (isinstance(reference, tuple) and len(reference) == 2 and all(callable(f) for f in reference)):
             raise ParameterError(f"`{name}.reference` must be a PeriodicReference or a pair of callables "

@@ -36,7 +36,8 @@ Decisions (the issue is silent):
   robot advanced 5 cm in 1 s; with these it advances 1.80 m in 5 s (drifting 7.6 cm to
   the side), the base never below 0.244 m, and settles on a periodic gait after two strides
   (benchmarks/results/quadruped_trot.md; examples/quadruped_trot_grounds.py). A 5 s run
-  takes minutes: ~10 s of CPU per simulated second today. The robot's achieved speed is below the reference `speed` because the feet
+  takes ~15 s of CPU: 2.7 s per simulated second on the compiled path (the PD references are
+  numba spline kernels; 10.3 s on the Python path before). The robot's achieved speed is below the reference `speed` because the feet
   slip and the PD lags the reference (no feedforward torque, no balance control).
 * Joint limits are not modelled (the reference stays well inside Go1's ranges: checked at
   build time, `ParameterError` if a reference angle leaves the URDF's limits).

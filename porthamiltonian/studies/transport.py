@@ -21,9 +21,14 @@ the element's type and, for the motor components' resistors, by their names in
     stabilization    absorbed by constraint stabilization (numerical; should be ~0)
     other_supplied / other_dissipated   anything else
 
-The cost of transport is ``E / (m g d)`` (dimensionless) with E the energy spent: the
-electrical energy when the model has voltage sources, else the positive mechanical work at
-the joints (`TransportEnergy.cost_of_transport`, both given).
+The cost of transport is ``E / (m g d)`` (dimensionless) with E the energy spent
+(`TransportEnergy.spent`): the electrical energy when the model has voltage sources; else
+the positive mechanical work at the joints when the model has `joint_axis` components; else
+(joints of an `ArticulatedBody` driven by PD controllers or joint sources, as
+``quadruped-trot``) the net energy the drive sources supplied over the window, the ledger's
+"joint_input" plus "reference" (`TransportEnergy.drive_supplied`): what the moving PD
+references put into the robot, net of what the robot pushed back into them. That net count
+is the energy a regenerative drive would draw; it is at most the positive work.
 
 Positive mechanical work ``sum_j int max(tau_j w_j, 0) dt`` over the joint axes
 (`library.actuators.joint_axis` components): the joint powers are evaluated at the
@@ -158,9 +163,18 @@ class TransportEnergy:
         return float(self.by_category["electrical"])
 
     @property
+    def drive_supplied(self):
+        """Net energy supplied by the mechanical drives [J]: the ledger's "joint_input"
+        (JointActuator) plus "reference" (the PD controllers' moving references)."""
+        return float(self.by_category["joint_input"]) + float(self.by_category["reference"])
+
+    @property
     def spent(self):
-        """The energy the cost of transport counts [J]: electrical if any, else positive work."""
-        return self.electrical if self.electrical != 0.0 else self.positive_work
+        """The energy the cost of transport counts [J] (module docs): electrical if any, else
+        the positive work at joint axes if any, else `drive_supplied`."""
+        if self.electrical != 0.0:
+            return self.electrical
+        return self.positive_work if self.positive_work != 0.0 else self.drive_supplied
 
     @property
     def cost_of_transport(self):
@@ -180,6 +194,7 @@ class TransportEnergy:
             if v != 0.0:
                 lines.append(f"  {c:18s} {v:14.6g} J")
         lines.append(f"  {'positive work':18s} {self.positive_work:14.6g} J")
+        lines.append(f"  {'drive supplied':18s} {self.drive_supplied:14.6g} J")
         lines.append(f"  {'stored change':18s} {self.stored_change:14.6g} J  (ledger residual {self.residual:.3g} J)")
         lines.append(f"  cost of transport  {self.cost_of_transport:.6g}  (mechanical {self.mechanical_cost_of_transport:.6g})")
         return "\n".join(lines)
