@@ -30,6 +30,23 @@ def _check_workers(workers):
     return workers
 
 
+def stop_in_a_worker_importing_the_script():
+    """End a new worker process quietly when it meets a sweep or an identification while
+    importing the user's script (the script starts a local cluster without
+    ``if __name__ == "__main__":``).
+
+    Each of Dask's worker processes imports the main script; without the guard it reaches the
+    sweep again while still starting up, where multiprocessing refuses a new process and every
+    worker printed a long traceback (466 lines for two workers, issue 35). Here such a worker
+    exits at once, silently (``SystemExit``), and the script's own process, whose cluster then
+    fails to start, raises the one error that names the fix (`open_executor`).
+    """
+    import multiprocessing.process
+
+    if getattr(multiprocessing.process.current_process(), "_inheriting", False):   # multiprocessing's own test
+        raise SystemExit(1)
+
+
 @contextmanager
 def open_executor(workers=None, scheduler=None, connect_timeout=5.0):
     """Yield a `distributed.Client`, or None for runs in this process.
@@ -59,6 +76,8 @@ def open_executor(workers=None, scheduler=None, connect_timeout=5.0):
     """
     if scheduler is None:
         workers = _check_workers(workers)
+        if workers != 0:
+            stop_in_a_worker_importing_the_script()
     if not (isinstance(connect_timeout, (int, float)) and connect_timeout > 0):
         raise ParameterError(f"`connect_timeout` must be a number of seconds > 0, got {connect_timeout!r}")
     if scheduler is None and workers == 0:

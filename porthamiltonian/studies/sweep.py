@@ -27,7 +27,7 @@ import numpy as np
 
 from .._files import write_text
 from ..errors import ParameterError
-from .cluster import WorkerLost, open_executor, run_all
+from .cluster import WorkerLost, open_executor, run_all, stop_in_a_worker_importing_the_script
 from .records import RunSpec, integrate, model_reference, prepare, resolve_parameters, run_id, summary
 
 __all__ = ["sweep", "grid_points", "parse_range", "failure_lines", "TABLE", "FAILURES"]
@@ -277,22 +277,6 @@ def failure_lines(table):
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
-def _stop_in_a_worker_importing_the_script():
-    """End a new worker process quietly when it meets the sweep while importing the user's
-    script (the script starts a local cluster without ``if __name__ == "__main__":``).
-
-    Each of Dask's worker processes imports the main script; without the guard it reaches the
-    sweep again while still starting up, where multiprocessing refuses a new process and every
-    worker printed a long traceback (466 lines for two workers, issue 35). Here such a worker
-    exits at once, silently (``SystemExit``), and the script's own process, whose cluster then
-    fails to start, raises the one error that names the fix (`cluster.open_executor`).
-    """
-    import multiprocessing.process
-
-    if getattr(multiprocessing.process.current_process(), "_inheriting", False):   # multiprocessing's own test
-        raise SystemExit(1)
-
-
 def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=1001, max_nfev=None, timeout=None,
           metrics=None, out=None, trajectories=False, workers=None, scheduler=None, connect_timeout=5.0,
           progress=True, rerun_failed=False):
@@ -372,7 +356,7 @@ def sweep(model, grid=None, *, points=None, t_end=None, solver=None, samples=100
     import pandas as pd
 
     if workers != 0 and scheduler is None:
-        _stop_in_a_worker_importing_the_script()
+        stop_in_a_worker_importing_the_script()   # before any of the sweep's own work
     name = model_reference(model)
     todo = (grid_points(grid) if grid is not None else []) + list(points or [])
     if not todo:
