@@ -67,9 +67,9 @@ import porthamiltonian as ph
 from porthamiltonian.contact.laws import NormalLaw
 from porthamiltonian.contact.materials import ContactMaterial
 from porthamiltonian.errors import RobotFileWarning
-from porthamiltonian.geometry import Plane, Sphere
 
 from .registry import Model, Parameter, register_model
+from .robot_drop import attach_feet
 
 __all__ = ["quadruped_trot", "LEGS", "trot_references", "trot_foot_path", "TRUNK_HALF_HEIGHT"]
 
@@ -146,32 +146,6 @@ def _description():
         raw = load_urdf(example("go1"), balance_inertia=True)
     joints = tuple(replace(j, stiffness=0.0, damping=0.0, friction=0.0) if j.nv == 1 else j for j in raw.joints)
     return ph.robots.RobotDescription(raw.name, raw.links, joints, source=raw.source)
-
-
-def attach_feet(bg, robot_body, ground, feet, kind, material, **parameters):
-    """Add one `contact` of `kind` per foot between the robot and the ground, and bond it.
-
-    Parameters
-    ----------
-    feet : dict
-        ``{link: (H_link_surface, Sphere)}`` (`robots.feet`).
-
-    Returns
-    -------
-    list of str
-        The contact components' names (``"<link>-contact"``).
-    """
-    from porthamiltonian.library import contact as make_contact
-
-    names = []
-    for link, (H, surface) in feet.items():
-        name = f"{link}-contact"
-        bg.add(make_contact(kind, name, robot_body.link(link), Sphere(surface.radius, center=H[:3, 3]), ground, Plane(),
-                            material=material, **parameters))
-        bg.connect(robot_body.frame(link).port, (name, "a"))
-        bg.connect(ground.frame().port, (name, "b"))
-        names.append(name)
-    return names
 
 
 def _terrains():
@@ -252,7 +226,7 @@ def quadruped_trot(*, contact="compliant", terrain="dry_sand", motors=False, spe
             pd = pd_controller(f"pd-{joint}", kp, kd, reference=ref, joint=k, angle0=ref.position(0.0, k))
             bg.add(pd)
             bg.connect((pd, "axis"), (robot, robot.joint_port(joint)))
-    attach_feet(bg, robot, ground, feet, contact, material)
+    attach_feet(bg, robot, feet, ground, contact, material=material, terrain=terrain)
     return Model(
         bg,
         t_end=5.0,
