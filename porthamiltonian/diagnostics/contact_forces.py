@@ -145,13 +145,22 @@ def contact_frames(trajectory, name):
     return out
 
 
+def _body_name(body):
+    """The name a contact's body is reported under: a link of an articulated body (a
+    `LinkBody` view, which has a ``robot``) counts as its robot, so that the robot's feet
+    share one centre of pressure; any other body under its own name."""
+    robot = getattr(body, "robot", None)
+    return robot.name if robot is not None else body.name
+
+
 def contact_bodies(system):
     """The contacts acting on each moving or fixed body: dict body name -> list of contact
-    component names (`contact_names`), in the system's order."""
+    component names (`contact_names`), in the system's order. The links of an
+    `ArticulatedBody` are one body, the robot's (its name): a robot's feet are its contacts."""
     out = {}
     for n in contact_names(system):
         pair = system.elements[_leaves(system, n)[0]].pair
-        for body in (pair.body_a.name, pair.body_b.name):
+        for body in (_body_name(pair.body_a), _body_name(pair.body_b)):
             out.setdefault(body, []).append(n)
     return out
 
@@ -168,10 +177,10 @@ def center_of_pressure(trajectory, body, contacts=None):
     Parameters
     ----------
     body : str
-        A body's name.
+        A body's name (a robot's, an `ArticulatedBody`, for all contacts on its links).
     contacts : sequence of str, optional
         The contact components to include (default: every contact of the system involving
-        `body`).
+        `body`, `contact_bodies`).
 
     Returns
     -------

@@ -82,6 +82,14 @@ def test_standing_robot_feet_carry_its_weight(robot):
     assert weight == pytest.approx(mass * 9.81, rel=1e-6)
     # every foot carries part of it (the robot stands on all four feet)
     assert all(contact_forces(tr, name).normal[0] > 0.05 * mass * 9.81 for name in contact_names(system))
+    # the robot's feet share one centre of pressure (its links are one body, the robot's), and
+    # at rest on flat ground with no tangential force it lies under the centre of mass:
+    # Pinocchio's centre of mass of the same URDF at the same q. The moment balance holds to
+    # the accelerations' residual (1e-8) times inertia / weight, far below the 1e-7 m asked.
+    cop, total = tr.center_of_pressure("robot")
+    assert total[0] == pytest.approx(weight, rel=1e-12)
+    com = pin.centerOfMass(*_pinocchio(robot, system.elements["robot"].description, x[system.layout["robot.q"]]))
+    assert np.abs(cop[0, :2] - com[:2]).max() < 1e-7
 
 
 @pytest.mark.parametrize("contact, reason", [("sliding_plane", "cascade of impacts"),
@@ -108,18 +116,11 @@ def test_stand_on_feet_puts_every_foot_on_the_ground(robot):
     pin = pytest.importorskip("pinocchio")
     from porthamiltonian.library import ArticulatedBody
     from porthamiltonian.models.robot_drop import stand_on_feet
-    from porthamiltonian.robots import example
 
     description, feet = robot_description(robot, joint_stiffness=40.0, joint_damping=0.5)
     body = ArticulatedBody("robot", description)
     q, heights = stand_on_feet(body, feet, gap=0.0)
-    model = pin.buildModelFromUrdf(str(example(robot)), pin.JointModelFreeFlyer())
-    data = model.createData()
-    qp = pin.neutral(model)
-    qp[:3], qp[3:7] = q[4:7], (q[1], q[2], q[3], q[0])
-    for joint in description.joints:
-        if joint.nv == 1:
-            qp[model.joints[model.getJointId(joint.name)].idx_q] = q[_q_index(description, joint.name)]
+    model, data, qp = _pinocchio(robot, description, q)
     pin.forwardKinematics(model, data, qp)
     pin.updateFramePlacements(model, data)
     for link, (H, sphere) in feet.items():
@@ -129,6 +130,21 @@ def test_stand_on_feet_puts_every_foot_on_the_ground(robot):
         assert bottom == pytest.approx(heights[link], abs=1e-12)
         # standing poses are symmetric: every foot touches (its bottom on z = 0 to round-off)
         assert abs(bottom) < 1e-9, (robot, link, bottom)
+
+
+def _pinocchio(robot, description, q):
+    """(model, data, q) of Pinocchio's own parse of `robot`'s URDF on a free flyer at our joint
+    positions `q` (its free flyer takes the base position then the quaternion x, y, z, w)."""
+    import pinocchio as pin
+    from porthamiltonian.robots import example
+
+    model = pin.buildModelFromUrdf(str(example(robot)), pin.JointModelFreeFlyer())
+    qp = pin.neutral(model)
+    qp[:3], qp[3:7] = q[4:7], (q[1], q[2], q[3], q[0])
+    for joint in description.joints:
+        if joint.nv == 1:
+            qp[model.joints[model.getJointId(joint.name)].idx_q] = q[_q_index(description, joint.name)]
+    return model, model.createData(), qp
 
 
 def _q_index(description, name):
