@@ -1,6 +1,5 @@
 """Simulation: `simulate` (scipy's solve_ivp in event-separated segments) and `Trajectory`."""
 
-from . import reduced  # noqa: F401 - registers the integrator phase "reduced"
 from .simulate import simulate
 from .trajectory import EventRecord, Trajectory
 

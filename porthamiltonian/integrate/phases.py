@@ -34,12 +34,15 @@ and provides
 
 from __future__ import annotations
 
+import importlib
+
 from ..errors import ModelError
 
-__all__ = ["PHASES", "register_phase", "phases_of"]
+__all__ = ["PHASES", "register_phase", "phase_class", "phases_of"]
 
-#: phase name -> phase class (module docstring)
-PHASES: dict = {}
+#: phase name -> phase class (module docstring), or "module:Class" for the package's own
+#: phases, imported when a run first needs them (so importing the package registers nothing)
+PHASES: dict = {"reduced": "porthamiltonian.integrate.reduced:ReducedPhases"}
 
 
 def register_phase(name, cls):
@@ -47,9 +50,18 @@ def register_phase(name, cls):
     ``integrator_phases``). Registering another class under a taken name is a ModelError."""
     if not isinstance(name, str) or not name:
         raise ModelError(f"a phase name must be a non-empty str, got {name!r}")
-    if PHASES.get(name, cls) is not cls:
-        raise ModelError(f"integrator phase {name!r} is already registered (by {PHASES[name].__qualname__})")
+    if name in PHASES and phase_class(name) is not cls:
+        raise ModelError(f"integrator phase {name!r} is already registered (by {phase_class(name).__qualname__})")
     PHASES[name] = cls
+    return cls
+
+
+def phase_class(name):
+    """The class registered under `name` (imported if given as "module:Class"), or None."""
+    cls = PHASES.get(name)
+    if isinstance(cls, str):
+        module, _, attr = cls.partition(":")
+        cls = PHASES[name] = getattr(importlib.import_module(module), attr)
     return cls
 
 
@@ -59,7 +71,7 @@ def phases_of(run):
     naming the elements."""
     out = []
     for name, elements in run.system.integrator_phases.items():
-        cls = PHASES.get(name)
+        cls = phase_class(name)
         if cls is None:
             raise ModelError(
                 f"element(s) {[p for p, _ in elements]} of system {run.system.name!r} declare the integrator phase "

@@ -44,7 +44,6 @@ import numpy as np
 from ..contact.reduced import ReducedDynamics
 from ..errors import GeometryError
 from .events import wrap_event
-from .phases import register_phase
 from .trajectory import EventRecord
 
 __all__ = ["ReducedPhases"]
@@ -276,6 +275,3 @@ class _Cache:
         nan2, nan6 = np.full(2, np.nan), np.full(6, np.nan)
         return np.full(z.shape, np.nan), ReducedDynamics(np.full(5, np.nan), np.full(3, np.nan), nan2, math.nan,
                                                          math.nan, nan6, nan6)
-
-
-register_phase("reduced", ReducedPhases)
