@@ -2,9 +2,9 @@
 
 `simulate` is five steps: check the arguments (`_checked_run`), check that the initial state
 evaluates and is consistent (`_check_start`), integrate in segments (`_Segments`), build the
-`Trajectory`, and judge the run (`_verdict`: raise, audit). It uses the system only through
-the integration interface of `PHSystem` (rates, events, jump maps, energy, constraints,
-phases); the solvers are `scipy.integrate.OdeSolver` classes (`METHODS`), given the options
+`Trajectory` and audit it by its ledger, and judge the run (`_verdict`: raise or not). It uses
+the system only through the integration interface of `PHSystem` (rates, events, jump maps,
+energy, constraints, phases); the solvers are `scipy.integrate.OdeSolver` classes (`METHODS`), given the options
 their constructors take (`_solver_options`), so the driver has no case for any of them.
 
 The integration runs in segments: solve_ivp integrates until a terminal event (an element
@@ -397,7 +397,9 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         method=run.method if isinstance(run.method, str) else run.method.__name__, rtol=run.rtol, atol=run.atol,
         dense=segments.pieces if run.dense_output else None,
     )
-    return _verdict(system, traj, throw, audit)
+    # the audit runs in this frame, so that its warnings point at the caller's line
+    found = traj.audit() if audit and traj.status >= 0 else []
+    return _verdict(system, traj, throw, audit, found)
 
 
 # ------------------------------------------------------------------ the steps of simulate
@@ -485,19 +487,17 @@ def _solver_options(system, rhs, run):
     return options
 
 
-def _verdict(system, traj, throw, audit):
-    """Step 5: a failed run raises (`throw`); a finished one is audited by its ledger
-    (`audit`; "strict" raises on a finding). Returns the trajectory."""
+def _verdict(system, traj, throw, audit, found):
+    """Step 5: a failed run raises (`throw`); a finished one whose ledger audit `found`
+    something raises if the audit is "strict". Returns the trajectory."""
     if traj.status == -1 and throw:
         err = IntegrationError(traj.message)
         err.trajectory = traj
         raise err
-    if audit and traj.status >= 0:
-        found = traj.audit()
-        if found and audit == "strict":
-            err = AuditError(f"{system.name}: the run was flagged by its energy audit: " + "; ".join(traj.warnings))
-            err.trajectory = traj
-            raise err
+    if found and audit == "strict":
+        err = AuditError(f"{system.name}: the run was flagged by its energy audit: " + "; ".join(traj.warnings))
+        err.trajectory = traj
+        raise err
     return traj
 
 
