@@ -288,7 +288,10 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         (`porthamiltonian.integrate.discrete_gradient.DiscreteGradient`: H preserved, and the
         ledger closed, to the per-step solve's round-off at any step; poses on SE(3)).
         Implicit methods get a finite-difference Jacobian over the continuous state entries
-        (discrete entries change only at events; see `_jacobian`).
+        (discrete entries change only at events; see `_jacobian`). "DOP853" is scipy's with
+        an interpolant that is never NaN where a step was accepted
+        (`porthamiltonian.integrate.dop853.DOP853`). An OdeSolver subclass gets the options
+        its constructor names: `step`, `system` (the compiled system), `jac`.
     step : float, optional
         The step [s] of a fixed-step method (required there, refused otherwise; a segment
         between events ends with a shorter step on the event).
