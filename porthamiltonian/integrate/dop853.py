@@ -111,18 +111,15 @@ class _Reintegrated(DenseOutput):
 
     def _build(self):
         h = self.t - self.t_old
-        try:
-            sol = solve_ivp(self.fun, (self.t_old, self.t), self.y_old, method=DOP853, rtol=self.rtol, atol=self.atol,
-                            max_step=self.max_step, first_step=abs(h) * DOP853.REINTEGRATION_FIRST_STEP,
-                            dense_output=True)
-            why = None if sol.status == 0 else sol.message
-        except IntegrationError as exc:   # a re-integrated step's own interpolant failed
-            why = str(exc)
-        if why is not None:
+        # (an IntegrationError of the right-hand side, such as simulate's evaluation budget, or
+        # of a re-integrated step's own interpolant, says its own when and why: it propagates)
+        sol = solve_ivp(self.fun, (self.t_old, self.t), self.y_old, method=DOP853, rtol=self.rtol, atol=self.atol,
+                        max_step=self.max_step, first_step=abs(h) * DOP853.REINTEGRATION_FIRST_STEP, dense_output=True)
+        if sol.status != 0:
             raise IntegrationError(
                 f"DOP853: the rates are not finite at t = {self.t_bad:.9g} s, an extra stage of the interpolant of "
                 f"the step from t = {self.t_old:.9g} s to t = {self.t:.9g} s, and integrating that step again in "
-                f"shorter steps failed: {why}")
+                f"shorter steps failed: {sol.message}")
         self.sol = sol.sol
         self.gap = self.y1 - sol.y[:, -1]
 
