@@ -94,6 +94,16 @@ class PHSystem:
         (`porthamiltonian.compile.jit`; in `simulate`, built or loaded `PATH_PROBE_AT`
         evaluations into a run expected to outlast `JIT_AFTER` evaluations (`plan_path`), else
         after `JIT_AFTER` evaluations; at once when this attribute is read).
+
+    Notes
+    -----
+    The integration interface, all that `porthamiltonian.integrate` uses of a system (and what
+    a new integrator may rely on): the state (`layout`, `check_state`, `elements`), the rates
+    (`rhs`, `reference_rhs`, `plan_path`), the element events and their jump maps (`events`,
+    `event_value`, `apply_impulse`), the energy (`energy`, `storages`), the constraints
+    (`constraints`, `has_constraints`, `velocity_residuals`, `impulse_directions`,
+    `constraint_residuals`, `constraint_series`, `project_constraints`) and the regimes
+    elements take the integration over (`integrator_phases`).
     """
 
     def __init__(self, name, plan, source, namespace, jit=None):
