@@ -116,3 +116,29 @@ def test_simulate_never_samples_nan_when_an_extra_stage_fails(monkeypatch, dense
     if dense:
         ts = np.linspace(0.0, 3.0, 601)
         assert_allclose(traj.sol(ts)[:, system.layout["k.q"]].ravel(), Q0 * np.cos(W * ts), rtol=0, atol=1e-8 * Q0)
+
+
+def test_simulate_reports_an_interpolant_that_cannot_be_built(monkeypatch):
+    """The model breaks for good at an extra stage (every later evaluation fails): the run
+    fails saying when and where, the states at its accepted steps kept, none NaN."""
+    system = ph.compile(msd_graph(M, K, 0.0, 0.0), jit=False)   # the Python path: no numba compile
+    x0 = system.initial_state({"k.q": Q0})
+    solver = dict(method="DOP853", rtol=1e-9, atol=1e-12)
+    dry = ph.simulate(system, (0.0, 3.0), x0, **solver)
+    lo, hi = _poison_window(dry.t, len(dry.t) // 2)
+    rates, broken = PHSystem.rhs, []
+
+    def breaking(self, t, x, u=None):
+        if broken or lo <= t <= hi:
+            broken.append(t)
+            raise GeometryError("the contact point left its chart (a synthetic failure)")
+        return rates(self, t, x, u)
+
+    monkeypatch.setattr(PHSystem, "rhs", breaking)
+    traj = ph.simulate(system, (0.0, 3.0), x0, t_eval=np.linspace(0.0, 3.0, 3001), throw=False, **solver)
+    assert traj.status == -1
+    assert "an extra stage of the interpolant of the step from t = " in traj.message
+    # kept: the accepted steps' ends (the failing step's too: its own stages were finite)
+    starts, hs = _steps(dry.t)
+    k = len(dry.t) // 2
+    assert np.all(np.isfinite(traj.x)) and traj.t[-1] <= starts[k] + hs[k] * (1 + 1e-12)
