@@ -379,6 +379,9 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         If given an uncompiled BondGraph.
     ParameterError
         Bad arguments (shape of x0, t_span, tolerances, method name...).
+    ModelError
+        An element declares an integrator phase that no module registered
+        (`porthamiltonian.integrate.phases`).
     IntegrationError
         When the integration fails: the message says when (time), where (element/state
         block) and why (the solver's or the element's message).
