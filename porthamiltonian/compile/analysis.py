@@ -85,15 +85,54 @@ class Analysis:
 
 
 def analyze(system, t, x, u=None):
-    """Compute the `Analysis` of `system` at (t, x); see the module docstring."""
-    plan = system._plan
-    flat = plan.report.flat
-    els = flat.elements
-    ev = system.evaluate(t, x, u)
-    V = ev["vars"]
-    refs_of = {p: tuple(x[s] for s in plan.refs[p]) for p in els}
+    """Compute the `Analysis` of `system` at (t, x); see the module docstring.
 
-    # extended state, gradients, element structure
+    Phases: the extended state, its gradient and the storages' own structure
+    (`_extended_state`); the seeds of the sensitivities (storage outputs, source values,
+    unknowns: `_source_seeds`); every bond variable's sensitivity to the seeds, step by step
+    (`_sensitivities`), with the loop tears eliminated (`_eliminate_tears`); the structure
+    matrices from the storages' inputs (`_structure`) and the external inputs' columns
+    (`_external_inputs`).
+    """
+    plan = system._plan
+    ev = system.evaluate(t, x, u)
+    refs_of = {p: tuple(x[s] for s in plan.refs[p]) for p in plan.report.flat.elements}
+    ext = _extended_state(plan, t, x, ev, refs_of)
+    src_slots, src_paths, n_s = _source_seeds(plan)
+    n_seed = ext.n_y + n_s + plan.n_u
+    S, cand = _sensitivities(plan, t, x, ev["vars"], refs_of, ext.out_slots, src_slots, ext.n_y, n_s, n_seed)
+    if plan.tears:
+        _eliminate_tears(plan, S, cand, ext.n_y + n_s)
+    Jm, Rm, Bs, G, lam_idx = _structure(plan, S, ext, n_s, n_seed)
+    svals = np.zeros(n_s)
+    for name, (at, dim, sg) in src_slots.items():
+        svals[at : at + dim] = sg * ev["vars"][name]
+    lam = np.concatenate([ev["u"][v.unknown] for v in lam_idx]) if lam_idx else np.zeros(0)
+    source_names, B_u, input_names = _external_inputs(system, plan, src_paths, Bs, ext.grad_H.size)
+    H = system.energy(x)
+    return Analysis(ext.names, H, ext.grad_H, Jm, Rm, Bs, G, svals, lam,
+                    np.concatenate(ext.zdot) if ext.zdot else np.zeros(0), source_names, B_u, input_names)
+
+
+@dataclass
+class _Extended:
+    """The extended state z of `analyze` (module docstring): entry names, grad H, the
+    storages' own J_e and B_e blocks, their rates, and where each storage output sits among
+    the seeds (`out_slots`: output variable name -> (offset, dim, sign); ("storage", path) ->
+    (offset, size)); `n_y` storage outputs in all."""
+
+    names: list
+    grad_H: np.ndarray
+    J_blocks: list
+    B_blocks: list
+    zdot: list
+    out_slots: dict
+    n_y: int
+
+
+def _extended_state(plan, t, x, ev, refs_of):
+    """Each storage's own state and referenced blocks: names, gradients, structure blocks,
+    rates and output slots (`_Extended`)."""
     names, grads, Jb, Bb, zdot, out_slots = [], [], [], [], [], {}
     n_y = 0
     for st in plan.storages:
@@ -120,10 +159,13 @@ def analyze(system, t, x, u=None):
         st_off = n_y
         n_y += offs[-1]
         out_slots[("storage", p)] = (st_off, offs[-1])
-    gradH = np.concatenate(grads) if grads else np.zeros(0)
-    n_z = gradH.size
+    grad_H = np.concatenate(grads) if grads else np.zeros(0)
+    return _Extended(names, grad_H, Jb, Bb, zdot, out_slots, n_y)
 
-    # seeds: storage outputs (n_y), source values (n_s), unknowns (n_u)
+
+def _source_seeds(plan):
+    """``(slots, paths, n_s)``: each source's value among the source seeds (variable name ->
+    (offset, dim, sign)), the sources in order as (path, offset, dim), and their count."""
     src_slots, src_paths, n_s = {}, [], 0
     for s in plan.pre_steps + plan.u_steps:
         if s.kind == "source":
@@ -131,18 +173,24 @@ def analyze(system, t, x, u=None):
             src_slots[v.name] = (n_s, v.dim, sg)
             src_paths.append((s.element, n_s, v.dim))
             n_s += v.dim
-    n_u = plan.n_u
-    n_seed = n_y + n_s + n_u
+    return src_slots, src_paths, n_s
+
+
+def _seed(n, at, dim, sign=1.0):
+    """Rows ``sign * I`` at columns ``at:at + dim`` of an (dim, n) sensitivity."""
+    m = np.zeros((dim, n))
+    m[:, at : at + dim] = sign * np.eye(dim)
+    return m
+
+
+def _sensitivities(plan, t, x, V, refs_of, out_slots, src_slots, n_y, n_s, n_seed):
+    """``(S, cand)``: every variable's sensitivity d(value)/d(seeds), shape (dim, n_seed), in
+    the plan's step order, and the candidates the producers of torn variables write."""
+    els = plan.report.flat.elements
     S = {}  # var name -> (dim, n_seed) sensitivity
-
-    def seed(n, at, dim, sign=1.0):
-        m = np.zeros((dim, n))
-        m[:, at : at + dim] = sign * np.eye(dim)
-        return m
-
     for v in plan.vars.values():
         if v.unknown is not None:
-            S[v.name] = seed(n_seed, n_y + n_s + v.unknown.start, v.dim)
+            S[v.name] = _seed(n_seed, n_y + n_s + v.unknown.start, v.dim)
     cand = {}
     for s in plan.pre_steps + plan.u_steps:
         el = s.element
@@ -150,12 +198,12 @@ def analyze(system, t, x, u=None):
         if s.kind == "source":
             (v, sg), = s.outputs
             at, dim, _ = src_slots[v.name]
-            out = {v.name: seed(n_seed, n_y + at, dim, sg)}
+            out = {v.name: _seed(n_seed, n_y + at, dim, sg)}
         elif s.kind == "storage_out":
             out = {}
             for v, sg in s.outputs:
                 at, dim, _ = out_slots[v.name]
-                out[v.name] = seed(n_seed, at, dim, sg)
+                out[v.name] = _seed(n_seed, at, dim, sg)
         elif s.kind == "resistor":
             ins = tuple(sg * V[w.name] for w, sg in s.inputs)
             Jl = obj.law_jacobian(s.data["pattern"], t, ins, refs_of[el])
@@ -200,22 +248,30 @@ def analyze(system, t, x, u=None):
                 cand[name] = val
             else:
                 S[name] = val
+    return S, cand
 
-    # eliminate tears: z = cand(z, others)  ->  z in terms of the other seeds
-    if plan.tears:
-        zs = [v for v in plan.tears]
-        idx = np.concatenate([np.arange(n_y + n_s + v.unknown.start, n_y + n_s + v.unknown.stop) for v in zs])
-        Cz = np.concatenate([cand[v.name] for v in zs], axis=0)  # rows: z components, cols: seeds
-        A = np.eye(idx.size) - Cz[:, idx]
-        rhs = Cz.copy()
-        rhs[:, idx] = 0.0
-        Zsol = np.linalg.solve(A, rhs)  # z = Zsol @ seeds (with z columns zeroed)
-        for name in list(S):
-            M = S[name]
-            S[name] = M + M[:, idx] @ Zsol
-            S[name][:, idx] = 0.0
 
-    # storage inputs in terms of seeds -> structure matrices
+def _eliminate_tears(plan, S, cand, u_offset):
+    """Solve the tears z = cand(z, others) for z in terms of the other seeds and substitute
+    in every sensitivity of `S` (in place); `u_offset` is the unknowns' first seed column."""
+    zs = [v for v in plan.tears]
+    idx = np.concatenate([np.arange(u_offset + v.unknown.start, u_offset + v.unknown.stop) for v in zs])
+    Cz = np.concatenate([cand[v.name] for v in zs], axis=0)  # rows: z components, cols: seeds
+    A = np.eye(idx.size) - Cz[:, idx]
+    rhs = Cz.copy()
+    rhs[:, idx] = 0.0
+    Zsol = np.linalg.solve(A, rhs)  # z = Zsol @ seeds (with z columns zeroed)
+    for name in list(S):
+        M = S[name]
+        S[name] = M + M[:, idx] @ Zsol
+        S[name][:, idx] = 0.0
+
+
+def _structure(plan, S, ext, n_s, n_seed):
+    """``(J, R, B_sources, G, multiplier variables)``: the storages' inputs in terms of the
+    seeds give M = J_e + B_e L O (O = B_e^T: outputs y = B_e^T grad H_e), J and R its skew
+    and negated symmetric parts, and the columns of the sources and of the multipliers."""
+    n_y, n_z = ext.n_y, ext.grad_H.size
     L = np.zeros((0, n_seed))
     rows = []
     for st in plan.storages:
@@ -227,18 +283,22 @@ def analyze(system, t, x, u=None):
                 rows.append(si * S[vi.name])
     if rows:
         L = np.concatenate(rows, axis=0)
-    Bblk = _blockdiag(Bb, n_z)
-    Jblk = _blockdiag(Jb, n_z)
+    Bblk = _blockdiag(ext.B_blocks, n_z)
+    Jblk = _blockdiag(ext.J_blocks, n_z)
     O = Bblk.T  # outputs y = B_e^T grad H_e
     M = Jblk + Bblk @ L[:, :n_y] @ O
     lam_idx = [v for v in plan.vars.values() if v.unknown is not None and not v.tear]
     lam_cols = np.concatenate([np.arange(n_y + n_s + v.unknown.start, n_y + n_s + v.unknown.stop) for v in lam_idx]) if lam_idx else np.zeros(0, int)
     G = Bblk @ L[:, lam_cols]
     Bs = Bblk @ L[:, n_y : n_y + n_s]
-    svals = np.zeros(n_s)
-    for name, (at, dim, sg) in src_slots.items():
-        svals[at : at + dim] = sg * V[name]
-    lam = np.concatenate([ev["u"][v.unknown] for v in lam_idx]) if lam_idx else np.zeros(0)
+    Jm = 0.5 * (M - M.T)
+    Rm = -0.5 * (M + M.T)
+    return Jm, Rm, Bs, G, lam_idx
+
+
+def _external_inputs(system, plan, src_paths, Bs, n_z):
+    """``(source names, B_u, input names)``: a name per source column, the columns of the
+    external inputs u (shape (n_z, n_inputs)) and a name per input."""
     source_names, B_u = [], np.zeros((n_z, system.n_inputs))
     for path, at, dim in src_paths:
         source_names += [path] if dim == 1 else [f"{path}[{i}]" for i in range(dim)]
@@ -248,11 +308,7 @@ def analyze(system, t, x, u=None):
     for path, sl in plan.input_slices.items():
         n = sl.stop - sl.start
         input_names[sl] = [path] if n == 1 else [f"{path}[{i}]" for i in range(n)]
-    Jm = 0.5 * (M - M.T)
-    Rm = -0.5 * (M + M.T)
-    H = system.energy(x)
-    return Analysis(names, H, gradH, Jm, Rm, Bs, G, svals, lam, np.concatenate(zdot) if zdot else np.zeros(0),
-                    source_names, B_u, input_names)
+    return source_names, B_u, input_names
 
 
 def _blockdiag(blocks, n_rows):

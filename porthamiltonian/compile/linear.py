@@ -273,6 +273,13 @@ def _names(paths, els, n=3):
 def assemble(plan):
     """Assemble the linear part of `plan` (see module docstring).
 
+    Phases: the linear storages (`_linear_storages`); the assembled region grown from them,
+    with each assembled variable's map of the leaves and each step's stage
+    (`_assemble_region`); the storages whose rates and the elements whose ledger powers come
+    from the region (`_region_rates`, `_region_pairs`); the variables other code reads by
+    name (`_read_by_name`); their blocks by stage (`_stage_blocks`), the block of the rates
+    and ledger powers (`_rates_block`) and the block of the other variables (`_full_block`).
+
     Parameters
     ----------
     plan : Plan
@@ -283,7 +290,29 @@ def assemble(plan):
         None when the plan has no linear storage (nothing to gain: the per-element code is
         kept as is).
     """
-    els = plan.report.flat.elements
+    lin = _linear_storages(plan)
+    if not lin:
+        return None
+    b = _Builder(plan)
+    assembled, lst, nst = _assemble_region(plan, lin, b)
+    rate_storages = _region_rates(plan, lin)
+    pairs = _region_pairs(plan, b)
+    done = {st["path"] for st in rate_storages}
+    paired = {path for path, _ in pairs}
+    need = _read_by_name(plan, b, assembled, done, paired)
+    blocks = _stage_blocks(plan, b, assembled, lst, need)
+    tail, n_rates, n_pairs, rate_pos, led_pos, starts = _rates_block(plan, b, lin, rate_storages, pairs)
+    return Assembly(
+        assembled=assembled, stage=nst, blocks=blocks, tail=tail, rate_index=_index(rate_pos), n_rates=n_rates,
+        n_pairs=n_pairs, ledger_index=_index(led_pos),
+        ledger_starts=None if n_pairs == len(pairs) else np.array(starts, dtype=np.intp), storages=done,
+        ledger_paths=paired, full=_full_block(plan, b, assembled, need),
+    )
+
+
+def _linear_storages(plan):
+    """Storage path -> its constant matrices (A, B, C), for the storages without references
+    that declare them."""
     lin = {}
     for st in plan.storages:
         if plan.refs[st["path"]]:
@@ -291,13 +320,16 @@ def assemble(plan):
         mats = st["obj"].linear_matrices()
         if mats is not None:
             lin[st["path"]] = tuple(np.atleast_2d(np.asarray(m, dtype=float)) for m in mats)
-    if not lin:
-        return None
+    return lin
+
+
+def _assemble_region(plan, lin, b):
+    """``(assembled, stage of assembled steps, stage of the others)``: grows the assembled
+    region from the linear storages through the linear steps (module docstring), writing each
+    assembled variable's map of the leaves into ``b.maps``."""
+    els = plan.report.flat.elements
     storage_of = {st["path"]: st for st in plan.storages}
     producer = {v.key: s for s in plan.pre_steps for v, _ in s.outputs}
-    b = _Builder(plan)
-
-    # ---- which pre-steps are assembled, their maps and stages
     assembled, lst, nst = set(), {}, {}
     for s in plan.pre_steps:
         prods = [producer[v.key] for v, _ in s.inputs]
@@ -311,43 +343,56 @@ def assemble(plan):
             continue
         assembled.add(id(s))
         lst[id(s)] = max((lst[id(q)] if id(q) in assembled else nst[id(q)] + 1 for q in prods), default=0)
-        if s.kind == "storage_out":
-            st = storage_of[s.element]
-            C = lin[s.element][2]
-            offs = np.cumsum([0] + st["dims"])
-            x0 = st["slice"].start
-            for (v, sg), k in zip(s.outputs, s.data["port_index"]):
-                b.maps[v.key] = [
-                    {x0 + j: sg * float(C[r, j]) for j in np.flatnonzero(C[r])} for r in range(offs[k], offs[k + 1])
-                ]
-        elif s.kind == "copy":
-            (v, _), = s.outputs
-            (w, _), = s.inputs
-            b.maps[v.key] = b.leaf(w)
-        elif s.kind == "sum":
-            (v, _), = s.outputs
-            b.maps[v.key] = _lincomb([(c, b.leaf(w)) for w, c in s.inputs], v.dim)
-        elif s.kind == "tf":
-            (v, _), = s.outputs
-            (w, _), = s.inputs
-            mode = s.data["mode"]
-            M = mat if mode in ("m", "mT") else np.linalg.inv(mat)
-            M = M.T if mode in ("mT", "minvT") else M
-            b.maps[v.key] = _scale(s.data["sign"], _matmul(M, b.leaf(w)))
-        else:  # linear resistor: outputs = M @ inputs, each in the element's sign convention
-            ins = [r for w, sg in s.inputs for r in _scale(sg, b.leaf(w))]
-            outs = _matmul(np.atleast_2d(np.asarray(mat, dtype=float)), ins)
-            a = 0
-            for v, sg in s.outputs:
-                b.maps[v.key] = _scale(sg, outs[a : a + v.dim])
-                a += v.dim
+        _assembled_map(s, mat, b, lin, storage_of)
+    return assembled, lst, nst
 
-    # ---- assembled storages (rates) and ledger pairs
-    rate_storages = []
-    for st in plan.storages:
-        if st["path"] in lin and st["obj"].n_states and not any(pi is not None and pi[0].udep for pi in st["ports"]):
-            rate_storages.append(st)
-    pairs = []  # (path, [(ledger sign, e var, f var)]): elements with a port on the region
+
+def _assembled_map(s, mat, b, lin, storage_of):
+    """Write the maps of the leaves of assembled step `s`'s outputs into ``b.maps`` (`mat`:
+    the step's constant matrix, for a TF/GY or a resistor)."""
+    if s.kind == "storage_out":
+        st = storage_of[s.element]
+        C = lin[s.element][2]
+        offs = np.cumsum([0] + st["dims"])
+        x0 = st["slice"].start
+        for (v, sg), k in zip(s.outputs, s.data["port_index"]):
+            b.maps[v.key] = [
+                {x0 + j: sg * float(C[r, j]) for j in np.flatnonzero(C[r])} for r in range(offs[k], offs[k + 1])
+            ]
+    elif s.kind == "copy":
+        (v, _), = s.outputs
+        (w, _), = s.inputs
+        b.maps[v.key] = b.leaf(w)
+    elif s.kind == "sum":
+        (v, _), = s.outputs
+        b.maps[v.key] = _lincomb([(c, b.leaf(w)) for w, c in s.inputs], v.dim)
+    elif s.kind == "tf":
+        (v, _), = s.outputs
+        (w, _), = s.inputs
+        mode = s.data["mode"]
+        M = mat if mode in ("m", "mT") else np.linalg.inv(mat)
+        M = M.T if mode in ("mT", "minvT") else M
+        b.maps[v.key] = _scale(s.data["sign"], _matmul(M, b.leaf(w)))
+    else:  # linear resistor: outputs = M @ inputs, each in the element's sign convention
+        ins = [r for w, sg in s.inputs for r in _scale(sg, b.leaf(w))]
+        outs = _matmul(np.atleast_2d(np.asarray(mat, dtype=float)), ins)
+        a = 0
+        for v, sg in s.outputs:
+            b.maps[v.key] = _scale(sg, outs[a : a + v.dim])
+            a += v.dim
+
+
+def _region_rates(plan, lin):
+    """The linear storages with states whose inputs do not depend on the unknowns: their
+    rates are assembled."""
+    return [st for st in plan.storages
+            if st["path"] in lin and st["obj"].n_states and not any(pi is not None and pi[0].udep for pi in st["ports"])]
+
+
+def _region_pairs(plan, b):
+    """``[(path, [(ledger sign, e var, f var)])]``: the resistors and sources with a port on
+    the assembled region (their ledger powers are assembled)."""
+    pairs = []
     for r in plan.resistors:
         ports = [(om, ev, fv) for ev, fv, om in r["ports"]]
         if _on_region(ports, b.maps):
@@ -356,8 +401,13 @@ def assemble(plan):
         ports = [(-src["omega"], src["e"], src["f"])]
         if _on_region(ports, b.maps):
             pairs.append((src["path"], ports))
+    return pairs
 
-    # ---- variables other code reads by name
+
+def _read_by_name(plan, b, assembled, done, paired):
+    """The assembled variables other code reads by name: inputs of non-assembled and tangent
+    steps, constrained flows, cut bonds' sides, inputs of storages whose rates are not
+    assembled, ports of resistors and sources whose powers are not."""
     need = set()
 
     def read(v):
@@ -377,13 +427,11 @@ def assemble(plan):
     for ci in plan.cuts:
         read(ci["tail"])
         read(ci["head"])
-    done = {st["path"] for st in rate_storages}
     for st in plan.storages:
         if st["path"] not in done:
             for pi in st["ports"]:
                 if pi is not None:
                     read(pi[0])
-    paired = {path for path, _ in pairs}
     for r in plan.resistors:
         if r["path"] not in paired:
             for ev, fv, _ in r["ports"]:
@@ -393,8 +441,12 @@ def assemble(plan):
         if src["path"] not in paired:
             read(src["e"])
             read(src["f"])
+    return need
 
-    # ---- blocks of named variables, by stage
+
+def _stage_blocks(plan, b, assembled, lst, need):
+    """One block per stage (None for a stage without named variables): the assembled
+    variables read by name, in step order."""
     by_stage = {}
     for s in plan.pre_steps:
         if id(s) in assembled:
@@ -410,8 +462,14 @@ def assemble(plan):
             outputs.append((v, len(rows)))
             rows += b.maps[v.key]
         blocks.append(b.block(f"LIN{k}", rows, f"{len(vs)} variable(s) read by other elements", outputs) if vs else None)
+    return blocks
 
-    # ---- final block: storage rates, then ledger efforts and flows
+
+def _rates_block(plan, b, lin, rate_storages, pairs):
+    """``(block, n_rates, n_pairs, rate positions, ledger positions, pair starts)``: the final
+    block, the assembled storages' rates then the paired elements' ledger efforts and flows
+    (None if there are neither)."""
+    els = plan.report.flat.elements
     rows, rate_pos = [], []
     for st in rate_storages:
         A, B, _ = lin[st["path"]]
@@ -439,9 +497,12 @@ def assemble(plan):
         if pairs:
             what.append(f"ledger powers of {len(pairs)} element(s) ({_names([p for p, _ in pairs], els)})")
         tail = b.block("LINR", rows + e_rows + f_rows, " and ".join(what))
-    scalar = len(e_rows) == len(pairs)
+    return tail, n_rates, len(e_rows), rate_pos, led_pos, starts
 
-    # ---- full evaluation: every other assembled variable
+
+def _full_block(plan, b, assembled, need):
+    """The block of every other assembled variable (evaluated by the full evaluation only),
+    or None."""
     rows, outputs = [], []
     for s in plan.pre_steps:
         if id(s) in assembled:
@@ -449,11 +510,4 @@ def assemble(plan):
                 if v.key not in need:
                     outputs.append((v, len(rows)))
                     rows += b.maps[v.key]
-    full = b.block("LINF", rows, "the other assembled variables (full evaluation only)", outputs) if rows else None
-
-    return Assembly(
-        assembled=assembled, stage=nst, blocks=blocks, tail=tail, rate_index=_index(rate_pos), n_rates=n_rates,
-        n_pairs=len(e_rows), ledger_index=_index(led_pos),
-        ledger_starts=None if scalar else np.array(starts, dtype=np.intp), storages=done,
-        ledger_paths=paired, full=full,
-    )
+    return b.block("LINF", rows, "the other assembled variables (full evaluation only)", outputs) if rows else None

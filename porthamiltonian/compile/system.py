@@ -19,7 +19,7 @@ __all__ = ["PHSystem", "EventBinding", "JIT_AFTER", "PATH_PROBE_AT", "worth_load
 #: tenth of a second from the disk cache), which a run this long amortizes
 JIT_AFTER = 2000
 
-#: `simulate` asks `PHSystem._plan_path` for the path after this many evaluations (enough to
+#: `simulate` asks `PHSystem.plan_path` for the path after this many evaluations (enough to
 #: extrapolate the run's length from its progress; few enough that a long run spends next to
 #: nothing on the slow path)
 PATH_PROBE_AT = 20
@@ -27,7 +27,7 @@ PATH_PROBE_AT = 20
 
 def worth_loading(evaluated, expected):
     """Whether to build (or load from numba's cache) the compiled right-hand side now
-    (`PHSystem._plan_path`).
+    (`PHSystem.plan_path`).
 
     Parameters
     ----------
@@ -92,8 +92,18 @@ class PHSystem:
     compiled : str
         "numba" or "python: <why>": whether `rhs` runs the compiled right-hand side
         (`porthamiltonian.compile.jit`; in `simulate`, built or loaded `PATH_PROBE_AT`
-        evaluations into a run expected to outlast `JIT_AFTER` evaluations (`_plan_path`), else
+        evaluations into a run expected to outlast `JIT_AFTER` evaluations (`plan_path`), else
         after `JIT_AFTER` evaluations; at once when this attribute is read).
+
+    Notes
+    -----
+    The integration interface, all that `porthamiltonian.integrate` uses of a system (and what
+    a new integrator may rely on): the state (`layout`, `check_state`, `elements`), the rates
+    (`rhs`, `reference_rhs`, `plan_path`), the element events and their jump maps (`events`,
+    `event_value`, `apply_impulse`), the energy (`energy`, `storages`), the constraints
+    (`constraints`, `has_constraints`, `velocity_residuals`, `impulse_directions`,
+    `constraint_residuals`, `constraint_series`, `project_constraints`) and the regimes
+    elements take the integration over (`integrator_phases`).
     """
 
     def __init__(self, name, plan, source, namespace, jit=None):
@@ -107,7 +117,7 @@ class PHSystem:
         exec(compile(source, f"<porthamiltonian rhs of {name!r}>", "exec"), namespace)  # noqa: S102
         s(self, "_rhs", namespace["rhs"])
         # the compiled right-hand side (porthamiltonian.compile.jit): (source, F, I), built
-        # after JIT_AFTER evaluations (`_fast`); None with the reason where the model has none.
+        # after JIT_AFTER evaluations (`rhs`); None with the reason where the model has none.
         # Mutable evaluation state (the built function, counters, the last event values): a
         # cache, not part of the frozen structure
         jit = jit or (None, "compile(..., jit=False)", None)
@@ -132,9 +142,6 @@ class PHSystem:
         raise PhaseError(f"PHSystem {self.name!r} is frozen: cannot set `{key}`; recompile a modified graph instead")
 
     # ----------------------------------------------------------------- evaluation
-    def rhs(self, t, x, u=None):
-        """dx/dt at (t, x) with external inputs u (default zero). Fast path: no validation."""
-        return self._fast(t, x, self._u0 if u is None else u)
 
     @property
     def compiled(self):
@@ -184,7 +191,7 @@ class PHSystem:
         if line is not None:
             say(line)
 
-    def _plan_path(self, evaluated, expected):
+    def plan_path(self, evaluated, expected):
         """Choose the path `PATH_PROBE_AT` evaluations into a run
         (`porthamiltonian.integrate.simulate` calls it with the evaluations made and those it
         still expects, extrapolated from the run's progress).
@@ -212,24 +219,52 @@ class PHSystem:
         j["plan"] = dict(evaluated=evaluated, expected=expected)
         return "numba" if j["fn"] is not None else "Python: " + str(j["reason"])
 
-    def _event_value(self, k, t, x):
-        """The value of event `k` (`events` order) at (t, x): from the compiled evaluation of
-        the rates at that very state if there was one (an explicit Runge-Kutta step ends with
-        it, and the solver then asks each event function there in turn), else the element's
-        Python event function."""
+    def event_value(self, k, t, x):
+        """The value of element event `k` (`events` order) at (t, x): from the compiled
+        evaluation of the rates at that very state if there was one (an explicit Runge-Kutta
+        step ends with it, and the solver then asks each event function there in turn), else
+        the element's Python event function. An event fires where its value crosses zero in
+        its `spec.direction`; its handler (`spec.handler`) is the jump map."""
         j = self._jit
         if j["values"] is not None and j["key"] == (t, x.tobytes()):
             return j["values"][k]
         return self.events[k].value(t, x, self)
 
-    def _fast(self, t, x, u):
-        """dx/dt through the compiled right-hand side, the Python one where it declines.
+    # ----------------------------------------------------------------- integration interface
+    # What an integrator needs from a compiled system, and all `porthamiltonian.integrate`
+    # uses of it: the state layout (`layout`, `check_state`, `elements`), the rates (`rhs`,
+    # `reference_rhs`), the element events (`events`, `event_value`) and their jump maps
+    # (`apply_impulse`), the energy (`energy`, `storages`), the constraints (`constraints`,
+    # `has_constraints`, `constraint_residuals`, `velocity_residuals`, `impulse_directions`,
+    # `project_constraints`), the regimes elements take the integration over in
+    # (`integrator_phases`) and the choice of the evaluation path (`plan_path`).
 
-        The compiled function is built after `JIT_AFTER` evaluations of this system (module
-        docstring of `porthamiltonian.compile.jit`): short runs never pay numba's compile time,
-        long runs and sweeps do once. Within `simulate`, `_plan_path` builds it earlier for a
-        run expected to outlast `JIT_AFTER` evaluations.
+    def rhs(self, t, x, u=None):
+        """dx/dt at (t, x) with external inputs u (default zero). Fast path: no validation.
+
+        Through the compiled right-hand side, the Python one where it declines. The compiled
+        function is built after `JIT_AFTER` evaluations of this system (module docstring of
+        `porthamiltonian.compile.jit`): short runs never pay numba's compile time, long runs
+        and sweeps do once. Within `simulate`, `plan_path` builds it earlier for a run expected
+        to outlast `JIT_AFTER` evaluations.
+
+        Parameters
+        ----------
+        t : float
+            Time [s].
+        x : ndarray, shape (layout.size,)
+            State (not checked).
+        u : ndarray, shape (n_inputs,), optional
+            External inputs (default zero).
+
+        Returns
+        -------
+        ndarray, shape (layout.size,)
+            The rates, ledger quadratures included. An element that cannot evaluate the state
+            raises (a `GeometryError` for a state beyond a contact's range).
         """
+        if u is None:
+            u = self._u0
         j = self._jit
         fn = j["fn"]
         if fn is None:
@@ -251,6 +286,77 @@ class PHSystem:
         if j["events"]:
             j["key"], j["values"] = (t, x.tobytes()), values
         return xdot
+
+    def reference_rhs(self, t, x, u=None):
+        """dx/dt at (t, x) by the generated Python code alone (never the compiled one): the
+        reference the compiled path is checked against, and the evaluation that raises an
+        element's own error for a state it cannot evaluate. No validation; `u` as in `rhs`."""
+        return self._rhs(t, x, self._u0 if u is None else u, False)
+
+    # the names these had before they were public (kept for existing callers)
+    _plan_path = plan_path
+    _event_value = event_value
+
+    @property
+    def has_constraints(self):
+        """Whether the system has constraints (constraint elements or cut bonds), i.e.
+        multipliers whose velocity residuals and gaps an integrator may check or project."""
+        return bool(self._plan.constraints or self._plan.cuts)
+
+    @property
+    def storages(self):
+        """The storage elements: a tuple of ``(path, element, own slice, reference slices)``
+        (the element's energy is ``element.energy(x[own], tuple(x[r] for r in refs))``, its
+        gradient likewise)."""
+        return tuple(self._storages)
+
+    @property
+    def constraints(self):
+        """The constraint elements: a tuple of ``(path, element, own slice, rows, columns)``
+        with `rows` the indices of its velocity residuals in `velocity_residuals` and
+        `columns` those of its multipliers among the unknowns (the columns of
+        `impulse_directions`); both of length the element's dimension."""
+        out, at = [], 0
+        for c in self._plan.constraints:
+            m = c["lam"].dim
+            out.append((c["path"], c["obj"], c["slice"], np.arange(at, at + m),
+                        np.arange(c["lam"].unknown.start, c["lam"].unknown.stop)))
+            at += m
+        return tuple(out)
+
+    def velocity_residuals(self, t, x):
+        """The constraint elements' velocity residuals at (t, x), concatenated in
+        `constraints` order (inactive rows included as computed): from the compiled
+        evaluation of the rates at that very state when there was one, else the compiled
+        function when it is built, else the generated Python."""
+        j = self._jit
+        last = j["residuals"]
+        if last is not None and last[1] is x and last[0] == t:   # from the rates just evaluated there
+            return last[2]
+        if j["fn"] is not None:
+            _, status, _, _, cv, _ = j["fn"](t, x, self._u0, j["F"], j["I"])
+            if not status:
+                return cv
+        ev = self._rhs(t, x, self._u0, True)
+        return np.concatenate([ev["c"][c["path"]] for c in self._plan.constraints])
+
+    def impulse_directions(self, t, x):
+        """Gx at (t, x): the state change per unit of each unknown (multipliers and loop
+        tears), shape (layout.size, n_multipliers); an impulse Lambda changes the state by
+        ``Gx @ Lambda`` (`apply_impulse`). External inputs at zero."""
+        return self._rhs(t, x, self._u0, True)["Gx"]
+
+    @property
+    def integrator_phases(self):
+        """Regimes in which elements take the integration over (a reduced contact's phases in
+        contact coordinates): dict phase name -> tuple of ``(path, element)`` declaring it in
+        their `integrator_phases` attribute, in element order. `simulate` runs each name's
+        registered phase (`porthamiltonian.integrate.phases`)."""
+        out = {}
+        for path, obj in self.elements.items():
+            for name in getattr(obj, "integrator_phases", ()):
+                out.setdefault(name, []).append((path, obj))
+        return {k: tuple(v) for k, v in out.items()}
 
     def evaluate(self, t, x, u=None):
         """Every quantity at (t, x): a dict with "xdot", "u" (multipliers), "vars" (bond
@@ -525,7 +631,7 @@ class PHSystem:
             out[path] += float(e @ f)
         return out
 
-    def _constraint_series(self, ts, xs):
+    def constraint_series(self, ts, xs):
         """Over the samples ``(ts, xs)`` (a trajectory's, already valid): per constraint path
         ``(lambda, c, g)`` arrays of shape (N, rows) and per cut bond name ``lambda`` (N, dim),
         rows a unilateral constraint has switched off zero in ``c`` and ``g``, as
@@ -560,6 +666,8 @@ class PHSystem:
                 gap[c["path"]][k] = np.where(act, gv[at : at + m], 0.0)
                 at += m
         return {p: (lam[p], res[p], gap[p]) for p in lam}, cut
+
+    _constraint_series = constraint_series   # its name before it was public
 
     def constraint_residuals(self, t, x):
         """Velocity-level residuals (c) and position-level gaps (g) of every constraint.

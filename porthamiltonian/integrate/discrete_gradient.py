@@ -38,7 +38,7 @@ class _StepMap:
     def __init__(self, system, fun):
         self.system, self.fun = system, fun
         layout = system.layout
-        for path, obj, _, _ in system._storages:   # an element that says why it cannot be stepped so
+        for path, obj, _, _ in system.storages:   # an element that says why it cannot be stepped so
             why = getattr(obj, "refuses_discrete_gradient", None)
             if why:
                 raise ParameterError(f"method 'discrete_gradient' cannot integrate {obj.label} ({path!r}): {why}; "
@@ -60,7 +60,7 @@ class _StepMap:
                 self.poses.append((b.start, energy[0].slice, obj, own))
                 self.momentum.append(energy[0].slice)
                 pose_owner.add(b.element)
-        for path, obj, sl, refs in system._storages:
+        for path, obj, sl, refs in system.storages:
             if path in pose_owner:
                 continue
             offs = [i for blk in layout.blocks if blk.element == path and blk.kind == "energy"
@@ -77,12 +77,7 @@ class _StepMap:
                          for obj, sl, refs, offs, idx in self.gradient]
         n_phys = layout.n_physical
         # constraint rows: (element, own slice, rows in the residual vector, multiplier columns)
-        self.constraints, at = [], 0
-        for c in system._plan.constraints:
-            m = c["lam"].dim
-            self.constraints.append((c["obj"], c["slice"], np.arange(at, at + m), np.arange(c["lam"].unknown.start,
-                                                                                        c["lam"].unknown.stop)))
-            at += m
+        self.constraints = [(obj, sl, rows, cols) for _, obj, sl, rows, cols in system.constraints]
         self.ledger = np.arange(n_phys, layout.size)
         self.ledger_sign = np.array([_BALANCE_SIGN[e.kind] for e in layout.ledger])
 
@@ -120,23 +115,11 @@ class _StepMap:
         shape (n_unknowns, m) (the impulse directions of the compiled system)."""
         if not cols.size:
             return np.zeros((self.unknown.size, 0))
-        ev = self.system._rhs(t, x, self.system._u0, True)
-        return ev["Gx"][np.ix_(self.unknown, cols)]
+        return self.system.impulse_directions(t, x)[np.ix_(self.unknown, cols)]
 
     def velocity_residuals(self, t, x):
-        """All constraints' velocity residuals c at x (the compiled evaluation when it is
-        built, the generated Python otherwise)."""
-        system = self.system
-        j = system._jit
-        last = j["residuals"]
-        if last is not None and last[1] is x and last[0] == t:   # from the rates just evaluated there
-            return last[2]
-        if j["fn"] is not None:
-            _, status, _, _, cv, _ = j["fn"](t, x, system._u0, j["F"], j["I"])
-            if not status:
-                return cv
-        ev = system._rhs(t, x, system._u0, True)
-        return np.concatenate([ev["c"][c["path"]] for c in system._plan.constraints])
+        """All constraints' velocity residuals c at x (`PHSystem.velocity_residuals`)."""
+        return self.system.velocity_residuals(t, x)
 
     def residual(self, t, x0, H0, z, h, rows=None, Gm=None):
         """``(residual, x1, g)``: the residual of the step's equations (1)-(3) of

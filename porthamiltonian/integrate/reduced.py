@@ -1,8 +1,8 @@
 """Continuous-contact phases in reduced contact coordinates (Kry & Pai, *Continuous contact
 simulation for smooth surfaces*, 2003).
 
-While a reduced contact (an element with ``reduced = True``, `library.ReducedContact`) is on,
-`simulate` integrates ``z = (q, dq/dt, rest)`` of the element's `ReducedChart` instead of the
+While a reduced contact (an element declaring the integrator phase "reduced" in its
+``integrator_phases``, `library.ReducedContact`) is on, `simulate` integrates ``z = (q, dq/dt, rest)`` of the element's `ReducedChart` instead of the
 system's state: the moving body's pose and momentum are functions of the contact
 coordinates, so the surfaces touch by construction. Every sample is stored as a system
 state (`ReducedChart.to_x`), so the trajectory, its ledger and its interpolant look the same
@@ -50,12 +50,13 @@ __all__ = ["ReducedPhases"]
 
 
 class ReducedPhases:
-    """The reduced-coordinate phases of one run (`_Segments` owns one)."""
+    """The reduced-coordinate phases of one run: the integrator phase "reduced"
+    (`porthamiltonian.integrate.phases`; `run` is the run in segments, `elements` the reduced
+    contacts)."""
 
-    def __init__(self, segments):
-        self.seg = segments
-        system = segments.system
-        self.contacts = [(p, o) for p, o in system.elements.items() if getattr(o, "reduced", False)]
+    def __init__(self, run, elements):
+        self.seg = run
+        self.contacts = list(elements)
         self.regime = {}   # path -> ("rolling" | "sliding", slip direction or None) of "coulomb" contacts
 
     def active(self, x):
@@ -218,7 +219,7 @@ class ReducedPhases:
             seg.status, seg.message = 1, f"A terminal user event occurred at t = {te:.9g} s."
             return te, x, True, False
         seg.fired_at_start.add((kind.name, te))
-        return te, seg._fire(kind, te, x), False, False
+        return te, seg.fire(kind, te, x), False, False
 
     def _separate(self, chart, t, z, message):
         self.regime.pop(chart.path, None)
@@ -274,4 +275,3 @@ class _Cache:
         nan2, nan6 = np.full(2, np.nan), np.full(6, np.nan)
         return np.full(z.shape, np.nan), ReducedDynamics(np.full(5, np.nan), np.full(3, np.nan), nan2, math.nan,
                                                          math.nan, nan6, nan6)
-

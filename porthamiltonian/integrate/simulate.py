@@ -1,12 +1,19 @@
 """simulate(): integrate a compiled system with scipy's solve_ivp, handling element events.
 
+`simulate` is five steps: check the arguments (`_checked_run`), check that the initial state
+evaluates and is consistent (`_check_start`), integrate in segments (`_Segments`), build the
+`Trajectory` and audit it by its ledger, and judge the run (`_verdict`: raise or not). It uses
+the system only through the integration interface of `PHSystem` (rates, events, jump maps,
+energy, constraints, phases); the solvers are `scipy.integrate.OdeSolver` classes (`METHODS`), given the options
+their constructors take (`_solver_options`), so the driver has no case for any of them.
+
 The integration runs in segments: solve_ivp integrates until a terminal event (an element
 event such as contact making/breaking, or a terminal user event), the element's handler
 changes its own state (and reports the energy lost), and a new segment starts. Energy lost
-at events is accumulated in the ledger quadrature "lost" of the element. While a reduced
-contact (`library.ReducedContact`) is on, its segments integrate the contact coordinates
-instead of the system state (`porthamiltonian.integrate.reduced`); the trajectory holds
-system states throughout.
+at events is accumulated in the ledger quadrature "lost" of the element. While an element
+takes the integration over (an integrator phase, `porthamiltonian.integrate.phases`: a
+reduced contact that is on integrates its contact coordinates), the phase runs the segments;
+the trajectory holds system states throughout.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import time as _time
 import warnings
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -32,17 +40,23 @@ from ..compile.system import PATH_PROBE_AT, PHSystem
 from ..errors import AuditError, GeometryError, IntegrationError, IntegrationWarning, ParameterError, PhaseError
 from .events import starts_crossing, wrap_event
 from .discrete_gradient import DiscreteGradient
+from .dop853 import DOP853
 from .fixed_step import RK4
+from .phases import phases_of
 from .progress import Progress, progress_logging
-from .reduced import ReducedPhases
 from .trajectory import EventRecord, Trajectory
 
-__all__ = ["simulate", "FIXED_STEP_METHODS"]
+__all__ = ["simulate", "FIXED_STEP_METHODS", "METHODS"]
 
 _log = logging.getLogger(__name__)
 
 #: fixed-step methods of `simulate` (name -> OdeSolver subclass), used with ``step=``
 FIXED_STEP_METHODS = {"RK4": RK4, "discrete_gradient": DiscreteGradient}
+
+#: method names `simulate` resolves to its own OdeSolver classes (the other solve_ivp names
+#: go to scipy's): the fixed-step methods, and DOP853 with its dense output's extra stages
+#: checked inside the step (`porthamiltonian.integrate.dop853`)
+METHODS = {"DOP853": DOP853, **FIXED_STEP_METHODS}
 
 
 def _finite(v):
@@ -53,10 +67,25 @@ def _finite(v):
     return math.isfinite(v.dot(v)) or bool(np.all(np.isfinite(v)))
 
 
+def _takes(method, option):
+    """True if the solver's constructor has the named parameter `option` (a `jac` for Radau,
+    BDF and LSODA, a `step` for the fixed-step methods, the `system` for the discrete
+    gradient)."""
+    cls = _SCIPY_METHODS.get(method) if isinstance(method, str) else method
+    return option in inspect.signature(cls.__init__).parameters
+
+
 def _uses_jacobian(method):
     """True for solvers that take a `jac` argument (Radau, BDF, LSODA and their subclasses)."""
-    cls = _SCIPY_METHODS.get(method) if isinstance(method, str) else method
-    return "jac" in inspect.signature(cls.__init__).parameters
+    return _takes(method, "jac")
+
+
+def _method_name(method):
+    """A method's name in messages and in the trajectory's record: its name in `METHODS`
+    (or solve_ivp's), else the class's name."""
+    if isinstance(method, str):
+        return method
+    return next((n for n, cls in FIXED_STEP_METHODS.items() if cls is method), method.__name__)
 
 
 def _jacobian(rhs, system, rtol, atol):
@@ -259,7 +288,10 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         (`porthamiltonian.integrate.discrete_gradient.DiscreteGradient`: H preserved, and the
         ledger closed, to the per-step solve's round-off at any step; poses on SE(3)).
         Implicit methods get a finite-difference Jacobian over the continuous state entries
-        (discrete entries change only at events; see `_jacobian`).
+        (discrete entries change only at events; see `_jacobian`). "DOP853" is scipy's with
+        an interpolant that is never NaN where a step was accepted
+        (`porthamiltonian.integrate.dop853.DOP853`). An OdeSolver subclass gets the options
+        its constructor names: `step`, `system` (the compiled system), `jac`.
     step : float, optional
         The step [s] of a fixed-step method (required there, refused otherwise; a segment
         between events ends with a shorter step on the event).
@@ -347,10 +379,67 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         If given an uncompiled BondGraph.
     ParameterError
         Bad arguments (shape of x0, t_span, tolerances, method name...).
+    ModelError
+        An element declares an integrator phase that no module registered
+        (`porthamiltonian.integrate.phases`).
     IntegrationError
         When the integration fails: the message says when (time), where (element/state
         block) and why (the solver's or the element's message).
     """
+    run = _checked_run(system, t_span, x0, method=method, rtol=rtol, atol=atol, max_step=max_step, t_eval=t_eval,
+                       events=events, inputs=inputs, first_step=first_step, max_events=max_events,
+                       check_constraints=check_constraints, projection=projection, max_nfev=max_nfev,
+                       timeout=timeout, dense_output=dense_output, step=step, stop_after=stop_after, audit=audit)
+    with progress_logging(progress):   # a bar on stderr unless the application's logging takes the records
+        rhs = _Evaluator(system, run.method, run.inputs, callable(inputs), run.budget, run.t0, run.t1,
+                         Progress(run.t0, run.t1, progress))
+        _check_start(system, run)
+        segments = _Segments(system, rhs, _solver_options(system, rhs, run), run)
+        segments.integrate(run.t0, run.t1, run.x0)
+        rhs.progress.close(_last_time(segments.T))
+    traj = Trajectory(
+        system, np.concatenate(segments.T), np.concatenate(segments.X, axis=0), segments.status, segments.message,
+        segments.records, nfev=rhs.nfev, njev=segments.njev, nlu=segments.nlu,
+        method=run.method if isinstance(run.method, str) else run.method.__name__, rtol=run.rtol, atol=run.atol,
+        dense=segments.pieces if run.dense_output else None,
+    )
+    # the audit runs in this frame, so that its warnings point at the caller's line
+    found = traj.audit() if audit and traj.status >= 0 else []
+    return _verdict(system, traj, throw, audit, found)
+
+
+# ------------------------------------------------------------------ the steps of simulate
+
+
+@dataclass(frozen=True)
+class _Run:
+    """`simulate`'s arguments, checked (`_checked_run`): the settings of one run."""
+
+    t0: float
+    t1: float
+    x0: np.ndarray
+    method: object            # a solve_ivp method name or an OdeSolver subclass
+    rtol: float
+    atol: float
+    max_step: float
+    first_step: float | None
+    step: float | None        # the fixed step of a method that takes one
+    dense_output: bool
+    t_eval: np.ndarray | None
+    inputs: Callable | None   # u(t, x), None for the system's defaults
+    user_events: list
+    budget: dict              # `_check_budget`'s evaluation budget
+    max_events: int
+    projection: float | None
+    stop_after: str | None
+    check_constraints: bool
+
+
+def _checked_run(system, t_span, x0, *, method, rtol, atol, max_step, t_eval, events, inputs, first_step,
+                 max_events, check_constraints, projection, max_nfev, timeout, dense_output, step, stop_after,
+                 audit):
+    """Step 1: every argument checked once, at the boundary (a typed error naming the
+    argument, the value and the rule); returns the run's settings."""
     if isinstance(system, BondGraph):
         raise PhaseError(
             f"simulate needs a compiled system, got the BondGraph {system.name!r}: call "
@@ -362,9 +451,7 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
     budget = _checked_limits(dense_output, max_events, max_nfev, timeout)
     if not (isinstance(audit, (bool, np.bool_)) or audit == "strict"):
         raise ParameterError(f"`audit` must be True, False or 'strict', got {audit!r}")
-    method, fixed = _checked_method(method, step, max_step, first_step)
-    if method is DiscreteGradient:
-        fixed["system"] = system
+    method, step = _checked_method(method, step, max_step, first_step)
     x0 = _checked_state(system, x0)
     projection = _checked_projection(system, projection)
     t_eval = _checked_t_eval(t_eval, t0, t1)
@@ -373,38 +460,50 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
     if stop_after is not None and (not isinstance(stop_after, str) or not stop_after):
         raise ParameterError(f"`stop_after` must be a non-empty element event name pattern (str) or None, "
                              f"got {stop_after!r}")
+    return _Run(t0, t1, x0, method, rtol, atol, max_step, first_step, step, dense_output, t_eval, ufun,
+                user_events, budget, max_events, projection, stop_after, check_constraints)
 
-    with progress_logging(progress):   # a bar on stderr unless the application's logging takes the records
-        rhs = _Evaluator(system, method, ufun, callable(inputs), budget, t0, t1, Progress(t0, t1, progress))
-        try:  # an initial state the model cannot evaluate fails here, with the element's message
-            system._rhs(t0, x0, system._u0 if ufun is None else np.asarray(ufun(t0, x0), dtype=float), False)
-        except Exception as exc:
-            raise IntegrationError(
-                f"the initial state cannot be evaluated at t = {t0:.9g} s: {type(exc).__name__}: {exc}") from exc
-        if check_constraints and (system._plan.constraints or system._plan.cuts):
-            _check_initial_constraints(system, t0, x0, atol)
 
-        solver = dict(method=method, rtol=rtol, atol=atol, max_step=max_step, dense_output=dense_output, **fixed,
-                      **({"jac": _jacobian(rhs, system, rtol, atol)} if _uses_jacobian(method) else {}))
-        run = _Segments(system, rhs, solver, user_events, t_eval, first_step, projection, max_events)
-        run.stop_after = stop_after
-        run.integrate(t0, t1, x0)
-        rhs.progress.close(_last_time(run.T))
-    traj = Trajectory(
-        system, np.concatenate(run.T), np.concatenate(run.X, axis=0), run.status, run.message, run.records,
-        nfev=rhs.nfev, njev=run.njev, nlu=run.nlu, method=method if isinstance(method, str) else method.__name__,
-        rtol=rtol, atol=atol, dense=run.pieces if dense_output else None,
-    )
-    if run.status == -1 and throw:
-        err = IntegrationError(run.message)
+def _check_start(system, run):
+    """Step 2: the initial state evaluates (else an IntegrationError with the element's
+    message) and, if asked, satisfies the constraints (`_check_initial_constraints`)."""
+    t0, x0 = run.t0, run.x0
+    try:
+        system.reference_rhs(t0, x0, None if run.inputs is None else np.asarray(run.inputs(t0, x0), dtype=float))
+    except Exception as exc:
+        raise IntegrationError(
+            f"the initial state cannot be evaluated at t = {t0:.9g} s: {type(exc).__name__}: {exc}") from exc
+    if run.check_constraints and system.has_constraints:
+        _check_initial_constraints(system, t0, x0, run.atol)
+
+
+def _solver_options(system, rhs, run):
+    """solve_ivp's options for the run's method: the tolerances, step limits and dense output
+    every solver takes, and what its constructor asks for by name: the fixed `step`, the
+    compiled `system` (a solver built on the system's structure, the discrete gradient), a
+    `jac` (the implicit methods: `_jacobian`)."""
+    options = dict(method=run.method, rtol=run.rtol, atol=run.atol, max_step=run.max_step,
+                   dense_output=run.dense_output)
+    if run.step is not None:
+        options["step"] = run.step
+    if _takes(run.method, "system"):
+        options["system"] = system
+    if _uses_jacobian(run.method):
+        options["jac"] = _jacobian(rhs, system, run.rtol, run.atol)
+    return options
+
+
+def _verdict(system, traj, throw, audit, found):
+    """Step 5: a failed run raises (`throw`); a finished one whose ledger audit `found`
+    something raises if the audit is "strict". Returns the trajectory."""
+    if traj.status == -1 and throw:
+        err = IntegrationError(traj.message)
         err.trajectory = traj
         raise err
-    if audit and run.status >= 0:
-        found = traj.audit()
-        if found and audit == "strict":
-            err = AuditError(f"{system.name}: the run was flagged by its energy audit: " + "; ".join(traj.warnings))
-            err.trajectory = traj
-            raise err
+    if found and audit == "strict":
+        err = AuditError(f"{system.name}: the run was flagged by its energy audit: " + "; ".join(traj.warnings))
+        err.trajectory = traj
+        raise err
     return traj
 
 
@@ -454,26 +553,27 @@ def _checked_limits(dense_output, max_events, max_nfev, timeout):
 
 
 def _checked_method(method, step, max_step, first_step):
-    """``(method, extra solver options)``: a fixed-step method's name becomes its class and
-    brings its `step`; a step without a fixed-step method, or one without its step, is an error."""
+    """``(method, step)``: a name of `METHODS` becomes its class (other names stay solve_ivp's);
+    a method whose constructor takes a `step` (the fixed-step methods) needs one, and no
+    `max_step` or `first_step`; any other method refuses a `step`."""
     if isinstance(method, str):
         from .._options import check_method
 
-        method = FIXED_STEP_METHODS.get(check_method(method), method)
+        method = METHODS.get(check_method(method), method)
     elif not (inspect.isclass(method) and issubclass(method, OdeSolver)):
         raise ParameterError(f"`method` must be a solve_ivp method name or an OdeSolver subclass, got {method!r}")
-    if method not in FIXED_STEP_METHODS.values():
+    name = _method_name(method)
+    if not _takes(method, "step"):
         if step is not None:
             raise ParameterError(f"`step` is for the fixed-step methods {sorted(FIXED_STEP_METHODS)}; "
-                                 f"method {getattr(method, '__name__', method)!r} chooses its own steps (got step={step!r})")
-        return method, {}
-    name = next(n for n, cls in FIXED_STEP_METHODS.items() if cls is method)
+                                 f"method {name!r} chooses its own steps (got step={step!r})")
+        return method, None
     if step is None:
         raise ParameterError(f"method {name!r} needs `step`, the fixed step [s]")
     step = as_finite_float(step, "step", positive=True)
     if math.isfinite(max_step) or first_step is not None:
         raise ParameterError(f"method {name!r} steps by `step` = {step!r}: leave `max_step` and `first_step` unset")
-    return method, {"step": step}
+    return method, step
 
 
 def _checked_state(system, x0):
@@ -493,7 +593,7 @@ def _checked_projection(system, projection):
     if projection is None:
         return None
     projection = as_finite_float(projection, "projection", positive=True)
-    if not (system._plan.constraints or system._plan.cuts):
+    if not system.has_constraints:
         raise ParameterError(f"`projection` was given but system {system.name!r} has no constraints")
     return projection
 
@@ -545,7 +645,7 @@ class _Evaluator:
         self.nan = np.full(system.layout.size, np.nan)
         self.nfev = 0
         self.t_window = self.t_start = t0
-        self.planned = False                  # `PHSystem._plan_path` asked (once per run)
+        self.planned = False                  # `PHSystem.plan_path` asked (once per run)
         self.last_t, self.last_x = t0, None   # the last finite state evaluated
         self.failed = None                    # (t, reason) of the last evaluation that could not be made
 
@@ -562,7 +662,7 @@ class _Evaluator:
         self.last_t, self.last_x = t, x  # where the solver was when it gave up, if it does
         u = None if self.ufun is None else self._inputs(t, x)
         try:
-            xd = system._fast(t, x, system._u0 if u is None else u)
+            xd = system.rhs(t, x, u)
         except GeometryError as exc:
             self.failed = (t, f"{type(exc).__name__}: {exc}")
             return self.nan
@@ -573,7 +673,7 @@ class _Evaluator:
             # the compiled or the Python path (after an evaluation that succeeded): the run's
             # length extrapolated from its progress
             self.planned = True
-            system._plan_path(self.nfev, self.nfev * abs((self.t1 - t) / (t - self.t_start)))
+            system.plan_path(self.nfev, self.nfev * abs((self.t1 - t) / (t - self.t_start)))
         if self.progress.enabled:
             self.progress.update(t)
         return xd
@@ -600,10 +700,10 @@ class _Segments:
     the event records, each segment's interpolant (`pieces`, with dense output), the solver's
     counts, and how the run ended (`status`, `message`)."""
 
-    def __init__(self, system, rhs, solver, user_events, t_eval, first_step, projection, max_events):
+    def __init__(self, system, rhs, solver, run):
         self.system, self.rhs, self.solver = system, rhs, solver
-        self.user_events, self.t_eval, self.first_step = user_events, t_eval, first_step
-        self.projection, self.max_events = projection, max_events
+        self.user_events, self.t_eval, self.first_step = run.user_events, run.t_eval, run.first_step
+        self.projection, self.max_events = run.projection, run.max_events
         self.element_events = list(system.events)
         layout = system.layout
         # ledger entries: "lost" and "supplied" per element, the projection's
@@ -615,8 +715,8 @@ class _Segments:
         self.njev = self.nlu = 0
         self.n_events = 0
         self.fired_at_start = set()   # (event, time) fired at a segment's start: once per instant
-        self.stop_after, self.n_seen = None, 0   # `simulate`'s stop_after; records already checked
-        self.reduced = ReducedPhases(self)
+        self.stop_after, self.n_seen = run.stop_after, 0   # `simulate`'s stop_after; records already checked
+        self.phases = phases_of(self)   # regimes elements take the integration over (`.phases`)
 
     def integrate(self, t0, t1, x0):
         """Run from ``(t0, x0)`` to `t1`, a terminal user event, a failure, or too many events."""
@@ -634,15 +734,15 @@ class _Segments:
                 break
             if b is not None:   # zero at the start, moving in its direction: fire it now
                 self.fired_at_start.add((b.name, t))
-                x = self._fire(b, t, x)
+                x = self.fire(b, t, x)
                 self.n_events += 1
                 if self._stops(t0):
                     break
                 continue
             t_stop = min(t1, next_projection)
-            contact = self.reduced.active(x)
-            if contact is not None:   # continuous contact in reduced coordinates
-                t, x, stop, reached = self.reduced.run(contact, t, x, t_stop)
+            phase, which = self._phase(x)
+            if phase is not None:   # an element takes the integration over (a reduced contact)
+                t, x, stop, reached = phase.run(which, t, x, t_stop)
             else:
                 sol, evs = self._solve(t, x, t_stop)
                 if sol is None or sol.status == -1:
@@ -657,6 +757,15 @@ class _Segments:
             if reached:
                 t, x = t_stop, self._project(t_stop, x)
                 next_projection = t + self.projection
+
+    def _phase(self, x):
+        """``(phase, what it takes over)`` of the first phase that takes state `x` over, or
+        ``(None, None)``."""
+        for phase in self.phases:
+            which = phase.active(x)
+            if which is not None:
+                return phase, which
+        return None, None
 
     def _stops(self, t0):
         """Whether an element event fired since the last check matches `stop_after` (later
@@ -685,7 +794,7 @@ class _Segments:
         stores its samples. Returns ``(sol, event functions)``, sol None if solve_ivp raised."""
         system, rhs = self.system, self.rhs
         evs = [
-            wrap_event(lambda tt, xx, k=k: system._event_value(k, tt, xx), b.spec.direction, True, t, x, rhs)
+            wrap_event(lambda tt, xx, k=k: system.event_value(k, tt, xx), b.spec.direction, True, t, x, rhs)
             for k, b in enumerate(self.element_events)
         ]
         evs += [
@@ -720,7 +829,7 @@ class _Segments:
                 f"evaluation failed near t = {rhs.last_t:.9g} s (the last accepted step ends at "
                 f"t = {_last_time(self.T):.9g} s, kept in the trajectory): {type(exc).__name__}: {exc}")
             return None
-        self._store(sol, len(y), n_before_user, to_x)
+        self._store(sol, t, len(y), n_before_user, to_x)
         if sol.status == -1:
             self.status = -1
             self.message = _explain_failure(self.system, rhs.last_t, rhs.last_x, sol.message, solver["method"],
@@ -729,11 +838,12 @@ class _Segments:
                 self.message += f" Last evaluation that could not be made: at t = {rhs.failed[0]:.9g} s, {rhs.failed[1]}"
         return sol
 
-    def _store(self, sol, n, n_el, to_x):
-        """Keep a segment's samples (as states, through `to_x` when not None), interpolant,
+    def _store(self, sol, t_start, n, n_el, to_x):
+        """Keep a segment's samples (as states, through `to_x` when not None), interpolant
+        (over the segment, from `t_start`: with `t_eval` its first sample comes later),
         counts and non-terminal user events (after the first `n_el` event functions)."""
         if self.solver["dense_output"] and sol.sol is not None and sol.t.size:
-            self.pieces.append((float(sol.t[0]), float(sol.t[-1]), sol.sol if to_x is None else _Mapped(sol.sol, to_x)))
+            self.pieces.append((float(t_start), float(sol.t[-1]), sol.sol if to_x is None else _Mapped(sol.sol, to_x)))
         self.njev += sol.njev
         self.nlu += sol.nlu
         ts_, ys_ = np.asarray(sol.t, dtype=float), np.asarray(sol.y, dtype=float).reshape(n, -1).T
@@ -767,7 +877,7 @@ class _Segments:
         if k < len(self.element_events):
             b = self.element_events[k]
             self.fired_at_start.add((b.name, te_))  # it just fired: not again at the restart
-            x = self._fire(b, te_, xe)
+            x = self.fire(b, te_, xe)
             self.n_events += 1
             if self.n_events > self.max_events:
                 self.status, self.message = -1, (
@@ -786,7 +896,7 @@ class _Segments:
         self.status, self.message = 1, f"A terminal user event occurred at t = {te_:.9g} s."
         return te_, xe, True
 
-    def _fire(self, b, te_, xe):
+    def fire(self, b, te_, xe):
         """Apply element event `b` at `te_` to state `xe`; book its energy; return the new state."""
         system = self.system
         out = b.spec.handler(te_, xe[b.own], tuple(xe[s] for s in b.refs))

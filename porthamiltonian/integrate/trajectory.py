@@ -153,10 +153,9 @@ class Trajectory:
 
     def multipliers(self) -> dict[str, np.ndarray]:
         """Constraint multipliers over time: dict owner -> ndarray (N, k) (joint reactions, contact forces)."""
-        plan = self.system._plan
-        if not (plan.constraints or plan.cuts):   # none: no evaluation needed
+        if not self.system.has_constraints:   # none: no evaluation needed
             return {}
-        cons, cuts = self.system._constraint_series(self.t, self.x)
+        cons, cuts = self.system.constraint_series(self.t, self.x)
         return {**{k: v[0] for k, v in cons.items()}, **cuts}
 
     def contact_forces(self, name):
@@ -254,10 +253,10 @@ class Trajectory:
 
     def constraint_drift(self) -> dict[str, tuple[float, float]]:
         """Largest ``|gap|`` and ``|velocity residual|`` over the trajectory, per constraint."""
-        if not self.system._plan.constraints:   # none: no evaluation needed
+        if not self.system.constraints:   # none: no evaluation needed
             return {}
         out = {}
-        for k, (_, c, g) in self.system._constraint_series(self.t, self.x)[0].items():
+        for k, (_, c, g) in self.system.constraint_series(self.t, self.x)[0].items():
             g, c = np.abs(g), np.abs(c)
             finite = np.isfinite(g)   # rows without a position-level gap are NaN
             out[k] = (float(np.max(g[finite])) if finite.any() else 0.0, float(np.max(c)) if c.size else 0.0)

@@ -79,6 +79,8 @@ class ReducedContactConstraint(SlidingPlaneConstraint):
 
     type_name = "ReducedContactConstraint"
     reduced = True
+    #: `simulate` integrates the contact coordinates while it is on (`porthamiltonian.integrate.reduced`)
+    integrator_phases = ("reduced",)
 
     def __init__(self, name, pair: ContactPair, *, friction="frictionless", mu=0.5, restitution=0.0, rest_speed=1e-3,
                  slip_speed=5e-3, max_gap=None, rolling_damping=0.0, spin_damping=0.0, slip_relax=10.0):
