@@ -43,7 +43,7 @@ __all__ = ["njit", "separate", "OPTIONS"]
 OPTIONS = {"cache": True, "error_model": "numpy", "no_cfunc_wrapper": True}
 
 
-def njit(*args, argtypes=None, **options):
+def njit(*args, argtypes=None, versions=None, **options):
     """``numba.njit`` with `OPTIONS` (``options`` add to or override them), used as
     ``@njit``, ``@njit(inline="always")`` or ``@njit("signature")``. The dispatcher keeps the
     symbol hooks of what it loads from the cache (`_keep_hooks`), and saves to the cache
@@ -55,29 +55,84 @@ def njit(*args, argtypes=None, **options):
     caller asks for it (`porthamiltonian.kernels._parallel`); a caller's literal arguments
     are converted to it rather than compiled into a version of their own; a call through
     `separate` with other argument types is a typing error (the declaration stays true).
-    Calls from Python compile what their arguments need, as for any kernel."""
+    ``versions`` (a sequence of such argument-type strings) declares the few versions of a
+    small helper other kernels call, for example one per array dtype, compiled together at
+    the first call from another kernel (not at import, as numba's signature list would:
+    importing the package compiles nothing); a call from a kernel resolves to one of them,
+    with its literal arguments converted. It is not a `separate` declaration (no helper
+    process compiles it ahead).
+
+    Calls from Python compile what their arguments need, as for any kernel. A cached
+    version is read only if no kernel source changed since it was saved
+    (`_stamped_with_sources`)."""
     function = args[0] if args and callable(args[0]) else None
     compile_with = numba.njit(**{**OPTIONS, **options}) if function else numba.njit(*args, **{**OPTIONS, **options})
 
     def decorate(fn):
-        dispatcher = lock_saves(_keep_hooks(compile_with(fn)))
+        dispatcher = lock_saves(_keep_hooks(_stamped_with_sources(compile_with(fn))))
         if argtypes is not None and hasattr(dispatcher, "py_func"):
             dispatcher._fixed = tuple(sigutils.normalize_signature(f"({argtypes},)")[0])
             _typed_as_declared(dispatcher)
             DECLARED.append(dispatcher)
+        elif versions is not None and hasattr(dispatcher, "py_func"):
+            _typed_as_versions(dispatcher, [tuple(sigutils.normalize_signature(f"({a},)")[0]) for a in versions])
         return dispatcher
 
     return decorate(function) if function else decorate
 
 
+def _stamped_with_sources(dispatcher):
+    """`dispatcher`, whose cache entries are fresh only for the kernel sources they were
+    compiled against.
+
+    numba stamps a function's cache index with its own source file and reads the index only
+    while that stamp matches; a kernel it calls from another file may have changed meanwhile
+    (its machine code is linked in, or its symbol's return type differs: `_Symbol`). The stamp
+    here is the pair (numba's stamp, `porthamiltonian.kernels.SOURCES_DIGEST`): after any
+    kernel source changes, every old entry is stale, is never read, and is overwritten in
+    place at the next save (numba numbers its data files from 1 in a fresh index). This
+    replaces deleting the cache at import: importing the package writes and deletes nothing;
+    only compiling writes, where numba always wrote."""
+    cache = getattr(dispatcher, "_cache", None)
+    cache_file = getattr(cache, "_cache_file", None)
+    if cache_file is not None:   # None with numba's JIT disabled, or a function numba does not cache
+        from . import SOURCES_DIGEST
+
+        cache_file._source_stamp = (cache_file._source_stamp, SOURCES_DIGEST)
+    return dispatcher
+
+
 def _typed_as_declared(dispatcher):
     """Calls of `dispatcher` from other kernels resolve to its declared version (`njit`'s
     ``argtypes``), compiled (or loaded, or waited for: `_parallel.compile_claimed`) first."""
+
+    def ready():
+        if dispatcher._fixed not in dispatcher.overloads:
+            compile_claimed(dispatcher, dispatcher._fixed)
+
+    _resolve_to_existing(dispatcher, ready)
+
+
+def _typed_as_versions(dispatcher, versions):
+    """Calls of `dispatcher` from other kernels resolve to one of `versions` (`njit`'s
+    ``versions``: tuples of numba types), all compiled (or loaded) first."""
+
+    def ready():
+        for argtypes in versions:
+            if argtypes not in dispatcher.overloads:
+                dispatcher.compile(argtypes)
+
+    _resolve_to_existing(dispatcher, ready)
+
+
+def _resolve_to_existing(dispatcher, ready):
+    """Calls of `dispatcher` from other kernels: `ready()` compiles what they may use, then
+    numba's typing picks among the compiled versions only (its literal arguments converted)
+    instead of compiling a version for the literal types."""
     resolve = dispatcher.get_call_template
 
     def get_call_template(args, kws):
-        if dispatcher._fixed not in dispatcher.overloads:
-            compile_claimed(dispatcher, dispatcher._fixed)
+        ready()
         can_compile, dispatcher._can_compile = dispatcher._can_compile, False
         try:
             return resolve(args, kws)

@@ -706,11 +706,12 @@ def pose_step(x, xi):
     return mid, end, adjoint(E2), adjoint(E)
 
 
-@njit(["float64[::1](float64[::1], int64, int64)", "int64[::1](int64[::1], int64, int64)"])
+@njit(versions=("f8[::1], i8, i8", "i8[::1], i8, i8"))
 def span(a, start, stop):
     """``a[start:stop]`` of a 1-D array: the generated right-hand sides' slices of the state
     and of the packed constants (`porthamiltonian.compile.jit`), one compiled function instead
     of a slice lowered anew in the source at each of its ~160 places (2.2 s of the main job's
-    first run). Explicit signatures: a call with literal bounds would otherwise compile a
-    version per pair of bounds."""
+    first run). Two declared versions (`porthamiltonian.kernels._njit.njit`'s ``versions``,
+    compiled at the first call, not at import): a call with literal bounds would otherwise
+    compile a version per pair of bounds."""
     return a[start:stop]
