@@ -188,7 +188,9 @@ class GlobalCheck(NamedTuple):
 
 def _check_surface(S, name):
     if not isinstance(S, Surface):
-        raise ParameterError(f"`{name}` must be a Surface, got {type(S).__name__}")
+        hint = ("; a point has no surface to pair: `point_contact(surface, point, H_12)` gives "
+                "its contact with a surface" if type(S).__name__ == "Point" else "")
+        raise ParameterError(f"`{name}` must be a Surface, got {type(S).__name__}{hint}")
     return S
 
 
