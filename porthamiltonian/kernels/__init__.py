@@ -12,7 +12,8 @@ implementation serves both the tests of the public API and the generated right-h
 Modules: `lie` (quaternions, SO(3), SE(3)), `surfaces` (evaluation of the built-in surface
 kinds by integer kind code and packed parameters, and the instruction tapes of sympy
 surfaces), `closest` (closed forms, bounding tests, warm-started Newton refinement),
-`contact` (Gauss-map contact kinematics, contact frame and its rates), `reduced` (Kry & Pai's
+`contact` (Gauss-map contact kinematics, contact frame and its rates), `point` (the same
+kinematics in radius-of-curvature form, for a point foot against a surface), `reduced` (Kry & Pai's
 contact matrices and the reduced dynamics' solve), `hertz` (elliptical Hertz stiffness),
 `bodies` (rigid-body rates, gravity, springs and dampers), and the element kernels of the compiled right-hand
 side: `compliant` (compliant contact), `soil` (soil contact and its law), `sliding_plane`
