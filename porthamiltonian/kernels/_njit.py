@@ -56,11 +56,12 @@ def njit(*args, argtypes=None, versions=None, **options):
     are converted to it rather than compiled into a version of their own; a call through
     `separate` with other argument types is a typing error (the declaration stays true).
     ``versions`` (a sequence of such argument-type strings) declares the few versions of a
-    small helper other kernels call, for example one per array dtype, compiled together at
-    the first call from another kernel (not at import, as numba's signature list would:
-    importing the package compiles nothing); a call from a kernel resolves to one of them,
-    with its literal arguments converted. It is not a `separate` declaration (no helper
-    process compiles it ahead).
+    small helper other kernels call, for example one per array dtype: each is compiled at the
+    first call from another kernel whose argument types convert to it (not at import, as
+    numba's signature list would: importing the package compiles nothing), and a call from a
+    kernel resolves to one of them, its literal arguments and array layouts converted,
+    instead of compiling a version of its own (a literal index would otherwise make one per
+    value). It is not a `separate` declaration (no helper process compiles it ahead).
 
     Calls from Python compile what their arguments need, as for any kernel. A cached
     version is read only if no kernel source changed since it was saved
@@ -106,7 +107,7 @@ def _typed_as_declared(dispatcher):
     """Calls of `dispatcher` from other kernels resolve to its declared version (`njit`'s
     ``argtypes``), compiled (or loaded, or waited for: `_parallel.compile_claimed`) first."""
 
-    def ready():
+    def ready(args):
         if dispatcher._fixed not in dispatcher.overloads:
             compile_claimed(dispatcher, dispatcher._fixed)
 
@@ -115,24 +116,29 @@ def _typed_as_declared(dispatcher):
 
 def _typed_as_versions(dispatcher, versions):
     """Calls of `dispatcher` from other kernels resolve to one of `versions` (`njit`'s
-    ``versions``: tuples of numba types), all compiled (or loaded) first."""
+    ``versions``: tuples of numba types): those the call's argument types convert to are
+    compiled (or loaded) first, the others only when a call needs them."""
+    from numba import types
+    from numba.core.registry import cpu_target
 
-    def ready():
+    def ready(args):
+        given = [types.unliteral(a) for a in args]
         for argtypes in versions:
-            if argtypes not in dispatcher.overloads:
+            if argtypes not in dispatcher.overloads and len(argtypes) == len(given) and all(
+                    cpu_target.typing_context.can_convert(a, t) is not None for a, t in zip(given, argtypes)):
                 dispatcher.compile(argtypes)
 
     _resolve_to_existing(dispatcher, ready)
 
 
 def _resolve_to_existing(dispatcher, ready):
-    """Calls of `dispatcher` from other kernels: `ready()` compiles what they may use, then
-    numba's typing picks among the compiled versions only (its literal arguments converted)
-    instead of compiling a version for the literal types."""
+    """Calls of `dispatcher` from other kernels: `ready(args)` compiles what they may use,
+    then numba's typing picks among the compiled versions only (its literal arguments
+    converted) instead of compiling a version for the literal types."""
     resolve = dispatcher.get_call_template
 
     def get_call_template(args, kws):
-        ready()
+        ready(args)
         can_compile, dispatcher._can_compile = dispatcher._can_compile, False
         try:
             return resolve(args, kws)

@@ -253,9 +253,11 @@ def dot3(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit
+@njit(versions=("f8[:, :, :], i8, i8", "c16[:, :, :], i8, i8"))
 def row3(D, i, j):
-    """``D[i, j]`` of a derivative array as a 3-tuple."""
+    """``D[i, j]`` of a derivative array (real, or complex for complex steps) as a 3-tuple.
+    One version per dtype (`porthamiltonian.kernels._njit.njit`'s ``versions``): called with
+    literal indices, it compiled a version per index pair (5 in the main job)."""
     return (D[i, j, 0], D[i, j, 1], D[i, j, 2])
 
 
