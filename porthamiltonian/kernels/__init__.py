@@ -33,7 +33,8 @@ def _sources_digest() -> str:
     therefore carries this digest in its cache entry's freshness stamp
     (`porthamiltonian.kernels._njit.KernelCache`): after any kernel source changes, the old
     entries are never read, and numba overwrites them in place (its data files are numbered)
-    when it saves the new versions. Nothing is deleted or written at import.
+    when it saves the new versions. Nothing is deleted or written at import; ``porthamiltonian
+    warmup`` deletes the stale entries (`porthamiltonian.kernels._njit.prune_stale_cache`).
     """
     digest = hashlib.sha256()
     for src in sorted(Path(__file__).parent.glob("*.py")):

@@ -37,7 +37,7 @@ from numba.core import sigutils
 
 from ._parallel import DECLARED, compile_claimed, lock_saves, version_name
 
-__all__ = ["njit", "separate", "OPTIONS"]
+__all__ = ["njit", "separate", "OPTIONS", "cache_folders", "prune_stale_cache"]
 
 #: numba options of every kernel and generated right-hand side (module docstring)
 OPTIONS = {"cache": True, "error_model": "numpy", "no_cfunc_wrapper": True}
@@ -101,6 +101,80 @@ def _stamped_with_sources(dispatcher):
 
         cache_file._source_stamp = (cache_file._source_stamp, SOURCES_DIGEST)
     return dispatcher
+
+
+def cache_folders():
+    """The folders of numba's cache of the kernels: beside them (``__pycache__``) and, when
+    ``NUMBA_CACHE_DIR`` is set, numba's sub-folder for them there (numba's `_CacheLocator`)."""
+    import os
+    from pathlib import Path
+
+    from numba.core.caching import _CacheLocator
+
+    here = Path(__file__).parent
+    folders = [here / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        folders.append(Path(os.environ["NUMBA_CACHE_DIR"]) / _CacheLocator.get_suitable_cache_subpath(
+            str(here / "__init__.py")))
+    return folders
+
+
+def prune_stale_cache(folders=None):
+    """Delete the kernels' numba cache entries compiled against other kernel sources.
+
+    Such entries are never read (`_stamped_with_sources`), and numba overwrites an entry in
+    place when it saves the same function again; this removes, deliberately (``porthamiltonian
+    warmup`` calls it), the index files whose stamp does not carry this version's
+    `porthamiltonian.kernels.SOURCES_DIGEST` (older versions of the package, kernels since
+    renamed or removed) with the data files they list, and the stamp file of the older
+    scheme (``kernels.stamp``). An index of another numba version, one that cannot be read,
+    and files that cannot be deleted are left alone. A process of another version of the
+    package sharing the folder loses its entries (it compiles them again).
+
+    Parameters
+    ----------
+    folders : sequence of pathlib.Path, optional
+        Where to look; by default `cache_folders()`.
+
+    Returns
+    -------
+    int
+        Number of files deleted.
+    """
+    import pickle
+
+    import numba
+
+    from . import SOURCES_DIGEST
+
+    removed = 0
+    for folder in cache_folders() if folders is None else folders:
+        if not folder.is_dir():
+            continue
+        legacy = folder / "kernels.stamp"
+        for index in sorted(folder.glob("*.nbi")):
+            try:
+                with open(index, "rb") as f:
+                    version = pickle.load(f)
+                    if version != numba.__version__:
+                        continue
+                    stamp, overloads = pickle.loads(f.read())
+            except Exception:  # noqa: BLE001 - numba's own format: what cannot be read is not judged
+                continue
+            if isinstance(stamp, tuple) and len(stamp) == 2 and stamp[1] == SOURCES_DIGEST:
+                continue
+            for path in [folder / name for name in overloads.values()] + [index]:
+                try:
+                    path.unlink()
+                    removed += 1
+                except OSError:
+                    pass
+        try:
+            legacy.unlink()
+            removed += 1
+        except OSError:
+            pass
+    return removed
 
 
 def _typed_as_declared(dispatcher):

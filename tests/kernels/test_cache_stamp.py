@@ -79,3 +79,34 @@ def test_a_cached_kernel_is_not_read_after_another_kernel_changed(tmp_path):
     bodies.write_text(bodies.read_text() + "\n# a changed kernel source\n")
     assert hits_misses() == (0, 1)
     assert hits_misses() == (1, 0)
+
+
+def _index(folder, name, stamp, data_names, version=None):
+    """A numba index file as numba writes it (`IndexDataCacheFile._save_index`), and its data files."""
+    import pickle
+
+    import numba
+
+    with open(folder / f"{name}.nbi", "wb") as f:
+        pickle.dump(version or numba.__version__, f, protocol=-1)
+        f.write(pickle.dumps((stamp, {("sig", i): n for i, n in enumerate(data_names)})))
+    for n in data_names:
+        (folder / n).write_bytes(b"machine code")
+
+
+def test_warmups_prune_deletes_only_entries_of_other_kernel_sources(tmp_path):
+    from porthamiltonian.kernels import SOURCES_DIGEST
+    from porthamiltonian.kernels._njit import prune_stale_cache
+
+    _index(tmp_path, "lie.dot3-58.py311", (b"src", SOURCES_DIGEST), ["lie.dot3-58.py311.1.nbc"])
+    _index(tmp_path, "lie.cross3-23.py311", (b"src", "another digest"), ["lie.cross3-23.py311.1.nbc",
+                                                                        "lie.cross3-23.py311.2.nbc"])
+    _index(tmp_path, "lie.mm-94.py311", b"the old scheme's stamp", ["lie.mm-94.py311.1.nbc"])
+    _index(tmp_path, "lie.mv-69.py311", (b"src", "another digest"), ["lie.mv-69.py311.1.nbc"], version="0.1")
+    (tmp_path / "lie.hat-5.py311.nbi").write_bytes(b"unreadable")
+    (tmp_path / "kernels.stamp").write_text("an old digest")
+    assert prune_stale_cache([tmp_path]) == 6
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "lie.dot3-58.py311.1.nbc", "lie.dot3-58.py311.nbi",      # this version's
+        "lie.hat-5.py311.nbi",                                   # unreadable: not judged
+        "lie.mv-69.py311.1.nbc", "lie.mv-69.py311.nbi"]          # another numba's
