@@ -134,8 +134,7 @@ def test_a_sphere_shrinking_to_the_point_converges_linearly_to_it(name):
     errors = []
     for r in (1e-4, 1e-6, 1e-8):
         S2 = Sphere(r, center=P2)
-        # warm start at the limit's solution: the global search's coarse starts do not converge
-        # for a sphere this small against an ellipsoid (issue 36, "small feet fail")
+        # warm start at the limit's solution (the hot path's call: only the local refinement)
         c2, u2, v2 = S2.best_chart(*S2._parameters(tuple(-R.T @ pr.normal), 0), 0)
         cp = closest_points(S1, S2, H, x0=(pr.u, pr.v, u2, v2), charts=(pr.chart, c2))
         D1s = S1.derivatives(cp.x[0], cp.x[1], 2, cp.charts[0])
