@@ -25,6 +25,7 @@ from .gauss import (
 )
 from .network import PatchNetwork
 from .plane import Plane
+from .point import Point, PointContact, point_contact
 from .spec import surface_from_spec, surface_to_spec
 from .sphere import Sphere
 from .surface import REGULARITY_TOL, Surface, SupportPoint, SurfaceFrame, SurfaceSample
@@ -42,6 +43,8 @@ __all__ = [
     "ParameterDomain",
     "PatchNetwork",
     "Plane",
+    "Point",
+    "PointContact",
     "PointProjection",
     "PrincipalCurvatures",
     "REGULARITY_TOL",
@@ -59,6 +62,7 @@ __all__ = [
     "first_fundamental_form",
     "normal_derivatives",
     "principal_curvatures",
+    "point_contact",
     "project_point",
     "second_fundamental_form",
     "shape_operator",

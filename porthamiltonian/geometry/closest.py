@@ -188,7 +188,9 @@ class GlobalCheck(NamedTuple):
 
 def _check_surface(S, name):
     if not isinstance(S, Surface):
-        raise ParameterError(f"`{name}` must be a Surface, got {type(S).__name__}")
+        hint = ("; a point has no surface to pair: `point_contact(surface, point, H_12)` gives "
+                "its contact with a surface" if type(S).__name__ == "Point" else "")
+        raise ParameterError(f"`{name}` must be a Surface, got {type(S).__name__}{hint}")
     return S
 
 
@@ -475,12 +477,16 @@ def _newton(S1, S2, R, d, x, charts, scale, tol, max_iter) -> _Outcome:
         dx = _solve4(st.J, st.r)
         if dx is None or not all(map(math.isfinite, dx)):
             dx = _kclosest._damped_step(np.array(st.J), np.array(st.r)).tolist()
-        # keep each point's move below a fraction of the scale (a trust region in space)
+        # keep each point's move below a fraction of its surface's extent (a trust region
+        # in space: `porthamiltonian.kernels.closest.step_limit`)
         D1, D2 = st.D1, st.D2
         m1 = gauss._lin2(dx[0], D1[1][0], dx[1], D1[0][1])
         m2 = gauss._lin2(dx[2], D2[1][0], dx[3], D2[0][1])
-        move = max(math.sqrt(_dot(m1, m1)), math.sqrt(_dot(m2, m2)))
-        lam = min(1.0, _STEP_FRACTION * scale / move) if move > 0.0 else 1.0
+        lam = 1.0
+        for m, S in ((m1, S1), (m2, S2)):
+            move, limit = math.sqrt(_dot(m, m)), _kclosest.step_limit(S._kernel_spec[0], scale)
+            if move * lam > limit:
+                lam = limit / move
         w = st.w
         phi0 = _merit(st, scale, w)
         for _ in range(_MAX_HALVINGS):
@@ -801,7 +807,8 @@ def closest_points(S1: Surface, S2: Surface, H_12, *, x0=None, charts=(0, 0),
         d/dx2_b [f1_a . Rn2] = f1_a . R n2_b
 
     with backtracking on ``|gap / scale|^2 + |misalignment|^2`` (rows scaled by ``1/|f1_a|``),
-    each step limited to move a point by at most ``scale / 4``, periodic parameters wrapped,
+    each step limited to move each point by at most a quarter of its surface's extent, and
+    at least of ``scale`` (`porthamiltonian.kernels.closest.step_limit`), periodic parameters wrapped,
     bounded ones clamped, and charts switched by ``Surface.best_chart``.
 
     Which stationary pair is the contact (global search):

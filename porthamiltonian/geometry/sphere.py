@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._validate import as_finite_float
+from ..errors import ParameterError
 from .ellipsoid import Ellipsoid
 
 __all__ = ["Sphere"]
@@ -19,15 +20,15 @@ class Sphere(Ellipsoid):
         from its body's origin: the closest points' gap tolerance has a round-off floor,
         `porthamiltonian.kernels.closest.gap_tolerance`), whose gait differs from the
         textbook point foot's by terms of order radius / leg. A radius of exactly 0 is
-        refused: the Gauss-map kinematics need a regular surface (a point has no tangent
-        plane to parametrize).
+        refused: a point has no tangent plane to parametrize; it is a `Point`, whose contact
+        kinematics are the limit of the sphere's (`porthamiltonian.kernels.point`).
     center : array_like, shape (3,)
         Centre in the body frame [m].
 
     Raises
     ------
     ParameterError
-        If `radius` is not a finite positive number.
+        If `radius` is not a finite positive number (for 0, the message names `Point`).
 
     Notes
     -----
@@ -41,7 +42,13 @@ class Sphere(Ellipsoid):
     """
 
     def __init__(self, radius: float, center=(0.0, 0.0, 0.0)):
-        r = as_finite_float(radius, "radius", positive=True)
+        try:
+            r = as_finite_float(radius, "radius", positive=True)
+        except ParameterError as exc:
+            if isinstance(radius, (int, float)) and radius == 0:
+                raise ParameterError(f"{exc}: a sphere of radius 0 is a point; use "
+                                     f"`porthamiltonian.geometry.Point(center)` for a point foot") from None
+            raise
         super().__init__(r, r, r, center=center)
 
     @property

@@ -37,13 +37,13 @@ from numba.core import sigutils
 
 from ._parallel import DECLARED, compile_claimed, lock_saves, version_name
 
-__all__ = ["njit", "separate", "OPTIONS"]
+__all__ = ["njit", "separate", "OPTIONS", "cache_folders", "prune_stale_cache"]
 
 #: numba options of every kernel and generated right-hand side (module docstring)
 OPTIONS = {"cache": True, "error_model": "numpy", "no_cfunc_wrapper": True}
 
 
-def njit(*args, argtypes=None, **options):
+def njit(*args, argtypes=None, versions=None, **options):
     """``numba.njit`` with `OPTIONS` (``options`` add to or override them), used as
     ``@njit``, ``@njit(inline="always")`` or ``@njit("signature")``. The dispatcher keeps the
     symbol hooks of what it loads from the cache (`_keep_hooks`), and saves to the cache
@@ -55,29 +55,164 @@ def njit(*args, argtypes=None, **options):
     caller asks for it (`porthamiltonian.kernels._parallel`); a caller's literal arguments
     are converted to it rather than compiled into a version of their own; a call through
     `separate` with other argument types is a typing error (the declaration stays true).
-    Calls from Python compile what their arguments need, as for any kernel."""
+    ``versions`` (a sequence of such argument-type strings) declares the few versions of a
+    small helper other kernels call, for example one per array dtype: each is compiled at the
+    first call from another kernel whose argument types convert to it (not at import, as
+    numba's signature list would: importing the package compiles nothing), and a call from a
+    kernel resolves to one of them, its literal arguments and array layouts converted,
+    instead of compiling a version of its own (a literal index would otherwise make one per
+    value). It is not a `separate` declaration (no helper process compiles it ahead).
+
+    Calls from Python compile what their arguments need, as for any kernel. A cached
+    version is read only if no kernel source changed since it was saved
+    (`_stamped_with_sources`)."""
     function = args[0] if args and callable(args[0]) else None
     compile_with = numba.njit(**{**OPTIONS, **options}) if function else numba.njit(*args, **{**OPTIONS, **options})
 
     def decorate(fn):
-        dispatcher = lock_saves(_keep_hooks(compile_with(fn)))
+        dispatcher = lock_saves(_keep_hooks(_stamped_with_sources(compile_with(fn))))
         if argtypes is not None and hasattr(dispatcher, "py_func"):
             dispatcher._fixed = tuple(sigutils.normalize_signature(f"({argtypes},)")[0])
             _typed_as_declared(dispatcher)
             DECLARED.append(dispatcher)
+        elif versions is not None and hasattr(dispatcher, "py_func"):
+            _typed_as_versions(dispatcher, [tuple(sigutils.normalize_signature(f"({a},)")[0]) for a in versions])
         return dispatcher
 
     return decorate(function) if function else decorate
 
 
+def _stamped_with_sources(dispatcher):
+    """`dispatcher`, whose cache entries are fresh only for the kernel sources they were
+    compiled against.
+
+    numba stamps a function's cache index with its own source file and reads the index only
+    while that stamp matches; a kernel it calls from another file may have changed meanwhile
+    (its machine code is linked in, or its symbol's return type differs: `_Symbol`). The stamp
+    here is the pair (numba's stamp, `porthamiltonian.kernels.SOURCES_DIGEST`): after any
+    kernel source changes, every old entry is stale, is never read, and is overwritten in
+    place at the next save (numba numbers its data files from 1 in a fresh index). This
+    replaces deleting the cache at import: importing the package writes and deletes nothing;
+    only compiling writes, where numba always wrote."""
+    cache = getattr(dispatcher, "_cache", None)
+    cache_file = getattr(cache, "_cache_file", None)
+    if cache_file is not None:   # None with numba's JIT disabled, or a function numba does not cache
+        from . import SOURCES_DIGEST
+
+        cache_file._source_stamp = (cache_file._source_stamp, SOURCES_DIGEST)
+    return dispatcher
+
+
+def cache_folders():
+    """The folders of numba's cache of the kernels: beside them (``__pycache__``) and, when
+    ``NUMBA_CACHE_DIR`` is set, numba's sub-folder for them there (numba's `_CacheLocator`)."""
+    import os
+    from pathlib import Path
+
+    from numba.core.caching import _CacheLocator
+
+    here = Path(__file__).parent
+    folders = [here / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        folders.append(Path(os.environ["NUMBA_CACHE_DIR"]) / _CacheLocator.get_suitable_cache_subpath(
+            str(here / "__init__.py")))
+    return folders
+
+
+def prune_stale_cache(folders=None):
+    """Delete the kernels' numba cache entries compiled against other kernel sources.
+
+    Such entries are never read (`_stamped_with_sources`), and numba overwrites an entry in
+    place when it saves the same function again; this removes, deliberately (``porthamiltonian
+    warmup`` calls it), the index files whose stamp does not carry this version's
+    `porthamiltonian.kernels.SOURCES_DIGEST` (older versions of the package, kernels since
+    renamed or removed) with the data files they list, and the stamp file of the older
+    scheme (``kernels.stamp``). An index of another numba version, one that cannot be read,
+    and files that cannot be deleted are left alone. A process of another version of the
+    package sharing the folder loses its entries (it compiles them again).
+
+    Parameters
+    ----------
+    folders : sequence of pathlib.Path, optional
+        Where to look; by default `cache_folders()`.
+
+    Returns
+    -------
+    int
+        Number of files deleted.
+    """
+    import pickle
+
+    import numba
+
+    from . import SOURCES_DIGEST
+
+    removed = 0
+    for folder in cache_folders() if folders is None else folders:
+        if not folder.is_dir():
+            continue
+        legacy = folder / "kernels.stamp"
+        for index in sorted(folder.glob("*.nbi")):
+            try:
+                with open(index, "rb") as f:
+                    version = pickle.load(f)
+                    if version != numba.__version__:
+                        continue
+                    stamp, overloads = pickle.loads(f.read())
+            except Exception:  # noqa: BLE001 - numba's own format: what cannot be read is not judged
+                continue
+            if isinstance(stamp, tuple) and len(stamp) == 2 and stamp[1] == SOURCES_DIGEST:
+                continue
+            for path in [folder / name for name in overloads.values()] + [index]:
+                try:
+                    path.unlink()
+                    removed += 1
+                except OSError:
+                    pass
+        try:
+            legacy.unlink()
+            removed += 1
+        except OSError:
+            pass
+    return removed
+
+
 def _typed_as_declared(dispatcher):
     """Calls of `dispatcher` from other kernels resolve to its declared version (`njit`'s
     ``argtypes``), compiled (or loaded, or waited for: `_parallel.compile_claimed`) first."""
+
+    def ready(args):
+        if dispatcher._fixed not in dispatcher.overloads:
+            compile_claimed(dispatcher, dispatcher._fixed)
+
+    _resolve_to_existing(dispatcher, ready)
+
+
+def _typed_as_versions(dispatcher, versions):
+    """Calls of `dispatcher` from other kernels resolve to one of `versions` (`njit`'s
+    ``versions``: tuples of numba types): those the call's argument types convert to are
+    compiled (or loaded) first, the others only when a call needs them."""
+    from numba import types
+    from numba.core.registry import cpu_target
+
+    def ready(args):
+        given = [types.unliteral(a) for a in args]
+        for argtypes in versions:
+            if argtypes not in dispatcher.overloads and len(argtypes) == len(given) and all(
+                    cpu_target.typing_context.can_convert(a, t) is not None for a, t in zip(given, argtypes)):
+                dispatcher.compile(argtypes)
+
+    _resolve_to_existing(dispatcher, ready)
+
+
+def _resolve_to_existing(dispatcher, ready):
+    """Calls of `dispatcher` from other kernels: `ready(args)` compiles what they may use,
+    then numba's typing picks among the compiled versions only (its literal arguments
+    converted) instead of compiling a version for the literal types."""
     resolve = dispatcher.get_call_template
 
     def get_call_template(args, kws):
-        if dispatcher._fixed not in dispatcher.overloads:
-            compile_claimed(dispatcher, dispatcher._fixed)
+        ready(args)
         can_compile, dispatcher._can_compile = dispatcher._can_compile, False
         try:
             return resolve(args, kws)

@@ -8,7 +8,8 @@ eqs. 6-7), for ``x = (u1, v1, u2, v2)`` in charts ``(c1, c2)`` and ``H_12 = (R, 
     f1_a . (R p2 + d - p1) = 0,   f1_a . (R n2) = 0      (a = u, v)
 
 are solved by Newton's method with the analytic Jacobian (second derivatives of both
-surfaces), a trust region in space (a step moves a point by at most ``STEP_FRACTION * scale``),
+surfaces), a trust region in space (a step moves each point by at most ``STEP_FRACTION`` of its
+surface's extent, and at least of ``scale``: `step_limit`),
 Armijo backtracking on the scaled residual, wrapping/clamping into the domains and chart
 switches near singular sets. `porthamiltonian.geometry.closest` documents the method and
 validates arguments; this is its implementation for surfaces with a compiled evaluator.
@@ -150,6 +151,24 @@ def _damped_step(J, r):
     return dx
 
 
+@njit
+def step_limit(F, scale):
+    """The largest move [m] of a surface's point in one Newton step: `STEP_FRACTION` of the
+    surface's own extent, and at least of the pair's `scale` (the smaller surface's size).
+
+    The extent is ``max(|f_u|max (u_max - u_min), |f_v|max (v_max - v_min))`` of chart 0 (the
+    reference speeds and bounds of the packed domain block, `porthamiltonian.kernels.surfaces`:
+    ``2 pi r`` for a sphere), or `scale` where it is not finite (an unbounded plane, a patch
+    network). With the smaller surface's size for both points, as before, the larger
+    surface's point crept by a quarter of a small foot per iteration, and the global search
+    found no contact for a 1 mm sphere on an ellipsoid (issue 36, small feet).
+    """
+    extent = max(F[11] * (F[3] - F[1]), F[12] * (F[4] - F[2]))
+    if math.isfinite(extent) and extent > scale:
+        return STEP_FRACTION * extent
+    return STEP_FRACTION * scale
+
+
 #: `_evaluate` as `newton` calls it: by symbol (`_njit.separate`)
 _evaluate_by_symbol = separate(_evaluate)
 
@@ -170,7 +189,8 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     c1, c2 : int
         Charts of the start.
     scale : float [m]
-        Size of the smaller surface (trust region and gap tolerance).
+        Size of the smaller surface (gap tolerance; each point's move per step is limited by
+        `step_limit`, at least ``STEP_FRACTION * scale``).
     tol : float
         Convergence: tangential gap ``<= tol * scale`` (at least its round-off, `gap_tolerance`)
         and misalignment ``<= tol``.
@@ -194,6 +214,7 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     """
     x = x0.copy()
     clamped = False
+    limit1, limit2 = step_limit(F1, scale), step_limit(F2, scale)
     D1, D2, r, J, w, Rn2, e, ok = _evaluate_by_symbol(F1, I1, F2, I2, R, d, x, c1, c2)
     for it in range(max_iter + 1):
         if not ok:
@@ -213,8 +234,12 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
             dx = _damped_step(J, r)
         m1 = dx[0] * D1[1, 0] + dx[1] * D1[0, 1]
         m2 = dx[2] * D2[1, 0] + dx[3] * D2[0, 1]
-        move = max(math.sqrt(_lie.dot3(m1, m1)), math.sqrt(_lie.dot3(m2, m2)))
-        lam = min(1.0, STEP_FRACTION * scale / move) if move > 0.0 else 1.0
+        move1, move2 = math.sqrt(_lie.dot3(m1, m1)), math.sqrt(_lie.dot3(m2, m2))
+        lam = 1.0
+        if move1 > limit1:
+            lam = limit1 / move1
+        if move2 * lam > limit2:
+            lam = limit2 / move2
         phi0 = _merit(r, scale, w)
         accepted = False
         trial = np.empty(4)
@@ -253,9 +278,11 @@ def dot3(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit
+@njit(versions=("f8[:, :, :], i8, i8", "c16[:, :, :], i8, i8"))
 def row3(D, i, j):
-    """``D[i, j]`` of a derivative array as a 3-tuple."""
+    """``D[i, j]`` of a derivative array (real, or complex for complex steps) as a 3-tuple.
+    One version per dtype (`porthamiltonian.kernels._njit.njit`'s ``versions``): called with
+    literal indices, it compiled a version per index pair (5 in the main job)."""
     return (D[i, j, 0], D[i, j, 1], D[i, j, 2])
 
 

@@ -90,9 +90,10 @@ def mtv(A, v):
     return out
 
 
-@njit
+@njit(versions=("f8[:, :], f8[:, :]",))
 def mm(A, B):
-    """``A @ B`` for small matrices (any layout)."""
+    """``A @ B`` for small matrices (any layout: one version, `porthamiltonian.kernels._njit.njit`'s
+    ``versions``, rather than one per pair of layouts: C, and F for a transpose)."""
     n, k = A.shape
     m = B.shape[1]
     out = np.empty((n, m))
@@ -143,7 +144,7 @@ def put2(dst, row, col, src):
             dst[row + i, col + j] = src[i, j]
 
 
-@njit
+@njit(versions=("f8[:], f8[:, :]",))
 def quat_to_rotation_into(q, R):
     """Write the rotation matrix of ``q / |q|`` into `R`.
 
@@ -152,7 +153,8 @@ def quat_to_rotation_into(q, R):
     q : ndarray, shape (4,)
         Nonzero quaternion ``(w, x, y, z)``, not necessarily unit.
     R : ndarray, shape (3, 3) or a (3, 3) view (e.g. ``H[:3, :3]``)
-        Output buffer, overwritten.
+        Output buffer, overwritten. One compiled version for both (`porthamiltonian.kernels._njit.njit`'s
+        ``versions``, any layout), not one per layout.
 
     Notes
     -----
@@ -706,11 +708,12 @@ def pose_step(x, xi):
     return mid, end, adjoint(E2), adjoint(E)
 
 
-@njit(["float64[::1](float64[::1], int64, int64)", "int64[::1](int64[::1], int64, int64)"])
+@njit(versions=("f8[::1], i8, i8", "i8[::1], i8, i8"))
 def span(a, start, stop):
     """``a[start:stop]`` of a 1-D array: the generated right-hand sides' slices of the state
     and of the packed constants (`porthamiltonian.compile.jit`), one compiled function instead
     of a slice lowered anew in the source at each of its ~160 places (2.2 s of the main job's
-    first run). Explicit signatures: a call with literal bounds would otherwise compile a
-    version per pair of bounds."""
+    first run). Two declared versions (`porthamiltonian.kernels._njit.njit`'s ``versions``,
+    compiled at the first call, not at import): a call with literal bounds would otherwise
+    compile a version per pair of bounds."""
     return a[start:stop]

@@ -643,15 +643,16 @@ def best_chart(F, I, u, v, chart):
     return best_c, best_u, best_v
 
 
-@njit
+@njit(versions=("i8[::1], i8, i8",))
 def neighbour(I, chart, side):
     """``(neighbour chart, its side, reversed)`` across `side` of patch `chart` of a network
-    (neighbour -1 on the boundary)."""
+    (neighbour -1 on the boundary). One version (`porthamiltonian.kernels._njit.njit`'s
+    ``versions``): a caller's side typed as the literal -1 compiled one of its own."""
     k = 6 + NETWORK_BLOCK * I[1] + NETWORK_SIDE * (4 * chart + side)
     return I[k], I[k + 1], I[k + 2] != 0
 
 
-@njit
+@njit(versions=("i8[::1], i8, i8, f8, f8",))
 def across(I, chart, side, u, v):
     """``(chart', u', v')``: the point ``(u, v)`` of patch `chart` expressed in the neighbour
     across `side`, by the affine map that takes the shared side onto itself (the position

@@ -44,7 +44,9 @@ def _variants(models):
 def warmup(models=None, *, out=None):
     """Compile every built-in kernel into numba's cache ahead of time.
 
-    First the contact chain's kernels (`porthamiltonian.kernels._parallel.DECLARED`, each for
+    First the kernels' cache entries compiled against other kernel sources are deleted
+    (`porthamiltonian.kernels._njit.prune_stale_cache`: never read, but kept on disk until
+    overwritten; importing the package deletes nothing), then the contact chain's kernels (`porthamiltonian.kernels._parallel.DECLARED`, each for
     its declared argument types, under the claims other processes honour), then, for each
     model of `models` in every contact kind it builds at its default parameters, its compiled
     right-hand side (`records.prepare`: the path of every run), which compiles the element
@@ -61,7 +63,8 @@ def warmup(models=None, *, out=None):
     Returns
     -------
     list of dict
-        One per item: ``what`` ("contact kernels" or "MODEL (KIND)"), ``status``
+        One per item: ``what`` ("stale cache entries" when some were deleted, "contact
+        kernels" or "MODEL (KIND)"), ``status``
         ("compiled", "cached", "python: <why>" for a model without a compiled right-hand side,
         or "refused: <why>" for a contact kind the model does not offer), ``seconds``.
 
@@ -73,7 +76,7 @@ def warmup(models=None, *, out=None):
     from porthamiltonian.errors import ParameterError
     from porthamiltonian.models import MODELS, get_model
 
-    from ..kernels import _parallel
+    from ..kernels import _njit, _parallel
     from .records import RunSpec, prepare, resolve_parameters
 
     out = out if out is not None else sys.stdout
@@ -86,6 +89,9 @@ def warmup(models=None, *, out=None):
         print(f"{what:<40} {status:<22} {seconds:7.1f} s", file=out, flush=True)
 
     start = time.perf_counter()
+    pruned = _njit.prune_stale_cache()
+    if pruned:
+        tell("stale cache entries", f"deleted ({pruned} files)", time.perf_counter() - start)
     cached = sum(_parallel._on_disk(k, k._fixed) for k in _parallel.DECLARED)
     for kernel in _parallel.DECLARED:
         _parallel.compile_claimed(kernel, kernel._fixed)

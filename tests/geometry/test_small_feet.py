@@ -53,3 +53,32 @@ def test_gap_tolerance_floor():
     # tol * scale where it is above the round-off; the round-off floor otherwise
     assert gap_tolerance(DEFAULT_TOL, 1.0, 1.0) == DEFAULT_TOL
     assert gap_tolerance(DEFAULT_TOL, 1e-6, 3.0) == GAP_ROUNDOFF * EPS * 3.0
+
+
+@pytest.mark.parametrize("radius", [1e-3, 1e-4, 1e-6])
+@pytest.mark.parametrize("ground", ["ellipsoid", "torus"])
+def test_small_sphere_on_a_curved_surface_from_the_global_search(radius, ground):
+    """A small foot on curved ground, found without a warm start: the Newton step's trust
+    region was a quarter of the *smaller* surface's size for both points, so the ground's
+    point crept by ~radius / 4 per iteration and the search failed for a 1e-4 m foot
+    ("found no valid contact pair"). Reference: the foot of the normal through the sphere's
+    centre (`project_point`, an independent 2-parameter Newton), at distance ``|c - foot| -
+    radius`` (the sphere and the point share the foot)."""
+    from porthamiltonian.geometry import Ellipsoid, Torus, project_point
+
+    S1 = Ellipsoid(0.3, 0.5, 0.7) if ground == "ellipsoid" else Torus(1.0, 0.25)
+    rng = np.random.default_rng(8)
+    for k in range(4):
+        R = Rotation.random(random_state=k).as_matrix()
+        centre = np.array([0.05, -0.02, 0.1])
+        e = rng.standard_normal(3)
+        e[2] = abs(e[2]) + 0.5
+        c = (1.2 if ground == "ellipsoid" else 1.6) * e / np.linalg.norm(e)
+        H = np.eye(4)
+        H[:3, :3] = R
+        H[:3, 3] = c - R @ centre
+        ref = project_point(S1, c, tol=1e-14)
+        cp = closest_points(S1, Sphere(radius, center=centre), H)
+        # the foot converges to tol * scale with scale ~ the sphere's size: 1e-11 * 3.5 r
+        np.testing.assert_allclose(cp.p1, ref.point, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(cp.distance, ref.distance - radius, rtol=0, atol=1e-12)
