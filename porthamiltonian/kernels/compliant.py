@@ -235,6 +235,74 @@ def spring_outputs_local(t, x, refs, F, I):
     return _efforts(x, sh, F, law, _kc.normal_force(law, sh[2], 0.0)[0], W_geo, ok)
 
 
+@njit(inline="always")
+def _touching_state(X, PA, PB, k, F, I):
+    """The shared tuple of sample ``k`` of `spring_energies` and whether the kernels give its
+    energy: touching (else the energy is 0), the pair state OK and on the surfaces."""
+    sh = pair_state(X[k], (PA[k], PB[k]), F, I)
+    return sh, X[k, _ACT] > 0.5 and sh[0] == _kc.OK and sh[1] == 0.0
+
+
+@njit(inline="always")
+def _stored(x, law, delta, F):
+    """``V(delta) + 1/2 K_t s^2`` [J]: the normal law's potential and the tangential springs'."""
+    s0, s1, s2 = x[7], x[8], x[9]
+    return _kc.normal_potential(law, delta) + 0.5 * (F[K_SPIN] * (s0 * s0) + F[K_T] * (s1 * s1) + F[K_T] * (s2 * s2))
+
+
+@njit
+def spring_energies(X, PA, PB, F, I):
+    """Stored energy [J] of a compliant contact's spring at N states (the energy ledger's
+    samples: `library.compliant_contact.ContactSpring.energies`), one compiled loop.
+
+    The energy of `ContactSpring.energy`, through the same kernels: the normal law's
+    potential at the penetration of `pair_state` (`porthamiltonian.kernels.contact.normal_potential`)
+    plus the tangential springs' ``1/2 K_t s^2``; zero while not touching.
+
+    Parameters
+    ----------
+    X : ndarray, shape (N, 10)
+        The spring's own states.
+    PA, PB : ndarray, shape (N, 7) or (N, 0)
+        The moving bodies' poses (a fixed body's: no columns).
+    F, I : ndarray
+        `pack`'s constants.
+
+    Returns
+    -------
+    ndarray, shape (N,) [J]
+        NaN at a touching sample the kernel declines (the pair state's status not OK, a contact
+        point off a bounded surface): the caller evaluates those samples in Python, which
+        re-charts, books the edge state or raises.
+    """
+    out = np.zeros(X.shape[0])
+    law = F[LAW : LAW + 5].copy()
+    for k in range(X.shape[0]):
+        if X[k, _ACT] > 0.5:
+            sh, ok = _touching_state(X, PA, PB, k, F, I)
+            out[k] = _stored(X[k], law, sh[2], F) if ok else np.nan
+    return out
+
+
+@njit
+def spring_energies_local(X, PA, PB, F, I):
+    """`spring_energies` of a spring whose law takes its stiffness from the local curvatures
+    (`spring_outputs_local`): the law resolved at each sample's configuration; NaN also where
+    Hertz does not apply there (`porthamiltonian.kernels.contact.local_hertz`). A separate
+    kernel, so that contacts of fixed stiffness do not compile the curvature rates."""
+    out = np.zeros(X.shape[0])
+    law = F[LAW : LAW + 5]
+    F1, I1, F2, I2 = _surfaces(F, I)
+    for k in range(X.shape[0]):
+        if X[k, _ACT] > 0.5:
+            sh, ok = _touching_state(X, PA, PB, k, F, I)
+            if ok:
+                K, _, ok = _kc.local_hertz(F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], sh[9], law[1],
+                                           _kc.HERTZ_MAX_RATIO)
+            out[k] = _stored(X[k], _kc.resolve_law(law, K), sh[2], F) if ok else np.nan
+    return out
+
+
 @njit(argtypes=f"{_T_X_REFS}, UniTuple(f8[::1], 3), {_SHARED}, f8[::1], i8[::1]")
 def spring_rates(t, x, refs, inputs, sh, F, I):
     """Rates of the spring's own state (10); NaN where the contact matrix is singular
