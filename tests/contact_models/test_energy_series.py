@@ -35,7 +35,8 @@ def assert_series_is_per_state(system, traj, path="c/spring"):
     own = traj.state(path)
     touching = own[:, 6] > 0.5
     assert touching.any() and (~touching).any()     # both branches are exercised
-    assert np.all(series[path][~touching] == 0.0) and np.all(series[path][touching] > 0.0)
+    assert np.all(series[path][~touching] == 0.0)
+    assert np.all(series[path][touching] >= 0.0) and series[path][touching].max() > 0.0   # 0 at the touch itself
     return series
 
 
