@@ -1,7 +1,8 @@
 """Where one right-hand side of the Go1-sized quadruped on a compliant floor goes.
 
-Times, each the best of `REPEATS` passes over the same states (the least disturbed by other
-processes on a shared machine), the parts of one evaluation:
+Times, each the best of `REPEATS` passes over the same states, in CPU time of this process
+(`time.process_time`: a pass that another process preempts is not charged for the wait, which
+wall time would add on a loaded shared machine), the parts of one evaluation:
 
 - the whole compiled rhs as `PHSystem.rhs` runs it (Python wrapper included) and the bare
   numba function (``system._jit["fn"]``);
@@ -41,10 +42,10 @@ def best_us(fn, args_list, repeats=REPEATS):
         fn(*a)
     best = np.inf
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for a in args_list:
             fn(*a)
-        best = min(best, (time.perf_counter() - t0) / len(args_list))
+        best = min(best, (time.process_time() - t0) / len(args_list))
     return best * 1e6
 
 
@@ -134,10 +135,10 @@ def in_numba_us(kernel, args_list, calls=2000, repeats=5):
     run(1, *args_list[0])
     best = np.inf
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for a in args_list:
             run(calls, *a)
-        best = min(best, (time.perf_counter() - t0) / (calls * len(args_list)))
+        best = min(best, (time.process_time() - t0) / (calls * len(args_list)))
     return best * 1e6
 
 
