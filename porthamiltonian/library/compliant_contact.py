@@ -272,10 +272,10 @@ class ContactSpring(StorageElement):
         ``X`` (N, 10) the own states, ``refs`` the references' series (each (N, k)); returns
         (N,) [J]. The samples the kernel declines (NaN: a re-charted or failed pair state, a
         contact point off a bounded surface) and every sample of a contact without kernels
-        (a surface or law evaluated in Python) go through `energy`, which raises where it
-        must."""
-        packed = self._packed()
+        (a surface or law evaluated in Python) or of a subclass with its own `energy` (the
+        soil's spring) go through `energy`, which raises where it must."""
         n = X.shape[0]
+        packed = self._packed() if type(self).energy is ContactSpring.energy else None
         if packed is None:
             return np.array([self.energy(X[k], tuple(r[k] for r in refs)) for k in range(n)], dtype=float)
         pa, pb = (np.ascontiguousarray(r, dtype=float) if np.ndim(r) == 2 else np.zeros((n, 0))

@@ -84,3 +84,14 @@ def test_a_bounded_plane_falls_back_where_the_kernel_declines():
     direct = kernel_energies(system, traj)
     assert np.isnan(direct).any()          # off the closed form's domain: the Python path books it
     assert_series_is_per_state(system, traj)
+
+
+def test_a_soil_spring_keeps_its_own_energy():
+    """The soil's spring is a compliant spring with its own `energy` (and state): the series
+    takes it state by state, not through the compliant kernel."""
+    from .test_soil import SAND
+
+    system, x0 = body_on_plane(*ball(1.0, 0.05, 0.052, twist=(0, 0, 0, 0.3, 0, -1.0)), kind="soil", soil=SAND,
+                               friction=0.5)
+    traj = ph.simulate(system, (0.0, 0.03), x0, method="RK4", step=2e-4)
+    assert_series_is_per_state(system, traj)
