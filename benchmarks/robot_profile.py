@@ -1,7 +1,8 @@
 """Where one right-hand side of the Go1-sized quadruped on a compliant floor goes.
 
-Times, each the best of `REPEATS` passes over the same states (the least disturbed by other
-processes on a shared machine), the parts of one evaluation:
+Times, each the best of `REPEATS` passes over the same states, in CPU time of this process
+(`time.process_time`: a pass that another process preempts is not charged for the wait, which
+wall time would add on a loaded shared machine), the parts of one evaluation:
 
 - the whole compiled rhs as `PHSystem.rhs` runs it (Python wrapper included) and the bare
   numba function (``system._jit["fn"]``);
@@ -9,9 +10,16 @@ processes on a shared machine), the parts of one evaluation:
   articulated-body algorithm, the element's rates and outputs kernels;
 - the same robot and joint springs/dampers without the four foot contacts (the contacts'
   share is the difference);
-- the generated Python rhs (the path taken before the compiled one).
+- the generated Python rhs (the path taken before the compiled one);
+- with ``--contact``, one foot's compliant contact kernel by kernel, each timed in a compiled
+  loop (`in_numba_us`: no Python call overhead, which is larger than most of these kernels)
+  at the touching states of the run: the kernels the generated rhs calls per contact (the
+  spring's outputs, which compute the pair state once; its rates; the damper's and the slip's
+  laws; the events) and the stages inside them (pair state, closed form, Newton's confirming
+  evaluation, kinematics, ...);
 
-Usage: ``python benchmarks/robot_profile.py [--states N]``; prints a table (µs).
+Usage: ``PYTHONPATH=. python benchmarks/robot_profile.py [--states N] [--contact]``; prints
+tables (µs).
 """
 
 from __future__ import annotations
@@ -34,10 +42,10 @@ def best_us(fn, args_list, repeats=REPEATS):
         fn(*a)
     best = np.inf
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for a in args_list:
             fn(*a)
-        best = min(best, (time.perf_counter() - t0) / len(args_list))
+        best = min(best, (time.process_time() - t0) / len(args_list))
     return best * 1e6
 
 
@@ -112,14 +120,111 @@ def profile(n_states=50):
     return rows, system
 
 
+def in_numba_us(kernel, args_list, calls=2000, repeats=5):
+    """Best-of-`repeats` µs per call of `kernel` (a compiled kernel) called `calls` times in a
+    compiled loop for each argument tuple of `args_list` (through `_njit.separate`, as the
+    generated right-hand side calls it)."""
+    import numba
+
+    from porthamiltonian.kernels._njit import separate
+
+    names = ", ".join(f"a{i}" for i in range(len(args_list[0])))
+    ns = {"call": separate(kernel)}
+    exec(f"def run(n, {names}):\n    for _ in range(n):\n        call({names})\n", ns)
+    run = numba.njit(ns["run"])
+    run(1, *args_list[0])
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.process_time()
+        for a in args_list:
+            run(calls, *a)
+        best = min(best, (time.process_time() - t0) / (calls * len(args_list)))
+    return best * 1e6
+
+
+def contact_profile(system, ts, xs, foot="foot_FL"):
+    """One foot's compliant contact, kernel by kernel, at the run's states where it touches
+    (`in_numba_us`). Returns ``{row: µs}``."""
+    from porthamiltonian.kernels import closest as KCL
+    from porthamiltonian.kernels import compliant as KC
+    from porthamiltonian.kernels import contact as K
+    from porthamiltonian.kernels import lie as L
+
+    plan = system._plan
+    spring, damper, slip = (system.elements[f"{foot}/{e}"] for e in ("spring", "damper", "slip"))
+    ks = spring.kernel("outputs")
+    F, I = ks.F, ks.I
+    sl = system.layout.element_slice(f"{foot}/spring")
+
+    def refs_of(path, kern, x):
+        return tuple(np.ascontiguousarray(r) for r in kern.pad(tuple(x[r] for r in plan.refs[path])))
+
+    states = [(t, x) for t, x in zip(ts, xs) if x[sl][6] > 0.5][:10]
+    A = [(t, np.ascontiguousarray(x[sl]), refs_of(f"{foot}/spring", ks, x), x) for t, x in states]
+    shs = [KC.spring_outputs(t, x, r, F, I)[-1] for t, x, r, _ in A]
+    assert all(sh[KC.P_STATUS] == K.OK and sh[KC.P_CULLED] == 0.0 for sh in shs)
+    T = (np.array([0.1, 0.2, 0.3, 0.01, 0.02, 0.03]), np.zeros(6), np.array([0.01, 0.0, 0.0]))
+    kd, kf = damper.kernel("law"), slip.kernel("law")
+    rows = {}
+    rows["spring outputs (pair state + spring efforts)"] = in_numba_us(KC.spring_outputs,
+                                                                       [(t, x, r, F, I) for t, x, r, _ in A])
+    rows["spring rates"] = in_numba_us(KC.spring_rates, [(t, x, r, T, sh, F, I) for (t, x, r, _), sh in zip(A, shs)])
+    rows["damper law"] = in_numba_us(kd.function, [(t, T[:2], refs_of(f"{foot}/damper", kd, xf), sh, kd.F, kd.I)
+                                                   for (t, _, _, xf), sh in zip(A, shs)])
+    rows["slip law"] = in_numba_us(kf.function, [(t, (T[2],), refs_of(f"{foot}/slip", kf, xf), sh, kf.F, kf.I)
+                                                 for (t, _, _, xf), sh in zip(A, shs)])
+    rows["spring events"] = in_numba_us(KC.spring_events, [(t, x, r, sh, F, I) for (t, x, r, _), sh in zip(A, shs)])
+    rows["= one touching contact, its five kernels"] = sum(rows.values())
+    F1, I1, F2, I2 = KC._surfaces(F, I)
+    H = [KC._mat(F, h, 4) for h in (KC.H_WA, KC.H_WB, KC.H_S1A, KC.H_BS2)]
+    ev = [(F1, I1, F2, I2, r[0], r[1], H[0], H[1], x[0:4].copy(), int(round(x[4])), int(round(x[5])), F[KC.SCALE],
+           F[KC.TOL], I[KC.MAX_ITER], F[KC.ALPHA], H[2], H[3], F[KC.REG_TOL]) for _, x, r, _ in A]
+    rows["  outputs: evaluate (the pair state from the poses)"] = in_numba_us(K.evaluate, ev)
+    poses = [(H[2], H[3], L.pose_to_matrix(r[0]), H[1]) for _, _, r, _ in A]
+    H12 = [K.relative_pose(*p) for p in poses]
+    rows["    relative pose"] = in_numba_us(K.relative_pose, poses)
+    cf = [(F1, I1, F2, I2, h[:3, :3].copy(), h[:3, 3].copy(), int(round(x[4])), int(round(x[5])))
+          for h, (_, x, _, _) in zip(H12, A)]
+    rows["    closed form"] = in_numba_us(KCL.closed_form, cf)
+    nw = [a[:6] + (KCL.closed_form(*a)[1],) + a[6:] + (F[KC.SCALE], F[KC.TOL], I[KC.MAX_ITER]) for a in cf]
+    assert all(KCL.newton(*a)[3] == 0 for a in nw)   # the closed form is confirmed, not iterated
+    rows["    Newton confirming the closed form (0 iterations)"] = in_numba_us(KCL.newton, nw)
+    rows["      its one evaluation (derivatives, residual, Jacobian)"] = in_numba_us(KCL._evaluate, [a[:9] for a in nw])
+    res = [KCL._evaluate(*a[:9]) for a in nw]
+    rows["    finish (normals, distance, curvature margin)"] = in_numba_us(
+        KCL.finish, [(F1, F2, e[0], e[1], a[4], e[5], e[6], a[7], a[8], F[KC.REG_TOL]) for e, a in zip(res, nw)])
+    rows["    contact frame and twist maps"] = in_numba_us(
+        K.frame_and_maps, [(sh[KC.P_D1], sh[KC.P_H1C][:3, 2].copy(), -sh[KC.P_DELTA], F[KC.ALPHA], sh[KC.P_H12], H[2],
+                            H[3]) for sh in shs])
+    Ad_S2b, Ad_S1a = KC._mat(F, KC.AD_S2B, 6), KC._mat(F, KC.AD_S1A, 6)
+    T12 = [K.relative_twist(sh[KC.P_H12], Ad_S2b, Ad_S1a, T[0], T[1]) for sh in shs]
+    kin = [(sh[KC.P_D1], sh[KC.P_D2], sh[KC.P_H12][:3, :3].copy(), sh[KC.P_H12][:3, 3].copy(), tw)
+           for sh, tw in zip(shs, T12)]
+    rows["  rates: contact.spring_rates"] = in_numba_us(K.spring_rates, [
+        (F1, I1, F2, I2, sh[KC.P_X], sh[KC.P_C1], sh[KC.P_C2], sh[KC.P_D1], sh[KC.P_D2], sh[KC.P_H12], sh[KC.P_H1C],
+         sh[KC.P_GA], sh[KC.P_GB], Ad_S2b, Ad_S1a, T[0], T[1], T[2], x[0:4].copy(), int(round(x[4])),
+         int(round(x[5])), F[KC.RELAX], x[7:10].copy(), True) for (_, x, _, _), sh in zip(A, shs)])
+    rows["    kinematics (the contact points' rates)"] = in_numba_us(K.kinematics, kin)
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--states", type=int, default=50)
+    ap.add_argument("--contact", action="store_true", help="one foot's contact, kernel by kernel")
     a = ap.parse_args(argv)
     rows, system = profile(a.states)
     print(f"state size {system.layout.size}")
     for k, v in rows.items():
         print(f"{k:55s} {v:9.2f} µs")
+    if a.contact:
+        from speed import quadruped_graph
+
+        _, _, q0 = quadruped_graph()
+        ts, xs = states(system, system.initial_state({"go1.q": q0}), a.states)
+        print("one foot's compliant contact, touching, each kernel in a compiled loop")
+        for k, v in contact_profile(system, ts, xs).items():
+            print(f"{k:60s} {v:9.3f} µs")
 
 
 if __name__ == "__main__":

@@ -590,6 +590,29 @@ class PHSystem:
             out[path] = float(obj.energy(x[sl], tuple(x[r] for r in refs)))
         return out
 
+    def element_energy_series(self, X):
+        """Stored energy of every storage element at the states ``X`` (N, n): dict path ->
+        ndarray (N,) [J], each entry equal to `element_energies` at that state (to round-off).
+
+        An element with a method ``energies(X_own, refs)`` (its own states (N, n_x) and its
+        references' series, each (N, k)) computes them all in one call (a compiled loop: the
+        compliant contact's, `library.compliant_contact.ContactSpring.energies`); the others
+        are evaluated state by state. This is what the energy ledger of a trajectory reads
+        (`Trajectory.energies`): per-state Python contact geometry used to cost the Go1
+        quadruped's run as much as its integration (benchmarks/results/robot_speed.md)."""
+        X = np.asarray(X, dtype=float)
+        out = {}
+        for path, obj, sl, refs in self._storages:
+            own = np.ascontiguousarray(X[:, sl])
+            series = tuple(np.ascontiguousarray(X[:, r]) for r in refs)
+            batch = getattr(obj, "energies", None)
+            if batch is not None:
+                out[path] = np.asarray(batch(own, series), dtype=float)
+            else:
+                out[path] = np.array([float(obj.energy(own[k], tuple(s[k] for s in series)))
+                                      for k in range(X.shape[0])])
+        return out
+
     def energy(self, x):
         """Total stored energy H(x) [J]."""
         return sum(self.element_energies(x).values())

@@ -134,9 +134,7 @@ class Trajectory:
     @cached_property
     def energies(self) -> dict[str, np.ndarray]:
         """Stored energy per storage element over time: dict path -> ndarray (N,) [J]."""
-        per = [self.system.element_energies(xi) for xi in self.x]
-        keys = per[0].keys() if per else []
-        return {k: np.array([p[k] for p in per]) for k in keys}
+        return self.system.element_energy_series(self.x) if len(self.x) else {}
 
     @cached_property
     def hamiltonian(self) -> np.ndarray:

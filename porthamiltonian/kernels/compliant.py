@@ -21,7 +21,9 @@ kernel once whether a body of the pair is fixed or moving: the spring's ``(pose_
 the resistors' ``(x, charts, active, pose_a, pose_b, P_a, P_b, s)``, a fixed body's pose and
 momentum an empty array (the sliding-plane constraint's as the spring's).
 
-Shared tuple::
+Shared pair record (the contact-pair stage's result, `porthamiltonian.kernels.contact_pair`,
+computed once per contact and evaluation by the spring's outputs kernel; its fields are read
+by name, ``sh[P_DELTA]``, through the indices `P_STATUS` ... `P_LAW` below)::
 
     (status, culled, delta, H_12, x, c1, c2, D1, D2, H_1C, G_a, G_b, law)
 
@@ -73,6 +75,11 @@ MAX_ITER, CULLABLE, MOVING_A, MOVING_B, DAHL, N_F1, N_F2, N_I1, N_I2, BOUNDED = 
 I_SURFACES = 10                                     # I1 then I2
 # after the surfaces in F: each surface's edges per chart (lower_u, lower_v, upper_u, upper_v;
 # -inf / inf where none), `library.contact_geometry._edges`
+
+# ---- fields of the shared pair record (module docstring), by name: the kernels read them as
+# ``sh[P_DELTA]``, ``sh[P_GA]``, ... (constant indices, which numba resolves at compile time);
+# the generated right-hand side reads entries 0-2 (status, culled, -bound) by position
+P_STATUS, P_CULLED, P_DELTA, P_H12, P_X, P_C1, P_C2, P_D1, P_D2, P_H1C, P_GA, P_GB, P_LAW = range(13)
 
 #: the deformation block of the spring's own state (`library.compliant_contact`)
 _ACT = 6
@@ -183,7 +190,7 @@ def pair_state(x, refs, F, I):
 
 @njit(inline="always")
 def _touching(x, sh):
-    return x[_ACT] > 0.5 and sh[1] == 0.0 and sh[0] == _kc.OK
+    return x[_ACT] > 0.5 and sh[P_CULLED] == 0.0 and sh[P_STATUS] == _kc.OK
 
 
 @njit(inline="always")
@@ -197,11 +204,11 @@ def _idle(sh, F):
 def _efforts(x, sh, F, law, F_e, W_geo, ok):
     """Port efforts of a touching spring exerting the normal force ``F_e`` [N], and the
     shared tuple ending with `law` (`spring_outputs`; the soil's, `kernels.soil`)."""
-    if sh[2] > F[DEPTH_LIMIT] or not ok:   # outside the model's range: the Python path raises
+    if sh[P_DELTA] > F[DEPTH_LIMIT] or not ok:   # outside the model's range: the Python path raises
         z = np.zeros(6)
         return z, z.copy(), np.zeros(3), (_kc.FAILED,) + sh[1:] + (law,)
     K_t = np.array((F[K_SPIN], F[K_T], F[K_T]))
-    e_a, e_b, e_s = _kc.spring_outputs(sh[10], sh[11], K_t, x[7:10].copy(), F_e, W_geo)
+    e_a, e_b, e_s = _kc.spring_outputs(sh[P_GA], sh[P_GB], K_t, x[7:10].copy(), F_e, W_geo)
     return e_a, e_b, e_s, sh + (law,)
 
 
@@ -213,7 +220,7 @@ def spring_outputs(t, x, refs, F, I):
     if not _touching(x, sh):
         return _idle(sh, F)
     law = F[LAW : LAW + 5].copy()
-    return _efforts(x, sh, F, law, _kc.normal_force(law, sh[2], 0.0)[0], np.zeros(6), True)
+    return _efforts(x, sh, F, law, _kc.normal_force(law, sh[P_DELTA], 0.0)[0], np.zeros(6), True)
 
 
 @njit
@@ -228,11 +235,79 @@ def spring_outputs_local(t, x, refs, F, I):
         return _idle(sh, F)
     F1, I1, F2, I2 = _surfaces(F, I)
     law = F[LAW : LAW + 5]
-    K, g, ok = _kc.local_hertz(F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], sh[9], law[1],
-                               _kc.HERTZ_MAX_RATIO)
-    W_geo = 0.4 * sh[2] ** 2.5 * g if sh[2] > 0.0 else np.zeros(6)
+    K, g, ok = _kc.local_hertz(F1, I1, F2, I2, sh[P_X], sh[P_C1], sh[P_C2], sh[P_D1], sh[P_D2], sh[P_H12],
+                               sh[P_H1C], law[1], _kc.HERTZ_MAX_RATIO)
+    W_geo = 0.4 * sh[P_DELTA] ** 2.5 * g if sh[P_DELTA] > 0.0 else np.zeros(6)
     law = _kc.resolve_law(law, K)
-    return _efforts(x, sh, F, law, _kc.normal_force(law, sh[2], 0.0)[0], W_geo, ok)
+    return _efforts(x, sh, F, law, _kc.normal_force(law, sh[P_DELTA], 0.0)[0], W_geo, ok)
+
+
+@njit(inline="always")
+def _touching_state(X, PA, PB, k, F, I):
+    """The shared tuple of sample ``k`` of `spring_energies` and whether the kernels give its
+    energy: touching (else the energy is 0), the pair state OK and on the surfaces."""
+    sh = pair_state(X[k], (PA[k], PB[k]), F, I)
+    return sh, X[k, _ACT] > 0.5 and sh[P_STATUS] == _kc.OK and sh[P_CULLED] == 0.0
+
+
+@njit(inline="always")
+def _stored(x, law, delta, F):
+    """``V(delta) + 1/2 K_t s^2`` [J]: the normal law's potential and the tangential springs'."""
+    s0, s1, s2 = x[7], x[8], x[9]
+    return _kc.normal_potential(law, delta) + 0.5 * (F[K_SPIN] * (s0 * s0) + F[K_T] * (s1 * s1) + F[K_T] * (s2 * s2))
+
+
+@njit
+def spring_energies(X, PA, PB, F, I):
+    """Stored energy [J] of a compliant contact's spring at N states (the energy ledger's
+    samples: `library.compliant_contact.ContactSpring.energies`), one compiled loop.
+
+    The energy of `ContactSpring.energy`, through the same kernels: the normal law's
+    potential at the penetration of `pair_state` (`porthamiltonian.kernels.contact.normal_potential`)
+    plus the tangential springs' ``1/2 K_t s^2``; zero while not touching.
+
+    Parameters
+    ----------
+    X : ndarray, shape (N, 10)
+        The spring's own states.
+    PA, PB : ndarray, shape (N, 7) or (N, 0)
+        The moving bodies' poses (a fixed body's: no columns).
+    F, I : ndarray
+        `pack`'s constants.
+
+    Returns
+    -------
+    ndarray, shape (N,) [J]
+        NaN at a touching sample the kernel declines (the pair state's status not OK, a contact
+        point off a bounded surface): the caller evaluates those samples in Python, which
+        re-charts, books the edge state or raises.
+    """
+    out = np.zeros(X.shape[0])
+    law = F[LAW : LAW + 5].copy()
+    for k in range(X.shape[0]):
+        if X[k, _ACT] > 0.5:
+            sh, ok = _touching_state(X, PA, PB, k, F, I)
+            out[k] = _stored(X[k], law, sh[P_DELTA], F) if ok else np.nan
+    return out
+
+
+@njit
+def spring_energies_local(X, PA, PB, F, I):
+    """`spring_energies` of a spring whose law takes its stiffness from the local curvatures
+    (`spring_outputs_local`): the law resolved at each sample's configuration; NaN also where
+    Hertz does not apply there (`porthamiltonian.kernels.contact.local_hertz`). A separate
+    kernel, so that contacts of fixed stiffness do not compile the curvature rates."""
+    out = np.zeros(X.shape[0])
+    law = F[LAW : LAW + 5]
+    F1, I1, F2, I2 = _surfaces(F, I)
+    for k in range(X.shape[0]):
+        if X[k, _ACT] > 0.5:
+            sh, ok = _touching_state(X, PA, PB, k, F, I)
+            if ok:
+                K, _, ok = _kc.local_hertz(F1, I1, F2, I2, sh[P_X], sh[P_C1], sh[P_C2], sh[P_D1], sh[P_D2],
+                                           sh[P_H12], sh[P_H1C], law[1], _kc.HERTZ_MAX_RATIO)
+            out[k] = _stored(X[k], _kc.resolve_law(law, K), sh[P_DELTA], F) if ok else np.nan
+    return out
 
 
 @njit(argtypes=f"{_T_X_REFS}, UniTuple(f8[::1], 3), {_SHARED}, f8[::1], i8[::1]")
@@ -240,13 +315,13 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
     """Rates of the spring's own state (10); NaN where the contact matrix is singular
     (`porthamiltonian.contact.kinematics.MAX_CONDITION`: the Python path raises)."""
     out = np.zeros(10)
-    if sh[1] != 0.0:
+    if sh[P_CULLED] != 0.0:
         return out
     F1, I1, F2, I2 = _surfaces(F, I)
     x_rate, s_rate, s_max, s_min = _spring_rates(
-        F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], sh[9], sh[10], sh[11], _mat(F, AD_S2B, 6),
-        _mat(F, AD_S1A, 6), inputs[0], inputs[1], inputs[2], x[0:4].copy(), int(round(x[4])), int(round(x[5])),
-        F[RELAX], x[7:10].copy(), x[_ACT] > 0.5)
+        F1, I1, F2, I2, sh[P_X], sh[P_C1], sh[P_C2], sh[P_D1], sh[P_D2], sh[P_H12], sh[P_H1C], sh[P_GA], sh[P_GB],
+        _mat(F, AD_S2B, 6), _mat(F, AD_S1A, 6), inputs[0], inputs[1], inputs[2], x[0:4].copy(), int(round(x[4])),
+        int(round(x[5])), F[RELAX], x[7:10].copy(), x[_ACT] > 0.5)
     if not s_min > s_max / 1e10:
         out[:] = np.nan
         return out
@@ -258,7 +333,7 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
 @njit(inline="always")
 def _limits(sh, s, F, I):
     """As `library.compliant_contact._limits`: friction limits and the stick dampers' caps."""
-    Fe = _kc.normal_force(sh[12], sh[2], 0.0)[0]
+    Fe = _kc.normal_force(sh[P_LAW], sh[P_DELTA], 0.0)[0]
     lim_spin, lim_t = F[MU_SPIN] * Fe, F[MU] * Fe
     if not I[DAHL]:
         return lim_spin, lim_t, np.inf, np.inf
@@ -270,11 +345,11 @@ def _limits(sh, s, F, I):
 def damper_law(t, inputs, refs, sh, F, I):
     """Port efforts ``(e_a, e_b)`` of the damper (refs: the spring's x, charts, flag, the
     poses, the momenta, the deformation last)."""
-    if refs[2][0] < 0.5 or sh[1] != 0.0:
+    if refs[2][0] < 0.5 or sh[P_CULLED] != 0.0:
         return np.zeros(6), np.zeros(6)
     _, _, cap_spin, cap_t = _limits(sh, refs[7], F, I)
-    e_a, e_b, _ = _damper_efforts(sh[10], sh[11], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
-                                  sh[12], sh[2])
+    e_a, e_b, _ = _damper_efforts(sh[P_GA], sh[P_GB], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
+                                  sh[P_LAW], sh[P_DELTA])
     return e_a, e_b
 
 
@@ -282,7 +357,7 @@ def damper_law(t, inputs, refs, sh, F, I):
 def _slip_arguments(refs, sh, F, I):
     """``(lim_spin, lim_t, c_slip, spin_speed, slide_speed)`` of the slip kernels, as
     `library.compliant_contact.SlipFriction._arguments` (refs as `damper_law`)."""
-    if refs[2][0] < 0.5 or sh[1] != 0.0:
+    if refs[2][0] < 0.5 or sh[P_CULLED] != 0.0:
         return 0.0, 0.0, F[C_SLIP], 0.0, 0.0
     lim_spin, lim_t, _, _ = _limits(sh, refs[7], F, I)
     if not I[DAHL]:
@@ -293,7 +368,7 @@ def _slip_arguments(refs, sh, F, I):
         T_a = _lie.mv(_mat(F, MINV_A, 6), refs[5])
     if I[MOVING_B]:
         T_b = _lie.mv(_mat(F, MINV_B, 6), refs[6])
-    T_C = _lie.mv(sh[11], T_b) - _lie.mv(sh[10], T_a)
+    T_C = _lie.mv(sh[P_GB], T_b) - _lie.mv(sh[P_GA], T_a)
     return lim_spin, lim_t, F[C_SLIP], abs(T_C[2]), math.hypot(T_C[3], T_C[4])
 
 
@@ -326,21 +401,21 @@ def spring_events(t, x, refs, sh, F, I):
     """Values of the spring's event functions in the order of `ContactSpring.events` (touch,
     release, chart, approach; the last only if the pair is cullable), as the Python ones, from
     the evaluation's shared contact state (whose status is OK: the caller returned before)."""
-    if sh[1] == 1.0:
-        return culled_events(t, x, sh[2], F, I)
+    if sh[P_CULLED] == 1.0:
+        return culled_events(t, x, sh[P_DELTA], F, I)
     out = np.empty(4 if I[CULLABLE] else 3)
     active = x[_ACT] > 0.5
-    off_surface = sh[1] == 2.0   # the contact point left a bounded surface (`pair_state`)
-    out[0] = 1.0 if active else -sh[2]
-    out[1] = -sh[2] if active else -1.0
+    off_surface = sh[P_CULLED] == 2.0   # the contact point left a bounded surface (`pair_state`)
+    out[0] = 1.0 if active else -sh[P_DELTA]
+    out[1] = -sh[P_DELTA] if active else -1.0
     margin = np.inf
     if not off_surface:
         F1, I1, F2, I2 = _surfaces(F, I)
-        xe = sh[4]
+        xe = sh[P_X]
         for k in range(2):
             Fk, Ik = (F1, I1) if k == 0 else (F2, I2)
             if Ik[1] > 1:
-                ce = sh[5] if k == 0 else sh[6]
+                ce = sh[P_C1] if k == 0 else sh[P_C2]
                 ch = int(round(x[4 + k]))
                 u, v = _s.chart_map(Fk, Ik, xe[2 * k], xe[2 * k + 1], ce, ch)
                 if Ik[2] == _s.ATLAS_NETWORK:     # a patch transition (`PatchNetwork.transition_margin`)
@@ -364,7 +439,7 @@ def spring_input_matrix(t, x, refs, sh, F, I):
     `library.compliant_contact.ContactSpring.input_matrix`); NaN where the contact matrix is
     singular."""
     B = np.zeros((10, 15))
-    if sh[1] != 0.0:
+    if sh[P_CULLED] != 0.0:
         return B
     F1, I1, F2, I2 = _surfaces(F, I)
     Ad_S2b, Ad_S1a = _mat(F, AD_S2B, 6), _mat(F, AD_S1A, 6)
@@ -374,8 +449,8 @@ def spring_input_matrix(t, x, refs, sh, F, I):
         e = np.zeros(15)
         e[k] = 1.0
         x_rate, s_rate, s_max, s_min = _spring_rates(
-            F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], sh[9], sh[10], sh[11], Ad_S2b, Ad_S1a,
-            e[0:6], e[6:12], e[12:15], params, c1, c2, 0.0, s, x[_ACT] > 0.5)
+            F1, I1, F2, I2, sh[P_X], sh[P_C1], sh[P_C2], sh[P_D1], sh[P_D2], sh[P_H12], sh[P_H1C], sh[P_GA], sh[P_GB],
+            Ad_S2b, Ad_S1a, e[0:6], e[6:12], e[12:15], params, c1, c2, 0.0, s, x[_ACT] > 0.5)
         if not s_min > s_max / 1e10:
             B[:, :] = np.nan
             return B
@@ -391,12 +466,12 @@ def spring_output_jacobian(t, x, refs, sh, F, I):
     """``d(outputs)/d(x)`` (15, 10): the outputs depend on the own state through the
     deformation only (as `library.compliant_contact.ContactSpring.output_jacobian`)."""
     J = np.zeros((15, 10))
-    if x[_ACT] < 0.5 or sh[1] != 0.0:
+    if x[_ACT] < 0.5 or sh[P_CULLED] != 0.0:
         return J
     K = np.zeros((6, 3))
     K[2, 0], K[3, 1], K[4, 2] = F[K_SPIN], F[K_T], F[K_T]
-    _lie.put2(J, 0, 7, -_lie.mm(sh[10].T, K))
-    _lie.put2(J, 6, 7, _lie.mm(sh[11].T, K))
+    _lie.put2(J, 0, 7, -_lie.mm(sh[P_GA].T, K))
+    _lie.put2(J, 6, 7, _lie.mm(sh[P_GB].T, K))
     J[12, 7], J[13, 8], J[14, 9] = F[K_SPIN], F[K_T], F[K_T]
     return J
 
@@ -404,12 +479,12 @@ def spring_output_jacobian(t, x, refs, sh, F, I):
 @njit
 def damper_law_jacobian(t, inputs, refs, sh, F, I):
     """``d(e_a, e_b)/d(T_a, T_b)`` (12, 12) of `damper_law`."""
-    if refs[2][0] < 0.5 or sh[1] != 0.0:
+    if refs[2][0] < 0.5 or sh[P_CULLED] != 0.0:
         return np.zeros((12, 12))
     _, _, cap_spin, cap_t = _limits(sh, refs[7], F, I)
-    _, _, dW = _damper_efforts(sh[10], sh[11], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
-                               sh[12], sh[2])
-    return _kc.damper_jacobian(sh[10], sh[11], dW)
+    _, _, dW = _damper_efforts(sh[P_GA], sh[P_GB], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
+                               sh[P_LAW], sh[P_DELTA])
+    return _kc.damper_jacobian(sh[P_GA], sh[P_GB], dW)
 
 
 @njit

@@ -267,6 +267,26 @@ class ContactSpring(StorageElement):
             V = _elastic(self.p, self.pair, st)[1]
         return V + 0.5 * float(self.p.K_t @ (s * s))
 
+    def energies(self, X, refs):
+        """`energy` at N states in one compiled loop (`porthamiltonian.kernels.compliant.spring_energies`):
+        ``X`` (N, 10) the own states, ``refs`` the references' series (each (N, k)); returns
+        (N,) [J]. The samples the kernel declines (NaN: a re-charted or failed pair state, a
+        contact point off a bounded surface) and every sample of a contact without kernels
+        (a surface or law evaluated in Python) or of a subclass with its own `energy` (the
+        soil's spring) go through `energy`, which raises where it must."""
+        n = X.shape[0]
+        packed = self._packed() if type(self).energy is ContactSpring.energy else None
+        if packed is None:
+            return np.array([self.energy(X[k], tuple(r[k] for r in refs)) for k in range(n)], dtype=float)
+        pa, pb = (np.ascontiguousarray(r, dtype=float) if np.ndim(r) == 2 else np.zeros((n, 0))
+                  for r in self.kernel("outputs").pad(refs))   # a fixed body: an empty array
+        kernel = (_kcompliant.spring_energies_local if isinstance(self.p.law, LocalHertzLaw)
+                  else _kcompliant.spring_energies)
+        out = kernel(np.ascontiguousarray(X, dtype=float), pa, pb, *packed)
+        for k in np.flatnonzero(np.isnan(out)):
+            out[k] = self.energy(X[k], tuple(r[k] for r in refs))
+        return out
+
     def outputs(self, t, x, refs):
         if x[_ACT] < 0.5:    # not touching: no wrench, no contact points needed
             return (np.zeros(6), np.zeros(6), np.zeros(3))

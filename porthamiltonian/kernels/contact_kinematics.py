@@ -1,0 +1,396 @@
+"""Compiled Gauss-map contact kinematics: the rates of the contact points, the contact frame and
+its rates, relative poses and twists, and the tracked parameters' rates.
+
+Notation of docs/math.md sec. 5 (Duindam & Stramigioli, *Modeling the kinematics and dynamics of
+compliant contact*, 2003): surfaces S1 (frame 1) and S2 (frame 2), ``H_12 =
+(R, d)``; derivative arrays ``D[i, j] = d^(i+j) f / du^i dv^j`` of order 2 at the contact
+parameters; relative twist ``T = (w, v)`` of S2 w.r.t. S1 in frame 1. The contact frame C
+has ``z = n1``, ``x`` along the part of ``f1_u`` tangent to S1, and its origin on the average
+tangent plane ``p1 + alpha Delta n1``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from ._njit import njit, separate
+
+from . import closest as _kc
+from . import lie as _lie
+from . import surfaces as _s
+
+#: tracked parameters closer than this [rad] to a singular set are re-expressed before use
+SANE_MARGIN = 0.1
+#: step of the central differences of a chart map's Jacobian [rad]
+CHART_STEP = 1e-7
+
+
+@njit
+def normal_rates(D):
+    """Unit normal ``n`` and its partials ``n_u``, ``n_v`` from an order >= 2 derivative array.
+
+    ``n = m / |m|`` with ``m = f_u x f_v``; ``n_a = (m_a - (n . m_a) n) / |m|``.
+    """
+    m = _lie.cross3(D[1, 0], D[0, 1])
+    s = math.sqrt(_lie.dot3(m, m))
+    n = m / s
+    mu = _lie.cross3(D[2, 0], D[0, 1]) + _lie.cross3(D[1, 0], D[1, 1])
+    mv = _lie.cross3(D[1, 1], D[0, 1]) + _lie.cross3(D[1, 0], D[0, 2])
+    return n, (mu - _lie.dot3(n, mu) * n) / s, (mv - _lie.dot3(n, mv) * n) / s
+
+
+@njit
+def _solve2(m00, m01, m10, m11, b0, b1):
+    det = m00 * m11 - m01 * m10
+    return (m11 * b0 - m01 * b1) / det, (m00 * b1 - m10 * b0) / det
+
+
+@njit
+def kinematics(D1, D2, R, d, T):
+    """Generalized contact kinematics (docs/math.md sec. 5, Duindam & Stramigioli 2003, eqs. 11-14).
+
+    Parameters
+    ----------
+    D1, D2 : ndarray, shape (3, 3, 3)
+        Order-2 derivatives of S1 and S2 at the contact parameters.
+    R : ndarray, shape (3, 3)
+    d : ndarray, shape (3,) [m]
+        ``H_12``.
+    T : ndarray, shape (6,)
+        Relative twist ``(w, v)`` of S2 w.r.t. S1 in frame 1 [rad/s, m/s].
+
+    Returns
+    -------
+    distance : float [m]
+    distance_rate : float [m/s]
+    p1_rate : ndarray, shape (3,) [m/s], frame 1
+    p2_rate : ndarray, shape (3,) [m/s], frame 2
+    x_rate : ndarray, shape (4,) [param/s]
+    s_max, s_min : float [1/m]
+        Singular values of the contact matrix ``M = K1 + K2 (I + Delta K1)`` (the caller
+        decides whether it is too ill-conditioned).
+
+    Notes
+    -----
+    In the orthonormal tangent basis ``E = (e1, e2)``, ``e1 = f1_u / |f1_u|``, ``e2 = n1 x e1``,
+    with ``K1 = E^T L1 E``, ``K2 = E^T R L2 R^T E``, ``s = w x c2 + v`` (velocity of the body-2
+    point at ``c2 = R p2 + d``)::
+
+        M y1 = E^T (w x n1) + K2 E^T s,      y2 = (I + Delta K1) y1 - E^T s
+        dp1/dt = E y1,   R dp2/dt = E y2,   dDelta/dt = n1 . s
+    """
+    w = T[:3]
+    v = T[3:]
+    n1, a00, a01, a11 = _kc.weingarten(D1)
+    _, b00, b01, b11 = _kc.weingarten(D2)
+    f1u, f1v = D1[1, 0], D1[0, 1]
+    f2u, f2v = D2[1, 0], D2[0, 1]
+    c2 = _lie.mv(R, D2[0, 0]) + d
+    distance = _lie.dot3(n1, c2 - D1[0, 0])
+    lu = math.sqrt(_lie.dot3(f1u, f1u))
+    e1 = f1u / lu
+    e2 = _lie.cross3(n1, e1)
+    p00, p10, p11 = _lie.dot3(f1u, e1), _lie.dot3(f1v, e1), _lie.dot3(f1v, e2)
+    Rf2u, Rf2v = _lie.mv(R, f2u), _lie.mv(R, f2v)
+    g00, g01, g10, g11 = _lie.dot3(Rf2u, e1), _lie.dot3(Rf2u, e2), _lie.dot3(Rf2v, e1), _lie.dot3(Rf2v, e2)
+    k1 = _kc._congruence(a00, a01, a11, p00, 0.0, p10, p11)
+    k2 = _kc._congruence(b00, b01, b11, g00, g01, g10, g11)
+    s = _lie.cross3(w, c2) + v
+    rate = _lie.dot3(n1, s)
+    wn = _lie.cross3(w, n1)
+    es0, es1 = _lie.dot3(e1, s), _lie.dot3(e2, s)
+    A00, A01 = 1.0 + distance * k1[0], distance * k1[1]
+    A10, A11 = distance * k1[1], 1.0 + distance * k1[2]
+    m00 = k1[0] + k2[0] * A00 + k2[1] * A10
+    m01 = k1[1] + k2[0] * A01 + k2[1] * A11
+    m10 = k1[1] + k2[1] * A00 + k2[2] * A10
+    m11 = k1[2] + k2[1] * A01 + k2[2] * A11
+    fro2 = m00 * m00 + m01 * m01 + m10 * m10 + m11 * m11
+    det = m00 * m11 - m01 * m10
+    root = math.sqrt(max(fro2 * fro2 - 4.0 * det * det, 0.0))
+    s_max = math.sqrt(0.5 * (fro2 + root))
+    s_min = abs(det) / s_max if s_max > 0.0 else 0.0
+    if not s_min > 0.0:    # conforming: no rates (the caller reports the condition number)
+        nan3 = np.full(3, np.nan)
+        return distance, rate, nan3, nan3, np.full(4, np.nan), s_max, s_min
+    y10, y11 = _solve2(m00, m01, m10, m11,
+                       _lie.dot3(e1, wn) + k2[0] * es0 + k2[1] * es1,
+                       _lie.dot3(e2, wn) + k2[1] * es0 + k2[2] * es1)
+    y20 = A00 * y10 + A01 * y11 - es0
+    y21 = A10 * y10 + A11 * y11 - es1
+    dp1 = e1 * y10 + e2 * y11
+    dp2 = _lie.mtv(R, e1 * y20 + e2 * y21)
+    x_rate = np.empty(4)
+    x_rate[0], x_rate[1] = _solve2(_lie.dot3(f1u, f1u), _lie.dot3(f1u, f1v), _lie.dot3(f1u, f1v), _lie.dot3(f1v, f1v),
+                                   p00 * y10, p10 * y10 + p11 * y11)
+    x_rate[2], x_rate[3] = _solve2(_lie.dot3(f2u, f2u), _lie.dot3(f2u, f2v), _lie.dot3(f2u, f2v), _lie.dot3(f2v, f2v),
+                                   g00 * y20 + g01 * y21, g10 * y20 + g11 * y21)
+    return distance, rate, dp1, dp2, x_rate, s_max, s_min
+
+
+@njit
+def frame(D1, n1, distance, alpha):
+    """Contact frame ``H_1C`` (4x4) in frame 1: ``z = n1``, ``x`` the tangential part of
+    ``f1_u`` normalized, origin ``p1 + alpha Delta n1``."""
+    fu = D1[1, 0]
+    ex = fu - _lie.dot3(fu, n1) * n1
+    ex = ex / math.sqrt(_lie.dot3(ex, ex))
+    ey = _lie.cross3(n1, ex)
+    H = np.zeros((4, 4))
+    for k in range(3):
+        H[k, 0], H[k, 1], H[k, 2] = ex[k], ey[k], n1[k]
+        H[k, 3] = D1[0, 0][k] + alpha * distance * n1[k]
+    H[3, 3] = 1.0
+    return H
+
+
+@njit
+def frame_rates(D1, D2, R, d, T, H_1C):
+    """Rates of the contact frame's axes as the contact point moves, in frame 1.
+
+    Returns
+    -------
+    x_rate : ndarray, shape (4,)
+    s_max, s_min : float
+        As `kinematics`.
+    dn1, dex, dey : ndarray, shape (3,) [1/s]
+        Rates of the normal and of the frame's x and y axes (``ex = t / |t|`` with ``t =
+        f1_u - (f1_u . n1) n1``).
+    """
+    _, _, _, _, x_rate, s_max, s_min = kinematics(D1, D2, R, d, T)
+    dn1, dex, dey = axes_rates(D1, x_rate[0], x_rate[1], H_1C)
+    return x_rate, s_max, s_min, dn1, dex, dey
+
+
+@njit
+def axes_rates(D1, du, dv, H_1C):
+    """Rates ``(dn1, dex, dey)`` of the contact frame's axes when the contact point moves on
+    surface 1 at parameter rates ``(du, dv)`` (`frame_rates`)."""
+    _, nu, nv = normal_rates(D1)
+    dn1 = nu * du + nv * dv
+    ex, n1 = H_1C[:3, 0].copy(), H_1C[:3, 2].copy()
+    fu = D1[1, 0]
+    dfu = D1[2, 0] * du + D1[1, 1] * dv
+    fn = _lie.dot3(fu, n1)
+    tv = fu - fn * n1
+    dt = dfu - (_lie.dot3(dfu, n1) + _lie.dot3(fu, dn1)) * n1 - fn * dn1
+    dex = (dt - _lie.dot3(ex, dt) * ex) / math.sqrt(_lie.dot3(tv, tv))
+    dey = _lie.cross3(dn1, ex) + _lie.cross3(n1, dex)
+    return dn1, dex, dey
+
+
+@njit
+def relative_pose(H_S1a, H_bS2, Ha, Hb):
+    """``H_12 = H_S1a inv(H_Wa) H_Wb H_bS2``: pose of surface 2's frame in surface 1's (the
+    products of rigid motions in two arrays: the culling test's cost)."""
+    A = _lie.se3_inverse(Ha)
+    B = np.empty((4, 4))
+    _lie.rigid_mm_into(H_S1a, A, B)
+    _lie.rigid_mm_into(B, Hb, A)
+    _lie.rigid_mm_into(A, H_bS2, B)
+    return B
+
+
+@njit
+def relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b):
+    """Twist of S2 relative to S1 in frame 1 from the body twists (``Ad_S2b = Ad(H_S2b)``,
+    ``Ad_S1a = Ad(H_S1a)``)."""
+    return _lie.mv(_lie.adjoint(H_12), _lie.mv(Ad_S2b, T_b)) - _lie.mv(Ad_S1a, T_a)
+
+
+@njit
+def start_is_sane(F1, F2, x, c1, c2):
+    """True when the tracked parameters lie inside their domains and at least `SANE_MARGIN`
+    from the singular sets of their charts (else they are re-expressed first)."""
+    for k in range(2):
+        F = F1 if k == 0 else F2
+        c = c1 if k == 0 else c2
+        u, v = _s.wrap(F, c, x[2 * k], x[2 * k + 1])
+        for i in range(2):
+            y = u if i == 0 else v
+            if F[1 + _s.DOMAIN_SIZE * c + 4 + i] == 0.0:
+                lo, hi = F[1 + _s.DOMAIN_SIZE * c + i], F[1 + _s.DOMAIN_SIZE * c + 2 + i]
+                if not (lo <= y <= hi):
+                    return False
+        if _s.distance_to_singular(F, c, u, v) < SANE_MARGIN:
+            return False
+    return True
+
+
+@njit
+def _chart_jacobian(F, I, u, v, src, dst):
+    """Central-difference Jacobian (2x2) of the chart map ``src -> dst`` at ``(u, v)``."""
+    J = np.eye(2)
+    if src == dst:
+        return J
+    for i in range(2):
+        du = CHART_STEP if i == 0 else 0.0
+        dv = CHART_STEP if i == 1 else 0.0
+        up, vp = _s.chart_map(F, I, u + du, v + dv, src, dst)
+        um, vm = _s.chart_map(F, I, u - du, v - dv, src, dst)
+        J[0, i] = (up - um) / (2.0 * CHART_STEP)
+        J[1, i] = (vp - vm) / (2.0 * CHART_STEP)
+    return J
+
+
+@njit
+def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params, c1, c2, relax):
+    """d(params)/dt of tracked contact parameters (charts ``(c1, c2)``).
+
+    The exact points (``x_exact`` in charts ``(ce1, ce2)``, derivatives ``D1``, ``D2``) are
+    expressed in the tracked charts. Where they are regular there (at least `SANE_MARGIN`
+    from the singular sets) the contact kinematics are evaluated in the tracked charts
+    (reusing ``D1`` or ``D2`` where the charts agree, the usual case); otherwise (a solver stage
+    that overshot toward a pole) in the exact charts, carried over by the chart maps'
+    Jacobians. A relaxation toward the exact parameters at rate `relax` [1/s] is added
+    (periodic differences taken the short way). Where the exact point lies in a patch of a
+    network that does not neighbour the tracked one (no chart map), the rates are zero: the
+    tracked parameters wait for their chart event.
+
+    Returns
+    -------
+    rate : ndarray, shape (4,)
+    s_max, s_min : float
+        Singular values of the contact matrix of the kinematics used (`kinematics`).
+    """
+    R = H_12[:3, :3].copy()
+    d = H_12[:3, 3].copy()
+    _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
+    return _tracked_rates_by_symbol(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max, s_min,
+                                    params, c1, c2, relax)
+
+
+@njit(argtypes=("f8[::1], i8[::1], f8[::1], i8[::1], f8[::1], i8, i8, f8[:, :, ::1], f8[:, :, ::1], "
+              "f8[:, ::1], f8[::1], f8[::1], f8[::1], f8, f8, f8[::1], i8, i8, f8"))
+def _tracked_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max, s_min, params, c1, c2,
+                   relax):
+    """`parameter_rates` given the kinematics of the exact points in their own charts
+    (parameter rates ``re`` and the contact matrix's singular values)."""
+    x = x_exact.copy()
+    if ce1 != c1:
+        x[0], x[1] = _s.chart_map(F1, I1, x_exact[0], x_exact[1], ce1, c1)
+    if ce2 != c2:
+        x[2], x[3] = _s.chart_map(F2, I2, x_exact[2], x_exact[3], ce2, c2)
+    regular = (_s.distance_to_singular(F1, c1, x[0], x[1]) > SANE_MARGIN
+               and _s.distance_to_singular(F2, c2, x[2], x[3]) > SANE_MARGIN)
+    mapped = math.isfinite(x[0]) and math.isfinite(x[1]) and math.isfinite(x[2]) and math.isfinite(x[3])
+    if (regular and ce1 == c1 and ce2 == c2) or not mapped:
+        rate = re.copy()
+    elif regular:
+        # a surface evaluated in Python (kind CALLBACK) has one chart: its D is always reused
+        D1t = D1 if ce1 == c1 else _s.derivatives(F1, I1, x[0], x[1], 2, c1)
+        D2t = D2 if ce2 == c2 else _s.derivatives(F2, I2, x[2], x[3], 2, c2)
+        _, _, _, _, rate, s_max, s_min = kinematics(D1t, D2t, R, d, T12)
+    else:
+        rate = np.empty(4)
+        for k in range(2):
+            F = F1 if k == 0 else F2
+            I = I1 if k == 0 else I2
+            J = _chart_jacobian(F, I, x_exact[2 * k], x_exact[2 * k + 1], ce1 if k == 0 else ce2,
+                                c1 if k == 0 else c2)
+            rate[2 * k] = J[0, 0] * re[2 * k] + J[0, 1] * re[2 * k + 1]
+            rate[2 * k + 1] = J[1, 0] * re[2 * k] + J[1, 1] * re[2 * k + 1]
+    for k in range(4):
+        if not math.isfinite(x[k]):
+            # a patch of a network that is not a neighbour of the tracked one (chart_map is NaN):
+            # the tracked parameters wait for their chart event, which fires there
+            rate[k] = 0.0
+            continue
+        c = c1 if k < 2 else c2
+        F = F1 if k < 2 else F2
+        diff = x[k] - params[k]
+        i = k % 2
+        if F[1 + _s.DOMAIN_SIZE * c + 4 + i] != 0.0:
+            per = F[1 + _s.DOMAIN_SIZE * c + 2 + i] - F[1 + _s.DOMAIN_SIZE * c + i]
+            diff = (diff + per / 2) % per - per / 2
+        rate[k] += relax * diff
+    return rate, s_max, s_min
+
+
+#: `_tracked_rates` as `parameter_rates` and `spring_rates` call it: by symbol (`_njit.separate`)
+_tracked_rates_by_symbol = separate(_tracked_rates)
+
+
+@njit(argtypes=("f8[::1], i8[::1], f8[::1], i8[::1], f8[::1], i8, i8, f8[:, :, ::1], f8[:, :, ::1], "
+              "f8[:, ::1], f8[:, ::1], f8[:, ::1], f8[:, ::1], f8[:, ::1], f8[:, ::1], f8[::1], "
+              "f8[::1], f8[::1], f8[::1], i8, i8, f8, f8[::1], b1"))
+def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b, Ad_S2b, Ad_S1a, T_a, T_b,
+                 slip, params, c1, c2, relax, s, active):
+    """Rates of a compliant contact spring's own state (`library.compliant_contact`).
+
+    Returns
+    -------
+    x_rate : ndarray, shape (4,)
+        Tracked parameters (`parameter_rates`).
+    s_rate : ndarray, shape (3,)
+        Deformation ``(phi, s_x, s_y)``: spin and sliding of the relative twist in the
+        contact frame, plus the slip, plus the rotation of the frame axes about the normal
+        as the contact point moves over surface 1 (zero when not `active`).
+    s_max, s_min : float
+        Singular values of the contact matrix (the caller checks the conditioning).
+    """
+    T12 = relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b)
+    R = H_12[:3, :3].copy()
+    d = H_12[:3, 3].copy()
+    # the exact points' kinematics serve both the tracked rates and the frame's spin
+    _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
+    x_rate, s_max, s_min = _tracked_rates_by_symbol(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re,
+                                                    s_max, s_min, params, c1, c2, relax)
+    s_rate = np.zeros(3)
+    if active:
+        _, dex, _ = axes_rates(D1, re[0], re[1], H_1C)
+        spin = H_1C[0, 1] * dex[0] + H_1C[1, 1] * dex[1] + H_1C[2, 1] * dex[2]
+        T_C = _lie.mv(G_b, T_b) - _lie.mv(G_a, T_a)
+        s_rate[0] = T_C[2] + slip[0]
+        s_rate[1] = T_C[3] + slip[1] + spin * s[2]
+        s_rate[2] = T_C[4] + slip[2] - spin * s[1]
+    return x_rate, s_rate, s_max, s_min
+
+
+@njit
+def sliding_plane_bias(D1, D2, H_12, H_1C, Ad_S2b, Ad_S1a, T_a, T_b, alpha, rows):
+    """Acceleration bias of the sliding-plane constraint rows (Tasora & Righettini, *Sliding
+    contact between freeform surfaces*, 2003).
+
+    Row ``k`` of the constraint is ``-(T_C)_k = -(r_k . s_O)`` for the contact-frame axis
+    ``r_k`` (k = 3: x, 4: y, 5: the normal) and the velocity ``s_O = w x O + v`` of the body-2
+    point at the frame origin ``O`` (relative twist ``(w, v)`` in frame 1). Its derivative
+    without the accelerations is::
+
+        bias_k = -(dr_k . s_O + r_k . (dw_b x O + w x dO + dv_b))
+
+    with ``dO = dp1 + alpha (dDelta n1 + Delta dn1)`` (the origin moves with the contact
+    point), the axis rates of `axes_rates`, and ``dw_b = -(w1 x w)``, ``dv_b = -(w1 x v +
+    v1 x w)`` from the rotation of frame 1 (twist ``(w1, v1)`` of surface 1).
+
+    Returns
+    -------
+    bias : ndarray, shape (len(rows),)
+    s_max, s_min : float
+        Singular values of the contact matrix (`kinematics`).
+    """
+    R = H_12[:3, :3].copy()
+    d = H_12[:3, 3].copy()
+    T_S1 = _lie.mv(Ad_S1a, T_a)
+    T12 = relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b)
+    w, v = T12[:3], T12[3:]
+    w1, v1 = T_S1[:3], T_S1[3:]
+    distance, rate, dp1, _, x_rate, s_max, s_min = kinematics(D1, D2, R, d, T12)
+    bias = np.zeros(rows.shape[0])
+    if not s_min > 0.0:
+        return bias, s_max, s_min
+    dn1, dex, dey = axes_rates(D1, x_rate[0], x_rate[1], H_1C)
+    n1 = H_1C[:3, 2].copy()
+    O = H_1C[:3, 3].copy()
+    dO = dp1 + alpha * (rate * n1 + distance * dn1)
+    s_O = _lie.cross3(w, O) + v
+    dw_b = -_lie.cross3(w1, w)
+    dv_b = -(_lie.cross3(w1, v) + _lie.cross3(v1, w))
+    common = _lie.cross3(dw_b, O) + _lie.cross3(w, dO) + dv_b
+    for i in range(rows.shape[0]):
+        k = rows[i]
+        dr = dn1 if k == 5 else (dex if k == 3 else dey)
+        r = H_1C[:3, k - 3].copy()
+        bias[i] = -(_lie.dot3(dr, s_O) + _lie.dot3(r, common))
+    return bias, s_max, s_min
