@@ -668,8 +668,10 @@ def default_modulus(mass, radius):
 
 
 def default_normal_law(name, normal, stiffness, damping, exponent, clip, *, mass, radius):
-    """The contact's normal law: a law object as given, or built from its kind's name (None:
-    "hunt_crossley") with the defaults of the parameters not given.
+    """The contact's normal law: a law object as given, or built from its kind's name with the
+    defaults of the parameters not given. No name (`normal` None): "hunt_crossley" (Hertz's
+    exponent 3/2), unless a `stiffness` or a `damping` is given, which are then a linear
+    spring's [N/m] and damper's [N s/m], as they always were.
 
     Defaults (the decision, issue 36: a default must not distort the geometry): the bodies
     rest as deep as a Hertz contact of the default solids would hold them,
@@ -694,7 +696,9 @@ def default_normal_law(name, normal, stiffness, damping, exponent, clip, *, mass
             raise ParameterError(f"compliant contact {name!r}: `normal` is a law object, which holds its own "
                                  f"{', '.join(f'`{g}`' for g in given + (['clip'] if clip else []))}")
         return normal
-    kind = "hunt_crossley" if normal is None else normal
+    if normal is None:   # a bare stiffness or damping is a spring's [N/m], a damper's [N s/m]: linear
+        normal = "linear" if stiffness is not None or damping is not None else "hunt_crossley"
+    kind = normal
     n = {"linear": 1.0, "hertz": 1.5}.get(kind, 1.5 if exponent is None else exponent)
     weight = _G * mass
     if stiffness is None:
@@ -783,7 +787,8 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
         three parameters, or a law object (then they are not given), e.g. a
         `UserNormalLaw` from a sympy potential, or a `LocalHertzLaw` whose stiffness comes
         from the contact modulus and the local curvatures of the two surfaces. Default
-        "hunt_crossley" with exponent 3/2: Hertz's law of the default pair of solids
+        "hunt_crossley" with exponent 3/2 (but "linear" when `stiffness` or `damping` is
+        given: a bare stiffness is a spring rate): Hertz's law of the default pair of solids
         (`default_normal_law`: rigid polymer on rigid polymer, E* = 1.71 GPa, stiffened
         where the bodies' weight would sink it deeper than 0.1 % of the contact's size; a
         1 kg ball of 5 cm radius rests 7.2 um deep, 0.014 % of its radius), with the damping
