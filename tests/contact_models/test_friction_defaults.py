@@ -19,7 +19,9 @@ from .conftest import assert_ledger_closes, ball, body_on_plane, world_force, wo
 from .reference import G
 
 M, R_BALL, MU, V0 = 1.0, 0.1, 0.2, 1.0
-DELTA0 = M * G / 1e4           # static penetration under the default stiffness
+#: static penetration under the default normal law: Hertz of the default solids (polymer,
+#: E* = 3 GPa / (2 (1 - 0.35^2))), delta = (9 F^2 / (16 R E*^2))^(1/3) = 4.5 um
+DELTA0 = (9 * (M * G) ** 2 / (16 * R_BALL * (3e9 / (2 * (1 - 0.35**2))) ** 2)) ** (1 / 3)
 T_S = 2 * V0 / (7 * MU * G)    # 0.1456 s
 
 
