@@ -222,7 +222,7 @@ def _register_builtin():
     register_contact_kind(ContactKind(
         "reduced", ReducedContact, _rigid_from_material,
         material_options=("friction", "mu", "restitution"), ignores=("normal", "impact_speed"),
-        events=("impact", "detach", "chart"), phases="reduced",
+        events=("impact", "chart"), phases="reduced",
         summary="reduced contact coordinates, one body fixed (Kry & Pai)"), replace=True)
     register_contact_kind(ContactKind(
         "soil", SoilContact, _soil_from_material,
