@@ -1,9 +1,11 @@
 """What two touching surfaces do, independently of the contact model that simulates them.
 
-A `ContactMaterial` is one parameter set for every contact kind: `library.contact(kind, ...,
-material=...)` turns it into the parameters of the compliant contact (spring-damper with
-Dahl friction) or of the sliding-plane contact (constraint with Newton impacts), so that
-swapping the kind is one argument and both simulate the same materials.
+A `ContactMaterial` is one parameter set for every contact kind: `library.make_contact(kind,
+..., material=...)` turns it into the options of that kind by the kind's registration
+(`library.contact_kinds.ContactKind.from_material`: the compliant contact's spring-damper
+with Dahl friction, the sliding-plane and reduced contacts' constraint with Newton impacts,
+the soil's friction), so that swapping the kind is one argument and every kind simulates the
+same materials. This module knows no kind.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ class ContactMaterial:
         Coulomb coefficient mu >= 0 (default 0.5); 0 is frictionless.
     restitution : float
         Newton's coefficient of restitution e in (0, 1] for a normal impact (default 0.5).
-        The sliding-plane contact applies it at impacts. The compliant contact turns it into
+        The rigid contacts (sliding-plane, reduced) apply it at impacts; the soil ignores it
+        (its own law unloads). The compliant contact turns it into
         the damping of its normal law (`normal_law`): exact for the linear law (an unclipped
         spring-damper impact of the two bodies' reduced mass returns at e), and for the
         Hertz and Hunt-Crossley laws at `impact_speed` (their restitution depends on the
@@ -38,8 +41,11 @@ class ContactMaterial:
     normal : NormalLaw or LocalHertzLaw, optional
         The compliant contact's elastic normal law (its kind, stiffness and exponent, or
         Hertz from the moduli and the local curvatures; its damping must be 0: it comes from
-        `restitution`). Default: linear, 1e4 N/m. The sliding-plane contact is rigid and does
-        not use it.
+        `restitution`). Default None: the compliant contact's default normal law (Hertz of
+        the default pair of solids, rigid polymer, whose static sinkage under the bodies'
+        weight stays below 0.1 % of the contact's size: `library.compliant_contact.
+        default_normal_law`) with the Hunt-Crossley damping of `restitution` at
+        `impact_speed`. The rigid contacts and the soil do not use it.
     impact_speed : float [m/s]
         Reference speed of the restitution of Hertz and Hunt-Crossley laws (default 1).
     """
@@ -71,9 +77,14 @@ class ContactMaterial:
         (`laws.linear_law_from_response`); Hertz and Hunt-Crossley: the Hunt-Crossley law
         ``F = k delta^n (1 + d d(delta)/dt)`` with ``d`` from the exact map at `impact_speed`
         (for a `LocalHertzLaw` too: the map does not depend on k).
+
+        Returns None without a `normal` law: the kind's default law then applies, with the
+        damping of `restitution` (`library.contact_kinds`).
         """
         m = as_finite_float(mass, "mass", positive=True)
-        law = self.normal if self.normal is not None else NormalLaw("linear", stiffness=1e4)
+        law = self.normal
+        if law is None:
+            return None
         e = float(self.restitution)
         if law.kind == "linear":
             zeta = linear_damping_ratio(e)
@@ -83,9 +94,3 @@ class ContactMaterial:
         if isinstance(law, LocalHertzLaw):
             return LocalHertzLaw(law.modulus, damping=d, clip=law.clip)
         return NormalLaw("hunt_crossley", stiffness=law.stiffness, damping=d, exponent=law.exponent, clip=law.clip)
-
-    def sliding_plane_parameters(self):
-        """Parameters of `library.SlidingPlaneContact`: Coulomb friction (frictionless at mu =
-        0) and Newton's restitution; the normal law is not used (a rigid contact)."""
-        return {"friction": "coulomb" if self.friction > 0 else "frictionless", "mu": float(self.friction),
-                "restitution": float(self.restitution)}

@@ -91,7 +91,16 @@ from porthamiltonian.bondgraph.element import (
 from porthamiltonian.bondgraph.graph import BondGraph
 from porthamiltonian.bondgraph.junctions import Junction1
 from porthamiltonian.bondgraph.ports import EFFORT_OUT, FLOW_OUT, Port, StateBlock, StateRef
-from porthamiltonian.contact.laws import LocalHertzLaw, NormalLaw, UserNormalLaw, law_from_spec, law_to_spec
+from porthamiltonian.contact.hertz import ElasticSolid, effective_modulus
+from porthamiltonian.contact.laws import (
+    LocalHertzLaw,
+    NormalLaw,
+    UserNormalLaw,
+    law_from_spec,
+    law_to_spec,
+    linear_damping_ratio,
+)
+from porthamiltonian.contact.restitution import hunt_crossley_damping
 from porthamiltonian.errors import GeometryError, ModelError, ParameterError
 from porthamiltonian.kernels import compliant as _kcompliant
 from porthamiltonian.kernels import contact as _kcontact
@@ -645,18 +654,111 @@ def _reduced_mass(body_a, body_b):
     return 1.0 / inv
 
 
-def _normal_law(name, normal, stiffness, damping, exponent, clip):
-    """The contact's normal law: a law object as given, or built from its kind's name with
-    the defaults stiffness 1e4 N/m, damping 20 N s/m, exponent 1.5."""
+#: the default pair of solids of a compliant contact's normal law (`default_normal_law`): a rigid
+#: polymer (ABS, nylon, acetal: E = 3 GPa, nu = 0.35) on the same, contact modulus E* = 1.71 GPa
+DEFAULT_SOLID = ElasticSolid(young=3.0e9, poisson=0.35)
+DEFAULT_MODULUS = effective_modulus(DEFAULT_SOLID.young, DEFAULT_SOLID.poisson, DEFAULT_SOLID.young,
+                                    DEFAULT_SOLID.poisson)
+#: the deepest static sinkage a default normal law allows, as a fraction of the reference radius
+MAX_REST_SINKAGE = 1e-3
+#: restitution of the default normal law's damping, at the impact speed `DEFAULT_IMPACT_SPEED` [m/s]
+DEFAULT_RESTITUTION = 0.5
+DEFAULT_IMPACT_SPEED = 1.0
+#: stick frequency [rad/s] of the default tangential spring: k_t = m OMEGA_T^2 (`default_tangential_stiffness`)
+TANGENTIAL_FREQUENCY = 100.0
+_G = 9.81
+
+
+def reference_radius(pair):
+    """The radius [m] the default normal law is derived from: that of the sphere whose bounding
+    box has the diagonal of the smaller surface's (`ContactPair` scale / (2 sqrt 3)); for a sphere
+    on a plane, the sphere's radius."""
+    return pair._scale / (2.0 * np.sqrt(3.0))
+
+
+def default_modulus(mass, radius):
+    """Contact modulus E* [Pa] of the default normal law for bodies of reduced `mass` [kg] on a
+    contact of reference `radius` [m]: the default solids' `DEFAULT_MODULUS`, raised where the
+    bodies' weight m g would sink that Hertz contact deeper than `MAX_REST_SINKAGE` of the radius
+    to the modulus that sinks it exactly that deep (Hertz, sphere on a flat:
+    delta = (9 F^2 / (16 R E*^2))^(1/3), so E* = 3 F / (4 sqrt(R) delta^(3/2)))."""
+    weight = _G * mass
+    limit = MAX_REST_SINKAGE * radius
+    return max(DEFAULT_MODULUS, 3.0 * weight / (4.0 * np.sqrt(radius) * limit**1.5))
+
+
+def default_normal_law(name, normal, stiffness, damping, exponent, clip, *, mass, radius):
+    """The contact's normal law: a law object as given, or built from its kind's name with the
+    defaults of the parameters not given. No name (`normal` None): "hunt_crossley" (Hertz's
+    exponent 3/2), unless a `stiffness` or a `damping` is given, which are then a linear
+    spring's [N/m] and damper's [N s/m], as they always were.
+
+    Defaults (the decision, issue 36: a default must not distort the geometry): the bodies
+    rest as deep as a Hertz contact of the default solids would hold them,
+    ``delta_0 = (9 W^2 / (16 R E*^2))^(1/3)`` with W = m g the weight of the two bodies'
+    reduced `mass`, R = `radius` (`reference_radius`) and E* = `default_modulus` (the rigid
+    polymer `DEFAULT_SOLID`, stiffened where needed so that delta_0 <= `MAX_REST_SINKAGE` R;
+    a 1 kg ball of 5 cm rests 7.2 um deep, 0.014 % of its radius, and its 1 m/s impact lasts
+    1.06 ms). So
+
+    - stiffness: ``W / delta_0^n`` (n = 1 linear, 3/2 Hertz, `exponent` Hunt-Crossley); for
+      Hertz and Hunt-Crossley of exponent 3/2 that is Hertz's (4/3) E* sqrt(R);
+    - damping: the restitution `DEFAULT_RESTITUTION` = 0.5 of an impact at
+      `DEFAULT_IMPACT_SPEED` = 1 m/s: exact for Hunt-Crossley (`restitution.hunt_crossley_damping`,
+      any speed-independent k, n) and for linear (``c = 2 zeta sqrt(k m)``, any speed); for
+      "hertz" (a constant c on the Hertz spring) the Hunt-Crossley damping force at rest,
+      c = d W;
+    - exponent: 3/2.
+    """
     if isinstance(normal, (NormalLaw, UserNormalLaw, LocalHertzLaw)):
         given = [k for k, v in (("stiffness", stiffness), ("damping", damping), ("exponent", exponent)) if v is not None]
         if given or clip:
             raise ParameterError(f"compliant contact {name!r}: `normal` is a law object, which holds its own "
                                  f"{', '.join(f'`{g}`' for g in given + (['clip'] if clip else []))}")
         return normal
-    return NormalLaw(normal, stiffness=1e4 if stiffness is None else stiffness,
-                     damping=20.0 if damping is None else damping, exponent=1.5 if exponent is None else exponent,
+    if normal is None:   # a bare stiffness or damping is a spring's [N/m], a damper's [N s/m]: linear
+        normal = "linear" if stiffness is not None or damping is not None else "hunt_crossley"
+    kind = normal
+    n = {"linear": 1.0, "hertz": 1.5}.get(kind, 1.5 if exponent is None else exponent)
+    weight = _G * mass
+    if stiffness is None:
+        E = default_modulus(mass, radius)
+        rest = (9.0 * weight**2 / (16.0 * radius * E**2)) ** (1.0 / 3.0)
+        stiffness = float(4.0 / 3.0 * E * np.sqrt(radius) if n == 1.5 else weight / rest**n)
+    if damping is None:
+        d = hunt_crossley_damping(DEFAULT_RESTITUTION, DEFAULT_IMPACT_SPEED)
+        if kind == "linear":
+            damping = 2.0 * linear_damping_ratio(DEFAULT_RESTITUTION) * np.sqrt(
+                as_finite_float(stiffness, "stiffness", positive=True) * mass)
+        else:
+            damping = d * weight if kind == "hertz" else d
+    return NormalLaw(kind, stiffness=stiffness, damping=damping, exponent=1.5 if exponent is None else exponent,
                      clip=clip)
+
+
+def default_tangential_stiffness(law, mass, friction):
+    """k_t [N/m] of the tangential spring when it is not given (the decision, issue 36).
+
+    - A linear normal law: its stiffness k (the penalty convention: one spring rate in the
+      three directions, the tangential stick as stiff as the normal support).
+    - Any other law (Hertz, Hunt-Crossley, local Hertz, a user's law, the default):
+      ``m OMEGA_T^2`` with m the two bodies' reduced `mass` and OMEGA_T =
+      `TANGENTIAL_FREQUENCY` = 100 rad/s, i.e. 1e4 N/m per kg. Not the law's tangent stiffness
+      at rest, which for stiff solids is 100-2000 times more (Mindlin's k_t ~ k_n): the Dahl
+      friction law (`CompliantContact`) slides at Coulomb's mu F_e, within 1 %, once the
+      surfaces have slid 5 mu F_e / k_t = 5 mu g / OMEGA_T^2 (0.5 mm at mu = 0.2 on a level
+      floor), whatever k_t, while its relaxation rate k_t |v| / (mu F_e) = OMEGA_T^2 |v| /
+      (mu g) bounds an explicit solver's step: 5100 1/s at mu = 0.2 and 1 m/s here, 1e6 1/s
+      with the Hertz tangent stiffness. The price is a pre-sliding (stick) displacement of
+      mu g / OMEGA_T^2 (0.2 mm at mu = 0.2) and a stick oscillation at 16 Hz; pass
+      `tangential_stiffness` for a stiffer stick.
+    - frictionless (`friction` 0): 0, no tangential force at all.
+    """
+    if friction == 0:
+        return 0.0
+    if isinstance(law, NormalLaw) and law.kind == "linear":
+        return law.stiffness
+    return mass * TANGENTIAL_FREQUENCY**2
 
 
 def _scale_law(name, law, pair):
@@ -678,7 +780,7 @@ def _scale_law(name, law, pair):
     return NormalLaw("linear", stiffness=9.81 / d)
 
 
-def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, normal="linear",
+def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, normal=None,
                      stiffness=None, damping=None, exponent=None, clip=False, tangential_stiffness=None,
                      tangential_damping=None, spin_stiffness=None, spin_damping=None, friction=0.5,
                      spin_friction=0.01, slip_damping=None, alpha=0.5, max_penetration=None, relax=1.0,
@@ -700,27 +802,36 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
     surface_a, surface_b : Surface
     pose_a, pose_b : array_like (4, 4), optional
         Pose of each surface in its body.
-    normal : {"linear", "hertz", "hunt_crossley"} or NormalLaw or UserNormalLaw or LocalHertzLaw
+    normal : {"linear", "hertz", "hunt_crossley"} or NormalLaw or UserNormalLaw or LocalHertzLaw, optional
         Normal law (`porthamiltonian.contact.laws`): a built-in kind's name with the next
         three parameters, or a law object (then they are not given), e.g. a
         `UserNormalLaw` from a sympy potential, or a `LocalHertzLaw` whose stiffness comes
-        from the contact modulus and the local curvatures of the two surfaces.
+        from the contact modulus and the local curvatures of the two surfaces. Default
+        "hunt_crossley" with exponent 3/2 (but "linear" when `stiffness` or `damping` is
+        given: a bare stiffness is a spring rate): Hertz's law of the default pair of solids
+        (`default_normal_law`: rigid polymer on rigid polymer, E* = 1.71 GPa, stiffened
+        where the bodies' weight would sink it deeper than 0.1 % of the contact's size; a
+        1 kg ball of 5 cm radius rests 7.2 um deep, 0.014 % of its radius), with the damping
+        of restitution 0.5 at 1 m/s.
     stiffness : float
-        k of the normal law. Default 1e4 N/m: a 1 kg body at rest penetrates
-        m g / k = 0.98 mm, and a 1 kg impact lasts pi sqrt(m/k) = 31 ms.
+        k of the normal law. Default: the stiffness with which the bodies' weight (their
+        reduced mass) sinks the contact as deep as the default solids' Hertz contact would
+        (`default_normal_law`): (4/3) E* sqrt(R) N/m^1.5 for Hertz; for a linear law 1.36e6
+        N/m for a 1 kg ball of 5 cm (an impact of pi sqrt(m/k) = 2.7 ms).
     damping : float
-        c [N s/m] (linear, Hertz) or a [s/m] (Hunt-Crossley). Default 20 N s/m: damping ratio
-        0.1 for 1 kg with the default stiffness, restitution exp(-0.1 pi/sqrt(0.99)) = 0.73.
+        c [N s/m] (linear, Hertz) or a [s/m] (Hunt-Crossley). Default: restitution 0.5 of a
+        1 m/s impact (`default_normal_law`).
     exponent : float
         Hunt-Crossley exponent (default 1.5).
     clip : bool
         Clip the total normal force at zero (no pull). Default False (the classical
         spring-damper impact, whose restitution has a closed form).
     tangential_stiffness : float
-        k_t [N/m] of the tangential spring; default the normal law's stiffness (a user law's
-        secant stiffness F_e / delta under a 1 kg weight; for a `LocalHertzLaw`, that of the
-        Hertz law of a sphere of the smaller surface's size on a flat), or 0 when
-        `friction` is 0 (a frictionless contact transmits no tangential force at all).
+        k_t [N/m] of the tangential spring; default (`default_tangential_stiffness`) a
+        linear law's stiffness, for any other law 1e4 N/m per kg of the two bodies' reduced
+        mass (a stick frequency of 100 rad/s: sliding friction is Coulomb's within 1 % after
+        5 mu g / (100/s)^2 of sliding, at a relaxation rate explicit solvers handle), or 0
+        when `friction` is 0 (a frictionless contact transmits no tangential force at all).
     tangential_damping : float
         c_t [N s/m] of the stick damper in parallel with the spring and slip. With the Dahl
         law its force is capped by what the friction limit leaves to it (mu F_e minus the
@@ -779,16 +890,18 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
             f"compliant contact {name!r}: `friction` is the Coulomb coefficient mu (a number), got {friction!r}; "
             "friction modes are the sliding-plane contact's (or use material=ContactMaterial(friction=mu) for both)")
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha, cull=cull)
-    law0 = _normal_law(name, normal, stiffness, damping, exponent, clip)
+    mass = _reduced_mass(body_a, body_b)
+    law0 = default_normal_law(name, normal, stiffness, damping, exponent, clip, mass=mass,
+                              radius=reference_radius(pair))
     scale_law = _scale_law(name, law0, pair)
     if friction_law not in FRICTION_LAWS:
         raise ParameterError(f"`friction_law` must be one of {FRICTION_LAWS}, got {friction_law!r}")
-    k_t = (0.0 if friction == 0 else scale_law.stiffness) if tangential_stiffness is None else tangential_stiffness
+    k_t = default_tangential_stiffness(law0, mass, friction) if tangential_stiffness is None else tangential_stiffness
     if max_penetration is None:
         max_penetration = max(10.0 * scale_law.penetration_at_rest(9.81), 0.01)
     params = ContactParameters(
         law=law0, spin_friction=spin_friction, max_penetration=max_penetration,
-        **friction_parameters(k_t, _reduced_mass(body_a, body_b), friction, friction_law,
+        **friction_parameters(k_t, mass, friction, friction_law,
                               tangential_damping=tangential_damping, spin_stiffness=spin_stiffness,
                               spin_damping=spin_damping, slip_damping=slip_damping))
     spring = ContactSpring("spring", pair, params, relax=relax, guard=guard)

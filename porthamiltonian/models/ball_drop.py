@@ -35,10 +35,10 @@ import porthamiltonian as ph
 from porthamiltonian.contact.laws import NormalLaw
 from porthamiltonian.contact.materials import ContactMaterial
 from porthamiltonian.geometry import Plane, Sphere
-from porthamiltonian.library import Gravity, Ground, RigidBody, contact as make_contact
+from porthamiltonian.library import Gravity, Ground, RigidBody, make_contact
 from porthamiltonian.lie import quaternion, se3
 
-from .registry import Model, Parameter, register_model
+from .registry import ANY_CONTACT_KIND, Model, Parameter, register_model
 
 __all__ = ["ball_drop", "LAWS"]
 
@@ -60,13 +60,14 @@ def _vertical_velocity(system, x, mass):
     mass=Parameter(1.0, "kg", "mass of the ball", rule="positive"),
     radius=Parameter(0.05, "m", "radius of the ball", rule="positive"),
     height=Parameter(0.3, "m", "initial height of the ball's centre (it starts at rest)", rule="positive"),
-    stiffness=Parameter(1.0e5, "N/m or N/m^1.5", "compliant: normal stiffness k of the law", rule="positive"),
+    stiffness=Parameter(1.0e5, "N/m or N/m^1.5", "normal stiffness k of the material's law", rule="positive",
+                        material="normal"),
     restitution=Parameter(0.7, "-", "coefficient of restitution e in (0, 1] (compliant: of the law's impact)",
-                          rule="positive_fraction"),
-    friction=Parameter(0.5, "-", "Coulomb friction coefficient", rule="nonnegative"),
-    law=Parameter("linear", "-", "compliant normal law: linear or hunt_crossley"),
-    contact=Parameter("compliant", "-", "contact model: compliant, sliding_plane, reduced or soil",
-                      choices=('compliant', 'sliding_plane', 'reduced', 'soil')),
+                          rule="positive_fraction", material="restitution"),
+    friction=Parameter(0.5, "-", "Coulomb friction coefficient", rule="nonnegative", material="friction"),
+    law=Parameter("linear", "-", "the material's normal law: linear or hunt_crossley", material="normal"),
+    contact=Parameter("compliant", "-", "contact model: any registered contact kind (compliant, sliding_plane, "
+                      "reduced, soil, ...)", choices=ANY_CONTACT_KIND),
 )
 def ball_drop(*, mass=1.0, radius=0.05, height=0.3, stiffness=1.0e5, restitution=0.7, friction=0.5, law="linear",
               contact="compliant"):
@@ -76,7 +77,7 @@ def ball_drop(*, mass=1.0, radius=0.05, height=0.3, stiffness=1.0e5, restitution
     ------
     ParameterError
         `law` not in `LAWS`; `restitution` above 1; a ball starting in the floor
-        (`height` <= `radius`); an unknown contact kind (named by `library.contact`).
+        (`height` <= `radius`); an unknown contact kind (named by `library.make_contact`).
     """
     if law not in LAWS:
         raise ph.ParameterError(f"model 'ball-drop': `law` must be one of {LAWS}, got {law!r}")

@@ -42,7 +42,7 @@ import numpy as np
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import PatchNetwork
-from porthamiltonian.library import Gravity, Ground, RigidBody, contact as make_contact
+from porthamiltonian.library import Gravity, Ground, RigidBody, make_contact
 from porthamiltonian.lie import quaternion, se3
 
 from .bowl_shapes import bowl_mass_properties, bowl_surface, table_surface

@@ -38,7 +38,7 @@ import porthamiltonian as ph
 from porthamiltonian._validate import as_finite_float
 from porthamiltonian.errors import ParameterError
 from porthamiltonian.geometry import BSplineSurface, Plane, Sphere
-from porthamiltonian.library import Frame, Gravity, Ground, Joint, RigidBody, contact as make_contact
+from porthamiltonian.library import Frame, Gravity, Ground, Joint, RigidBody, make_contact
 from porthamiltonian.library.joints import ConstantRotation
 from porthamiltonian.lie import se3, so3
 

@@ -51,7 +51,7 @@ import numpy as np
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import Plane, Sphere
-from porthamiltonian.library import Frame, Gravity, Ground, Joint, RigidBody, TouchdownGuard, contact as make_contact
+from porthamiltonian.library import Frame, Gravity, Ground, Joint, RigidBody, TouchdownGuard, make_contact
 from porthamiltonian.lie import quaternion, se3, so3
 from porthamiltonian.studies import StrideMap
 

@@ -43,7 +43,7 @@ import porthamiltonian as ph
 from porthamiltonian._validate import as_finite_float
 from porthamiltonian.errors import GeometryError, ParameterError
 from porthamiltonian.geometry import ParameterDomain, Sphere, SymbolicSurface
-from porthamiltonian.library import DistanceJoint, Frame, Gravity, Ground, Joint, RigidBody, contact as make_contact
+from porthamiltonian.library import DistanceJoint, Frame, Gravity, Ground, Joint, RigidBody, make_contact
 from porthamiltonian.library.joints import ConstantRotation
 from porthamiltonian.lie import quaternion, se3, so3
 

@@ -26,7 +26,7 @@ import numpy as np
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import Plane, Sphere
-from porthamiltonian.library import Gravity, Ground, Joint, PointDamper, PointSpring, RigidBody, contact as make_contact
+from porthamiltonian.library import Gravity, Ground, Joint, PointDamper, PointSpring, RigidBody, make_contact
 from porthamiltonian.studies import PoincareSection, StrideMap
 
 from .registry import Model, Parameter, register_model

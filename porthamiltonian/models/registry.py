@@ -12,6 +12,7 @@ import inspect
 import math
 import re
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Callable
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 from porthamiltonian.errors import ModelError, ParameterError
 
 __all__ = ["Model", "ModelSpec", "Parameter", "RULES", "register_model", "MODELS", "get_model", "build_model",
-           "ignored_parameters"]
+           "ignored_parameters", "ANY_CONTACT_KIND"]
 
 
 #: rule name -> (test on one number, the rule in words)
@@ -30,6 +31,33 @@ RULES = {
     "fraction": (lambda v: 0 <= v <= 1, "lie in [0, 1]"),
     "positive_fraction": (lambda v: 0 < v <= 1, "lie in (0, 1]"),
 }
+
+
+class _RegisteredKinds(Sequence):
+    """The names of every registered contact kind, read when asked (`ANY_CONTACT_KIND`)."""
+
+    def _names(self):
+        from porthamiltonian.library.contact_kinds import CONTACT_KINDS
+
+        return tuple(CONTACT_KINDS)
+
+    def __getitem__(self, i):
+        return self._names()[i]
+
+    def __len__(self):
+        return len(self._names())
+
+    def __contains__(self, value):
+        return value in self._names()
+
+    def __repr__(self):
+        return f"ANY_CONTACT_KIND{self._names()!r}"
+
+
+#: `Parameter` choices of a model that builds its contacts from one `ContactMaterial`: every
+#: registered contact kind, including those registered after the model
+#: (`library.contact_kinds.register_contact_kind`)
+ANY_CONTACT_KIND = _RegisteredKinds()
 
 
 #: a Parameter doc's leading "kind[, kind...]:" (see `Parameter.contacts`)
@@ -51,6 +79,10 @@ class Parameter:
     ``"compliant, soil: friction coefficient"``) declares a parameter that only those kinds
     of the model's `contact` use (`contacts`); the others build the same model whatever its
     value, so a sweep runs the points that differ only in it once (`ignored_parameters`).
+    A parameter that sets a field of the model's `ContactMaterial` says so instead
+    (``material="restitution"``): the kinds that use it are those whose registration does not
+    ignore that field (`library.contact_kinds.ContactKind.ignores`), so a kind registered
+    later is covered too.
     """
 
     default: object
@@ -60,20 +92,31 @@ class Parameter:
     choices: tuple | None = None
     #: value -> why the model refuses it (added to the message of a refused choice)
     refused: dict | None = None
+    #: the `ContactMaterial` field this parameter sets, if any (see `contacts`)
+    material: str | None = None
 
     def __post_init__(self):
         if self.rule not in RULES:
             raise ModelError(f"parameter rule must be one of {sorted(r for r in RULES if r)} or None, got {self.rule!r}")
+        if self.material is not None:
+            from porthamiltonian.library.contact_kinds import MATERIAL_FIELDS
+
+            if self.material not in MATERIAL_FIELDS:
+                raise ModelError(f"parameter `material` must be a ContactMaterial field {MATERIAL_FIELDS}, got "
+                                 f"{self.material!r}")
         if self.choices is not None and (not isinstance(self.default, str) or self.default not in self.choices):
             raise ModelError(f"parameter choices {self.choices!r} apply to a word and must include the default "
                              f"{self.default!r}")
 
     @property
     def contacts(self):
-        """The contact kinds that use this parameter (a tuple, from the doc's prefix), or None
-        for a parameter of every kind."""
-        from porthamiltonian.library.contacts import CONTACT_KINDS
+        """The contact kinds that use this parameter (a tuple: those that use its `material`
+        field, or those of the doc's prefix), or None for a parameter of every kind."""
+        from porthamiltonian.library.contact_kinds import CONTACT_KINDS
 
+        if self.material is not None:
+            kinds = tuple(k for k, kind in CONTACT_KINDS.items() if kind.uses(self.material))
+            return None if len(kinds) == len(CONTACT_KINDS) else kinds
         match = _KINDS_PREFIX.match(self.doc)
         kinds = tuple(k.strip() for k in match.group(1).split(",")) if match else ()
         return kinds if kinds and set(kinds) <= set(CONTACT_KINDS) else None
@@ -118,7 +161,7 @@ class Parameter:
 def _choice_message(model, name, value, choices):
     """The words of a refused choice; for a contact kind the model is not built for, that its
     contact's options do not fit that kind (rather than the option the kind's factory refuses)."""
-    from porthamiltonian.library.contacts import CONTACT_KINDS
+    from porthamiltonian.library.contact_kinds import CONTACT_KINDS
 
     allowed = ", ".join(choices)
     if name == "contact" and value not in CONTACT_KINDS:

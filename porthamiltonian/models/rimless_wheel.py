@@ -51,7 +51,7 @@ from scipy.optimize import brentq
 import porthamiltonian as ph
 from porthamiltonian.contact.soil import SoilLaw
 from porthamiltonian.geometry import Plane, Sphere
-from porthamiltonian.library import Gravity, Ground, Joint, RigidBody, contact as make_contact
+from porthamiltonian.library import Gravity, Ground, Joint, RigidBody, make_contact
 from porthamiltonian.lie import quaternion, se3, so3
 from porthamiltonian.studies import StrideMap
 

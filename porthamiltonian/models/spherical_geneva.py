@@ -78,7 +78,7 @@ import porthamiltonian as ph
 from porthamiltonian._validate import as_finite_float
 from porthamiltonian.errors import ParameterError
 from porthamiltonian.geometry import ParameterDomain, Sphere, SymbolicSurface
-from porthamiltonian.library import Frame, Ground, Joint, RigidBody, SpatialDamper, contact as make_contact
+from porthamiltonian.library import Frame, Ground, Joint, RigidBody, SpatialDamper, make_contact
 from porthamiltonian.library.joints import ConstantRotation
 from porthamiltonian.lie import quaternion, se3
 

@@ -20,7 +20,7 @@ import numpy as np
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import Ellipsoid, Plane
-from porthamiltonian.library import Gravity, Ground, RigidBody, contact as make_contact
+from porthamiltonian.library import Gravity, Ground, RigidBody, make_contact
 from porthamiltonian.lie import se3
 
 from .registry import Model, Parameter, register_model

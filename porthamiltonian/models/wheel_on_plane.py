@@ -32,7 +32,7 @@ import sympy as sp
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import ParameterDomain, Plane, SymbolicSurface
-from porthamiltonian.library import Gravity, Ground, Joint, RigidBody, contact as make_contact
+from porthamiltonian.library import Gravity, Ground, Joint, RigidBody, make_contact
 from porthamiltonian.lie import quaternion, se3, so3
 
 from .registry import Model, Parameter, register_model

@@ -23,7 +23,7 @@ G = 9.81
 def tumbling_ellipsoid(height, cull):
     R = so3.exp(np.array((0.3, -0.5, 0.2)))
     return body_on_plane(*ellipsoid(1.0, (0.2, 0.12, 0.08), R, height, twist_world=(3.0, -2.0, 5.0, 0.2, 0, 0)),
-                         gravity=True, normal="hertz", stiffness=1e6, damping=0.3, cull=cull)
+                         gravity=True, normal="hertz", stiffness=1e6, damping=0.3, tangential_stiffness=1e6, cull=cull)
 
 
 def test_free_flight_solves_no_contact_points(monkeypatch):

@@ -1,0 +1,154 @@
+"""One `ContactKind` registration per contact kind (issue 37, item 3).
+
+The built-in kinds declare what they do (their events, the material fields they ignore);
+a kind written here, a linear-spring point contact, is registered and then works like a
+built-in one: `make_contact` with a `ContactMaterial`, `BondGraph.swap`, a model's
+``--contact`` (ball-drop builds its contact from one material), save/load, and the
+sweep's ignored parameters.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import porthamiltonian as ph
+from porthamiltonian.cli import main
+from porthamiltonian.contact.laws import NormalLaw, linear_damping_ratio
+from porthamiltonian.errors import ModelError, ParameterError
+from porthamiltonian.geometry import Plane, Sphere
+from porthamiltonian.library import CONTACT_KINDS, ContactKind, ContactMaterial, Ground, RigidBody, make_contact
+from porthamiltonian.library.compliant_contact import (
+    ContactDamper,
+    ContactParameters,
+    ContactSpring,
+    SlipFriction,
+    contact_component,
+)
+from porthamiltonian.library.contact_geometry import ContactPair
+from porthamiltonian.library.contact_kinds import register_contact_kind, unregister_contact_kind
+from porthamiltonian.models.files import load_model
+from porthamiltonian.models.registry import build_model, ignored_parameters
+
+G = 9.81
+
+
+# ---------------------------------------------------------------- a kind written in a test
+
+def linear_point(name, body_a, surface_a, body_b, surface_b, *, stiffness=1e5, damping=0.0):
+    """A frictionless linear spring-damper along the normal at the closest points."""
+    pair = ContactPair(body_a, surface_a, body_b, surface_b)
+    params = ContactParameters(law=NormalLaw("linear", stiffness=stiffness, damping=damping), tangential_stiffness=0.0,
+                               tangential_damping=0.0, spin_stiffness=0.0, spin_damping=0.0, friction=0.0,
+                               spin_friction=0.0, slip_damping=1.0, max_penetration=0.01)
+    spring = ContactSpring("spring", pair, params)
+    return contact_component(name, spring, ContactDamper("damper", spring), SlipFriction("slip", spring))
+
+
+def _linear_point_from_material(material, body_a, body_b):
+    law = material.normal
+    if law is None or law.kind != "linear":
+        raise ParameterError("linear_point: the material's `normal` must be a linear NormalLaw")
+    m = body_a.mass
+    return {"stiffness": law.stiffness,
+            "damping": 2.0 * linear_damping_ratio(material.restitution) * math.sqrt(law.stiffness * m)}
+
+
+@pytest.fixture
+def linear_point_kind():
+    kind = register_contact_kind(ContactKind(
+        "linear_point", linear_point, _linear_point_from_material, material_options=("stiffness", "damping"),
+        ignores=("friction", "impact_speed"), events=("touch", "release", "chart", "approach")))
+    yield kind
+    unregister_contact_kind("linear_point")
+
+
+def _ball_drop(contact, **parameters):
+    return build_model("ball-drop", contact=contact, height=0.06, **parameters)
+
+
+def test_a_registered_kind_builds_from_a_material_and_runs(linear_point_kind):
+    """ball-drop with the new kind: the material's k and e; at rest the ball sinks m g / k
+    (the ledger closes)."""
+    k = 1e5
+    model = _ball_drop("linear_point", stiffness=k, restitution=0.5, mass=1.0)
+    system = ph.compile(model.graph)
+    spring = system.elements["contact/spring"]
+    assert spring.p.law.stiffness == k and spring.p.mu == 0.0
+    zeta = spring.p.law.damping / (2 * math.sqrt(k))
+    assert_allclose(math.exp(-zeta * math.pi / math.sqrt(1 - zeta**2)), 0.5, rtol=1e-12)
+    traj = ph.simulate(system, (0.0, 0.4), system.initial_state(), rtol=1e-9, atol=1e-12, method="DOP853")
+    z = traj.state("ball.pose")[-1, 6]
+    assert_allclose(0.05 - z, G / k, rtol=1e-3)       # settled to ~1e-4 of the depth after 0.4 s (e = 0.5)
+    b = traj.power_budget()
+    assert b.max_residual <= 1e-6 * b.scale
+
+
+def test_a_registered_kind_swaps_and_saves(linear_point_kind, tmp_path):
+    """swap the compliant contact of ball-drop for the new kind; the graph saves and loads,
+    and the loaded one has the same right-hand side."""
+    bg = _ball_drop("compliant").graph
+    bg.swap("contact", make_contact("linear_point", "contact", bg["ball"], Sphere(0.05), bg["ground"], Plane(),
+                                    stiffness=2e5))
+    ph.save(bg, tmp_path / "swapped.json")
+    loaded = ph.load(tmp_path / "swapped.json")
+    s1, s2 = ph.compile(bg), ph.compile(loaded)
+    x = s1.initial_state()
+    x[s1.layout["ball.pose"].start + 6] = 0.0499     # 0.1 mm deep, in contact: the spring acts
+    x[s1.layout["contact/spring.active"]] = 1.0
+    assert s2.elements["contact/spring"].p.law.stiffness == 2e5
+    assert abs(s1.rhs(0.0, x)[s1.layout["ball.P"]]).max() > 1.0
+    # bit-identical: the same elements with the same parameters, saved and loaded exactly
+    np.testing.assert_array_equal(s1.rhs(0.0, x), s2.rhs(0.0, x))
+
+
+def test_the_cli_offers_a_registered_kind(linear_point_kind, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", "ball-drop", "--contact", "linear_point", "--t-end", "0.05", "-p", "height=0.06",
+                 "--no-progress", "--out", str(out)]) == 0
+    assert main(["save", "ball-drop", "--contact", "linear_point", "--out", str(tmp_path / "m.json")]) == 0
+    model = load_model(tmp_path / "m.json")
+    assert ph.compile(model.graph).elements["contact/spring"].p.law.stiffness == 1e5
+
+
+def test_a_kinds_ignored_material_fields_are_the_sweeps_ignored_parameters(linear_point_kind):
+    assert ignored_parameters("ball-drop", {"contact": "linear_point"}) == ("friction",)
+    assert ignored_parameters("ball-drop", {"contact": "sliding_plane"}) == ("stiffness", "law")
+    assert ignored_parameters("ball-drop", {"contact": "soil"}) == ("stiffness", "restitution", "law")
+    assert ignored_parameters("ball-drop", {"contact": "compliant"}) == ()
+
+
+def test_a_material_option_cannot_also_be_passed(linear_point_kind):
+    ball, ground = RigidBody("ball", 1.0, [1e-3] * 3), Ground("ground")
+    with pytest.raises(ParameterError, match=r"`stiffness` would override the material's"):
+        make_contact("linear_point", "c", ball, Sphere(0.05), ground, Plane(), stiffness=1.0,
+                     material=ContactMaterial(normal=NormalLaw("linear", stiffness=1e5)))
+
+
+# ---------------------------------------------------------------- the registrations
+
+@pytest.mark.parametrize("kind", ["compliant", "sliding_plane", "reduced", "soil"])
+def test_a_built_in_kind_declares_the_events_its_elements_fire(kind):
+    ball, ground = RigidBody("ball", 1.0, [1e-3] * 3, pose=np.diag([1.0, 1, 1, 1])), Ground("ground")
+    c = make_contact(kind, "c", ball, Sphere(0.05), ground, Plane(), material=ContactMaterial())
+    names = {e.name for el in c.elements.values() for e in el.events()}
+    assert names == set(CONTACT_KINDS[kind].events)
+
+
+def test_registration_errors_name_the_rule():
+    with pytest.raises(ParameterError, match=r"`ignores` names \['stiffness'\]"):
+        ContactKind("k2", linear_point, _linear_point_from_material, ignores=("stiffness",))
+    with pytest.raises(ParameterError, match=r"`material_options` \['mu'\] are not options"):
+        ContactKind("k2", linear_point, _linear_point_from_material, material_options=("mu",))
+    with pytest.raises(ParameterError, match="lower-case identifier"):
+        ContactKind("Linear Point", linear_point, _linear_point_from_material)
+    with pytest.raises(ModelError, match="'compliant' is registered already"):
+        register_contact_kind(ContactKind("compliant", linear_point, _linear_point_from_material))
+    assert CONTACT_KINDS["compliant"].factory.__name__ == "CompliantContact"
+
+
+def test_the_old_name_is_the_new_function():
+    from porthamiltonian.library import contact
+
+    assert contact is make_contact
