@@ -124,7 +124,8 @@ class SoilSpring(ContactSpring):
 
         A foot may start pressed into the soil (a robot standing in its imprints) when the
         initial state gives the soil block (``"<contact>/spring.soil"``: memory m [m], mode,
-        footprint centre) with a memory m > 0 at least the foot's sinkage: the soil was
+        footprint centre) with a memory m > 0 at least the foot's sinkage (to `START_TOLERANCE`,
+        1 nm): the soil was
         pressed that deep, the foot rests in the imprint (the mode as given: 0 elastic, 1 on
         the loading curve, which needs the sinkage to equal m). The given block is kept as is
         (`PHSystem.initial_state` never overwrites a given block), including its footprint
@@ -138,7 +139,7 @@ class SoilSpring(ContactSpring):
         """
         params, charts, cp = self.pair.initial(refs)
         memory = float(x[_M])
-        if -cp.distance > START_TOLERANCE and not (memory > 0.0 and -cp.distance <= memory * (1.0 + 1e-9)):
+        if -cp.distance > START_TOLERANCE and not (memory > 0.0 and -cp.distance <= memory + START_TOLERANCE):
             given = (f"; the given memory m = {memory:.6g} m is shallower than that" if memory > 0.0 else
                      ": give the soil block's memory m >= the sinkage (the depth the soil was pressed to) to start "
                      "in an imprint")

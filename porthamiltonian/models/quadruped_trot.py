@@ -26,7 +26,10 @@ length of one stance: a foot that does not slip carries the base forward at `spe
 joint references are the periodic cubic splines through 64 samples of this path's IK, so
 their speeds are exact derivatives of their angles (the PD spring's state is the tracking
 error). The robot starts at rest on the reference's pose at t = 0, base level, the feet
-touching the ground (lowest foot sphere at z = 0).
+touching the ground (lowest foot sphere at z = 0). On soil it starts standing in the soil:
+every foot sunk to the static sinkage of its share of the weight, ``m g / 4`` (0.79 cm on
+sandy loam), the soil loaded to that depth (`SoilSpring.initialize` with the soil's memory
+given), so the first stance loads the soil as the later ones do rather than after a fall.
 
 Decisions (the issue is silent):
 
@@ -224,6 +227,9 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
     poses = dict(zip(body.link_names, body.link_poses(q)))
     lowest = min(float((poses[link] @ H)[2, 3]) - s.radius for link, (H, s) in feet.items())
     q[6] = -lowest
+    initial = {}
+    if contact == "soil":
+        q[6], initial = _standing_in_soil(q[6], poses, feet, description.mass, terrain, foot_footprint or None)
     robot = ArticulatedBody("robot", description, gravity=(0.0, 0.0, -_G), q=q)
 
     if contact == "soil":   # the soil shears: its friction angle (robot_drop's docstring)
@@ -242,6 +248,7 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
     attach_feet(bg, robot, feet, ground, contact, material=material, terrain=terrain, footprint=foot_footprint or None)
     return Model(
         bg,
+        initial=initial,
         t_end=5.0,
         solver=dict(method="RK45", rtol=1e-6, atol=1e-8),
         observables={"base height": lambda s, t, x: float(x[s.layout["robot.q"]][6]),
@@ -253,6 +260,31 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
               f"{step_height} m, PD kp {kp} N m/rad kd {kd} N m s/rad, on {contact} ground"
               + (f" ({terrain})" if contact == "soil" else ""),
     )
+
+
+def _standing_in_soil(height, poses, feet, mass, terrain, footprint):
+    """The start on soil: the base `height` [m] lowered by the feet's standing sinkage and
+    each foot's soil block (module docstring).
+
+    Returns
+    -------
+    height : float
+        The base height [m] with every foot sunk to the static sinkage ``z_s`` of ``m g / 4``.
+    initial : dict
+        ``{"<foot>-contact/spring.soil": (z_s, 1, x, y, 0)}``: the soil loaded to ``z_s`` (on
+        its loading curve, mode 1: the foot's force is Bekker's ``K z_s^N``), the footprint
+        under the foot's centre.
+    """
+    from .robot_drop import _foot_soil
+
+    initial = {}
+    sinkage = 0.0
+    for link, (H, sphere) in feet.items():
+        law = _foot_soil(terrain, sphere, footprint)
+        sinkage = float(law.static_sinkage(mass * _G / len(feet)))
+        centre = (poses[link] @ H)[:3, 3]
+        initial[f"{link}-contact/spring.soil"] = np.array((sinkage, 1.0, centre[0], centre[1], 0.0))
+    return height - sinkage, initial
 
 
 def _offsets(description):
