@@ -56,7 +56,7 @@ import numpy as np
 from porthamiltonian.errors import ParameterError
 
 __all__ = ["CATEGORIES", "GROUND", "categorize", "TransportEnergy", "transport_energy", "joint_powers", "cost_shares",
-           "compare_transport", "stride_transport"]
+           "CostComparison", "compare_transport", "stride_transport"]
 
 #: the categories the ground takes: the feet's contact damping and slip, the soil's plastic work,
 #: viscous damping and slip, the impacts
