@@ -34,7 +34,10 @@ Feet on soil (``contact="soil"``; decisions, the issue is silent):
   larger sole or pad fitted to the foot; the contact's geometry stays the URDF's sphere), for
   feet that would sink beyond the law's range on soft terrain.
 * The law holds while the sinkage is below the sole's radius (`SoilLaw.max_sinkage`); deeper,
-  the run is finished and flagged ``soil_depth`` by its audit. The default terrain is
+  the run is finished and flagged ``soil_depth`` by its audit. The default 10 cm drop lands
+  beyond it on every robot (deepest sinkage over sole radius: Go1 2.56 / 2 cm, A1 2.73 / 2,
+  ANYmal C 4.29 / 3; Solo12 1.42 / 1.62 is clean) and is flagged; a 2 cm drop stays within
+  (benchmarks/results/robot_drop_soil.md). The default terrain is
   ``sandy_loam`` (Wong's Bekker constants): every robot of `ROBOTS` stands within the range
   (static sinkage under m g / 4 per foot, `standing_sinkage`: Go1 0.79 cm of 2 cm, A1 0.81 of
   2, ANYmal C 1.42 of 3, Solo12 0.33 of 1.62). On ``dry_sand`` Go1's feet sink
