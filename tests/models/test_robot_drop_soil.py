@@ -154,3 +154,23 @@ def test_a_foot_pressed_into_virgin_soil_is_refused_and_a_given_memory_accepts_i
     soil = {f"{n}/spring.soil": [0.006, 0.0, 0.0, 0.0, 0.0] for n in contact_names(system)}
     x = system.initial_state({"robot.q": q, **soil})
     assert x[sl][0] == 0.006   # the given block is kept as given
+
+
+def test_foot_footprint_and_terrain_reach_every_foot_and_bad_ones_are_named():
+    from porthamiltonian.bondgraph.flatten import flatten
+    from porthamiltonian.errors import ParameterError
+
+    for model_name in ("robot-drop", "quadruped-trot"):
+        model = build_model(model_name, contact="soil", foot_footprint=0.03, terrain="clayey_soil")
+        springs = [e for p, e in flatten(model.graph).elements.items() if p.endswith("-contact/spring")]
+        assert len(springs) == 4
+        for spring in springs:
+            # the law presses a 3 cm sole of clayey soil; the contact geometry stays the 2 cm foot
+            assert spring.soil == SoilLaw.terrain("clayey_soil", radius=0.03)
+            assert spring.pair.S1.radius == 0.02
+            # friction: the terrain's tan(phi), tan(13 deg)
+            assert spring.p.mu == pytest.approx(math.tan(math.radians(13.0)), rel=1e-15)
+        with pytest.raises(ParameterError, match=rf"model '{model_name}'.*`terrain`.*'moon_dust'"):
+            build_model(model_name, contact="soil", terrain="moon_dust")
+        with pytest.raises(ParameterError, match=r"`foot_footprint`.*-0.01"):
+            build_model(model_name, contact="soil", foot_footprint=-0.01)
