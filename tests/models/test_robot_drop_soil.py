@@ -19,6 +19,8 @@ from porthamiltonian.errors import GeometryError
 from porthamiltonian.models import build_model
 from porthamiltonian.models.robot_drop import ROBOTS, SOIL_TERRAIN, standing_sinkage
 
+from .test_robot_drop import _run, _standing_equilibrium
+
 pytest.importorskip("yourdfpy")
 
 TIGHT = dict(method="DOP853", rtol=1e-10, atol=1e-12)
@@ -56,12 +58,6 @@ def test_dry_sand_puts_go1_beyond_the_law_which_is_why_it_is_not_the_default():
         assert z > R
 
 
-def _run(model, t_end, n=5, **solver):
-    system = ph.compile(model.graph)
-    return system, ph.simulate(system, (0.0, t_end), system.initial_state(model.initial),
-                               t_eval=np.linspace(0.0, t_end, n), **(solver or TIGHT))
-
-
 @pytest.mark.parametrize("robot", ROBOTS)
 def test_soil_drop_closes_its_ledger(robot):
     # a 1 cm drop: touchdown at 45 ms, the landing (loading, unloading) inside the 0.09 s run
@@ -80,27 +76,6 @@ def test_soil_drop_closes_its_ledger(robot):
 
 def _soil_blocks(system):
     return {name: system.layout[f"{name}/spring.soil"] for name in contact_names(system)}
-
-
-def _standing_equilibrium(system, q_guess, soil):
-    """The robot at rest in imprints of given memory: the root of the generalized
-    accelerations over the base height, roll, pitch and joint angles (as the compliant test),
-    each soil block given (elastic mode, memory m, footprint centre)."""
-    from scipy.optimize import least_squares
-
-    vs = system.layout["robot.v"]
-
-    def state(z):
-        q = q_guess.copy()
-        tilt = np.array([z[1], z[2], 0.0])
-        angle = np.linalg.norm(tilt)
-        q[:4] = (1.0, 0.0, 0.0, 0.0) if angle == 0 else (np.cos(angle / 2), *(np.sin(angle / 2) * tilt / angle))
-        q[6], q[7:] = z[0], z[3:]
-        return system.initial_state({"robot.q": q, "robot.v": np.zeros(vs.stop - vs.start), **soil})
-
-    z0 = np.concatenate([[q_guess[6], 0.0, 0.0], q_guess[7:]])
-    sol = least_squares(lambda z: system.rhs(0.0, state(z))[vs], z0, method="lm", xtol=1e-15, ftol=1e-15, gtol=1e-15)
-    return state(sol.x), float(np.abs(sol.fun).max())
 
 
 @pytest.mark.parametrize("robot", ROBOTS)
