@@ -12,7 +12,7 @@ above the ground, and falls:
            /\\  /\\
           o  o  o  o   feet: `feet()`'s sphere of each leg (Go1, A1, ANYmal C); Solo12's
      ~~~~~~~~~~~~~~~~  mesh feet a sphere enclosing the foot mesh (`robot_description`)
-     ground z = 0, contact `contact`: compliant
+     ground z = 0, contact `contact`: compliant or soil
 
 Parameters scale with the robot: the joint stiffness is ``joint_stiffness * m`` and the damping
 ``joint_damping * m`` (m the robot's mass), so every robot sags by about the same angle.
