@@ -12,9 +12,12 @@ the trunk's box stays clear of the ground (base height > TRUNK_HALF_HEIGHT all a
 ledger closes to the integration tolerance. The strides are cut by a time section at
 t = T/4 + k T (T the stride period: a mid-stance instant of the (FL, RR) pair) and the
 per-stride ledger is printed by category (`StrideEnergy.by_category`) with each stride's
-cost of transport E / (m g d) (E everything the PD references supplied). When a rigid ground
-(sliding_plane) and soil both ran, the soil's extra cost per stride is compared with its
-booked plastic and slip work.
+cost of transport E / (m g d) (E everything the PD references supplied). When soil and a
+harder ground ran (rigid ``sliding_plane`` when the model offers it, and ``compliant``), the
+soil's extra cost is split, for the whole run and per stride, into the ground's share (the
+soil's plastic and slip work against the harder ground's contact losses) and the rest (the
+PD controllers' losses, the stored change), to the ledgers' residuals
+(`studies.transport.compare_transport`). ``-p terrain=...`` picks the soil (default sandy loam).
 
 Every run takes tens of seconds (the compiled rhs, ~0.2 ms per evaluation on a loaded
 machine, most of it the articulated body's); the printed table is what benchmarks/results/quadruped_trot.md holds.
@@ -36,7 +39,7 @@ import porthamiltonian as ph  # noqa: E402
 from porthamiltonian.models import MODELS, build_model  # noqa: E402
 from porthamiltonian.models.quadruped_trot import TRUNK_HALF_HEIGHT  # noqa: E402
 from porthamiltonian.studies.gait import PoincareSection, stride_energy  # noqa: E402
-from porthamiltonian.studies.transport import transport_energy  # noqa: E402
+from porthamiltonian.studies.transport import compare_transport, stride_transport, transport_energy  # noqa: E402
 
 CLEARANCE = 0.05   # m: the trunk box's bottom stays this far above the ground
 
@@ -143,15 +146,33 @@ def report(results, t_end):
                   "| ratio | - | " + " | ".join(f"{v:.2f}" for v in ratio) + " |"]
         lines.append("")
     done = {r["kind"]: r for r in results if "refused" not in r}
-    if "sliding_plane" in done and "soil" in done:
-        rigid, soil = done["sliding_plane"], done["soil"]
-        lines.append("## soil against rigid ground")
-        lines.append("")
-        for key in ("soil", "contact"):
-            lines.append(f"- {key}: rigid {rigid['totals'].by_category.get(key, 0.0):.6g} J, "
-                         f"soil {soil['totals'].by_category.get(key, 0.0):.6g} J")
-        lines.append(f"- cost of transport: rigid {rigid['cost']:.4f}, soil {soil['cost']:.4f}")
+    for base in ("sliding_plane", "compliant"):   # rigid ground when the model offers it
+        if base in done and "soil" in done:
+            lines += comparison(done[base], done["soil"])
     return "\n".join(lines)
+
+
+def comparison(a, b):
+    """The cost of transport of run b against run a: the whole run and stride by stride, split
+    into the ground's share (contact, soil's plastic work and slip, impacts) and the rest
+    (`studies.transport.compare_transport`)."""
+    whole = compare_transport(a["totals"], b["totals"])
+    lines = [f"## {b['kind']} against {a['kind']} ground", "",
+             "Whole run (a = " + a["kind"] + ", b = " + b["kind"] + "):", "", "```", whole.table(), "```", ""]
+    sa = stride_transport(a["strides"], mass=a["mass"], distances=np.maximum(a["stride_distance"], 1e-12))
+    sb = stride_transport(b["strides"], mass=b["mass"], distances=np.maximum(b["stride_distance"], 1e-12))
+    lines += ["Per stride: CoT(b) - CoT(a) = ground + rest + unbooked; ground = the difference of the shares of "
+              "contact, soil (plastic, slip, damping) and impacts; rest = controller, stored change; unbooked = "
+              "the two ledgers' residuals, against the stride's cost (|unbooked| / CoT(b)):", "",
+              "| stride | CoT(a) | CoT(b) | b - a | ground | of which soil | rest | unbooked / CoT(b) |",
+              "|---|---|---|---|---|---|---|---|"]
+    for i, (ea, eb) in enumerate(zip(sa, sb)):
+        c = compare_transport(ea, eb)
+        lines.append(f"| {i + 1} | {ea.cost_of_transport:.4f} | {eb.cost_of_transport:.4f} | {c.difference:+.4f} | "
+                     f"{c.ground:+.4f} | {c.shares['soil']:+.4f} | {c.rest:+.4f} | "
+                     f"{abs(c.closure) / abs(eb.cost_of_transport):.2e} |")
+    lines.append("")
+    return lines
 
 
 def main(argv=None):

@@ -119,21 +119,39 @@ class SoilSpring(ContactSpring):
         return super().state_blocks() + (StateBlock("soil", 5, "discrete", default=np.zeros(5)),)
 
     def initialize(self, t, x, refs):
-        """Closest points at the initial poses; the soil is virgin under the foot.
+        """Closest points at the initial poses; the soil is virgin under the foot, unless its
+        memory is given.
 
-        Raises GeometryError if the foot starts pressed into the soil (a start on the surface,
-        e.g. by `place_on`, is accepted).
+        A foot may start pressed into the soil (a robot standing in its imprints) when the
+        initial state gives the soil block (``"<contact>/spring.soil"``: memory m [m], mode,
+        footprint centre) with a memory m > 0 at least the foot's sinkage (to `START_TOLERANCE`,
+        1 nm): the soil was
+        pressed that deep, the foot rests in the imprint (the mode as given: 0 elastic, 1 on
+        the loading curve, which needs the sinkage to equal m). The given block is kept as is
+        (`PHSystem.initial_state` never overwrites a given block), including its footprint
+        centre.
+
+        Raises
+        ------
+        GeometryError
+            The foot starts pressed into virgin soil (no memory given, or a memory shallower
+            than the sinkage); a start on the surface, e.g. by `place_on`, is accepted.
         """
         params, charts, cp = self.pair.initial(refs)
-        if -cp.distance > START_TOLERANCE:
+        memory = float(x[_M])
+        if -cp.distance > START_TOLERANCE and not (memory > 0.0 and -cp.distance <= memory + START_TOLERANCE):
+            given = (f"; the given memory m = {memory:.6g} m is shallower than that" if memory > 0.0 else
+                     ": give the soil block's memory m >= the sinkage (the depth the soil was pressed to) to start "
+                     "in an imprint")
             raise GeometryError(
                 f"{self.label}: the foot starts {-cp.distance:.6g} m into virgin soil; a soil contact must start on "
-                "the surface or above it (the soil's memory of how it was pressed there is unknown)")
+                f"the surface or above it (the soil's memory of how it was pressed there is unknown){given}")
         out = np.array(x, dtype=float)
         out[:4], out[4:6] = params, charts
         out[_ACT] = 1.0 if cp.distance < 0.0 else 0.0
         out[_S] = 0.0
-        out[_M], out[_MODE], out[_FP] = 0.0, 1.0, cp.p2
+        if memory <= 0.0:
+            out[_M], out[_MODE], out[_FP] = 0.0, 1.0, cp.p2
         return out
 
     def state_refs(self):

@@ -30,6 +30,15 @@ the positive mechanical work at the joints when the model has `joint_axis` compo
 references put into the robot, net of what the robot pushed back into them. That net count
 is the energy a regenerative drive would draw; it is at most the positive work.
 
+Where the cost goes (`cost_shares`): the ledger's balance ``supplied = dH + dissipated + lost
++ stabilization - residual`` divided by ``m g d`` splits the cost of transport exactly into one
+share per category, the stored change, the supplied energy that E does not count (with a minus
+sign) and the residual. Two runs' costs (e.g. the same gait on compliant ground and on soil,
+`compare_transport`) then differ by the differences of their shares: the ground's
+(``contact``, ``soil``, ``impacts``: the plastic and slip work on soil) and the rest
+(``controller``, ...), to the two ledgers' residuals. `stride_transport` gives the same per
+stride of a `StrideEnergy`.
+
 Positive mechanical work ``sum_j int max(tau_j w_j, 0) dt`` over the joint axes
 (`library.actuators.joint_axis` components): the joint powers are evaluated at the
 trajectory's samples (`PHSystem.port_variables`) and integrated by the trapezoid rule, so its
@@ -46,7 +55,12 @@ import numpy as np
 
 from porthamiltonian.errors import ParameterError
 
-__all__ = ["CATEGORIES", "categorize", "TransportEnergy", "transport_energy", "joint_powers"]
+__all__ = ["CATEGORIES", "GROUND", "categorize", "TransportEnergy", "transport_energy", "joint_powers", "cost_shares",
+           "CostComparison", "compare_transport", "stride_transport"]
+
+#: the categories the ground takes: the feet's contact damping and slip, the soil's plastic work,
+#: viscous damping and slip, the impacts
+GROUND = ("contact", "soil", "impacts")
 
 CATEGORIES = ("electrical", "joint_input", "reference", "other_supplied", "joule", "motor_friction", "gearbox",
               "controller", "contact", "soil", "other_dissipated", "impacts", "stabilization")
@@ -249,3 +263,149 @@ def transport_energy(traj, *, mass, distance, g=9.81, t0=None, t1=None, inputs=N
     H = np.asarray(budget.H)
     return TransportEnergy(float(t[i0]), float(t[i1]), cats, pos, float(mass), float(distance), float(g),
                            float(H[i1] - H[i0]), float(res[i1] - res[i0]))
+
+
+#: the categories whose energy leaves the robot (a share each in `cost_shares`)
+_SINKS = ("joule", "motor_friction", "gearbox", "controller", "contact", "soil", "other_dissipated", "impacts",
+          "stabilization")
+_SOURCES = ("electrical", "joint_input", "reference", "other_supplied")
+
+
+def cost_shares(energy):
+    """The cost of transport split into shares that add up to it exactly (module docs).
+
+    With ``S`` everything supplied, ``E`` the energy counted (`TransportEnergy.spent`) and the
+    ledger's residual ``r = dH - S + D + L + stab``::
+
+        E / (m g d) = sum over sinks of E_c / (m g d) + dH / (m g d) - (S - E) / (m g d) - r / (m g d)
+
+    Parameters
+    ----------
+    energy : TransportEnergy
+
+    Returns
+    -------
+    dict
+        One share each [-]: the sink categories (``joule``, ..., ``controller``, ``contact``,
+        ``soil``, ``impacts``, ``stabilization``), ``"stored"`` (dH), ``"not_counted"`` (minus
+        the supplied energy E does not count), ``"residual"`` (minus the ledger's residual).
+        Their sum is `TransportEnergy.cost_of_transport` to round-off.
+    """
+    scale = energy.mass * energy.g * energy.distance
+    cats = energy.by_category
+    supplied = sum(float(cats[c]) for c in _SOURCES)
+    out = {c: float(cats[c]) / scale for c in _SINKS}
+    out["stored"] = energy.stored_change / scale
+    out["not_counted"] = -(supplied - energy.spent) / scale
+    out["residual"] = -energy.residual / scale
+    return out
+
+
+@dataclass(frozen=True)
+class CostComparison:
+    """How the cost of transport of run `b` differs from run `a`'s (`compare_transport`).
+
+    Attributes
+    ----------
+    a, b : TransportEnergy
+    shares : dict
+        Share name (`cost_shares`) -> share of b minus share of a [-]; they add up to
+        `difference`.
+    """
+
+    a: TransportEnergy
+    b: TransportEnergy
+    shares: dict
+
+    @property
+    def difference(self):
+        """CoT(b) - CoT(a) [-]."""
+        return self.b.cost_of_transport - self.a.cost_of_transport
+
+    @property
+    def ground(self):
+        """The ground's part of the difference [-]: the shares of `GROUND` (contact damping
+        and slip, the soil's plastic work, damping and slip, impacts)."""
+        return sum(self.shares[c] for c in GROUND)
+
+    @property
+    def rest(self):
+        """Everything else that the ledgers book [-]: the drive's losses (controller, motors),
+        the stored change and the supplied energy not counted."""
+        return sum(v for c, v in self.shares.items() if c not in GROUND and c != "residual")
+
+    @property
+    def closure(self):
+        """``difference - ground - rest`` [-]: what the two ledgers leave unbooked (their
+        residuals' shares; compare with the costs themselves, the energies spent over m g d)."""
+        return self.difference - self.ground - self.rest
+
+    def table(self):
+        """A text table of both runs' shares and their differences."""
+        sa, sb = cost_shares(self.a), cost_shares(self.b)
+        lines = [f"{'share of the cost of transport':32s} {'a':>10s} {'b':>10s} {'b - a':>10s}"]
+        for c, v in self.shares.items():
+            if sa[c] or sb[c]:
+                lines.append(f"  {c:30s} {sa[c]:10.5f} {sb[c]:10.5f} {v:+10.5f}")
+        lines.append(f"  {'cost of transport':30s} {self.a.cost_of_transport:10.5f} {self.b.cost_of_transport:10.5f} "
+                     f"{self.difference:+10.5f}")
+        lines.append(f"  of the difference: ground (contact, soil, impacts) {self.ground:+.5f}, the rest "
+                     f"{self.rest:+.5f}, unbooked {self.closure:.3g}")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.table()
+
+
+def compare_transport(a, b):
+    """The difference CoT(b) - CoT(a) split by share (`cost_shares`, `CostComparison`).
+
+    Parameters
+    ----------
+    a, b : TransportEnergy
+        Two runs (or two strides), e.g. a gait on compliant ground (a) and on soil (b).
+
+    Returns
+    -------
+    CostComparison
+    """
+    sa, sb = cost_shares(a), cost_shares(b)
+    return CostComparison(a, b, {c: sb[c] - sa[c] for c in sa})
+
+
+def stride_transport(strides, *, mass, distances, g=9.81):
+    """One `TransportEnergy` per stride of a `StrideEnergy` (`studies.gait.stride_energy`).
+
+    Parameters
+    ----------
+    strides : StrideEnergy
+    mass : float [kg]
+        Total mass moved (> 0).
+    distances : array_like, shape (k,) [m]
+        Distance travelled in each stride (> 0).
+    g : float [m/s^2]
+
+    Returns
+    -------
+    list of TransportEnergy
+        Stride i: its totals by category, stored change H(t_i+1) - H(t_i), ledger residual;
+        ``positive_work`` 0 (the strides hold no joint powers), so the energy counted is the
+        electrical energy, else the drives' (`TransportEnergy.spent`).
+
+    Raises
+    ------
+    ParameterError
+        A non-positive mass or g, or `distances` not one positive number per stride.
+    """
+    for key, v in (("mass", mass), ("g", g)):
+        if not (np.isfinite(v) and v > 0):
+            raise ParameterError(f"`{key}` must be a positive finite number, got {v!r}")
+    d = np.asarray(distances, dtype=float)
+    k = strides.t.size - 1
+    if d.shape != (k,) or not np.all(d > 0):
+        raise ParameterError(f"`distances` must be {k} positive numbers (one per stride), got {d.tolist()}")
+    cats = strides.by_category()
+    H = np.asarray(strides.H, dtype=float)
+    return [TransportEnergy(float(strides.t[i]), float(strides.t[i + 1]), {c: float(v[i]) for c, v in cats.items()},
+                            0.0, float(mass), float(d[i]), float(g), float(H[i + 1] - H[i]), float(strides.residual[i]))
+            for i in range(k)]

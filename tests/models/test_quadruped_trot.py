@@ -128,7 +128,7 @@ def test_pd_supplied_power_is_torque_times_speed(short_trot):
 
 
 def test_refused_choices_are_named():
-    for kind in ("sliding_plane", "soil"):
+    for kind in ("sliding_plane",):
         with pytest.raises(ParameterError, match=rf"model 'quadruped-trot' is not built for the {kind} contact kind"):
             build_model("quadruped-trot", contact=kind)
     with pytest.raises(ParameterError, match=r"`motors` true is not offered yet"):
