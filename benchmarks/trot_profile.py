@@ -1,0 +1,180 @@
+"""Where quadruped-trot's CPU goes: its compiled right-hand side part by part, and `simulate`
+as a whole (not a test; issue 34, "Speed").
+
+    python benchmarks/trot_profile.py [--t-end 0.45] [--method RK45 --rtol 1e-6 --atol 1e-8]
+
+1. The right-hand side. The generated numba source of the model (its cache file) is compiled
+   again with each statement of one part wrapped in ``for _ in range(R[g])``: the part's cost
+   is the time added by 10 extra repetitions / 10 (the kernels are called through their
+   machine-code symbols, `porthamiltonian.kernels._njit.separate`, which LLVM cannot drop, so
+   a repeated call is really made). Parts: the articulated body's outputs (forward
+   kinematics, link twists) and rates (articulated-body algorithm); the four foot contacts
+   (spring outputs, friction and damper laws, rates, event values); the 12 PD references
+   (spline kernels), the 12 PD dampers (linear resistor kernels), the assembled linear
+   products of the PD springs; the ledger's power dot products. The rest of the evaluation
+   (allocating the rate vector, the finiteness check, the call from Python) is the
+   difference to the whole.
+2. `simulate` as a whole at the model's solver (or the one given), from the model's initial
+   state, sparse output (`t_eval`, 4 samples) and no audit: CPU, right-hand-side evaluations,
+   accepted steps, evaluations per step, element event functions asked per step; the part
+   of the CPU not spent in the right-hand side (measured alone at the run's states) is the
+   solver's and the events' overhead. Then the post-run audit (`Trajectory.audit`, the stored
+   energies at every sample) of the same run with every step stored (`t_eval` None).
+
+Times are CPU time (`time.process_time`), best of `REPEATS` passes over ~100 states of the
+run: read them on a loaded machine as upper bounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+import time
+import types
+
+import numpy as np
+
+REPEATS = 5
+EXTRA = 10
+
+#: the statements of each part in the generated source (regular expressions on its lines)
+PARTS = {
+    "articulated body: outputs (kinematics, link twists)": [r"^    _o1 = _k0\("],
+    "articulated body: rates (ABA)": [r"^    xd0 = _k7\("],
+    "4 foot contacts (outputs, friction, damper, rates, events)": [
+        r"^    _o[3-6] = _k2\(", r"^    _o = \(\(ZI", r"^    xd(62|67|72|77) = ", r"^    _put\(_ev"],
+    "12 PD references (spline kernels)": [r"^    f\d+ = _k3\("],
+    "12 PD dampers (resistor kernels)": [r"^    _o = _k6\("],
+    "PD springs: assembled linear products": [r"^    _lin0 = ", r"^    _linr = ", r"^    xdot\[LINR_ledger\]"],
+    "ledger powers (dot products)": [r"^    xdot\[1\d\d\] = "],
+}
+
+
+def _instrumented(source):
+    """The generated source with each part's statements repeatable (``R[g]`` times)."""
+    lines = source.split("\n")
+    n = 0
+    for i, line in enumerate(lines):   # one name per reused `_o`: a loop must not unify their types
+        if line.startswith("    _o = "):
+            n += 1
+        if n:
+            lines[i] = re.sub(r"\b_o\b", f"_o_{n}", line)
+    out, found = [], [0] * len(PARTS)
+    for line in lines:
+        g = next((k for k, pats in enumerate(PARTS.values()) if any(re.match(p, line) for p in pats)), None)
+        if line.startswith("def rhs("):
+            line = "def rhs(t, x, u_in, F, I, R):"
+        if g is None:
+            out.append(line)
+        else:
+            found[g] += 1
+            out += [f"    for _rep in range(R[{g}]):", "    " + line]
+    missing = [name for name, k in zip(PARTS, found) if not k]
+    if missing:
+        raise SystemExit(f"the generated source has no statements for {missing}: update PARTS")
+    return "\n".join(out).replace("@njit\ndef rhs", "@_plain_njit\ndef rhs")
+
+
+def _best(f, n):
+    best = np.inf
+    for _ in range(REPEATS):
+        c = time.process_time()
+        for k in range(n):
+            f(k)
+        best = min(best, (time.process_time() - c) / n)
+    return best
+
+
+def main():
+    import sys
+
+    import numba
+
+    import porthamiltonian as ph
+    _simulate = importlib.import_module("porthamiltonian.integrate.simulate")   # the module (the package exports the function)
+    from porthamiltonian.models import build_model
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--t-end", type=float, default=0.45)
+    ap.add_argument("--method")
+    ap.add_argument("--rtol", type=float)
+    ap.add_argument("--atol", type=float)
+    args = ap.parse_args()
+    model = build_model("quadruped-trot")
+    solver = dict(model.solver)
+    solver.update({k: v for k, v in (("method", args.method), ("rtol", args.rtol), ("atol", args.atol)) if v})
+    system = ph.compile(model.graph)
+    x0 = system.initial_state(model.initial)
+    assert system.compiled == "numba", system.compiled
+    T = args.t_end
+    ph.simulate(system, (0.0, 2e-3), x0, audit=False, **solver)   # warm-up
+    stats = {"events": 0, "steps": 0}
+    value, record = system._event_value, _simulate._StepRecorder.__call__
+
+    def counted(k, t, x):
+        stats["events"] += 1
+        return value(k, t, x)
+
+    def recorded(self, t, x):   # solve_ivp asks it once per segment start and once per accepted step
+        stats["steps"] += 1
+        return record(self, t, x)
+
+    system._event_value, _simulate._StepRecorder.__call__ = counted, recorded
+    traj = ph.simulate(system, (0.0, T), x0, t_eval=np.linspace(0.0, T, 4), audit=False, **solver)
+    del system._event_value
+    _simulate._StepRecorder.__call__ = record
+    steps = stats["steps"] - (len(traj.events) + 1)
+    c0 = time.process_time()
+    traj = ph.simulate(system, (0.0, T), x0, t_eval=np.linspace(0.0, T, 4), audit=False, **solver)
+    cpu = time.process_time() - c0
+    full = ph.simulate(system, (0.0, T), x0, audit=False, **solver)
+    c0 = time.process_time()
+    full.audit()
+    audit = time.process_time() - c0
+    idx = np.unique(np.linspace(0, full.t.size - 1, 100).astype(int))
+    ts, xs = full.t[idx], full.x[idx]
+    j = system._jit
+    fn, F, I, u = j["fn"], j["F"], j["I"], system._u0
+    module = sys.modules[fn.__module__]
+    with open(module.__file__) as fh:
+        source = fh.read()
+    prof = types.ModuleType("trot_rhs_profile")
+    prof.__dict__["_plain_njit"] = numba.njit(cache=False)
+    exec(compile(_instrumented(source), "<trot_rhs_profile>", "exec"), prof.__dict__)
+    R1 = np.ones(len(PARTS), dtype=np.int64)
+    for t, x in zip(ts, xs):
+        prof.rhs(t, x, u, F, I, R1)   # compiles
+    m = len(ts)
+    whole_py = _best(lambda k: system.rhs(ts[k % m], xs[k % m]), 1000)
+    whole = _best(lambda k: fn(ts[k % m], xs[k % m], u, F, I), 1000)
+    base = _best(lambda k: prof.rhs(ts[k % m], xs[k % m], u, F, I, R1), 1000)
+    print(f"quadruped-trot, {solver}, {T} s; CPU times on this machine (uptime load: see `uptime`)\n")
+    print("| part of one right-hand side | µs | share |\n|---|---|---|")
+    total = 0.0
+    for g, name in enumerate(PARTS):
+        R = R1.copy()
+        R[g] = 1 + EXTRA
+        d = (_best(lambda k: prof.rhs(ts[k % m], xs[k % m], u, F, I, R), 1000) - base) / EXTRA
+        total += d
+        print(f"| {name} | {d * 1e6:.1f} | {d / base:.0%} |")
+    print(f"| the rest (rate vector, slices, finiteness check, call from Python) | {(base - total) * 1e6:.1f} | "
+          f"{(base - total) / base:.0%} |")
+    print(f"| whole: numba function / `PHSystem.rhs` (Python wrapper) | {whole * 1e6:.1f} / {whole_py * 1e6:.1f} | |\n")
+    per_eval = cpu / traj.nfev
+    print("| simulate | value |\n|---|---|")
+    print(f"| CPU per simulated second | {cpu / T:.3f} s |")
+    print(f"| rhs evaluations per simulated second | {traj.nfev / T:.0f} |")
+    print(f"| accepted steps per simulated second (mean step) | {steps / T:.0f} ({T / steps * 1e3:.3f} ms) |")
+    print(f"| evaluations per step | {traj.nfev / steps:.2f} |")
+    print(f"| element event functions asked per step | {stats['events'] / steps:.1f} |")
+    print(f"| events (impacts, contact phases) per simulated second | {len(traj.events) / T:.0f} |")
+    print(f"| CPU per evaluation, all included / rhs alone | {per_eval * 1e6:.1f} / {whole_py * 1e6:.1f} µs |")
+    print(f"| solver + events + wrapper overhead | {(per_eval - whole_py) * 1e6:.1f} µs per evaluation, "
+          f"{(cpu - traj.nfev * whole_py) / cpu:.0%} of the CPU |")
+    print(f"| post-run audit, every step stored ({full.t.size} samples) | {audit / T:.3f} s per simulated second "
+          f"({audit / full.t.size * 1e3:.2f} ms per sample) |")
+
+
+if __name__ == "__main__":
+    main()
