@@ -77,8 +77,9 @@ def short_trot():
 def test_short_trot_ledger_closes_and_base_stays_clear(short_trot):
     model, system, traj = short_trot
     assert traj.status == 0, traj.message
-    # rtol 1e-6: the ledger's residual is at the integration tolerance (measured 5e-8 over 0.2 s)
-    assert traj.power_budget().relative_residual < 1e-6
+    # the ledger closes to the integration tolerance: at the model's RK23 rtol 1e-4 measured
+    # 3.2e-6 over this 0.1 s (5e-8 at the RK45 rtol 1e-6 of before: the residual follows rtol)
+    assert traj.power_budget().relative_residual < 0.1 * model.solver["rtol"]
     # the trunk box's bottom stays 10 cm above the ground
     assert traj.state("robot.q")[:, 6].min() > TRUNK_HALF_HEIGHT + 0.10
 
