@@ -86,10 +86,37 @@ def _best(f, n):
     return best
 
 
+def _parts(source, F, I, u, ts, xs, whole):
+    """Section 1: print each part's µs (module docstring)."""
+    import numba
+
+    prof = types.ModuleType("trot_rhs_profile")
+    prof.__dict__["_plain_njit"] = numba.njit(cache=False)
+    exec(compile(_instrumented(source), "<trot_rhs_profile>", "exec"), prof.__dict__)
+    R1 = np.ones(len(PARTS), dtype=np.int64)
+    for t, x in zip(ts, xs):
+        prof.rhs(t, x, u, F, I, R1)   # compiles
+    m = len(ts)
+    print("| part of one right-hand side | µs | share |\n|---|---|---|")
+    total = 0.0
+    for g, name in enumerate(PARTS):
+        R = R1.copy()
+        R[g] = 1 + EXTRA
+        # the plain and the repeated evaluation timed in alternation (best of each): a change of
+        # the machine's load between the two does not read as the part's cost
+        b = r = np.inf
+        for _ in range(REPEATS):
+            b = min(b, _best(lambda k: prof.rhs(ts[k % m], xs[k % m], u, F, I, R1), 300))
+            r = min(r, _best(lambda k: prof.rhs(ts[k % m], xs[k % m], u, F, I, R), 300))
+        d = (r - b) / EXTRA
+        total += d
+        print(f"| {name} | {d * 1e6:.1f} | {d / whole:.0%} |")
+    print(f"| the rest (rate vector, slices, finiteness check, call from Python) | {(whole - total) * 1e6:.1f} | "
+          f"{(whole - total) / whole:.0%} |")
+
+
 def main():
     import sys
-
-    import numba
 
     import porthamiltonian as ph
     _simulate = importlib.import_module("porthamiltonian.integrate.simulate")   # the module (the package exports the function)
@@ -100,6 +127,7 @@ def main():
     ap.add_argument("--method")
     ap.add_argument("--rtol", type=float)
     ap.add_argument("--atol", type=float)
+    ap.add_argument("--simulate-only", action="store_true", help="skip the right-hand side's parts (section 1)")
     args = ap.parse_args()
     model = build_model("quadruped-trot")
     solver = dict(model.solver)
@@ -138,33 +166,15 @@ def main():
     module = sys.modules[fn.__module__]
     with open(module.__file__) as fh:
         source = fh.read()
-    prof = types.ModuleType("trot_rhs_profile")
-    prof.__dict__["_plain_njit"] = numba.njit(cache=False)
-    exec(compile(_instrumented(source), "<trot_rhs_profile>", "exec"), prof.__dict__)
-    R1 = np.ones(len(PARTS), dtype=np.int64)
-    for t, x in zip(ts, xs):
-        prof.rhs(t, x, u, F, I, R1)   # compiles
     m = len(ts)
-    whole_py = _best(lambda k: system.rhs(ts[k % m], xs[k % m]), 1000)
+    # the call `simulate` makes (`PHSystem._fast`: the compiled function and its status check;
+    # `PHSystem.rhs` validates the state first)
+    whole_py = _best(lambda k: system._fast(ts[k % m], xs[k % m], u), 1000)
     whole = _best(lambda k: fn(ts[k % m], xs[k % m], u, F, I), 1000)
     print(f"quadruped-trot, {solver}, {T} s; CPU times on this machine (uptime load: see `uptime`)\n")
-    print("| part of one right-hand side | µs | share |\n|---|---|---|")
-    total = 0.0
-    for g, name in enumerate(PARTS):
-        R = R1.copy()
-        R[g] = 1 + EXTRA
-        # the plain and the repeated evaluation timed in alternation (best of each): a change of
-        # the machine's load between the two does not read as the part's cost
-        b = r = np.inf
-        for _ in range(REPEATS):
-            b = min(b, _best(lambda k: prof.rhs(ts[k % m], xs[k % m], u, F, I, R1), 300))
-            r = min(r, _best(lambda k: prof.rhs(ts[k % m], xs[k % m], u, F, I, R), 300))
-        d = (r - b) / EXTRA
-        total += d
-        print(f"| {name} | {d * 1e6:.1f} | {d / whole:.0%} |")
-    print(f"| the rest (rate vector, slices, finiteness check, call from Python) | {(whole - total) * 1e6:.1f} | "
-          f"{(whole - total) / whole:.0%} |")
-    print(f"| whole: numba function / `PHSystem.rhs` (Python wrapper) | {whole * 1e6:.1f} / {whole_py * 1e6:.1f} | |\n")
+    if not args.simulate_only:
+        _parts(source, F, I, u, ts, xs, whole)
+    print(f"| whole: numba function / as `simulate` calls it (`PHSystem._fast`) | {whole * 1e6:.1f} / {whole_py * 1e6:.1f} µs |\n")
     per_eval = cpu / traj.nfev
     print("| simulate | value |\n|---|---|")
     print(f"| CPU per simulated second | {cpu / T:.3f} s |")
