@@ -18,7 +18,8 @@ Three tables, printed and written to `--out` (markdown) with the numbers as JSON
    same states); quadruped-trot (Go1 under PD on compliant ground, 1 s at its own solver
    settings: CPU per simulated second against real time) with MuJoCo on the same robot and
    gait in the same job (`mujoco_trot`), and their ratio (give it `--cap` 300 on a loaded
-   machine: ~40 s of compile and warm-up plus ~40 s per simulated second today).
+   machine: ~40 s of compile and warm-up, then ~1 s of CPU per simulated second at the
+   model's RK23 rtol 1e-4; benchmarks/results/quadruped_trot.md).
 3. First run: the README's first run, `porthamiltonian run two-ellipsoids` (5 s simulated,
    the energy report, plots and files), timed end to end in a fresh interpreter, once with
    every cache empty (numba's `NUMBA_CACHE_DIR`, the generated right-hand sides'
