@@ -46,7 +46,9 @@ __all__ = ["CompiledRK23", "CompiledRK45"]
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 
 
-@numba.njit(cache=False)
+# the package's kernels' error model (a division by zero gives inf, as numpy's); not cached:
+# numba cannot cache a function that takes another compiled function as an argument
+@numba.njit(cache=False, error_model="numpy")
 def _step(rhs, t, y, f, h_abs, direction, t_bound, min_step, rtol, atol, A, B, C, E, K, error_exponent, u, F, I):
     """One accepted step of an explicit Runge-Kutta pair from ``(t, y)`` with ``f = rhs(t, y)``.
 
