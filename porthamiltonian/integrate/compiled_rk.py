@@ -26,17 +26,20 @@ What it saves is the Python around each stage (scipy's stage arithmetic, the eva
 checks, the call into numba): ~30 µs per evaluation for quadruped-trot at RK23 rtol 1e-4,
 12 % of its CPU (same evaluations, same ledger to 9 digits; measured on a loaded machine,
 benchmarks/results/quadruped_trot.md). The per-step Python (solve_ivp's event functions,
-the step recorder) stays. The cost: `_step` takes the right-hand side as an argument, so
-numba compiles it once per process and right-hand side and cannot cache it (~20 s for a
-small chain, ~50 s for quadruped-trot on a loaded 2-core machine): it pays off for long
-runs and sweeps in one process, not for a short run. Not a default anywhere yet.
+the step recorder) stays.
+
+The step kernel is `_step`'s source written out for each compiled right-hand side, calling it
+as a global (`_step_function`): a file beside the right-hand side's own in the cache directory
+(`porthamiltonian.compile.jit.cache_dir`), compiled with the package's numba options and
+cached, so it compiles once per machine and model structure (~15 s for a 3-mass chain on a
+loaded 2-core machine, then ~1 s to load). Not a default anywhere yet: `simulate` takes the
+class (its method names are scipy's and the fixed-step ones).
 """
 
 from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from scipy.integrate import RK23, RK45
 
@@ -46,9 +49,6 @@ __all__ = ["CompiledRK23", "CompiledRK45"]
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 
 
-# the package's kernels' error model (a division by zero gives inf, as numpy's); not cached:
-# numba cannot cache a function that takes another compiled function as an argument
-@numba.njit(cache=False, error_model="numpy")
 def _step(rhs, t, y, f, h_abs, direction, t_bound, min_step, rtol, atol, A, B, C, E, K, error_exponent, u, F, I):
     """One accepted step of an explicit Runge-Kutta pair from ``(t, y)`` with ``f = rhs(t, y)``.
 
@@ -116,6 +116,54 @@ def _step(rhs, t, y, f, h_abs, direction, t_bound, min_step, rtol, atol, A, B, C
         rejected = True
 
 
+#: the header of a generated step module: the right-hand side's module by name (loaded by
+#: `porthamiltonian.compile.jit.load_jit`, in `sys.modules`), the package's numba options
+_HEADER = """\"\"\"Compiled Runge-Kutta step for {rhs} (porthamiltonian.integrate.compiled_rk; a cache file).\"\"\"
+import math
+import numpy as np
+from porthamiltonian.kernels._njit import njit
+from {rhs} import rhs as _rhs
+SAFETY, MIN_FACTOR, MAX_FACTOR = {safety!r}, {min_factor!r}, {max_factor!r}
+
+
+@njit
+"""
+
+_STEPS = {}   # rhs module name -> its compiled step
+
+
+def _step_function(fn):
+    """The step kernel for the compiled right-hand side `fn`: `_step`'s source with `fn` as
+    the global it calls, written beside the right-hand side's cache file and compiled with the
+    package's options (cached on disk: compiled once per machine and right-hand side; a
+    function taking `fn` as an argument could not be cached)."""
+    import hashlib
+    import importlib.util
+    import inspect
+    import os
+    import sys
+
+    from ..compile.jit import cache_dir
+
+    name = fn.__module__
+    if name in _STEPS:
+        return _STEPS[name]
+    body = inspect.getsource(_step).replace("def _step(rhs, ", "def step(").replace(" rhs(", " _rhs(")
+    source = _HEADER.format(rhs=name, safety=SAFETY, min_factor=MIN_FACTOR, max_factor=MAX_FACTOR) + body
+    module_name = f"porthamiltonian_rk_{hashlib.sha1(source.encode()).hexdigest()[:20]}"
+    path = cache_dir() / f"{module_name}.py"
+    if not path.exists():
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(source)
+        os.replace(tmp, path)   # atomic: a concurrent process never reads a partial file
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[module_name] = module
+    _STEPS[name] = module.step
+    return module.step
+
+
 class _Compiled:
     """The compiled step for a scipy `RungeKutta` subclass (module docstring)."""
 
@@ -136,8 +184,8 @@ class _Compiled:
         t = self.t
         min_step = 10 * np.abs(np.nextafter(t, self.direction * np.inf) - t)
         h_abs = min(max(self.h_abs, min_step), self.max_step)
-        code, t_new, y_new, f_new, h_abs, h, values, nfev = _step(
-            jit["fn"], t, self.y, self.f, h_abs, float(self.direction), float(self.t_bound), min_step,
+        code, t_new, y_new, f_new, h_abs, h, values, nfev = _step_function(jit["fn"])(
+            t, self.y, self.f, h_abs, float(self.direction), float(self.t_bound), min_step,
             self._rtol, self._atol, self.A, self.B, self.C, self.E, self.K, self.error_exponent,
             ev.system._u0, jit["F"], jit["I"])
         self._book(ev, nfev, t if code else t_new, self.y if code else y_new)
