@@ -21,6 +21,9 @@ as a whole (not a test; issue 34, "Speed").
    solver's and the events' overhead. Then the post-run audit (`Trajectory.audit`, the stored
    energies at every sample) of the same run with every step stored (`t_eval` None).
 
+3. With ``--compare ROUNDS``, instead: the solvers before and after and MuJoCo, alternated
+   in one process (`compare`).
+
 Times are CPU time (`time.process_time`), best of `REPEATS` passes over ~100 states of the
 run: read them on a loaded machine as upper bounds.
 """
@@ -128,7 +131,11 @@ def main():
     ap.add_argument("--rtol", type=float)
     ap.add_argument("--atol", type=float)
     ap.add_argument("--simulate-only", action="store_true", help="skip the right-hand side's parts (section 1)")
+    ap.add_argument("--compare", type=int, metavar="ROUNDS",
+                    help="instead: section 3, the solvers alternated ROUNDS times over 1 s, with MuJoCo")
     args = ap.parse_args()
+    if args.compare:
+        return compare(args.compare)
     model = build_model("quadruped-trot")
     solver = dict(model.solver)
     solver.update({k: v for k, v in (("method", args.method), ("rtol", args.rtol), ("atol", args.atol)) if v})
@@ -188,6 +195,46 @@ def main():
           f"{(cpu - traj.nfev * whole_py) / cpu:.0%} of the CPU |")
     print(f"| post-run audit, every step stored ({full.t.size} samples) | {audit / T:.3f} s per simulated second "
           f"({audit / full.t.size * 1e3:.2f} ms per sample) |")
+
+
+def compare(rounds, t_end=1.0):
+    """Section 3: CPU per simulated second of the solvers before and after (RK45 rtol 1e-6,
+    RK23 rtol 1e-4, `CompiledRK23` rtol 1e-4) and of MuJoCo (`speed.mujoco_trot`), each run
+    in turn `rounds` times in this process (so a change of the machine's load hits them
+    alike), from the model's start with `t_eval` 11 samples and the audit (as `speed.py`)."""
+    import sys
+    from pathlib import Path
+
+    import porthamiltonian as ph
+    from porthamiltonian.integrate.compiled_rk import CompiledRK23
+    from porthamiltonian.models import build_model
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from speed import mujoco_trot
+
+    model = build_model("quadruped-trot")
+    system = ph.compile(model.graph)
+    x0 = system.initial_state(model.initial)
+    assert system.compiled == "numba", system.compiled
+    cases = {"RK45 rtol 1e-6 atol 1e-8 (default before)": dict(method="RK45", rtol=1e-6, atol=1e-8),
+             "RK23 rtol 1e-4 atol 1e-6 (default now)": dict(method="RK23", rtol=1e-4, atol=1e-6),
+             "CompiledRK23 rtol 1e-4 atol 1e-6": dict(method=CompiledRK23, rtol=1e-4, atol=1e-6)}
+    for kw in cases.values():   # warm-up: a stride each (kernels loaded, the compiled step built)
+        ph.simulate(system, (0.0, 0.3), x0, t_eval=[0.0, 0.3], **kw)
+    cpu = {name: [] for name in [*cases, "MuJoCo RK4 dt 1e-3"]}
+    nfev = {}
+    for _ in range(rounds):
+        for name, kw in cases.items():
+            c0 = time.process_time()
+            traj = ph.simulate(system, (0.0, t_end), x0, t_eval=np.linspace(0.0, t_end, 11), **kw)
+            cpu[name].append((time.process_time() - c0) / t_end)
+            nfev[name] = traj.nfev
+        cpu["MuJoCo RK4 dt 1e-3"].append(mujoco_trot(model, t_end)["mujoco_cpu_per_s"])
+    mujoco = float(np.median(cpu["MuJoCo RK4 dt 1e-3"]))
+    print(f"| solver ({rounds} rounds alternated, {t_end} s each) | rhs evaluations | CPU per simulated second, "
+          "min / median [s] | / MuJoCo (median) |\n|---|---|---|---|")
+    for name, v in cpu.items():
+        print(f"| {name} | {nfev.get(name, '-')} | {min(v):.3f} / {np.median(v):.3f} | {np.median(v) / mujoco:.1f}x |")
 
 
 if __name__ == "__main__":
