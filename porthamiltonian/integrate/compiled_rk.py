@@ -6,7 +6,8 @@ right-hand side directly (no Python call per stage).
 step-size control: ``SAFETY`` 0.9, factors in [0.2, 10], the error's RMS norm scaled by
 ``atol + rtol max(|y|, |y_new|)``, the first step chosen by scipy), so dense output, events
 and `t_eval` keep working through solve_ivp and the trajectory equals scipy's method to
-round-off (the stage sums are written out in another order). Pass the class as the method:
+round-off (the stage sums are written out in another order; the error estimate, a
+cancelling sum, carries that round-off into the step sizes at ~eps / rtol relative). Pass the class as the method:
 ``simulate(system, ..., method=CompiledRK23, rtol=..., atol=...)``.
 
 One step is made in numba when `simulate` drives the solver with the system's compiled
@@ -23,10 +24,11 @@ from them, as after a scipy step). `simulate`'s one-time stiffness check (at its
 classes.
 
 What it saves is the Python around each stage (scipy's stage arithmetic, the evaluator's
-checks, the call into numba): ~30 µs per evaluation for quadruped-trot at RK23 rtol 1e-4,
-12 % of its CPU (same evaluations, same ledger to 9 digits; measured on a loaded machine,
-benchmarks/results/quadruped_trot.md). The per-step Python (solve_ivp's event functions,
-the step recorder) stays.
+checks, the call into numba): for quadruped-trot at RK23 rtol 1e-4, 0-13 % of its CPU on a
+loaded machine, at the edge of that machine's noise (the same evaluations to an acceptance
+or two, the same ledger to 9 digits; benchmarks/results/quadruped_trot.md). The per-step
+Python (solve_ivp's event functions, the step recorder) stays, and for that model it is the
+larger part of the overhead.
 
 The step kernel is `_step`'s source written out for each compiled right-hand side, calling it
 as a global (`_step_function`): a file beside the right-hand side's own in the cache directory
