@@ -39,10 +39,11 @@ Decisions (the issue is silent):
   achieved speed is below the reference `speed` because the feet slip and the PD lags the
   reference (no feedforward torque, no balance control).
 * Solver: RK23 at rtol 1e-4, atol 1e-6 (`Model.solver`). Measured over 1 s against DOP853 at
-  rtol 1e-10 (benchmarks/results/quadruped_trot.md, "Solver"): the base's position within
+  rtol 1e-10 (benchmarks/results/quadruped_trot.md, "The steps"): the base's position within
   1.6e-5 m, the joint angles within 3.5e-5 rad, the ledger closed to 7e-6 of the energy
   throughput, in 5 100 evaluations, where RK45 at rtol 1e-6 (the default before) takes
-  13 500 for 3.8e-6 m and RK4 at MuJoCo's step (1 ms) 4 200 for 8.8e-4 m. The steps are set
+  13 500 for 3.8e-6 m and RK4 at MuJoCo's step (1 ms) 4 200 for 8.8e-4 m; over 5 s the
+  base's error grows to 3.8e-4 m (2e-4 of the distance; RK45 rtol 1e-6: 5.8e-6 m). The steps are set
   by accuracy (the feet's touchdowns, the friction cones' kinks), not by stability: the
   fastest modes are real (the legs' PD damping against the links' inertia and the feet's
   tangential compliance, -770 1/s at mid-stance), whose bound (~3 ms) is five times the
