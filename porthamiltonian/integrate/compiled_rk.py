@@ -154,10 +154,18 @@ def _step_function(fn):
     source = _HEADER.format(rhs=name, safety=SAFETY, min_factor=MIN_FACTOR, max_factor=MAX_FACTOR) + body
     module_name = f"porthamiltonian_rk_{hashlib.sha1(source.encode()).hexdigest()[:20]}"
     path = cache_dir() / f"{module_name}.py"
-    if not path.exists():
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(source)
-        os.replace(tmp, path)   # atomic: a concurrent process never reads a partial file
+    try:
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(source)
+            os.replace(tmp, path)   # atomic: a concurrent process never reads a partial file
+    except OSError:   # a cache directory that cannot be written: a temporary one (as `load_jit`)
+        import tempfile
+        from pathlib import Path
+
+        path = Path(tempfile.mkdtemp(prefix="porthamiltonian-")) / f"{module_name}.py"
+        path.write_text(source)
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
