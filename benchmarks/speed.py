@@ -18,7 +18,8 @@ Three tables, printed and written to `--out` (markdown) with the numbers as JSON
    same states); quadruped-trot (Go1 under PD on compliant ground, 1 s at its own solver
    settings: CPU per simulated second against real time) with MuJoCo on the same robot and
    gait in the same job (`mujoco_trot`), and their ratio (give it `--cap` 300 on a loaded
-   machine: ~40 s of compile and warm-up plus ~40 s per simulated second today).
+   machine: ~40 s of compile and warm-up, then ~1 s of CPU per simulated second at the
+   model's RK23 rtol 1e-4; benchmarks/results/quadruped_trot.md).
 3. First run: the README's first run, `porthamiltonian run two-ellipsoids` (5 s simulated,
    the energy report, plots and files), timed end to end in a fresh interpreter, once with
    every cache empty (numba's `NUMBA_CACHE_DIR`, the generated right-hand sides'
@@ -382,7 +383,8 @@ def job_quadruped_trot(t_end):
     ts, xs = _sample(traj)
     out = dict(build=build, compile=compile_time, path=path, us_per_rhs=_time_rhs(system, ts, xs),
                n_state=system.layout.size, wall_per_s=wall, cpu_per_s=cpu, nfev=int(traj.nfev),
-               distance=float(q[-1, 4] - q[0, 4]), residual=traj.power_budget().relative_residual)
+               distance=float(q[-1, 4] - q[0, 4]), residual=traj.power_budget().relative_residual,
+               solver=" ".join(f"{k} {v:g}" if isinstance(v, float) else str(v) for k, v in model.solver.items()))
     try:
         out.update(mujoco_trot(model, t_end))
     except ImportError as exc:
@@ -804,7 +806,7 @@ def main(argv=None):
             if "load" in r:
                 extra += f"; build {r['build']:.2f} s + compile {r['compile']:.2f} s + load {r['load']:.2f} s"
             if "wall_per_s" in r:   # quadruped-trot: real time is 1 s per simulated second
-                extra = (f"own solver ({r['nfev']} rhs): {r['cpu_per_s']:.3f} s CPU, {r['wall_per_s']:.3f} s wall per "
+                extra = (f"own solver ({r.get('solver', '')}, {r['nfev']} rhs): {r['cpu_per_s']:.3f} s CPU, {r['wall_per_s']:.3f} s wall per "
                          f"simulated second ({1 / r['cpu_per_s']:.3g}x real time), advanced {r['distance']:.3f} m")
                 if "mujoco_cpu_per_s" in r:
                     extra += (f"; MuJoCo RK4 dt 1e-3 {r['mujoco_cpu_per_s']:.4f} s CPU (advanced {r['mujoco_distance']:.3f} m; "

@@ -38,10 +38,21 @@ Decisions (the issue is silent):
   runs: with kp 60 the legs sag 5 cm under the robot's weight, the swing feet scuff and the
   robot advanced 5 cm in 1 s; with these it advances 1.80 m in 5 s (drifting 7.6 cm to
   the side), the base never below 0.244 m, and settles on a periodic gait after two strides
-  (benchmarks/results/quadruped_trot.md; examples/quadruped_trot_grounds.py). A 5 s run
-  takes ~15 s of CPU: 2.7 s per simulated second on the compiled path (the PD references are
-  numba spline kernels; 10.3 s on the Python path before). The robot's achieved speed is below the reference `speed` because the feet
-  slip and the PD lags the reference (no feedforward torque, no balance control).
+  (benchmarks/results/quadruped_trot.md; examples/quadruped_trot_grounds.py). The robot's
+  achieved speed is below the reference `speed` because the feet slip and the PD lags the
+  reference (no feedforward torque, no balance control).
+* Solver: RK23 at rtol 1e-4, atol 1e-6 (`Model.solver`). Measured over 1 s against DOP853 at
+  rtol 1e-10 (benchmarks/results/quadruped_trot.md, "The steps"): the base's position within
+  1.6e-5 m, the joint angles within 3.5e-5 rad, the ledger closed to 7e-6 of the energy
+  throughput, in 5 100 evaluations, where RK45 at rtol 1e-6 (the default before) takes
+  13 500 for 3.8e-6 m and RK4 at MuJoCo's step (1 ms) 4 200 for 8.8e-4 m; over 5 s the
+  base's error grows to 3.8e-4 m (2e-4 of the distance; RK45 rtol 1e-6: 5.8e-6 m). The steps are set
+  by accuracy (the feet's touchdowns, the friction cones' kinks), not by stability: the
+  fastest modes are real (the legs' PD damping against the links' inertia and the feet's
+  tangential compliance, -770 1/s at mid-stance), whose bound (~3 ms) is five times the
+  steps taken. About 1 s of CPU per simulated second on the compiled path (loaded machine).
+  The per-stride ledger closes to 4e-6 .. 1e-5 of a stride's energy at this default (2e-7 at
+  RK45 rtol 1e-6, atol 1e-8: pass those to `simulate` for a study that needs it tighter).
 * Joint limits are not modelled (the reference stays well inside Go1's ranges: checked at
   build time, `ParameterError` if a reference angle leaves the URDF's limits).
 * No torque limit on the PD (Go1's 23.7 / 35.55 N m are not reached at the defaults).
@@ -257,7 +268,7 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
         bg,
         initial=initial,
         t_end=5.0,
-        solver=dict(method="RK45", rtol=1e-6, atol=1e-8),
+        solver=dict(method="RK23", rtol=1e-4, atol=1e-6),   # module docstring: "Solver"
         observables={"base height": lambda s, t, x: float(x[s.layout["robot.q"]][6]),
                      "base x": lambda s, t, x: float(x[s.layout["robot.q"]][4]),
                      "base forward velocity": lambda s, t, x: _base_velocity(s, x)[0]},
