@@ -33,7 +33,7 @@ the regularization speed w_s a parameter.
 joint: a `VoltageSource` (an external input limited to the bus voltage: the command of a
 controller such as `library.controllers.MotorPD`) on the motor's "electric" port::
 
-    VoltageSource:source (input u, limit +-V_bus) --\ "electric" [dc_motor "motor"] "shaft" --\ joint
+    VoltageSource:source (input u, limit +-V_bus) --\\ "electric" [dc_motor "motor"] "shaft" --\\ joint
 """
 
 from __future__ import annotations
@@ -93,7 +93,10 @@ def dc_motor(name, *, resistance, inductance, torque_constant, rotor_inertia, vi
     torque_constant : float [N m/A = V s/rad]
         K > 0 (the gyrator modulus: tau = K i, back emf = K w_m).
     rotor_inertia : float [kg m^2]
-        J > 0, on the motor side of the gearbox.
+        J >= 0, on the motor side of the gearbox. 0 leaves the I:rotor element out: the load
+        carries the rotor's inertia, as an articulated body's joint armature ``N^2 J``
+        (`motor_drive` with ``rotor=False``), so the rotor is not a storage rigidly tied to
+        the joint's (a constraint, which the compiled right-hand side does not cover).
     viscous : float [N m s/rad]
         Rotor viscous friction b >= 0 (motor side).
     coulomb : float [N m]
@@ -113,18 +116,19 @@ def dc_motor(name, *, resistance, inductance, torque_constant, rotor_inertia, vi
         motor) and "shaft" (dim 1, effort output torque [N m], flow output speed [rad/s],
         power out of the motor). Elements: "armature", "inductance", "torque_constant",
         "rotor", "viscous", "coulomb", "gear_loss", "gearbox" (those with zero coefficients
-        are left out). State: "inductance.p" = L i [Wb], "rotor.p" = J w_m [N m s].
+        are left out). State: "inductance.p" = L i [Wb], "rotor.p" = J w_m [N m s] (with a
+        rotor).
 
     Raises
     ------
     ParameterError
-        A non-positive resistance, inductance, torque constant, inertia or gear ratio, or a
-        negative friction coefficient, each named.
+        A non-positive resistance, inductance, torque constant or gear ratio, or a negative
+        inertia or friction coefficient, each named.
     """
     Ra = _positive(f"{name}.resistance", resistance)
     La = _positive(f"{name}.inductance", inductance)
     K = _positive(f"{name}.torque_constant", torque_constant)
-    Jr = _positive(f"{name}.rotor_inertia", rotor_inertia)
+    Jr = _positive(f"{name}.rotor_inertia", rotor_inertia, zero=True)
     b = _positive(f"{name}.viscous", viscous, zero=True)
     Fc = _positive(f"{name}.coulomb", coulomb, zero=True)
     ws = _positive(f"{name}.coulomb_speed", coulomb_speed)
@@ -132,12 +136,14 @@ def dc_motor(name, *, resistance, inductance, torque_constant, rotor_inertia, vi
     bg_ = _positive(f"{name}.gear_loss", gear_loss, zero=True)
     g = BondGraph(name)
     g.add(Junction1("current"), R("armature", Ra), I("inductance", mass=La), GY("torque_constant", K),
-          Junction1("speed"), I("rotor", mass=Jr), TF("gearbox", 1.0 / N))
+          Junction1("speed"), TF("gearbox", 1.0 / N))
     g.connect("current", "armature")
     g.connect("current", "inductance")
     g.connect("current", ("torque_constant", "p1"))
     g.connect(("torque_constant", "p2"), "speed")
-    g.connect("speed", "rotor")
+    if Jr > 0:
+        g.add(I("rotor", mass=Jr))
+        g.connect("speed", "rotor")
     if b > 0:
         g.add(R("viscous", b))
         g.connect("speed", "viscous")
@@ -309,13 +315,18 @@ def go1_motor(*, knee=False, electrical_time_constant=5e-4, efficiency=0.9, visc
                           gear_ratio=N, viscous=b, gear_loss=bg_, bus_voltage=V)
 
 
-def motor_drive(name, constants):
+def motor_drive(name, constants, *, rotor=True):
     """One joint's drive: a voltage source limited to the bus on a `dc_motor` (module docs).
 
     Parameters
     ----------
     name : str
     constants : MotorConstants
+    rotor : bool
+        The rotor's inertia as the motor's I:rotor (True), or left to the load (False): give
+        the joint the armature ``constants.reflected_inertia`` (an articulated body's joint,
+        `RobotDescription` joints' ``armature``); its kinetic energy is then booked with the
+        load's (the same energy: N^2 J w^2 / 2 = J w_m^2 / 2).
 
     Returns
     -------
@@ -324,14 +335,14 @@ def motor_drive(name, constants):
         gives its commanded voltage [V], applied limited to +-``constants.bus_voltage``) and
         the component "motor" (`dc_motor`); exposed port "shaft" (the motor's: effort the
         joint torque [N m], flow the joint speed [rad/s], power into the joint). State
-        "motor/inductance.p" = L i, "motor/rotor.p" = J w_m.
+        "motor/inductance.p" = L i (and "motor/rotor.p" = J w_m with `rotor`).
     """
     if not isinstance(constants, MotorConstants):
         raise ParameterError(f"`{name}.constants` must be MotorConstants, got {constants!r}")
     c = constants
     _positive(f"{name}.bus_voltage", c.bus_voltage)
     motor = dc_motor("motor", resistance=c.resistance, inductance=c.inductance, torque_constant=c.torque_constant,
-                     rotor_inertia=c.rotor_inertia, viscous=c.viscous, gear_ratio=c.gear_ratio, gear_loss=c.gear_loss)
+                     rotor_inertia=c.rotor_inertia if rotor else 0.0, viscous=c.viscous, gear_ratio=c.gear_ratio, gear_loss=c.gear_loss)
     g = BondGraph(name)
     g.add(VoltageSource("source", input=True, limit=c.bus_voltage), motor)
     g.connect("source", (motor, "electric"))

@@ -59,9 +59,14 @@ armature drop and back emf compensated; the reasons are in its docstring): the r
 `JointDamper` elements (its Coulomb friction, 0.2 N m, is not: regularized, it would make
 the run stiff). The ledger then splits the electrical input (VoltageSource) into Joule heat
 (R:armature), gearbox loss (R:gear_loss), joint damping, the motors' stored magnetic and
-rotor energy, the robot's energy and the contacts' losses. The rotor's inertia about its
-axis (the URDF's *_rotor links, fixed to the parent links) spins in the motor's
-I:rotor; the same links' mass and non-spinning inertia stay in the robot.
+inductors' energy, the robot's energy and the contacts' losses. The rotor's inertia about its
+axis (the URDF's *_rotor links, 1.118e-4 kg m^2) is the joint's armature, reflected through
+the gearbox (N^2 J: 9.3e-3 kg m^2 at the hips, 2.1e-2 at the knees), so its kinetic energy
+is booked with the robot's (a rotor storage in the motor would be rigidly tied to the
+joint: a constraint per joint, which the compiled right-hand side does not cover); the
+rotor links' mass and non-spinning inertia stay in the URDF's parent links, whose fixed
+rotor inertia about the spin axis (1.1e-4 kg m^2, 1 % of the armature) is thereby counted
+twice: left as is.
 
 Observables: the base height [m], the base's forward position x [m] and its forward
 velocity [m/s] (world frame).
@@ -148,14 +153,15 @@ def trot_references(description, *, speed, period, step_height, height):
     return refs
 
 
-def _description(keep_damping=False):
+def _description(motors=False):
     from porthamiltonian.robots import example, load_urdf
 
     with warnings.catch_warnings():
         # Go1's `base` inertia is balanced (3e-6 kg m^2, fixed to the trunk); not repeated here
         warnings.simplefilter("ignore", RobotFileWarning)
         raw = load_urdf(example("go1"), balance_inertia=True)
-    joints = tuple(replace(j, stiffness=0.0, damping=j.damping if keep_damping else 0.0, friction=0.0) if j.nv == 1
+    joints = tuple(replace(j, stiffness=0.0, damping=j.damping if motors else 0.0, friction=0.0,
+                           armature=_motor(j.name).reflected_inertia if motors else 0.0) if j.nv == 1
                    else j for j in raw.joints)
     return ph.robots.RobotDescription(raw.name, raw.links, joints, source=raw.source)
 
@@ -209,7 +215,7 @@ def quadruped_trot(*, contact="compliant", terrain="dry_sand", motors=False, spe
         raise ph.ParameterError(f"model 'quadruped-trot': `motors` must be true or false, got {motors!r}")
     if restitution > 1:
         raise ph.ParameterError(f"model 'quadruped-trot': `restitution` must be in (0, 1], got {restitution!r}")
-    description = _description(keep_damping=bool(motors))
+    description = _description(motors=bool(motors))
     refs = trot_references(description, speed=speed, period=period, step_height=step_height, height=height)
     feet = find_feet(description)
 
@@ -262,7 +268,7 @@ def _add_motor_drives(bg, robot, refs, kp, kd):
     system's layout names them."""
     from porthamiltonian.library import add_joint_dynamics
     from porthamiltonian.library.controllers import MotorServo
-    from porthamiltonian.library.motors import go1_motor, motor_drive
+    from porthamiltonian.library.motors import motor_drive
 
     add_joint_dynamics(bg, robot)
     qo, vo = dict(_offsets(robot.description)), dict(_offsets(robot.description, "nv"))
@@ -270,14 +276,21 @@ def _add_motor_drives(bg, robot, refs, kp, kd):
     for leg, ref in refs.items():
         for k, part in enumerate(("hip", "thigh", "calf")):
             joint = f"{leg}_{part}_joint"
-            constants = go1_motor(knee=part == "calf")
-            drive = motor_drive(f"drive-{joint}", constants)
+            constants = _motor(joint)
+            drive = motor_drive(f"drive-{joint}", constants, rotor=False)
             bg.add(drive)
             bg.connect((drive, "shaft"), (robot, robot.joint_port(joint)))
             servos.append(MotorServo(f"drive-{joint}/source", f"drive-{joint}/motor/inductance.p",
                                      f"{robot.name}.q[{qo[joint]}]", f"{robot.name}.v[{vo[joint]}]", constants, ref,
                                      k, kp, kd))
     return servos
+
+
+def _motor(joint):
+    """The Go1-like motor constants of a joint (the knee's gearing for "*_calf_joint")."""
+    from porthamiltonian.library.motors import go1_motor
+
+    return go1_motor(knee=joint.endswith("_calf_joint"))
 
 
 def _motor_pd(system, *, servos):
