@@ -221,3 +221,22 @@ def test_motor_pd_bad_input():
         motor_drive("drive", {"resistance": 1.0})
     with pytest.raises(ParameterError, match=r"`electrical_time_constant` must be a positive finite number, got 0"):
         go1_motor(electrical_time_constant=0)
+
+
+def test_a_limited_signal_actuator_is_limited_on_the_compiled_path_too():
+    # before: JointActuator exported its signal's kernel unlimited, so the compiled
+    # right-hand side applied the full reference torque past the limit (the Python path clipped)
+    from porthamiltonian.bondgraph.elements import I as Inertia
+    from porthamiltonian.library import JointActuator
+
+    ref = PeriodicReference(1.0, [0.0, 5.0, 0.0, -5.0])   # peaks near +-5, beyond the limit 1
+    bg = ph.BondGraph("limited_signal")
+    bg.add(JointActuator("tau", ref.signal(0, 0), limit=1.0), Inertia("wheel", mass=0.2))
+    bg.connect("tau", "wheel")
+    system, python = ph.compile(bg), ph.compile(bg, jit=False)
+    x = system.initial_state()
+    system.compiled   # noqa: B018 - whichever path compile chooses, it must apply the limit
+    for t in np.linspace(0.0, 1.0, 9):
+        expected = np.clip(ref.position(t, 0), -1.0, 1.0)
+        assert_allclose(system.rhs(t, x)[system.layout["wheel.p"]], expected, rtol=1e-14, atol=1e-14)
+        assert_allclose(python.rhs(t, x)[system.layout["wheel.p"]], expected, rtol=1e-14, atol=1e-14)

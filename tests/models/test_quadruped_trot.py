@@ -196,3 +196,9 @@ def test_motors_drive_the_trot_and_book_u_times_i():
     assert joint_damping > 0
     spent = float(cats["joule"] + cats["gearbox"] + cats["contact"] + cats["impacts"]) + joint_damping + dH
     assert_allclose(float(cats["electrical"]), spent, rtol=0, atol=1e-6 * float(cats["electrical"]))
+    # the cost of transport counts the electrical energy (the same ledger entries: round-off)
+    from porthamiltonian.studies.transport import transport_energy
+
+    te = transport_energy(traj, mass=12.0, distance=0.01, inputs=ctrl)
+    assert_allclose(te.spent, float(cats["electrical"]), rtol=1e-12)
+    assert_allclose(te.cost_of_transport, float(cats["electrical"]) / (12.0 * 9.81 * 0.01), rtol=1e-12)
