@@ -48,7 +48,7 @@ sys.path.insert(0, str(HERE.parent))
 import porthamiltonian as ph  # noqa: E402
 from porthamiltonian.lie import quaternion  # noqa: E402
 from porthamiltonian.models import build_model  # noqa: E402
-from porthamiltonian.models.quadruped_trot import LEGS, _description, trot_references  # noqa: E402
+from porthamiltonian.models.quadruped_trot import LEGS, _description, _offsets, trot_references  # noqa: E402
 from porthamiltonian.studies.gait import PeriodMap, newton_fixed_point  # noqa: E402
 
 FEET = ("FR", "FL", "RR", "RL")
@@ -64,11 +64,7 @@ class TrotSection:
         self.contacts = [f"{f}_foot-contact/spring" for f in FEET]
         self.pd = []
         if not motors:
-            description = system.report.flat.elements["robot"].description
-            offsets, start = {}, 0
-            for j in description.joints:
-                offsets[j.name] = start
-                start += j.nq
+            offsets = dict(_offsets(system.report.flat.elements["robot"].description))
             for leg, ref in refs.items():
                 for k, part in enumerate(("hip", "thigh", "calf")):
                     joint = f"{leg}_{part}_joint"
