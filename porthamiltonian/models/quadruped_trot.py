@@ -51,15 +51,15 @@ terrains whatever the contact.
 
 Motors (``motors=true``): every joint is driven by a Go1-like DC motor chain
 (`library.motors.motor_drive` with `go1_motor`: voltage source limited to the 21.6 V bus
--> armature R, L -> gyrator K -> rotor inertia -> gearbox loss -> gearbox TF 9.1, 13.65 at
-the knee -> joint), and the PD law acts through the motor's voltage (`MotorPD`: the torque
+-> armature R, L -> gyrator K -> gearbox loss -> gearbox TF 9.1, 13.65 at the knee -> joint,
+the rotor's inertia as the joint's armature), and the PD law acts through the motor's voltage (`MotorPD`: the torque
 demand ``kp e + kd de/dt`` turned into the voltage that makes the motor deliver it,
 armature drop and back emf compensated; the reasons are in its docstring): the run's
 ``inputs`` (`Model.inputs`). The URDF's joint damping (0.01 N m s/rad) is kept as
 `JointDamper` elements (its Coulomb friction, 0.2 N m, is not: regularized, it would make
 the run stiff). The ledger then splits the electrical input (VoltageSource) into Joule heat
-(R:armature), gearbox loss (R:gear_loss), joint damping, the motors' stored magnetic and
-inductors' energy, the robot's energy and the contacts' losses. The rotor's inertia about its
+(R:armature), gearbox loss (R:gear_loss), joint damping, the inductors' magnetic energy,
+the robot's energy (the rotors' kinetic energy included) and the contacts' losses. The rotor's inertia about its
 axis (the URDF's *_rotor links, 1.118e-4 kg m^2) is the joint's armature, reflected through
 the gearbox (N^2 J: 9.3e-3 kg m^2 at the hips, 2.1e-2 at the knees), so its kinetic energy
 is booked with the robot's (a rotor storage in the motor would be rigidly tied to the
@@ -237,10 +237,8 @@ def quadruped_trot(*, contact="compliant", terrain="dry_sand", motors=False, spe
     bg = ph.BondGraph("quadruped_trot")
     bg.add(robot, ground)
     servos = _add_motor_drives(bg, robot, refs, kp, kd) if motors else None
-    for leg, ref in refs.items():
+    for leg, ref in refs.items() if not motors else ():
         for k, part in enumerate(("hip", "thigh", "calf")):
-            if motors:
-                break
             joint = f"{leg}_{part}_joint"
             pd = pd_controller(f"pd-{joint}", kp, kd, reference=ref, joint=k, angle0=ref.position(0.0, k))
             bg.add(pd)
