@@ -78,8 +78,16 @@ class _Source(SourceElement):
     def kernel(self, role):
         """The compiled "value" / "value_rate" kernel of a signal that has one (a callable
         with a ``source_kernel(role)`` method returning a `Kernel` ``(t, F, I) -> (dim,)``:
-        `porthamiltonian.library.controllers.ReferenceSignal`), else None (Python path)."""
-        if self.is_input or role not in ("value", "value_rate") or self.signal.kind != "callable":
+        `porthamiltonian.library.controllers.ReferenceSignal`), else None (Python path). An
+        external input's "value" kernel is `porthamiltonian.kernels.inputs.input_value`, called
+        ``(t, u, F, I)`` with the source's slice of u."""
+        if self.is_input:
+            if role != "value":
+                return None
+            from porthamiltonian.kernels import inputs as _kinputs
+
+            return Kernel(_kinputs.input_value, np.zeros(0), np.zeros(0, dtype=np.int64))
+        if role not in ("value", "value_rate") or self.signal.kind != "callable":
             return None
         source_kernel = getattr(self.signal._callable, "source_kernel", None)
         return None if source_kernel is None else source_kernel(role)

@@ -1,7 +1,7 @@
 """The compiled right-hand side: the generated code strung from the elements' numba kernels.
 
 When every element on the evaluation path exports its kernels (`Element.kernel`) and the
-plan has no nonlinear algebraic loop and no external input, `compile` also generates a numba
+plan has no nonlinear algebraic loop, `compile` also generates a numba
 version of the right-hand side from the same plan walk as the Python one
 (`porthamiltonian.compile.codegen`: multipliers, sensitivities and constraint rows included),
 calling the kernels directly (through their machine code's symbols:
@@ -253,9 +253,11 @@ class _JitGen(_Gen):
                 self.emit(f"{s.targets[v.name]} = {self.sgn(sg, f'{o}[{idx}]')}")
         elif s.kind in ("resistor", "tf", "copy", "sum", "cforce"):
             super().step_value(s, with_sens)
-        elif s.kind == "source" and s.data["input"] is None:   # a signal with a kernel (t, F, I)
+        elif s.kind == "source":   # a signal with a kernel (t, F, I), or an input's (t, u, F, I)
             (v, sg), = s.outputs
-            self.emit(f"{s.targets[v.name]} = {self.sgn(sg, self.call(el, 'value', ['t']))}")
+            sl = s.data["input"]
+            args = ["t"] if sl is None else ["t", self.span("u_in", sl.start, sl.stop)]
+            self.emit(f"{s.targets[v.name]} = {self.sgn(sg, self.call(el, 'value', args))}")
         else:
             raise NoJit(f"a {s.kind} step")
 
@@ -263,8 +265,6 @@ class _JitGen(_Gen):
         p = self.p
         if not p.linear:
             raise NoJit("nonlinear algebraic loops (a Newton iteration)")
-        if p.n_inputs:
-            raise NoJit("external inputs")
         self.emit(f"xdot = np.zeros({p.layout.size})")
         self.emit("_E = np.zeros(0)")
         self.evaluation()

@@ -21,8 +21,8 @@ from .soil_contact import PlasticFlow, SoilContact, SoilDamper, SoilSlip, SoilSp
 from .springs import PointDamper, PointSpring, SpatialDamper, SpatialSpring
 from .touchdown import TouchdownGuard
 from .actuators import AXES, JointActuator, JointAxisMap, add_joint_axis, joint_axis, withheld_power
-from .motors import VoltageSource, battery, dc_motor, gear_loss_coefficient
-from .controllers import FeedbackController, PeriodicReference, pd_controller
+from .motors import MotorConstants, VoltageSource, battery, dc_motor, gear_loss_coefficient, go1_motor, motor_drive
+from .controllers import FeedbackController, MotorPD, MotorServo, PeriodicReference, pd_controller
 from .leg_kinematics import ThreeJointLeg, foot_reference
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "make_contact", "contact", "CONTACT_KINDS", "ContactKind", "register_contact_kind", "ContactMaterial",
     "place_on", "TouchdownGuard",
     "joint_axis", "add_joint_axis", "JointAxisMap", "JointActuator", "AXES", "withheld_power",
-    "dc_motor", "battery", "VoltageSource", "gear_loss_coefficient",
-    "pd_controller", "PeriodicReference", "FeedbackController", "ThreeJointLeg", "foot_reference",
+    "dc_motor", "battery", "VoltageSource", "gear_loss_coefficient", "MotorConstants", "go1_motor", "motor_drive",
+    "pd_controller", "PeriodicReference", "FeedbackController", "MotorPD", "MotorServo", "ThreeJointLeg",
+    "foot_reference",
 ]

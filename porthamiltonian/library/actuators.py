@@ -233,6 +233,19 @@ class JointActuator(Se):
         c = self.command(t, u)
         return c if self.limit is None else np.clip(c, -self.limit, self.limit)
 
+    def kernel(self, role):
+        """The compiled "value" kernel: the input (or the signal) as `Se`'s without a limit; with
+        a limit, an input's limited by `porthamiltonian.kernels.inputs.limited_input`, and no
+        kernel for a limited signal (the Python path applies its limit)."""
+        if self.limit is None:
+            return super().kernel(role)
+        if self.is_input and role == "value":
+            from porthamiltonian.bondgraph.element import Kernel
+            from porthamiltonian.kernels import inputs as _kinputs
+
+            return Kernel(_kinputs.limited_input, np.array([self.limit]), np.zeros(0, dtype=np.int64))
+        return None
+
     def value_rate(self, t):
         if self.limit is not None:
             raise ModelError(f"{self.label} drives a constraint through a torque limit: the limited torque has "

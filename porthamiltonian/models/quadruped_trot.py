@@ -74,9 +74,26 @@ ground): the soil takes 0.36 of it (plastic work, slip), the compliant ground's 
 0.15, but the PD dampers take 0.33 less on the soft ground (`studies.transport.compare_transport`).
 ``sliding_plane`` is refused by name for now (on the articulated body it ran > 400 s for
 0.3 s of Go1's drop); ``terrain`` is checked against the known terrains whatever the
-contact. ``motors=true`` (the DC-motor chain on every joint) is
-refused likewise: combining a PD law with a voltage-driven motor needs the joint angle in
-the motor's command, which `FeedbackController` (flows only) does not give.
+contact.
+
+Motors (``motors=true``): every joint is driven by a Go1-like DC motor chain
+(`library.motors.motor_drive` with `go1_motor`: voltage source limited to the 21.6 V bus
+-> armature R, L -> gyrator K -> gearbox loss -> gearbox TF 9.1, 13.65 at the knee -> joint,
+the rotor's inertia as the joint's armature), and the PD law acts through the motor's voltage (`MotorPD`: the torque
+demand ``kp e + kd de/dt`` turned into the voltage that makes the motor deliver it,
+armature drop and back emf compensated; the reasons are in its docstring): the run's
+``inputs`` (`Model.inputs`). The URDF's joint damping (0.01 N m s/rad) is kept as
+`JointDamper` elements (its Coulomb friction, 0.2 N m, is not: regularized, it would make
+the run stiff). The ledger then splits the electrical input (VoltageSource) into Joule heat
+(R:armature), gearbox loss (R:gear_loss), joint damping, the inductors' magnetic energy,
+the robot's energy (the rotors' kinetic energy included) and the contacts' losses. The rotor's inertia about its
+axis (the URDF's *_rotor links, 1.118e-4 kg m^2) is the joint's armature, reflected through
+the gearbox (N^2 J: 9.3e-3 kg m^2 at the hips, 2.1e-2 at the knees), so its kinetic energy
+is booked with the robot's (a rotor storage in the motor would be rigidly tied to the
+joint: a constraint per joint, which the compiled right-hand side does not cover); the
+rotor links' mass and non-spinning inertia stay in the URDF's parent links, whose fixed
+rotor inertia about the spin axis (1.1e-4 kg m^2, 1 % of the armature) is thereby counted
+twice: left as is.
 
 Observables: the base height [m], the base's forward position x [m] and its forward
 velocity [m/s] (world frame).
@@ -87,6 +104,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
@@ -109,8 +127,6 @@ TRUNK_HALF_HEIGHT = 0.057
 CONTACTS = ("compliant", "soil")
 _NOT_YET = "on the articulated body it ran more than 400 s for 0.3 s of Go1's drop (the compliant drop: 9 s)"
 _REFUSED = {"sliding_plane": _NOT_YET}
-_NO_MOTORS = ("the motor chain under PD control needs the joint angle in the motor's voltage command, which a "
-              "FeedbackController (collocated flows only) does not provide yet")
 _G = 9.81
 _SAMPLES = 64
 
@@ -166,14 +182,16 @@ def trot_references(description, *, speed, period, step_height, height):
     return refs
 
 
-def _description():
+def _description(motors=False):
     from porthamiltonian.robots import example, load_urdf
 
     with warnings.catch_warnings():
         # Go1's `base` inertia is balanced (3e-6 kg m^2, fixed to the trunk); not repeated here
         warnings.simplefilter("ignore", RobotFileWarning)
         raw = load_urdf(example("go1"), balance_inertia=True)
-    joints = tuple(replace(j, stiffness=0.0, damping=0.0, friction=0.0) if j.nv == 1 else j for j in raw.joints)
+    joints = tuple(replace(j, stiffness=0.0, damping=j.damping if motors else 0.0, friction=0.0,
+                           armature=_motor(j.name).reflected_inertia if motors else 0.0) if j.nv == 1
+                   else j for j in raw.joints)
     return ph.robots.RobotDescription(raw.name, raw.links, joints, source=raw.source)
 
 
@@ -192,7 +210,8 @@ def _terrains():
     terrain=Parameter(SOIL_TERRAIN, "-", "soil: terrain of SoilLaw.terrain", choices=_terrains()),
     foot_footprint=Parameter(0.0, "m", "soil: radius of the round sole the soil law presses (0: the foot's own "
                              "sphere radius)", rule="nonnegative"),
-    motors=Parameter(False, "-", "drive every joint through a DC motor and a battery (not offered yet)"),
+    motors=Parameter(False, "-", "drive every joint through a Go1-like DC motor on a 21.6 V bus, the PD law as its "
+                                 "voltage (library.controllers.MotorPD)"),
     speed=Parameter(0.5, "m/s", "reference forward speed of the feet in stance", rule="positive"),
     period=Parameter(0.3, "s", "stride period (each diagonal pair in stance for half of it)", rule="positive"),
     step_height=Parameter(0.08, "m", "foot lift at mid-swing", rule="positive"),
@@ -211,8 +230,7 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
     Raises
     ------
     ParameterError
-        `contact` not offered, `motors` true (not offered yet), `restitution` above 1, a
-        reference out of the joint limits.
+        `contact` not offered, `restitution` above 1, a reference out of the joint limits.
     """
     from porthamiltonian.library import ArticulatedBody, Ground
     from porthamiltonian.library.controllers import pd_controller
@@ -227,11 +245,9 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
         raise ph.ParameterError(f"model 'quadruped-trot': `terrain` must be one of {_terrains()}, got {terrain!r}")
     if not isinstance(motors, (bool, np.bool_)):
         raise ph.ParameterError(f"model 'quadruped-trot': `motors` must be true or false, got {motors!r}")
-    if motors:
-        raise ph.ParameterError(f"model 'quadruped-trot': `motors` true is not offered yet: {_NO_MOTORS}")
     if restitution > 1:
         raise ph.ParameterError(f"model 'quadruped-trot': `restitution` must be in (0, 1], got {restitution!r}")
-    description = _description()
+    description = _description(motors=bool(motors))
     refs = trot_references(description, speed=speed, period=period, step_height=step_height, height=height)
     feet = find_feet(description)
 
@@ -257,7 +273,8 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
     ground = Ground("ground")
     bg = ph.BondGraph("quadruped_trot")
     bg.add(robot, ground)
-    for leg, ref in refs.items():
+    servos = _add_motor_drives(bg, robot, refs, kp, kd) if motors else None
+    for leg, ref in refs.items() if not motors else ():
         for k, part in enumerate(("hip", "thigh", "calf")):
             joint = f"{leg}_{part}_joint"
             pd = pd_controller(f"pd-{joint}", kp, kd, reference=ref, joint=k, angle0=ref.position(0.0, k))
@@ -275,8 +292,9 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
         units={"base height": "m", "base x": "m", "base forward velocity": "m/s"},
         groups={"base": ["base height", "base x"], "velocity": ["base forward velocity"]},
         notes=f"Go1 ({description.mass:.4g} kg) trotting at a reference {speed} m/s, stride {period} s, step "
-              f"{step_height} m, PD kp {kp} N m/rad kd {kd} N m s/rad, on {contact} ground"
-              + (f" ({terrain})" if contact == "soil" else ""),
+              f"{step_height} m, PD kp {kp} N m/rad kd {kd} N m s/rad{' through DC motors' if motors else ''}, "
+              f"on {contact} ground" + (f" ({terrain})" if contact == "soil" else ""),
+        inputs=None if servos is None else partial(_motor_pd, servos=servos),
     )
 
 
@@ -305,11 +323,49 @@ def _standing_in_soil(height, poses, feet, mass, terrain, footprint):
     return height - sinkage, initial
 
 
-def _offsets(description):
+def _add_motor_drives(bg, robot, refs, kp, kd):
+    """Bond a Go1-like `motor_drive` to every joint and the URDF's joint dampers (module docs);
+    returns the `MotorServo` of every joint, their state entries named as the compiled
+    system's layout names them."""
+    from porthamiltonian.library import add_joint_dynamics
+    from porthamiltonian.library.controllers import MotorServo
+    from porthamiltonian.library.motors import motor_drive
+
+    add_joint_dynamics(bg, robot)
+    qo, vo = dict(_offsets(robot.description)), dict(_offsets(robot.description, "nv"))
+    servos = []
+    for leg, ref in refs.items():
+        for k, part in enumerate(("hip", "thigh", "calf")):
+            joint = f"{leg}_{part}_joint"
+            constants = _motor(joint)
+            drive = motor_drive(f"drive-{joint}", constants, rotor=False)
+            bg.add(drive)
+            bg.connect((drive, "shaft"), (robot, robot.joint_port(joint)))
+            servos.append(MotorServo(f"drive-{joint}/source", f"drive-{joint}/motor/inductance.p",
+                                     f"{robot.name}.q[{qo[joint]}]", f"{robot.name}.v[{vo[joint]}]", constants, ref,
+                                     k, kp, kd))
+    return servos
+
+
+def _motor(joint):
+    """The Go1-like motor constants of a joint (the knee's gearing for "*_calf_joint")."""
+    from porthamiltonian.library.motors import go1_motor
+
+    return go1_motor(knee=joint.endswith("_calf_joint"))
+
+
+def _motor_pd(system, *, servos):
+    """The motors' voltage law on the compiled system (`Model.inputs`)."""
+    from porthamiltonian.library.controllers import MotorPD
+
+    return MotorPD(system, servos)
+
+
+def _offsets(description, size="nq"):
     start = 0
     for joint in description.joints:
         yield joint.name, start
-        start += joint.nq
+        start += getattr(joint, size)
 
 
 def _base_velocity(system, x):

@@ -199,6 +199,10 @@ class Model:
         What the model shows.
     baumgarte : tuple
         Constraint stabilization passed to `compile`.
+    inputs : callable, optional
+        ``inputs(system) -> u``: the law of the external inputs (``simulate(..., inputs=u)``)
+        built on the compiled system, e.g. a controller reading the state
+        (`library.controllers.MotorPD`); None: the inputs keep their defaults.
     """
 
     graph: object
@@ -210,6 +214,7 @@ class Model:
     groups: dict = field(default_factory=dict)
     notes: str = ""
     baumgarte: tuple = (1.0, 1.0)
+    inputs: Callable | None = None
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,21 @@ and lost at events (impacts), and the stride's ledger residual.
 
 Each stride runs `simulate` over at most `horizon` seconds from the lifted state; the
 first crossing after the start ends it (a state that starts on the section does not count
-as a crossing). The stride map's evaluations run one after another in this process;
-`porthamiltonian.studies` will route them through the sweep layer's Dask cluster when it
-exists (DESIGN.md, "Studies").
+as a crossing).
+
+A gait driven by a periodic reference of period T (``quadruped-trot``'s PD references) has a
+time-periodic right-hand side: its stride map is the **time-T map** (`PeriodMap`), the state
+at t0 + T from the state at t0, x(t0) = lift(z). Its fixed point is found by `newton_fixed_point`:
+Newton on F(z) = P(z) - z,
+
+    z <- z + (I - dP/dz)^-1 (P(z) - z)
+
+with dP/dz by finite differences (`stride_jacobian`: 2m strides for m section coordinates,
+central, or m + 1 forward), each Jacobian's strides independent of each other: with a Dask
+client (`studies.cluster.open_executor`) they run as one task each, else one after another
+here. The Floquet multipliers are the eigenvalues of the central-difference Jacobian at the
+fixed point; a perturbation of the orbit along the dominant multiplier's eigenvector decays
+(or grows) by |lambda_max| per period, which a direct simulation checks.
 """
 
 from __future__ import annotations
@@ -38,8 +50,8 @@ from scipy import optimize
 from porthamiltonian.errors import IntegrationError, ParameterError
 from porthamiltonian.integrate import simulate
 
-__all__ = ["PoincareSection", "StrideMap", "FixedPoint", "StrideEnergy", "fixed_point", "stride_jacobian",
-           "stride_energy"]
+__all__ = ["PoincareSection", "StrideMap", "PeriodMap", "FixedPoint", "StrideEnergy", "fixed_point",
+           "newton_fixed_point", "stride_jacobian", "stride_energy"]
 
 
 class PoincareSection:
@@ -159,20 +171,114 @@ class StrideMap:
         return self.stride(z)[0]
 
 
-def stride_jacobian(stride_map, z, step=None):
-    """dP/dz at z by central differences, shape (m, m).
+class PeriodMap:
+    """The time-T map of a periodic driven system: z -> project(x(t0 + T)), x(t0) = lift(z)
+    (module docstring).
 
-    `step` [units of z] defaults to ``1e-5 max(1, |z_i|)`` per coordinate: the stride map is an
-    integration at the solver's tolerance, so its noise divided by the step must stay below
-    the accuracy wanted (rtol 1e-10 gives Jacobian entries to about 1e-5).
+    Parameters
+    ----------
+    system : PHSystem
+        Its right-hand side (and inputs) T-periodic in time.
+    period : float [s]
+        T > 0.
+    lift : callable
+        ``lift(z) -> x``: the full state at t0 with section coordinates z.
+    project : callable
+        ``project(x) -> z``.
+    t0 : float [s]
+        The section's phase.
+    inputs : optional
+        The external inputs, as for `simulate` (a feedback law ``u(t, x)``: `MotorPD`).
+    **solver
+        Keyword arguments of `simulate` (method, rtol, atol, max_step, ...).
+
+    Raises
+    ------
+    ParameterError
+        A period that is not a positive finite number, a non-finite t0.
+
+    Notes
+    -----
+    Usable wherever a `StrideMap` is (`fixed_point`, `stride_jacobian`,
+    `newton_fixed_point`): ``stride(z)`` returns ``(z_next, T, trajectory)``. It pickles if
+    its system, lift, project and inputs do (a Dask client then runs its strides).
+    """
+
+    def __init__(self, system, period, lift, project, *, t0=0.0, inputs=None, **solver):
+        if not (isinstance(period, (int, float, np.integer, np.floating)) and np.isfinite(period) and period > 0):
+            raise ParameterError(f"`period` must be a positive finite number of seconds, got {period!r}")
+        if not np.isfinite(t0):
+            raise ParameterError(f"`t0` must be finite, got {t0!r}")
+        self.system, self.period, self.t0 = system, float(period), float(t0)
+        self.lift, self.project, self.inputs = lift, project, inputs
+        self.solver = solver
+        self.evaluations = 0
+
+    def stride(self, z):
+        """``(z_next, period, trajectory)`` of one period from the section point z.
+
+        Raises
+        ------
+        IntegrationError
+            The integration failed (its message, and z).
+        """
+        x0 = self.lift(np.asarray(z, dtype=float))
+        traj = simulate(self.system, (self.t0, self.t0 + self.period), x0, inputs=self.inputs, throw=False,
+                        **self.solver)
+        self.evaluations += 1
+        if traj.status != 0:
+            raise IntegrationError(f"period map at z = {np.asarray(z).tolist()}: {traj.message}")
+        return np.atleast_1d(np.asarray(self.project(traj.x[-1]), dtype=float)), self.period, traj
+
+    def __call__(self, z):
+        return self.stride(z)[0]
+
+
+def _evaluate(stride_map, points, client):
+    """``[stride_map(z) for z in points]``, as Dask tasks with a client (`cluster.run_all`)."""
+    from .cluster import WorkerLost, run_all
+
+    out = [None] * len(points)
+    for i, value in run_all(client, stride_map, points, progress=False, description="strides"):
+        if isinstance(value, (WorkerLost, Exception)):
+            raise IntegrationError(f"stride {i} of a Jacobian failed: {value}")
+        out[i] = np.asarray(value, dtype=float)
+    return out
+
+
+def stride_jacobian(stride_map, z, step=None, *, central=True, client=None, value=None):
+    """dP/dz at z by finite differences, shape (m, m).
+
+    Parameters
+    ----------
+    stride_map : StrideMap or PeriodMap
+    z : array_like, shape (m,)
+    step : float or array_like, optional
+        [units of z], default ``1e-5 max(1, |z_i|)`` per coordinate: the stride map is an
+        integration at the solver's tolerance, so its noise divided by the step must stay
+        below the accuracy wanted (rtol 1e-10 gives Jacobian entries to about 1e-5).
+    central : bool
+        Central differences (2m strides, error O(h^2)) or forward ones (m strides plus P(z),
+        error O(h): enough for Newton's steps, not for the multipliers).
+    client : distributed.Client, optional
+        Run the strides as Dask tasks (`studies.cluster.open_executor`; the map must pickle).
+    value : array_like, optional
+        P(z), if known (forward differences reuse it).
     """
     z = np.atleast_1d(np.asarray(z, dtype=float))
     h = 1e-5 * np.maximum(1.0, np.abs(z)) if step is None else np.broadcast_to(np.asarray(step, dtype=float), z.shape)
-    cols = []
-    for i in range(z.size):
-        e = np.zeros_like(z)
-        e[i] = h[i]
-        cols.append((stride_map(z + e) - stride_map(z - e)) / (2.0 * h[i]))
+    E = np.diag(h)
+    if central:
+        points = [z + E[i] for i in range(z.size)] + [z - E[i] for i in range(z.size)]
+    else:
+        points = [z + E[i] for i in range(z.size)] + ([z] if value is None else [])
+    P = _evaluate(stride_map, points, client)
+    m = z.size
+    if central:
+        cols = [(P[i] - P[m + i]) / (2.0 * h[i]) for i in range(m)]
+    else:
+        P0 = P[m] if value is None else np.asarray(value, dtype=float)
+        cols = [(P[i] - P0) / h[i] for i in range(m)]
     return np.column_stack(cols)
 
 
@@ -194,6 +300,12 @@ class FixedPoint:
         Floquet multipliers (eigenvalues of `jacobian`), largest modulus first.
     stable : bool
         All multipliers inside the unit circle.
+    iterations : int
+        Newton iterations (`newton_fixed_point`; 0 for `fixed_point`'s root finder).
+    evaluations : int
+        Strides integrated to find the point and its Jacobian.
+    history : tuple of float
+        ``max |P(z) - z|`` at each Newton iterate (`newton_fixed_point`).
     """
 
     z: np.ndarray
@@ -202,6 +314,16 @@ class FixedPoint:
     jacobian: np.ndarray
     multipliers: np.ndarray
     stable: bool
+    iterations: int = 0
+    evaluations: int = 0
+    history: tuple = ()
+
+    def dominant_mode(self):
+        """(lambda_max, its unit eigenvector (real part, normalized), shape (m,))."""
+        mu, V = np.linalg.eig(self.jacobian)
+        k = int(np.argmax(np.abs(mu)))
+        v = np.real(V[:, k])
+        return mu[k], v / np.linalg.norm(v)
 
 
 def fixed_point(stride_map, z0, *, tol=1e-10, method="hybr", step=None):
@@ -226,6 +348,74 @@ def fixed_point(stride_map, z0, *, tol=1e-10, method="hybr", step=None):
     mu = np.linalg.eigvals(J)
     mu = mu[np.argsort(-np.abs(mu))]
     return FixedPoint(sol.x, residual, float(period), J, mu, bool(np.all(np.abs(mu) < 1.0)))
+
+
+def newton_fixed_point(stride_map, z0, *, tol=1e-9, max_iter=12, step=None, client=None, forward=True):
+    """The fixed point of a stride or period map by Newton's method on P(z) - z (module docstring).
+
+    Parameters
+    ----------
+    stride_map : StrideMap or PeriodMap
+    z0 : array_like, shape (m,)
+        The first guess (e.g. the state after a few periods of a transient run).
+    tol : float
+        Stop when ``max |P(z) - z| <= tol`` [units of z].
+    max_iter : int
+        Newton iterations at most.
+    step : float or array_like, optional
+        The finite-difference step (`stride_jacobian`).
+    client : distributed.Client, optional
+        Run each Jacobian's strides as Dask tasks.
+    forward : bool
+        Forward differences for the Newton Jacobians (m + 1 strides; the P(z) of the iterate
+        reused), central ones for the multipliers at the end in any case (2m strides).
+
+    Returns
+    -------
+    FixedPoint
+        With the central-difference Jacobian at the fixed point, its multipliers, the Newton
+        iterations, the strides integrated and the residual history.
+
+    Raises
+    ------
+    IntegrationError
+        No convergence within `max_iter` (the residual history and the best z), or a stride
+        that failed.
+
+    Notes
+    -----
+    Each iteration costs m + 1 strides (forward) or 2m + 1 (central); convergence is
+    quadratic once the iterate is close, so from the end of a settled transient 2-4
+    iterations reach the integration noise. Decision: the step is the plain Newton step (no
+    line search): the stride map is smooth near a stable gait; a step that makes the
+    residual grow is reported by the history.
+    """
+    z = np.atleast_1d(np.asarray(z0, dtype=float)).copy()
+    history = []
+    best = (np.inf, z.copy())
+    for it in range(max_iter + 1):
+        Pz, period, _ = stride_map.stride(z)
+        F = Pz - z
+        r = float(np.max(np.abs(F)))
+        history.append(r)
+        if r < best[0]:
+            best = (r, z.copy())
+        if r <= tol:
+            break
+        if it == max_iter:
+            raise IntegrationError(f"Newton on the stride map did not reach |P(z) - z| <= {tol:g} in {max_iter} "
+                                   f"iterations: residuals {[float(f'{h:.3g}') for h in history]} (best z = "
+                                   f"{best[1].tolist()})")
+        J = stride_jacobian(stride_map, z, step, central=not forward, client=client, value=Pz)
+        z = z + np.linalg.solve(np.eye(z.size) - J, F)
+    J = stride_jacobian(stride_map, z, step, client=client)
+    mu = np.linalg.eigvals(J)
+    mu = mu[np.argsort(-np.abs(mu))]
+    # strides: P at each iterate, m (forward, P reused) or 2m per Newton Jacobian, 2m at the end
+    its = len(history) - 1
+    used = len(history) + its * (z.size if forward else 2 * z.size) + 2 * z.size
+    return FixedPoint(z, history[-1], float(period), J, mu, bool(np.all(np.abs(mu) < 1.0)), its, used,
+                      tuple(history))
 
 
 @dataclass(frozen=True)

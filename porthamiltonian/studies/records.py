@@ -360,8 +360,15 @@ def integrate(prepared, *, progress=False, t_eval=None):
     with warnings.catch_warnings():   # the audit's findings go to the record (and the CLI's last line) instead
         warnings.simplefilter("ignore", AuditWarning)
         traj = simulate(prepared.system, (0.0, prepared.t_end), prepared.x0, progress=progress, throw=False,
-                        t_eval=t_eval, **prepared.solver, **limits)
+                        t_eval=t_eval, inputs=model_inputs(prepared), **prepared.solver, **limits)
     return traj, time.perf_counter() - wall
+
+
+def model_inputs(prepared):
+    """The external inputs of a prepared run: the model's input law built on its compiled
+    system (`Model.inputs`), or None (the inputs' defaults)."""
+    law = getattr(prepared.model, "inputs", None)
+    return None if law is None else law(prepared.system)
 
 
 #: a run projected to take more steps than this is warned about before it starts

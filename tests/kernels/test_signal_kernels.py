@@ -72,7 +72,10 @@ def test_source_kernels_equal_the_python_signal(reference, cls):
         assert_allclose(src.value(t, None), [ref.velocity(t, 2)], rtol=0, atol=1e-12)
     # a plain callable has no kernel: the Python path
     assert Sf("f", lambda t: np.sin(t)).kernel("value") is None
-    assert Sf("u", input=True).kernel("value") is None
+    # an external input's value kernel returns its slice of u (kernels.inputs), no rate
+    k = Sf("u", input=True).kernel("value")
+    assert_allclose(k.function(0.3, np.array([2.5]), k.F, k.I), [2.5], rtol=0, atol=0)
+    assert Sf("u", input=True).kernel("value_rate") is None
 
 
 def test_bad_signal_arguments_are_named(reference):

@@ -132,8 +132,6 @@ def test_refused_choices_are_named():
     for kind in ("sliding_plane",):
         with pytest.raises(ParameterError, match=rf"model 'quadruped-trot' is not built for the {kind} contact kind"):
             build_model("quadruped-trot", contact=kind)
-    with pytest.raises(ParameterError, match=r"`motors` true is not offered yet"):
-        build_model("quadruped-trot", motors=True)
     with pytest.raises(ParameterError, match=r"`terrain`.*got 'moon_dust'"):
         build_model("quadruped-trot", terrain="moon_dust")
     with pytest.raises(ParameterError, match=r"reference of joint 'FL_calf_joint' spans"):
@@ -176,3 +174,55 @@ def test_default_solver_tracks_a_tight_reference(short_trot):
     # factor ~4 for other platforms' round-off in the contacts' event times
     assert base < 1e-5
     assert joints < 5e-5
+
+
+def test_motors_drive_the_trot_and_book_u_times_i():
+    """`motors=true`: every joint through a Go1-like motor under the PD voltage law (`MotorPD`).
+
+    A 10 ms run on the Python path (the compiled one costs a numba compile of this model's
+    right-hand side, ~30 s cold; the compiled path with inputs is tested on a small model in
+    tests/library/test_motor_pd.py). The 5 s acceptance run is
+    benchmarks/quadruped_trot_motors.py (results/quadruped_trot_motors.md)."""
+    from porthamiltonian.library.controllers import MotorPD
+    from porthamiltonian.studies.transport import categorize
+
+    model = build_model("quadruped-trot", motors=True)
+    system = ph.compile(model.graph, jit=False)
+    ctrl = model.inputs(system)
+    assert isinstance(ctrl, MotorPD) and len(ctrl.servos) == 12 and system.n_inputs == 12
+    t = np.linspace(0.0, 0.01, 6)
+    # RK45 at rtol 1e-6 (the model's default before its RK23 rtol 1e-4, chosen for speed): the
+    # split below is checked to 1e-6 of the electrical input, which needs a solver that tight
+    traj = ph.simulate(system, (0.0, 0.01), system.initial_state(model.initial), inputs=ctrl, t_eval=t,
+                       method="RK45", rtol=1e-6, atol=1e-8)
+    assert traj.status == 0, traj.message
+    budget = traj.power_budget()
+    # the ledger closes to the integration tolerance (rtol 1e-6)
+    assert budget.relative_residual < 1e-6
+    # every voltage source books u_applied * i at every sample (algebra on the state: round-off)
+    names = system.layout.names()
+    worst = scale = 0.0
+    for ti, x in zip(traj.t, traj.x):
+        u = ctrl(ti, x)
+        xdot = system.rhs(ti, x, u)
+        for sv, slot in zip(ctrl.servos, ctrl._slots):
+            k = sv.constants
+            ui = np.clip(u[slot], -k.bus_voltage, k.bus_voltage) * x[names.index(sv.current)] / k.inductance
+            worst = max(worst, abs(xdot[names.index(f"ledger.{sv.source}.supplied")] - ui))
+            scale = max(scale, abs(ui))
+    assert scale > 1.0 and worst <= 1e-12 * scale
+    # the split: electrical input = Joule + gearbox + joint damping + contacts + stored change
+    last = {k: {p: float(np.asarray(v)[-1]) for p, v in budget.entries[k].items()} for k in budget.entries}
+    cats = categorize(budget.labels, last["supplied"], last["dissipated"], last["lost"], last["stabilization"])
+    dH = float(budget.H[-1] - budget.H[0])
+    assert float(cats["electrical"]) > 0 and float(cats["joule"]) > 0 and float(cats["gearbox"]) > 0
+    joint_damping = sum(v for p, v in last["dissipated"].items() if budget.labels[p].startswith("JointDamper:"))
+    assert joint_damping > 0
+    spent = float(cats["joule"] + cats["gearbox"] + cats["contact"] + cats["impacts"]) + joint_damping + dH
+    assert_allclose(float(cats["electrical"]), spent, rtol=0, atol=1e-6 * float(cats["electrical"]))
+    # the cost of transport counts the electrical energy (the same ledger entries: round-off)
+    from porthamiltonian.studies.transport import transport_energy
+
+    te = transport_energy(traj, mass=12.0, distance=0.01, inputs=ctrl)
+    assert_allclose(te.spent, float(cats["electrical"]), rtol=1e-12)
+    assert_allclose(te.cost_of_transport, float(cats["electrical"]) / (12.0 * 9.81 * 0.01), rtol=1e-12)
