@@ -15,7 +15,7 @@ import numpy as np
 
 # [imports]
 import porthamiltonian as ph
-from porthamiltonian.contact import NormalLaw
+from porthamiltonian.contact.laws import NormalLaw
 from porthamiltonian.geometry import Ellipsoid, Plane
 from porthamiltonian.library import (
     ContactMaterial,

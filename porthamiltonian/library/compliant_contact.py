@@ -746,7 +746,7 @@ def default_tangential_stiffness(law, mass, friction):
       `TANGENTIAL_FREQUENCY` = 100 rad/s, i.e. 1e4 N/m per kg. Not the law's tangent stiffness
       at rest, which for stiff solids is 100-2000 times more (Mindlin's k_t ~ k_n): the Dahl
       friction law (`CompliantContact`) slides at Coulomb's mu F_e, within 1 %, once the
-      surfaces have slid 5 mu F_e / k_t = 5 mu g / OMEGA_T^2 (0.5 mm at mu = 0.2 on a level
+      surfaces have slid 5 mu F_e / k_t = 5 mu g / OMEGA_T^2 (1 mm at mu = 0.2 on a level
       floor), whatever k_t, while its relaxation rate k_t |v| / (mu F_e) = OMEGA_T^2 |v| /
       (mu g) bounds an explicit solver's step: 5100 1/s at mu = 0.2 and 1 m/s here, 1e6 1/s
       with the Hertz tangent stiffness. The price is a pre-sliding (stick) displacement of

@@ -11,7 +11,10 @@ models, the CLI's ``--contact`` and the sweep never branch on a kind's name:
   elements (`register_element`);
 - ``from_material``: ``from_material(material, body_a, body_b) -> dict`` of factory options
   that a `ContactMaterial` sets (friction, restitution, normal compliance), and
-  ``material_options``: the names of those options (a user may not also pass them);
+  ``material_options``: the names of those a user may not also pass. Other options it
+  returns are defaults a given option overrides: what a material cannot express is a named
+  option of the kind (the rigid kinds' ``friction="rolling"``, a rolling constraint, with
+  the material's restitution);
 - ``ignores``: the `ContactMaterial` fields the kind does not use (a sweep over a model
   parameter that only sets an ignored field runs its points once:
   `models.registry.Parameter`, ``material=``);
@@ -54,7 +57,8 @@ class ContactKind:
     from_material : callable
         ``(material, body_a, body_b) -> dict`` of factory options.
     material_options : tuple of str
-        The options `from_material` may set (refused when also passed).
+        The options `from_material` sets that may not also be passed; its other options are
+        defaults that given options override.
     ignores : tuple of str
         The `ContactMaterial` fields the kind does not use (`MATERIAL_FIELDS`).
     events : tuple of str
@@ -193,7 +197,8 @@ def _compliant_from_material(material, body_a, body_b):
 
 def _rigid_from_material(material, body_a, body_b):
     """Coulomb friction (frictionless at mu = 0) and Newton's restitution; the normal law is
-    not used (a rigid contact)."""
+    not used (a rigid contact). The friction mode is a default: ``friction="rolling"`` given
+    with the material makes the contact roll without slip (what a material cannot say)."""
     mu = float(material.friction)
     return {"friction": "coulomb" if mu > 0 else "frictionless", "mu": mu, "restitution": float(material.restitution)}
 
@@ -216,12 +221,12 @@ def _register_builtin():
         summary="spring-damper with Dahl friction (Duindam & Stramigioli)"), replace=True)
     register_contact_kind(ContactKind(
         "sliding_plane", SlidingPlaneContact, _rigid_from_material,
-        material_options=("friction", "mu", "restitution"), ignores=("normal", "impact_speed"),
+        material_options=("mu", "restitution"), ignores=("normal", "impact_speed"),
         events=("impact", "detach", "chart"),
         summary="rigid constraint with Newton impacts (Tasora & Righettini)"), replace=True)
     register_contact_kind(ContactKind(
         "reduced", ReducedContact, _rigid_from_material,
-        material_options=("friction", "mu", "restitution"), ignores=("normal", "impact_speed"),
+        material_options=("mu", "restitution"), ignores=("normal", "impact_speed"),
         events=("impact", "chart"), phases="reduced",
         summary="reduced contact coordinates, one body fixed (Kry & Pai)"), replace=True)
     register_contact_kind(ContactKind(

@@ -60,7 +60,9 @@ def make_contact(kind, name, body_a, surface_a, body_b, surface_b, *, material=N
         raise ParameterError(f"{kind} contact {name!r} takes no parameter {', '.join(hints)}; it takes "
                              f"{', '.join(accepted)} (or `material=ContactMaterial(...)` for every kind)")
     if material is not None:
-        parameters = {**parameters, **entry.material_parameters(name, material, body_a, body_b, parameters)}
+        # the material's options first: a given option that is not one of its `material_options`
+        # (the rigid kinds' friction="rolling") overrides the default the material implies
+        parameters = {**entry.material_parameters(name, material, body_a, body_b, parameters), **parameters}
     return entry.factory(name, body_a, surface_a, body_b, surface_b, **parameters)
 
 

@@ -128,6 +128,19 @@ def test_a_material_option_cannot_also_be_passed(linear_point_kind):
 
 # ---------------------------------------------------------------- the registrations
 
+@pytest.mark.parametrize("kind", ["sliding_plane", "reduced"])
+def test_a_rolling_constraint_is_a_named_option_beside_a_material(kind):
+    """A material cannot say "no slip": the rigid kinds take friction="rolling" with it, and
+    keep the material's restitution; the material alone gives Coulomb's mu."""
+    ball, ground = RigidBody("ball", 1.0, [1e-3] * 3), Ground("ground")
+    material = ContactMaterial(friction=0.3, restitution=0.4)
+    rolling = make_contact(kind, "c", ball, Sphere(0.05), ground, Plane(), material=material, friction="rolling")
+    coulomb = make_contact(kind, "c", ball, Sphere(0.05), ground, Plane(), material=material)
+    (r,), (c,) = ([el for el in g.elements.values() if hasattr(el, "restitution")] for g in (rolling, coulomb))
+    assert (r.friction, r.restitution) == ("rolling", 0.4)
+    assert (c.friction, c.mu, c.restitution) == ("coulomb", 0.3, 0.4)
+
+
 @pytest.mark.parametrize("kind", ["compliant", "sliding_plane", "reduced", "soil"])
 def test_a_built_in_kind_declares_the_events_its_elements_fire(kind):
     ball, ground = RigidBody("ball", 1.0, [1e-3] * 3, pose=np.diag([1.0, 1, 1, 1])), Ground("ground")
