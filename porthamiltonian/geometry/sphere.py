@@ -46,8 +46,9 @@ class Sphere(Ellipsoid):
             r = as_finite_float(radius, "radius", positive=True)
         except ParameterError as exc:
             if isinstance(radius, (int, float)) and radius == 0:
-                raise ParameterError(f"{exc}: a sphere of radius 0 is a point; use "
-                                     f"`porthamiltonian.geometry.Point(center)` for a point foot") from None
+                raise ParameterError(f"{exc}: a sphere of radius 0 is a point, "
+                                     f"`porthamiltonian.geometry.Point(center)` (its contact with a surface: "
+                                     f"`point_contact`)") from None
             raise
         super().__init__(r, r, r, center=center)
 

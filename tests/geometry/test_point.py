@@ -104,7 +104,7 @@ def test_a_point_whose_foot_is_on_an_edge_is_refused_naming_the_rule():
     assert_allclose(point_contact(S, Point(), H).distance, 0.3, rtol=0, atol=1e-15)
 
 
-@pytest.mark.parametrize("radius, match", [(0.0, "a sphere of radius 0 is a point; use .*Point"),
+@pytest.mark.parametrize("radius, match", [(0.0, r"a sphere of radius 0 is a point, .*Point\(center\).*point_contact"),
                                            (0, "a sphere of radius 0 is a point"),
                                            (-1e-3, r"`radius` must be > 0, got -0.001$"),
                                            (float("nan"), "`radius` must be finite")])
