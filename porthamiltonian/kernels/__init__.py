@@ -12,8 +12,11 @@ implementation serves both the tests of the public API and the generated right-h
 Modules: `lie` (quaternions, SO(3), SE(3)), `surfaces` (evaluation of the built-in surface
 kinds by integer kind code and packed parameters, and the instruction tapes of sympy
 surfaces), `closest` (closed forms, bounding tests, warm-started Newton refinement),
-`contact` (Gauss-map contact kinematics, contact frame and its rates), `point` (the same
-kinematics in radius-of-curvature form, for a point foot against a surface), `reduced` (Kry & Pai's
+`contact` (the compliant contact's chain, gathered from its stages: `contact_pair`, the exact
+contact pair computed once per contact and evaluation; `contact_kinematics`, Gauss-map
+contact kinematics, contact frame and its rates; `contact_laws`, the laws read on the pair;
+`curvature`, the relative curvature and its rates), `point` (the contact kinematics in
+radius-of-curvature form, for a point foot against a surface), `reduced` (Kry & Pai's
 contact matrices and the reduced dynamics' solve), `hertz` (elliptical Hertz stiffness),
 `bodies` (rigid-body rates, gravity, springs and dampers), and the element kernels of the compiled right-hand
 side: `compliant` (compliant contact), `soil` (soil contact and its law), `sliding_plane`
