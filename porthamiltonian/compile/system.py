@@ -516,9 +516,10 @@ class PHSystem:
         one of them active; bilateral constraints and cuts keep their residuals), by
         enumerating the active sets from the largest (A's blocks are positive definite for
         independent contacts, so the solution is unique; a singular block is skipped). A
-        contact with no impulse is off afterwards (a partner stays detached, an active
-        contact is released); an impacting one with an impulse takes its handler's state
-        after (a bounce leaves it off). Tolerances: Lambda_i >= -1e-12 max|Lambda|,
+        contact with no impulse that separates is off afterwards (a partner stays detached,
+        an active contact is released); one that does not (c^+ at its target: redundant
+        contacts, a plastic impact at rest) stays on; an impacting one takes its handler's
+        state after (a bounce leaves it off). Tolerances: Lambda_i >= -1e-12 max|Lambda|,
         c_i^+ <= g_i + `RELEASE_TOL` times the largest approach speed.
         """
         plan = self._plan
@@ -568,9 +569,13 @@ class PHSystem:
         else:
             return None
         xn = x + Gx @ lam
+        # a contact without impulse that does not separate (c+ at its target to the tolerance:
+        # redundant contacts, a plastic impact already at rest) stays on; one that separates is off
+        touching = set(inside) | {p for p in comp if c_now[p][0] + c_after[rows_of[p][0]]
+                                   >= goal[p][0] - self.RELEASE_TOL * speed}
         released = []
         for p in comp:
-            if p not in inside and p != element:
+            if p not in touching and p != element:
                 sl = cons[p]["slice"]
                 if p in afters:
                     xn[sl] = x0[sl]          # a partner that separates without impulse stays detached
@@ -579,9 +584,9 @@ class PHSystem:
                     released.append(p)
         works = self._impulse_works(t, x, xn, ev, lam) if work else None
         for p, after in afters.items():
-            if p in inside and after is not None:
+            if p in touching and after is not None:
                 xn[cons[p]["slice"]] = after(self, t, xn)
-        if element not in inside:   # the contact whose event fired separates: off (its handler's after keeps it off)
+        if element not in touching:   # the contact whose event fired separates: off (its handler's after keeps it off)
             xn[cons[element]["slice"]] = cons[element]["obj"].released(x[cons[element]["slice"]])
         _log.debug("simultaneous impact at t = %.9g s: %s with impulse, %s without", t, inside,
                    [p for p in comp if p not in inside])

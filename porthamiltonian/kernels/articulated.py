@@ -31,8 +31,10 @@ because the ledger integrates port powers.
 ABA rather than the composite-rigid-body algorithm plus a Cholesky solve: measured on one
 core of a loaded 2-core machine, the rates of a 10-link chain cost 12.5 us by ABA against
 17.5 us for CRBA + RNEA + a dense solve (30 links: 18 against 39 us; the quadruped's 17
-links: 11 us by ABA), so ABA wins already at small n and is O(n) beyond; `crba` stays for
-tests and analysis. One-degree-of-freedom joints take a scalar branch (no factorisation).
+links: 11 us by ABA), so ABA wins already at small n and is O(n) beyond. `crba` serves the
+input matrix (``M^-1 J^T`` of the ported links, one CRBA + one Cholesky factorisation per
+evaluation instead of one ABA pass per port effort: `tree_input_matrix`), tests and analysis.
+One-degree-of-freedom joints take a scalar branch (no factorisation).
 
 Gravity of the whole tree enters as the links' weights ``W_g,i = M_i (0, R_WI^T g)`` (one
 product per link), whose potential ``V_g = -sum_i m_i g . p_com,i`` is part of the energy.

@@ -18,7 +18,7 @@ import pytest
 
 import porthamiltonian as ph
 
-pytest.importorskip("example_robot_data")
+pytest.importorskip("yourdfpy")
 
 E = 0.3          # the model's restitution
 SPEED = 0.5      # m/s, downward, of the base at the landing
@@ -26,14 +26,21 @@ SPEED = 0.5      # m/s, downward, of the base at the landing
 
 @pytest.fixture(scope="module")
 def landing():
+    from porthamiltonian.contact.materials import ContactMaterial
     from porthamiltonian.kernels import articulated as K
-    from porthamiltonian.models import build_model
-    from porthamiltonian.models.robot_drop import robot_description, stand_on_feet
+    from porthamiltonian.library import ArticulatedBody, Ground, add_joint_dynamics
+    from porthamiltonian.models.robot_drop import IMPACT_GAP, attach_feet, robot_description, stand_on_feet
 
-    model = build_model("robot-drop", robot="go1", contact="sliding_plane", drop=0.01, restitution=E)
-    system = ph.compile(model.graph, baumgarte=model.baumgarte)
-    robot = system.elements["robot"]
+    # robot-drop's scene on sliding-plane feet (the model refuses that ground for now)
     description, feet = robot_description("go1", joint_stiffness=40.0, joint_damping=0.5)
+    robot = ArticulatedBody("robot", description)
+    ground = Ground("ground")
+    bg = ph.BondGraph("landing")
+    bg.add(robot, ground)
+    add_joint_dynamics(bg, robot)
+    attach_feet(bg, robot, feet, ground, "sliding_plane", material=ContactMaterial(friction=0.8, restitution=E),
+                impact_gap=IMPACT_GAP)
+    system = ph.compile(bg)
     q, heights = stand_on_feet(robot, feet, gap=0.0)
     assert max(heights.values()) - min(heights.values()) < 1e-12   # the four feet touch together
     v = np.zeros(robot.nv)
