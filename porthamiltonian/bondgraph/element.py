@@ -146,6 +146,11 @@ class EventSpec:
     uses_system : bool
         If True, `function` is called as ``function(system, t, x_full)`` (for events on
         quantities only the whole system knows, such as a constraint's multiplier).
+    joins_impact : callable, optional
+        For a detached unilateral contact's impact event: ``joins_impact(t, x, refs) ->
+        bool``, whether the contact is close enough (its stated tolerance) to take part in an
+        impulse happening elsewhere now; it then joins that impulse as a simultaneous Newton
+        impact, with this event's `handler` outcome (`PHSystem.apply_impulse`).
     """
 
     name: str
@@ -153,6 +158,7 @@ class EventSpec:
     direction: float
     handler: Callable
     uses_system: bool = False
+    joins_impact: Callable | None = None
 
 
 class Kernel(NamedTuple):
@@ -171,7 +177,9 @@ class Kernel(NamedTuple):
                        preferred pattern is the one assigned)
             "events"   (t, x, refs, F, I) -> values: the values of the event functions
                        of `Element.events`, in order (computed with the rates at every
-                       evaluation, so they should cost little)
+                       evaluation, so they should cost little); a constraint element's
+                       takes its multipliers too, (t, x, refs, lam, F, I) (a unilateral
+                       contact's detach event is its normal multiplier's zero)
 
         with ``refs`` and ``inputs`` tuples of 1-D arrays, as for the Python methods.
     F : ndarray of float64, I : ndarray of int64

@@ -36,7 +36,7 @@ post-processing over thousands of samples (`PHSystem.multipliers`,
 The same evaluation returns every element event function's value (`PHSystem.events` order)
 where every element with events exports an events kernel (``HAS_EVENTS`` in the module): the
 solver asks all of them at the end of every step, at the state where an explicit
-Runge-Kutta method has just evaluated the rates, so `PHSystem._event_value` answers a dozen
+Runge-Kutta method has just evaluated the rates, so `PHSystem.event_value` answers a dozen
 event functions from that one call (from the Python event functions at any other state).
 """
 
@@ -306,14 +306,17 @@ class _JitGen(_Gen):
         `PHSystem.events`, from the evaluation's shared values, one kernel call per element;
         None if an element with events exports no events kernel (then they stay in Python)."""
         lines, at = [], 0
+        lam = {c["path"]: c["lam"].unknown for c in self.p.constraints}
         for path, obj in self.p.report.flat.elements.items():
             specs = obj.events()
             if not specs:
                 continue
             if obj.kernel("events") is None:
                 return None
-            lines.append(self.put("_ev", slice(at, at + len(specs)),
-                                  self.call(path, "events", ["t", self.xe(path), self.r(path)])))
+            args = ["t", self.xe(path), self.r(path)]
+            if path in lam:   # a constraint's events read its multipliers (`Kernel`)
+                args.append(f"uf[{lam[path].start}:{lam[path].stop}]")
+            lines.append(self.put("_ev", slice(at, at + len(specs)), self.call(path, "events", args)))
             at += len(specs)
         return [f"_ev = np.empty({at})"] + lines if at else None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numba
@@ -11,6 +12,8 @@ from .._validate import as_array
 from ..errors import ModelError, ParameterError, PhaseError, PortHamiltonianError
 from ..bondgraph.element import ConstraintElement
 from .codegen import _solve
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["PHSystem", "EventBinding", "JIT_AFTER", "PATH_PROBE_AT", "worth_loading"]
 
@@ -222,12 +225,21 @@ class PHSystem:
     def event_value(self, k, t, x):
         """The value of element event `k` (`events` order) at (t, x): from the compiled
         evaluation of the rates at that very state if there was one (an explicit Runge-Kutta
-        step ends with it, and the solver then asks each event function there in turn), else
-        the element's Python event function. An event fires where its value crosses zero in
-        its `spec.direction`; its handler (`spec.handler`) is the jump map."""
+        step ends with it, and the solver then asks each event function there in turn); else,
+        where the compiled right-hand side is built with its events, from one compiled
+        evaluation at (t, x) (the root finder's states inside a step: a sliding-plane contact's
+        detach value is then its multiplier from that evaluation, not a Python solve); else the
+        element's Python event function. An event fires where its value crosses zero in its
+        `spec.direction`; its handler (`spec.handler`) is the jump map."""
         j = self._jit
-        if j["values"] is not None and j["key"] == (t, x.tobytes()):
+        key = (t, x.tobytes())
+        if j["values"] is not None and j["key"] == key:
             return j["values"][k]
+        if j["fn"] is not None and j["events"]:
+            _, status, values, _, _, _ = j["fn"](float(t), np.ascontiguousarray(x, dtype=float), self._u0, j["F"], j["I"])
+            if status == 0:
+                j["key"], j["values"] = key, values
+                return values[k]
         return self.events[k].value(t, x, self)
 
     # ----------------------------------------------------------------- integration interface
@@ -526,6 +538,11 @@ class PHSystem:
         if rows is None:
             raise ModelError(f"{element!r} is not a constraint element of system {self.name!r}")
         x = np.array(x, dtype=float)
+        partners = self._impact_partners(t, x, element)
+        if partners:
+            out = self._simultaneous_impulse(t, x, element, target, partners, work)
+            if out is not None:
+                return out
         released = {}   # path -> (state slice, own state while active)
         for c in plan.constraints:
             own = c["obj"].released(x[c["slice"]]) if c["path"] != element else None
@@ -551,6 +568,12 @@ class PHSystem:
             x[sl] = active
         if not work:
             return xn
+        return xn, self._impulse_works(t, x, xn, ev, lam), sorted(released)
+
+    def _impulse_works(self, t, x, xn, ev, lam):
+        """The impulse `lam` (taking x to xn; ``ev`` the evaluation at x) split per constraint
+        path -> (supplied, absorbed) [J] (`apply_impulse`)."""
+        plan = self._plan
         ev2 = self._rhs(t, xn, self._u0, True, True)
         works = {}
         for c in plan.constraints:
@@ -563,7 +586,117 @@ class PHSystem:
             L = lam[ci["mult"].unknown]
             c_mean = 0.5 * (ev["cut_c"][j] + ev2["cut_c"][j])
             works[ci["cut"].node] = (0.0, float(L @ c_mean))
-        return xn, works, sorted(released)
+        return works
+
+    def _impact_partners(self, t, x, element):
+        """[(path, EventOutcome)]: the detached contacts that join an impulse at `element` now
+        (their impact events' `EventSpec.joins_impact` says they are within their tolerance
+        of touching; the outcome is their impact handler's: activated state, Newton target,
+        state after)."""
+        out = []
+        for b in self.events:
+            joins = b.spec.joins_impact
+            if joins is None or b.element == element:
+                continue
+            own, refs = x[b.own], tuple(x[s] for s in b.refs)
+            if joins(t, own, refs):
+                out.append((b.element, b.spec.handler(t, own, refs)))
+        return out
+
+    #: Newton impacts solved by enumerating the active sets of at most this many contacts
+    #: (2^n small solves); beyond it, the single-contact active-set rule of `apply_impulse`
+    MAX_SIMULTANEOUS = 10
+
+    def _simultaneous_impulse(self, t, x, element, target, partners, work):
+        """The simultaneous Newton impact of `element` and its `partners` (`apply_impulse`),
+        or None when no active set solves it (then the caller resolves `element` alone).
+
+        The contacts taking part are the impacting ones (`element`, the partners: normal
+        target -e c^-, their other rows such as no-slip held at their targets) and the other
+        active unilateral contacts (target: keep their velocity residual). On their normal
+        rows the impulse solves the linear complementarity problem of Newton's impact law::
+
+            Lambda_i >= 0,   c_i^+ <= g_i,   Lambda_i (c_i^+ - g_i) = 0,
+
+        c^+ = c^- + A Lambda (A, G the acceleration-level matrices at the state with every
+        one of them active; bilateral constraints and cuts keep their residuals), by
+        enumerating the active sets from the largest (A's blocks are positive definite for
+        independent contacts, so the solution is unique; a singular block is skipped). A
+        contact with no impulse that separates is off afterwards (a partner stays detached,
+        an active contact is released); one that does not (c^+ at its target: redundant
+        contacts, a plastic impact at rest) stays on; an impacting one takes its handler's
+        state after (a bounce leaves it off). Tolerances: Lambda_i >= -1e-12 max|Lambda|,
+        c_i^+ <= g_i + `RELEASE_TOL` times the largest approach speed.
+        """
+        plan = self._plan
+        cons = {c["path"]: c for c in plan.constraints}
+        x0 = x.copy()
+        goals, afters = {element: target}, {}
+        for path, out in partners:
+            x[cons[path]["slice"]] = out.x
+            goals[path], afters[path] = out.impulse, out.x_after
+        others = [c["path"] for c in plan.constraints
+                  if c["path"] not in goals and c["obj"].released(x[c["slice"]]) is not None]
+        comp = list(goals) + others
+        if len(comp) > self.MAX_SIMULTANEOUS:
+            return None
+        ev = self._rhs(t, x, self._u0, True, True)
+        A, Gx = ev["A"], ev["Gx"]
+        c_now = {p: np.asarray(ev["c"][p], dtype=float) for p in comp}
+        goal = {p: np.asarray(g(c_now[p]) if callable(g) else g, dtype=float) for p, g in goals.items()}
+        goal.update({p: c_now[p].copy() for p in others})
+        r = np.zeros(plan.n_rows)
+        for p in comp:
+            r[cons[p]["rows"]] = goal[p] - c_now[p]
+        speed = max(max(c_now[p][0] for p in goals), 0.0)
+        rows_of = {p: np.arange(plan.n_rows)[cons[p]["rows"]] for p in comp}
+        cols_of = {p: np.arange(A.shape[1])[cons[p]["lam"].unknown] for p in comp}
+        n = len(comp)
+        for mask in sorted(range(1 << n), key=lambda m: (-bin(m).count("1"), m)):
+            inside = [comp[i] for i in range(n) if mask >> i & 1]
+            keep_r, keep_c = np.ones(plan.n_rows, bool), np.ones(A.shape[1], bool)
+            for p in comp:
+                if p not in inside:
+                    keep_r[rows_of[p]] = keep_c[cols_of[p]] = False
+            lam = np.zeros(A.shape[1])
+            try:
+                lam[keep_c] = np.linalg.solve(A[np.ix_(keep_r, keep_c)], r[keep_r])
+            except np.linalg.LinAlgError:
+                continue
+            if not np.all(np.isfinite(lam)):
+                continue
+            c_after = A @ lam
+            scale = np.abs(lam).max()
+            ok = all(lam[cols_of[p][0]] >= -1e-12 * scale for p in inside) and all(
+                c_now[p][0] + c_after[rows_of[p][0]] <= goal[p][0] + self.RELEASE_TOL * speed
+                for p in comp if p not in inside)
+            if ok:
+                break
+        else:
+            return None
+        xn = x + Gx @ lam
+        # a contact without impulse that does not separate (c+ at its target to the tolerance:
+        # redundant contacts, a plastic impact already at rest) stays on; one that separates is off
+        touching = set(inside) | {p for p in comp if c_now[p][0] + c_after[rows_of[p][0]]
+                                   >= goal[p][0] - self.RELEASE_TOL * speed}
+        released = []
+        for p in comp:
+            if p not in touching and p != element:
+                sl = cons[p]["slice"]
+                if p in afters:
+                    xn[sl] = x0[sl]          # a partner that separates without impulse stays detached
+                else:
+                    xn[sl] = cons[p]["obj"].released(x[sl])
+                    released.append(p)
+        works = self._impulse_works(t, x, xn, ev, lam) if work else None
+        for p, after in afters.items():
+            if p in touching and after is not None:
+                xn[cons[p]["slice"]] = after(self, t, xn)
+        if element not in touching:   # the contact whose event fired separates: off (its handler's after keeps it off)
+            xn[cons[element]["slice"]] = cons[element]["obj"].released(x[cons[element]["slice"]])
+        _log.debug("simultaneous impact at t = %.9g s: %s with impulse, %s without", t, inside,
+                   [p for p in comp if p not in inside])
+        return (xn, works, sorted(released)) if work else xn
 
     #: a contact released for an impulse elsewhere stays released only if it then separates
     #: faster than RELEASE_TOL times the impact's approach speed (`apply_impulse`)
@@ -708,8 +841,18 @@ class PHSystem:
         return {"c": cs, "cut_c": ev["cut_c"], "g": gaps}
 
     def multipliers(self, t, x):
-        """Multipliers by owner: constraint path -> lambda, and cut bond name -> lambda."""
-        u = self.evaluate(t, x)["u"]
+        """Multipliers by owner: constraint path -> lambda, and cut bond name -> lambda.
+
+        From one compiled evaluation where the compiled right-hand side is built (the Python
+        evaluation where it declines the state or is not built); the two agree to round-off."""
+        j = self._jit
+        u = None
+        if j["fn"] is not None:
+            x = np.ascontiguousarray(self.check_state(x))
+            _, status, _, uf, _, _ = j["fn"](float(t), x, self._u0, j["F"], j["I"])
+            u = uf if status == 0 else None
+        if u is None:
+            u = self.evaluate(t, x)["u"]
         out = {}
         for c in self._plan.constraints:
             out[c["path"]] = u[c["lam"].unknown]

@@ -18,7 +18,7 @@ its status), the step is scipy's own, through `simulate`'s evaluator, exactly as
 method would make it. After a compiled step the bookkeeping of `simulate`'s evaluator is
 done in Python once per step: the evaluation count (``nfev``, the `max_nfev` budget and the
 `timeout`), the last state (failure messages), the progress line, and the element event
-values of the step's last stage (`PHSystem._event_value` answers solve_ivp's event functions
+values of the step's last stage (`PHSystem.event_value` answers solve_ivp's event functions
 from them, as after a scipy step). `simulate`'s one-time stiffness check (at its
 `STIFF_CHECK_AT`-th evaluation, for the scipy methods it names) is not made for these
 classes.

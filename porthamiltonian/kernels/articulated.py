@@ -31,8 +31,10 @@ because the ledger integrates port powers.
 ABA rather than the composite-rigid-body algorithm plus a Cholesky solve: measured on one
 core of a loaded 2-core machine, the rates of a 10-link chain cost 12.5 us by ABA against
 17.5 us for CRBA + RNEA + a dense solve (30 links: 18 against 39 us; the quadruped's 17
-links: 11 us by ABA), so ABA wins already at small n and is O(n) beyond; `crba` stays for
-tests and analysis. One-degree-of-freedom joints take a scalar branch (no factorisation).
+links: 11 us by ABA), so ABA wins already at small n and is O(n) beyond. `crba` serves the
+input matrix (``M^-1 J^T`` of the ported links, one CRBA + one Cholesky factorisation per
+evaluation instead of one ABA pass per port effort: `tree_input_matrix`), tests and analysis.
+One-degree-of-freedom joints take a scalar branch (no factorisation).
 
 Gravity of the whole tree enters as the links' weights ``W_g,i = M_i (0, R_WI^T g)`` (one
 product per link), whose potential ``V_g = -sum_i m_i g . p_com,i`` is part of the energy.
@@ -58,8 +60,8 @@ import numpy as np
 from ._njit import njit
 from .lie import pose_rate_into
 
-__all__ = ["KIND_CODES", "pack_tree", "forward_kinematics", "link_velocities", "rnea", "crba", "aba",
-           "energy", "config_rate"]
+__all__ = ["KIND_CODES", "pack_tree", "forward_kinematics", "link_velocities", "link_jacobians", "rnea", "crba",
+           "aba", "energy", "config_rate"]
 
 KIND_CODES = {"fixed": 0, "revolute": 1, "continuous": 1, "prismatic": 2, "spherical": 3, "free": 4}
 _NV = (0, 1, 1, 3, 6)
@@ -342,6 +344,38 @@ def link_velocities(F, I, Rl, tl, v, vel):
 
 
 @njit
+def link_jacobians(F, I, Rl, tl):
+    """The links' body Jacobians ``J_i`` (twist of link i in its own frame = ``J_i v``), shape
+    (n, 6, nv), from the relative placements of `forward_kinematics`.
+
+    Recursion ``J_i = X_i J_lambda(i) + S_i`` (the columns of joint i's own velocities), the
+    same transform as `link_velocities` applied column by column: O(n nv).
+    """
+    n, nv = I[0], I[2]
+    J = np.zeros((n, 6, nv))
+    col = np.empty(6)
+    out = np.empty(6)
+    for i in range(n):
+        at = _HEAD + _LINK * i
+        par, kind, iv = I[_IHEAD + 4 * i], I[_IHEAD + 4 * i + 1], I[_IHEAD + 4 * i + 3]
+        if par >= 0:
+            for c in range(nv):
+                nz = False
+                for k in range(6):
+                    col[k] = J[par, k, c]
+                    nz = nz or col[k] != 0.0
+                if nz:
+                    _motion_in(Rl, tl[3 * i : 3 * i + 3], 9 * i, col, 0, out, 0)
+                    for k in range(6):
+                        J[i, k, c] = out[k]
+        for c in range(_NV[kind]):
+            _S_col(kind, F, at, c, col)
+            for k in range(6):
+                J[i, k, iv + c] = col[k]
+    return J
+
+
+@njit
 def _external(F, I, Rw, fext, f):
     """f = -(fext + the links' weights), per link (6 n,): the wrenches the recursions subtract."""
     n = I[0]
@@ -448,10 +482,17 @@ def _joint_motion(F, at, kind, v, iv, out):
 @njit
 def crba(F, I, q):
     """The joint-space mass matrix M(q), shape (nv, nv) (composite-rigid-body algorithm;
-    for tests and analysis: the rates use `aba`)."""
-    n, nv = I[0], I[2]
+    the rates use `aba`; the input matrix `tree_input_matrix` factors M once)."""
+    n = I[0]
     Rl, tl, Rw, pw = np.empty(9 * n), np.empty(3 * n), np.empty(9 * n), np.empty(3 * n)
     forward_kinematics(F, I, q, Rl, tl, Rw, pw)
+    return crba_placed(F, I, Rl, tl)
+
+
+@njit
+def crba_placed(F, I, Rl, tl):
+    """`crba` from the relative placements of `forward_kinematics` (no second kinematics)."""
+    n, nv = I[0], I[2]
     Ic = np.empty((n, 6, 6))
     for i in range(n):
         at = _HEAD + _LINK * i + 15
@@ -504,8 +545,8 @@ def crba(F, I, q):
 
 @njit(inline="always")
 def _cholesky(D, k, L):
-    """L (6x6 buffer) = the Cholesky factor of the k x k leading block of D; False if D is not
-    positive definite."""
+    """L (a buffer of at least k x k: 6 x 6 in `aba`, nv x nv in `tree_input_matrix`) = the
+    Cholesky factor of the k x k leading block of D; False if D is not positive definite."""
     for r in range(k):
         for c in range(r + 1):
             s = D[r, c]
@@ -1181,21 +1222,68 @@ def joint_limit_damper_law_jacobian(t, inputs, refs, F, I):
 
 @njit
 def tree_input_matrix(t, x, refs, F, I):
-    """``d(rates)/d(inputs)`` of `tree_rates`, shape (len(x), n_port_efforts): the rates are
-    affine in the port efforts, so each column is the rates at a unit effort minus the rates
-    at zero effort (exact up to the round-off of that difference). The compiled path uses it
-    for the sensitivities of the multiplier solve (constraints bonded to links)."""
+    """``d(rates)/d(inputs)`` of `tree_rates`, shape (len(x), n_port_efforts).
+
+    The rates are affine in the port efforts ``W`` (link wrenches, then joint efforts):
+    ``dv/dt = M(q)^-1 (tau_J + sum_k J_k^T w_k - b(q, v))``, so the columns are, in closed form,
+
+    - rows of dv/dt: ``M^-1 J_k^T`` for a ported link k (``J_k`` its body Jacobian,
+      `link_jacobians`), ``M^-1 E_j`` for a ported joint j (E_j its velocity columns);
+    - rows of a ported link's mirrored twist (whose rate is the link acceleration
+      ``J_i dv/dt + dJ_i/dt v``): ``J_i`` times those;
+    - zero for dq/dt and the mirrored poses (they depend on v, not on W).
+
+    One forward kinematics, one composite-rigid-body pass (`crba_placed`), one Cholesky
+    factorisation of M and nv-sized triangular solves for the columns: O(n nv + nv^3 / 6 +
+    nv^2 m) instead of the m + 1 articulated-body passes that probing the rates at unit
+    efforts cost (Go1, m = 24 port efforts: 25 passes). The compiled path uses it for the
+    sensitivities of the multiplier solve (constraints bonded to links). A mass matrix that
+    is not positive definite gives NaN columns (the caller falls back to the Python path,
+    where `aba` reports it).
+    """
+    n, nq, nv = I[0], I[1], I[2]
+    base = _IHEAD + 4 * n
+    nlp = I[base]
+    njp = I[base + 1 + nlp]
     o = _port_offsets(I)
     m = o[o.shape[0] - 1]
-    W = np.zeros(m)
-    r0 = tree_rates_flat(x, W, F, I)
-    B = np.empty((r0.shape[0], m))
-    for k in range(m):
-        W[k] = 1.0
-        rk = tree_rates_flat(x, W, F, I)
-        for r in range(r0.shape[0]):
-            B[r, k] = rk[r] - r0[r]
-        W[k] = 0.0
+    B = np.zeros((x.shape[0], m))
+    Rl, tl, Rw, pw = np.empty(9 * n), np.empty(3 * n), np.empty(9 * n), np.empty(3 * n)
+    forward_kinematics(F, I, x[0:nq], Rl, tl, Rw, pw)
+    M = crba_placed(F, I, Rl, tl)
+    J = link_jacobians(F, I, Rl, tl)
+    L = np.zeros((nv, nv))
+    if not _cholesky(M, nv, L):
+        B[:, :] = np.nan
+        return B
+    Y = np.zeros((nv, m))           # J^T columns, then M^-1 J^T in place
+    for k in range(nlp):
+        i = I[base + 1 + k]
+        for r in range(nv):
+            for c in range(6):
+                Y[r, 6 * k + c] = J[i, c, r]
+    for k in range(njp):
+        j = I[base + 2 + nlp + k]
+        iv = I[_IHEAD + 4 * j + 3]
+        for r in range(o[nlp + k + 1] - o[nlp + k]):
+            Y[iv + r, o[nlp + k] + r] = 1.0
+    b = np.empty(nv)
+    for c in range(m):
+        for r in range(nv):
+            b[r] = Y[r, c]
+        _cholesky_solve(L, nv, b)
+        for r in range(nv):
+            Y[r, c] = b[r]
+            B[nq + r, c] = b[r]
+    for k in range(nlp):
+        i = I[base + 1 + k]
+        row = nq + nv + 13 * k + 7
+        for r in range(6):
+            for c in range(m):
+                acc = 0.0
+                for s in range(nv):
+                    acc += J[i, r, s] * Y[s, c]
+                B[row + r, c] = acc
     return B
 
 

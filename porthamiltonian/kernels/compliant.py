@@ -396,6 +396,28 @@ def culled_events(t, x, gap, F, I):
     return out
 
 
+@njit(inline="always")
+def chart_margin(x, sh, F, I):
+    """`ContactPair.chart_margin`: the exact contact points' smallest distance to a singular
+    set of the tracked charts (own state x[4:6]) minus `CHART_MARGIN`, or a patch network's
+    `transition_margin`, from the shared contact state of a pair on its surfaces (the chart
+    event of the compliant and sliding-plane contacts)."""
+    margin = np.inf
+    F1, I1, F2, I2 = _surfaces(F, I)
+    xe = sh[P_X]
+    for k in range(2):
+        Fk, Ik = (F1, I1) if k == 0 else (F2, I2)
+        if Ik[1] > 1:
+            ce = sh[P_C1] if k == 0 else sh[P_C2]
+            ch = int(round(x[4 + k]))
+            u, v = _s.chart_map(Fk, Ik, xe[2 * k], xe[2 * k + 1], ce, ch)
+            if Ik[2] == _s.ATLAS_NETWORK:     # a patch transition (`PatchNetwork.transition_margin`)
+                margin = min(margin, _s.transition_margin(Ik, u, v, ch, _s.TRANSITION_DEPTH))
+            else:
+                margin = min(margin, _s.distance_to_singular(Fk, ch, u, v) - F[CHART_MARGIN])
+    return margin
+
+
 @njit(argtypes=f"{_T_X_REFS}, {_SHARED}, f8[::1], i8[::1]")
 def spring_events(t, x, refs, sh, F, I):
     """Values of the spring's event functions in the order of `ContactSpring.events` (touch,
@@ -408,21 +430,7 @@ def spring_events(t, x, refs, sh, F, I):
     off_surface = sh[P_CULLED] == 2.0   # the contact point left a bounded surface (`pair_state`)
     out[0] = 1.0 if active else -sh[P_DELTA]
     out[1] = -sh[P_DELTA] if active else -1.0
-    margin = np.inf
-    if not off_surface:
-        F1, I1, F2, I2 = _surfaces(F, I)
-        xe = sh[P_X]
-        for k in range(2):
-            Fk, Ik = (F1, I1) if k == 0 else (F2, I2)
-            if Ik[1] > 1:
-                ce = sh[P_C1] if k == 0 else sh[P_C2]
-                ch = int(round(x[4 + k]))
-                u, v = _s.chart_map(Fk, Ik, xe[2 * k], xe[2 * k + 1], ce, ch)
-                if Ik[2] == _s.ATLAS_NETWORK:     # a patch transition (`PatchNetwork.transition_margin`)
-                    margin = min(margin, _s.transition_margin(Ik, u, v, ch, _s.TRANSITION_DEPTH))
-                else:
-                    margin = min(margin, _s.distance_to_singular(Fk, ch, u, v) - F[CHART_MARGIN])
-    out[2] = 1.0 if off_surface else margin
+    out[2] = 1.0 if off_surface else chart_margin(x, sh, F, I)
     if I[CULLABLE]:
         if active:
             out[3] = 1.0

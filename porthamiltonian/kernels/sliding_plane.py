@@ -150,3 +150,30 @@ def rates(t, x, refs, flows, sh, F, I):
 def active(x, F, I):
     """1 on every row while the contact flag is set, else 0."""
     return np.full(_rows(I).shape[0], 1.0 if x[6] > 0.5 else 0.0)
+
+
+@njit
+def events(t, x, refs, lam, sh, F, I):
+    """Values of a unilateral constraint's event functions in the order of
+    `SlidingPlaneConstraint.events` (chart, detach, impact), as the Python ones, from the
+    evaluation's shared contact state and the constraint's multipliers `lam` (those of the
+    same compiled evaluation: the detach event is the normal multiplier's zero, with no
+    second solve). NaN where the kernels do not handle the state (the evaluation then falls
+    back to Python, which re-evaluates the events)."""
+    out = np.empty(3)
+    if not _handled(sh):
+        out[:] = np.nan
+        return out
+    active = x[6] > 0.5
+    out[0] = _kcp.chart_margin(x, sh, F, I)
+    out[1] = lam[0] if active else 1.0
+    out[2] = 1.0 if active else -sh[2]
+    return out
+
+
+@njit
+def events_bilateral(t, x, refs, lam, sh, F, I):
+    """`events` of a bilateral constraint: its only event, the chart change."""
+    out = np.empty(1)
+    out[0] = _kcp.chart_margin(x, sh, F, I) if _handled(sh) else np.nan
+    return out

@@ -449,8 +449,8 @@ class ArticulatedBody(StorageElement):
         return _k.tree_rates_flat(x, W, self._F, self._I)
 
     def input_matrix(self, t, x, refs):
-        """d(rates)/d(inputs): the rates are affine in the port efforts (exact by probing,
-        `kernels.articulated.tree_input_matrix`)."""
+        """d(rates)/d(inputs) in closed form: ``M^-1 J^T`` from one composite-rigid-body pass
+        and a Cholesky factorisation (`kernels.articulated.tree_input_matrix`)."""
         return _k.tree_input_matrix(t, np.asarray(x, float), refs, self._F, self._I)
 
     def output_jacobian(self, t, x, refs):

@@ -80,7 +80,7 @@ class SlidingPlaneConstraint(ConstraintElement):
 
     def __init__(self, name, pair: ContactPair, *, friction="frictionless", mu=0.0, eps=1e-3, restitution=0.0,
                  unilateral=True, stabilization=None, softening=0.0, max_gap=None, relax=1.0, rest_speed=1e-3,
-                 guard=None):
+                 guard=None, impact_gap=1e-9):
         super().__init__(name)
         if friction not in FRICTION_MODES:
             close = difflib.get_close_matches(str(friction), FRICTION_MODES, n=1)
@@ -101,6 +101,7 @@ class SlidingPlaneConstraint(ConstraintElement):
         self.max_gap = None if max_gap is None else as_finite_float(max_gap, "max_gap", positive=True)
         self.relax = as_finite_float(relax, "relax", nonnegative=True)
         self.rest_speed = as_finite_float(rest_speed, "rest_speed", nonnegative=True)
+        self.impact_gap = as_finite_float(impact_gap, "impact_gap", nonnegative=True)
         if guard is not None and not isinstance(guard, TouchdownGuard):
             raise ParameterError(f"`guard` must be a TouchdownGuard or None, got {guard!r}")
         if guard is not None and not self.unilateral:
@@ -233,9 +234,15 @@ class SlidingPlaneConstraint(ConstraintElement):
     # ---- kernels
     def kernel(self, role):
         """Compiled kernels (`porthamiltonian.kernels.sliding_plane`) where both surfaces have
-        compiled evaluators; the events stay in Python."""
+        compiled evaluators. The events are compiled too: (chart, detach, impact) of an
+        unguarded unilateral contact (`_ksp.events`: the detach value is the multiplier of the
+        same evaluation), (chart,) of a bilateral one; a guarded impact reads the guard's
+        bodies (and a subclass may declare other events): those stay in Python."""
         fn = {"terms": _ksp.terms, "acceleration_bias": _ksp.acceleration_bias, "effort_map": _ksp.effort_map,
               "rates": _ksp.rates, "active": _ksp.active}.get(role)
+        if role == "events":
+            fn = {("chart", "detach", "impact"): _ksp.events, ("chart",): _ksp.events_bilateral}.get(
+                tuple(e.name for e in self.events())) if self.guard is None else None
         packed = self.pair.pack(cullable=False, relax=self.relax) if fn is not None else None
         if packed is None:
             return None
@@ -251,7 +258,10 @@ class SlidingPlaneConstraint(ConstraintElement):
         if self.unilateral:
             ev.append(EventSpec("detach", self._detach_fn, -1.0, self._detach, uses_system=True))
             if self.guard is None:
-                ev.append(EventSpec("impact", self._impact_fn, -1.0, self._impact))
+                # (a reduced contact, `ReducedContactConstraint`, is integrated in its own phase: it
+                # does not join other contacts' impulses)
+                joins = None if getattr(self, "reduced", False) else self._joins_impact
+                ev.append(EventSpec("impact", self._impact_fn, -1.0, self._impact, joins_impact=joins))
             else:
                 ev.append(EventSpec("impact", self._guarded_impact_fn, -1.0, self._guarded_impact, uses_system=True))
         return tuple(ev)
@@ -283,6 +293,12 @@ class SlidingPlaneConstraint(ConstraintElement):
 
     def _impact_fn(self, t, x, refs):
         return self.distance(x, refs) if x[_ACT] < 0.5 else 1.0
+
+    def _joins_impact(self, t, x, refs):
+        """Whether this detached contact takes part in an impulse happening elsewhere now: its
+        gap is at most `impact_gap` (`PHSystem.apply_impulse` then solves the impacts of every
+        such contact together, one Newton impact; one that separates takes no impulse)."""
+        return x[_ACT] < 0.5 and self.distance(x, refs) <= self.impact_gap
 
     def _guarded_impact_fn(self, system, t, x):
         own, refs = system.element_state(self._own_path(system), x)
@@ -321,9 +337,11 @@ class SlidingPlaneConstraint(ConstraintElement):
             return out_c
 
         def after(system, t_, xf):
-            # separating after the impulse (a bounce): the contact is off until the next impact
+            # separating after the impulse (a bounce): the contact is off until the next impact;
+            # also off if a simultaneous impact left it without impulse (it separates on its own,
+            # `PHSystem.apply_impulse` switched it off)
             own = xf[system.layout.element_slice(self._path(system))].copy()
-            own[_ACT] = 0.0 if bounced[0] else 1.0
+            own[_ACT] = 0.0 if bounced[0] or own[_ACT] < 0.5 else 1.0
             return own
 
         return EventOutcome(out, 0.0, f"impact (restitution {self.restitution:g})", impulse=target, x_after=after)
@@ -343,7 +361,8 @@ class SlidingPlaneConstraint(ConstraintElement):
                 "restitution": self.restitution, "unilateral": self.unilateral,
                 "stabilization": None if self.stabilization is None else list(self.stabilization),
                 "softening": self.softening, "max_gap": self.max_gap, "relax": self.relax,
-                "rest_speed": self.rest_speed, "guard": None if self.guard is None else self.guard.parameters()}
+                "rest_speed": self.rest_speed, "guard": None if self.guard is None else self.guard.parameters(),
+                "impact_gap": self.impact_gap}
 
     @classmethod
     def from_parameters(cls, name, params, resolve):
@@ -355,7 +374,7 @@ class SlidingPlaneConstraint(ConstraintElement):
 
 def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None, pose_b=None, friction="frictionless",
                         mu=0.5, eps=1e-3, restitution=0.0, unilateral=True, stabilization=None, softening=0.0,
-                        max_gap=None, alpha=0.0, relax=1.0, rest_speed=1e-3, guard=None):
+                        max_gap=None, alpha=0.0, relax=1.0, rest_speed=1e-3, guard=None, impact_gap=1e-9):
     """A stiff (constraint) contact component between body a and body b (module docstring).
 
     Same ports and bonding as `CompliantContact`::
@@ -399,6 +418,16 @@ def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=No
     guard : TouchdownGuard, optional
         The impact (making the contact) happens only while the guard is armed (a walker's
         swing foot passing through the ground at mid-stance is ignored; `library.touchdown`).
+    impact_gap : float [m]
+        Simultaneous impacts: when another contact's impulse happens (its impact), this
+        detached unguarded contact takes part if its gap is at most `impact_gap`, and the
+        impacts are solved together as one Newton impact (complementarity: each contact's
+        impulse >= 0, its normal speed after >= -e times before, one of the two tight;
+        `PHSystem.apply_impulse`), not as a cascade of single impacts microseconds apart.
+        The gap left (<= `impact_gap`) is the constraint stabilization's to close. Default
+        1e-9 m, the package's "touching" (`max_gap`'s default): exactly simultaneous
+        contacts (a symmetric landing) only; a robot's feet take a wider window (1e-5 m
+        reached at 1 m/s is 10 us).
     """
     if not isinstance(friction, str):
         raise ParameterError(
@@ -408,7 +437,7 @@ def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=No
     con = SlidingPlaneConstraint(
         "constraint", pair, friction=friction, mu=mu, eps=eps, restitution=restitution, unilateral=unilateral,
         stabilization=stabilization, softening=softening, max_gap=max_gap, relax=relax, rest_speed=rest_speed,
-        guard=guard,
+        guard=guard, impact_gap=impact_gap,
     )
     return contact_component(name, con)
 

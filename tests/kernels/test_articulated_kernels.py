@@ -217,3 +217,61 @@ def test_singular_articulated_inertia_is_reported():
     qdd = np.empty(1)
     ok = K.aba(F, I, np.zeros(1), np.zeros(1), np.ones(1), np.zeros(6), *[np.empty(s) for s in (9, 3, 9, 3, 6, 6)], qdd)
     assert not ok and np.isnan(qdd[0])
+
+
+def _ported(tree, rng):
+    """The tree with ports: every third link (and the last) and two one-dof joints (or fewer),
+    its own state at a random (q, v) with random mirror blocks (the input matrix must not read
+    them)."""
+    model, d, F, I = tree["model"], tree["d"], tree["F"], tree["I"]
+    n = I[0]
+    links = sorted(set(range(0, n, 3)) | {n - 1})
+    joints = [i for i, j in enumerate(d.joints) if j.nv == 1][:2]
+    Ip = np.concatenate([I, [len(links), *links, len(joints), *joints]]).astype(np.int64)
+    qp, vp, q, v = _state(tree)
+    x = np.concatenate([q, v, rng.normal(size=13 * len(links))])
+    return Ip, qp, x, links, joints
+
+
+def test_input_matrix_equals_probed_rates(tree):
+    """Second formulation: the rates are affine in the port efforts, so column k of the input
+    matrix is rates(W = e_k) - rates(W = 0), each from one articulated-body pass
+    (`tree_rates_flat`, no mass matrix). The closed form (CRBA + Cholesky) must agree to
+    round-off: measured 1e-16..2e-15 relative; 1e-10 is the issue's bound."""
+    F = tree["F"]
+    Ip, _, x, _, _ = _ported(tree, tree["rng"])
+    B = K.tree_input_matrix(0.0, x, (), F, Ip)
+    m = B.shape[1]
+    r0 = K.tree_rates_flat(x, np.zeros(m), F, Ip)
+    probed = np.stack([K.tree_rates_flat(x, np.eye(m)[k], F, Ip) - r0 for k in range(m)], axis=1)
+    assert _rel(B, probed) < REL
+
+
+def test_input_matrix_matches_pinocchio_crba_and_joint_jacobians(tree):
+    """Against Pinocchio: dv/dt's block is M^-1 J_k^T with Pinocchio's `crba` and its joint
+    Jacobians in the joint's LOCAL frame (`computeJointJacobians`, rows (v, omega) swapped to
+    ours); the mirrored twists' block is J_i M^-1 J_k^T."""
+    model, d, F, P = tree["model"], tree["d"], tree["F"], tree["P"]
+    data = model.createData()
+    Ip, qp, x, links, joints = _ported(tree, tree["rng"])
+    nq, nv = Ip[1], Ip[2]
+    B = K.tree_input_matrix(0.0, x, (), F, Ip)
+    Mp = pin.crba(model, data, qp)
+    Mp = np.triu(Mp) + np.triu(Mp, 1).T
+    pin.computeJointJacobians(model, data, qp)
+    swap = np.r_[3, 4, 5, 0, 1, 2]
+
+    def jac(i):   # our link i's body Jacobian from Pinocchio's (6 x nv, our orders)
+        Jp = pin.getJointJacobian(model, data, model.getJointId(d.joints[i].name), pin.LOCAL)
+        return Jp[swap] @ P.T
+
+    M = P @ Mp @ P.T
+    cols = [jac(i).T for i in links] + [np.eye(nv)[:, [sum(j.nv for j in d.joints[:i])]] for i in joints]
+    JT = np.concatenate(cols, axis=1)
+    Y = np.linalg.solve(M, JT)
+    assert _rel(B[nq : nq + nv], Y) < REL
+    for k, i in enumerate(links):
+        row = nq + nv + 13 * k
+        assert np.abs(B[row : row + 7]).max() == 0.0      # the mirrored pose does not depend on W
+        assert _rel(B[row + 7 : row + 13], jac(i) @ Y) < REL
+    assert np.abs(B[:nq]).max() == 0.0                   # nor do the configuration rates
