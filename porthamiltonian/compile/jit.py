@@ -330,12 +330,14 @@ def generate_jit(plan):
         return None, str(exc), None
 
 
-def load_jit(source):
-    """The module of a generated source (function ``rhs``, flag ``HAS_EVENTS``), through its
-    cache file (module
-    docstring); falls back to a temporary directory if the cache directory is not writable."""
+def load_jit(source, prefix="porthamiltonian_rhs"):
+    """The module of a generated source (for a right-hand side: function ``rhs``, flag
+    ``HAS_EVENTS``), imported from its cache file ``<prefix>_<digest of source>.py`` (module
+    docstring), written atomically; falls back to a temporary directory if the cache
+    directory is not writable. Other generated kernels (`integrate.compiled_rk`'s step) load
+    through it with their own `prefix`."""
     digest = hashlib.sha1(source.encode()).hexdigest()[:20]
-    name = f"porthamiltonian_rhs_{digest}"
+    name = f"{prefix}_{digest}"
     if name in sys.modules:
         return sys.modules[name]
     path = cache_dir() / f"{name}.py"

@@ -139,37 +139,16 @@ def _step_function(fn):
     the global it calls, written beside the right-hand side's cache file and compiled with the
     package's options (cached on disk: compiled once per machine and right-hand side; a
     function taking `fn` as an argument could not be cached)."""
-    import hashlib
-    import importlib.util
     import inspect
-    import os
-    import sys
 
-    from ..compile.jit import cache_dir
+    from ..compile.jit import load_jit
 
     name = fn.__module__
     if name in _STEPS:
         return _STEPS[name]
     body = inspect.getsource(_step).replace("def _step(rhs, ", "def step(").replace(" rhs(", " _rhs(")
     source = _HEADER.format(rhs=name, safety=SAFETY, min_factor=MIN_FACTOR, max_factor=MAX_FACTOR) + body
-    module_name = f"porthamiltonian_rk_{hashlib.sha1(source.encode()).hexdigest()[:20]}"
-    path = cache_dir() / f"{module_name}.py"
-    try:
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(source)
-            os.replace(tmp, path)   # atomic: a concurrent process never reads a partial file
-    except OSError:   # a cache directory that cannot be written: a temporary one (as `load_jit`)
-        import tempfile
-        from pathlib import Path
-
-        path = Path(tempfile.mkdtemp(prefix="porthamiltonian-")) / f"{module_name}.py"
-        path.write_text(source)
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    sys.modules[module_name] = module
+    module = load_jit(source, prefix="porthamiltonian_rk")
     _STEPS[name] = module.step
     return module.step
 

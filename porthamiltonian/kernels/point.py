@@ -23,12 +23,7 @@ import numpy as np
 from . import closest as _kc
 from . import lie as _lie
 from ._njit import njit
-
-
-@njit
-def _solve2(m00, m01, m10, m11, b0, b1):
-    det = m00 * m11 - m01 * m10
-    return (m11 * b0 - m01 * b1) / det, (m00 * b1 - m10 * b0) / det
+from .contact_kinematics import _solve2
 
 
 @njit
