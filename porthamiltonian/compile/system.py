@@ -102,7 +102,8 @@ class PHSystem:
     -----
     The integration interface, all that `porthamiltonian.integrate` uses of a system (and what
     a new integrator may rely on): the state (`layout`, `check_state`, `elements`), the rates
-    (`rhs`, `reference_rhs`, `plan_path`), the element events and their jump maps (`events`,
+    (`rhs`, `reference_rhs`, `plan_path`; `compiled_call` and `remember_event_values` for an
+    integrator with its own compiled step), the element events and their jump maps (`events`,
     `event_value`, `apply_impulse`), the energy (`energy`, `storages`), the constraints
     (`constraints`, `has_constraints`, `velocity_residuals`, `impulse_directions`,
     `constraint_residuals`, `constraint_series`, `project_constraints`) and the regimes
@@ -155,6 +156,22 @@ class PHSystem:
         if j["source"] is not None and j["fn"] is None:
             self._load_jit()
         return "numba" if j["fn"] is not None else f"python: {j['reason']}"
+
+    def compiled_call(self):
+        """``(fn, u0, F, I)``: the compiled right-hand side, called as ``fn(t, x, u0, F, I) ->
+        (xdot, status, event_values, multipliers, residuals, gaps)`` (`porthamiltonian.compile.jit`),
+        with the default inputs and its packed parameters; None while it is not built. For
+        integrators that call it from their own compiled step (`integrate.compiled_rk`)."""
+        j = self._jit
+        return None if j["fn"] is None else (j["fn"], self._u0, j["F"], j["I"])
+
+    def remember_event_values(self, t, x, values):
+        """Keep the event values an integrator's compiled step evaluated at (t, x), so that
+        `event_value` answers from them at that state (as after an `rhs` evaluation there).
+        Ignored when the compiled right-hand side carries no events."""
+        j = self._jit
+        if j["events"]:
+            j["key"], j["values"] = (t, x.tobytes()), values
 
     def _load_jit(self):
         """Compile the generated right-hand side (or load it from numba's cache) without

@@ -142,7 +142,7 @@ def point_contact(S1: Surface, P: Point, H_12, *, uv0=None, chart: int = 0,
     -----
     ``project_point(S1, R p2 + d)`` (Newton on ``f_a . (f - c) = 0``): the contact of a point
     is the closest point of S1 to it when apart and the foot of the normal through it when
-    penetrating (the smallest |distance| among the feet the starts reach).
+    penetrating (the smallest absolute distance among the feet the starts reach).
 
     Examples
     --------

@@ -167,16 +167,16 @@ class _Compiled:
 
     def _step_impl(self):
         ev = self._evaluator
-        jit = None if ev is None else ev.system._jit
-        if jit is None or jit["fn"] is None or self.y.dtype != np.float64:
+        call = None if ev is None else ev.system.compiled_call()
+        if call is None or self.y.dtype != np.float64:
             return super()._step_impl()
+        fn, u0, F, I = call
         t = self.t
         min_step = 10 * np.abs(np.nextafter(t, self.direction * np.inf) - t)
         h_abs = min(max(self.h_abs, min_step), self.max_step)
-        code, t_new, y_new, f_new, h_abs, h, values, nfev = _step_function(jit["fn"])(
+        code, t_new, y_new, f_new, h_abs, h, values, nfev = _step_function(fn)(
             t, self.y, self.f, h_abs, float(self.direction), float(self.t_bound), min_step,
-            self._rtol, self._atol, self.A, self.B, self.C, self.E, self.K, self.error_exponent,
-            ev.system._u0, jit["F"], jit["I"])
+            self._rtol, self._atol, self.A, self.B, self.C, self.E, self.K, self.error_exponent, u0, F, I)
         self._book(ev, nfev, t if code else t_new, self.y if code else y_new)
         if code == 2:   # a stage the compiled path declines: scipy's own step from the same state
             return super()._step_impl()
@@ -184,8 +184,7 @@ class _Compiled:
             return False, self.TOO_SMALL_STEP
         self.h_previous, self.y_old = h, self.y
         self.t, self.y, self.h_abs, self.f = t_new, y_new, h_abs, f_new
-        if jit["events"]:
-            jit["key"], jit["values"] = (t_new, y_new.tobytes()), values
+        ev.system.remember_event_values(t_new, y_new, values)
         return True, None
 
     def _book(self, ev, nfev, t, y):
