@@ -58,6 +58,10 @@ from .codegen import SINGULAR_GROWTH, _Gen
 __all__ = ["generate_jit", "load_jit", "cache_dir"]
 
 
+#: the largest sparse assembled matrix (entries) the compiled path takes, as a dense array
+_SPARSE_DENSE_MAX = 1_000_000
+
+
 class NoJit(Exception):
     """The plan has a part the compiled right-hand side does not cover (the reason)."""
 
@@ -91,6 +95,10 @@ class _JitGen(_Gen):
 
     # -- constants: slices of F and I
     def _pack(self, value):
+        if hasattr(value, "toarray"):   # a scipy sparse assembled matrix (`compile.linear`)
+            if value.shape[0] * value.shape[1] > _SPARSE_DENSE_MAX:
+                raise NoJit(f"a sparse assembled matrix of shape {value.shape} (the Python path multiplies it sparse)")
+            value = value.toarray()   # numba multiplies dense arrays; below the bound that costs little
         arr = np.asarray(value)
         key = id(value)
         if key in self._slices:
