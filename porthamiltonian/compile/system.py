@@ -259,6 +259,28 @@ class PHSystem:
                 return values[k]
         return self.events[k].value(t, x, self)
 
+    def event_values(self, t, x):
+        """Every element event's value at (t, x), in `events` order: ``event_value(k, t, x)``
+        for all k from one look-up (the last compiled evaluation at that very state, else one
+        compiled evaluation, else the elements' Python event functions), bit for bit the same
+        numbers. `porthamiltonian.integrate.simulate` asks it once per step.
+
+        Returns
+        -------
+        ndarray, shape (len(events),)
+        """
+        j = self._jit
+        n = len(self.events)
+        values = j["values"]
+        if values is not None and j["key"][0] == t and j["key"][1] == x.tobytes():
+            return values[:n]
+        if j["fn"] is not None and j["events"]:
+            _, status, values, _, _, _ = j["fn"](float(t), np.ascontiguousarray(x, dtype=float), self._u0, j["F"], j["I"])
+            if status == 0:
+                j["key"], j["values"] = (t, x.tobytes()), values
+                return values[:n]
+        return np.array([self.events[k].value(t, x, self) for k in range(n)], dtype=float)
+
     # ----------------------------------------------------------------- integration interface
     # What an integrator needs from a compiled system, and all `porthamiltonian.integrate`
     # uses of it: the state layout (`layout`, `check_state`, `elements`), the rates (`rhs`,

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-__all__ = ["start_trend", "starts_crossing", "wrap_event", "round_off"]
+__all__ = ["start_trend", "starts_crossing", "wrap_event", "round_off", "SegmentEvents"]
 
 #: ulps of every state entry by which `round_off` moves the state: the solver's dense output
 #: an instant after a segment start carries a few ulps of rounding in each entry
@@ -95,4 +95,48 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
 
     ev.direction = direction
     ev.terminal = terminal
+    ev.rule = (t_start, start_value, sign, band)   # for `SegmentEvents`: the same rule on a vector
     return ev
+
+
+class SegmentEvents:
+    """The values of a segment's event functions at once (`porthamiltonian.integrate.ivp`).
+
+    The first ``m`` of the wrapped functions `wrapped` (`wrap_event`) wrap the entries of one
+    vector function ``raw(t, x) -> ndarray, shape (m,)`` (the element events' values,
+    `PHSystem.event_values`); `values` applies their start rules to that vector with numpy and
+    calls the others (user events) one by one. ``values(t, x)[k] == wrapped[k](t, x)`` bit for
+    bit, which `solve_segment` relies on: the root search calls the scalar functions.
+
+    Parameters
+    ----------
+    raw : callable
+        ``raw(t, x) -> ndarray, shape (m,)``.
+    wrapped : list of callables
+        `wrap_event` functions, the first ``m`` of them wrapping ``raw(t, x)[k]``.
+    m : int
+        How many of `wrapped` wrap `raw`.
+    """
+
+    def __init__(self, raw, wrapped, m):
+        self.raw, self.wrapped, self.m = raw, list(wrapped), m
+        rules = [e.rule for e in self.wrapped[:m]]
+        self.t_start = rules[0][0] if rules else None
+        self.start_value = np.array([r[1] for r in rules], dtype=float)
+        self.sign = np.array([r[2] for r in rules], dtype=float)
+        self.band = np.array([r[3] for r in rules], dtype=float)
+        self.others = self.wrapped[m:]
+
+    def __call__(self, t, x):
+        """All the wrapped functions' values at ``(t, x)``, shape (len(wrapped),)."""
+        if self.m == 0:
+            head = np.empty(0)
+        elif t == self.t_start:
+            head = self.start_value.copy()
+        else:
+            g = np.asarray(self.raw(t, x), dtype=float)
+            keep = (np.abs(g) <= self.band) & (np.sign(g) != self.sign)
+            head = np.where(keep, self.start_value, g)
+        if not self.others:
+            return head
+        return np.concatenate([head, [float(e(t, x)) for e in self.others]])

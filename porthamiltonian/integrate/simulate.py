@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.integrate import OdeSolver, solve_ivp
+from scipy.integrate import OdeSolver
 from scipy.integrate._ivp.ivp import METHODS as _SCIPY_METHODS
 
 from .._interrupt import caused_by_interrupt
@@ -38,7 +38,8 @@ from .._validate import as_array, as_finite_float, is_real_scalar
 from ..bondgraph.graph import BondGraph
 from ..compile.system import PATH_PROBE_AT, PHSystem
 from ..errors import AuditError, GeometryError, IntegrationError, IntegrationWarning, ParameterError, PhaseError
-from .events import starts_crossing, wrap_event
+from .events import SegmentEvents, starts_crossing, wrap_event
+from .ivp import solve_segment
 from .discrete_gradient import DiscreteGradient
 from .dop853 import DOP853
 from .fixed_step import RK4
@@ -801,14 +802,17 @@ class _Segments:
             wrap_event(e, getattr(e, "direction", 0.0), bool(getattr(e, "terminal", False)), t, x, rhs)
             for e in self.user_events
         ]
-        return self.run_solver(rhs, t, x, t_stop, evs, len(self.element_events), None, self.solver), evs
+        # at each step's end, every element event's value from one look-up (`event_values`)
+        values = SegmentEvents(system.event_values, evs, len(self.element_events))
+        return self.run_solver(rhs, t, x, t_stop, evs, len(self.element_events), None, self.solver, values), evs
 
-    def run_solver(self, fun, t, y, t_stop, evs, n_before_user, to_x, solver):
-        """solve_ivp of ``dy/dt = fun(t, y)`` from ``(t, y)`` to `t_stop` with the event
-        functions `evs` (the user events after the first `n_before_user`); stores the samples
-        as states (``to_x(y)``, or y itself when None). Returns sol, None if solve_ivp raised."""
+    def run_solver(self, fun, t, y, t_stop, evs, n_before_user, to_x, solver, values=None):
+        """`solve_segment` (solve_ivp's loop) of ``dy/dt = fun(t, y)`` from ``(t, y)`` to
+        `t_stop` with the event functions `evs` (the user events after the first
+        `n_before_user`; `values`, all their values at once, when given); stores the samples
+        as states (``to_x(y)``, or y itself when None). Returns sol, None if the solver raised."""
         rhs = self.rhs
-        accepted = _StepRecorder()   # solve_ivp loses its steps when it raises: keep them here
+        accepted = _StepRecorder()   # a raising solver loses its steps: keep them here
         te = None
         if self.t_eval is not None:
             # the segment's own end is always evaluated (the state to restart from); it is
@@ -816,7 +820,8 @@ class _Segments:
             te = np.union1d(self.t_eval[(self.t_eval > t) & (self.t_eval <= t_stop)], [t_stop])
         first = None if self.first_step is None else min(self.first_step, t_stop - t)
         try:
-            sol = solve_ivp(fun, (t, t_stop), y, t_eval=te, events=evs + [accepted], first_step=first, **solver)
+            sol = solve_segment(fun, (t, t_stop), y, t_eval=te, events=evs, values=values, on_step=accepted,
+                                first_step=first, **solver)
         except IntegrationError as exc:
             accepted.keep(self.T, self.X, to_x)
             self.status, self.message = -1, str(exc)
@@ -930,13 +935,11 @@ class _Segments:
 
 
 class _StepRecorder:
-    """A never-crossing event function: solve_ivp evaluates it at the end of every accepted
-    step, so the steps of a segment survive an exception raised inside solve_ivp (a user law
-    or element kernel failing, a singular implicit solve), which would otherwise lose the
-    whole segment. Costs one call per step; holds the last `KEEP` steps of one segment."""
+    """The steps of a segment, kept as the solver goes (`solve_segment`'s `on_step`, called at
+    the end of every accepted step), so that they survive an exception raised inside the
+    solver (a user law or element kernel failing, a singular implicit solve), which would
+    otherwise lose the whole segment. Holds the last `KEEP` steps of one segment."""
 
-    direction = 0.0
-    terminal = False
     KEEP = 100_000
 
     def __init__(self):

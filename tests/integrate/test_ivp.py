@@ -1,0 +1,98 @@
+"""`solve_segment` (solve_ivp's loop, the events' values from one call) against scipy's
+`solve_ivp` itself, and `SegmentEvents` against the scalar `wrap_event` functions it stands
+for. The loop is solve_ivp's statement for statement, so the comparisons are bit for bit
+(exact equality is the claim under test)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from porthamiltonian.integrate.events import SegmentEvents, wrap_event
+from porthamiltonian.integrate.ivp import active_events, solve_segment
+
+
+def _oscillators(t, y):
+    """Three undamped oscillators of frequencies 1, 2.3, 4.1 rad/s: (positions, speeds)."""
+    w2 = np.array([1.0, 2.3, 4.1]) ** 2
+    return np.concatenate([y[3:], -w2 * y[:3]])
+
+
+def _events(terminal_at=None):
+    """Each position's zero crossings: one rising-only, one falling-only, one both; optionally
+    one of them terminal."""
+    evs = []
+    for k, d in enumerate((1.0, -1.0, 0.0)):
+        def g(t, y, k=k):
+            return y[k]
+        g.direction, g.terminal = d, k == terminal_at
+        evs.append(g)
+    return evs
+
+
+def _same(a, b):
+    assert a.status == b.status and a.nfev == b.nfev and a.message == b.message
+    np.testing.assert_array_equal(a.t, b.t)
+    np.testing.assert_array_equal(a.y, b.y)
+    for ta, tb, ya, yb in zip(a.t_events, b.t_events, a.y_events, b.y_events):
+        np.testing.assert_array_equal(ta, tb)
+        np.testing.assert_array_equal(ya, yb)
+
+
+@pytest.mark.parametrize("method", ["RK23", "RK45", "DOP853", "Radau"])
+@pytest.mark.parametrize("terminal_at", [None, 1])
+def test_same_as_solve_ivp(method, terminal_at):
+    y0 = np.array([0.3, -0.2, 0.5, 1.0, 0.7, -0.4])
+    te = np.linspace(0.0, 6.0, 13)
+    for t_eval, dense in ((None, False), (te, False), (te, True), (None, True)):
+        evs = _events(terminal_at)
+        ref = solve_ivp(_oscillators, (0.0, 6.0), y0, method=method, t_eval=t_eval, dense_output=dense,
+                        events=evs, rtol=1e-5, atol=1e-8)
+        steps = []
+        got = solve_segment(_oscillators, (0.0, 6.0), y0, method=method, t_eval=t_eval, dense_output=dense,
+                            events=evs, values=lambda t, y: y[:3].copy(), on_step=lambda t, y: steps.append(t),
+                            rtol=1e-5, atol=1e-8)
+        _same(got, ref)
+        assert sum(len(t) for t in ref.t_events) >= (1 if terminal_at is not None else 8)
+        if dense:
+            tt = np.linspace(0.0, float(ref.t[-1]), 37)
+            np.testing.assert_array_equal(got.sol(tt), ref.sol(tt))
+        assert steps and steps[-1] <= 6.0 and np.all(np.diff(steps) > 0)
+
+
+def test_backward_and_scalar_events():
+    """Backward time, and the events called one by one (no `values`)."""
+    y0 = np.array([0.3, -0.2, 0.5, 1.0, 0.7, -0.4])
+    te = np.linspace(6.0, 0.0, 7)
+    ref = solve_ivp(_oscillators, (6.0, 0.0), y0, method="RK45", t_eval=te, events=_events(), rtol=1e-6)
+    got = solve_segment(_oscillators, (6.0, 0.0), y0, method="RK45", t_eval=te, events=_events(), rtol=1e-6)
+    _same(got, ref)
+
+
+def test_active_events_rule():
+    g = np.array([-1.0, 1.0, 0.0, -1.0, 1.0, -1.0])
+    g_new = np.array([1.0, -1.0, 1.0, 1.0, -1.0, -2.0])
+    d = np.array([1.0, -1.0, 1.0, -1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(active_events(g, g_new, d), [0, 1, 2, 4])
+
+
+def test_segment_events_equal_wrapped():
+    """The vector of `SegmentEvents` equals the wrapped scalar functions bit for bit: a start
+    exactly on a zero leaving it (the round-off band), a grazing start, a nonzero start, and
+    values inside and outside the band later."""
+    rhs = lambda t, x: np.array([1.0, 0.0, 0.0, 0.0])          # x0 rises at unit speed
+    raw_funs = [lambda t, x: x[0] - 1.0,                       # starts on its zero, rising
+                lambda t, x: x[1] * x[1] - 0.0,                # grazing start (zero rate)
+                lambda t, x: x[2] - 2.0]                       # far from zero
+    x0 = np.array([1.0, 0.0, 0.5, 0.0])
+    wrapped = [wrap_event(f, d, True, 0.0, x0, rhs) for f, d in zip(raw_funs, (-1.0, 1.0, 0.0))]
+    user = lambda t, x: x[3] - 0.25
+    wrapped.append(wrap_event(user, 0.0, False, 0.0, x0, rhs))
+    vec = SegmentEvents(lambda t, x: np.array([f(t, x) for f in raw_funs]), wrapped, 3)
+    assert wrapped[0].rule[3] > 0      # the first one has a round-off band
+    for t, x in [(0.0, x0), (1e-9, x0 + [-1e-16, 1e-9, 0, 0]), (1e-9, x0 + [-1e-3, 0, 0, 0]),
+                 (0.2, np.array([0.7, -0.1, 2.5, 0.3])), (0.3, np.array([1.0 - 2e-16, 0.0, 2.0, 0.25]))]:
+        got = vec(t, x)
+        want = np.array([float(w(t, x)) for w in wrapped])
+        np.testing.assert_array_equal(got, want)
