@@ -225,6 +225,14 @@ def test_compiled_event_values_equal_the_python_event_functions(name, params):
                 # the multipliers of the two paths differ by the solve's round-off
                 tol = dict(rel=1e-9, abs=1e-12) if b.spec.name == "detach" else dict(rel=1e-12, abs=1e-15)
                 assert got == pytest.approx(ref, **tol), (b.name, got, ref)
+            # all at once (`event_values`, what `simulate` asks per step): the same numbers bit
+            # for bit, from the last evaluation and from a fresh one
+            each = np.array([system.event_value(k, 0.0, x) for k in range(len(system.events))])
+            if fresh:
+                system._jit["values"] = None
+            np.testing.assert_array_equal(system.event_values(0.0, x), each)
+        with _python_only(system):   # the elements' Python functions
+            np.testing.assert_array_equal(system.event_values(0.0, x), refs)
 
 
 def test_the_compiled_path_starts_after_jit_after_evaluations():
