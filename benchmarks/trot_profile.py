@@ -144,21 +144,26 @@ def main():
     assert system.compiled == "numba", system.compiled
     T = args.t_end
     ph.simulate(system, (0.0, 2e-3), x0, audit=False, **solver)   # warm-up
-    stats = {"events": 0, "steps": 0}
-    value, record = type(system)._event_value, _simulate._StepRecorder.__call__
+    stats = {"events": 0, "steps": 0, "vectors": 0}
+    cls = type(system)
+    value, values, record = cls.event_value, cls.event_values, _simulate._StepRecorder.__call__
 
     def counted(self, k, t, x):   # the system is frozen: counted on its class, for this run only
         stats["events"] += 1
         return value(self, k, t, x)
 
-    def recorded(self, t, x):   # solve_ivp asks it once per segment start and once per accepted step
+    def counted_all(self, t, x):
+        stats["vectors"] += 1
+        return values(self, t, x)
+
+    def recorded(self, t, x):   # `solve_segment` calls it once per accepted step
         stats["steps"] += 1
         return record(self, t, x)
 
-    type(system)._event_value, _simulate._StepRecorder.__call__ = counted, recorded
+    cls.event_value, cls.event_values, _simulate._StepRecorder.__call__ = counted, counted_all, recorded
     traj = ph.simulate(system, (0.0, T), x0, t_eval=np.linspace(0.0, T, 4), audit=False, **solver)
-    type(system)._event_value, _simulate._StepRecorder.__call__ = value, record
-    steps = stats["steps"] - (len(traj.events) + 1)
+    cls.event_value, cls.event_values, _simulate._StepRecorder.__call__ = value, values, record
+    steps = stats["steps"]
     c0 = time.process_time()
     traj = ph.simulate(system, (0.0, T), x0, t_eval=np.linspace(0.0, T, 4), audit=False, **solver)
     cpu = time.process_time() - c0
@@ -188,7 +193,8 @@ def main():
     print(f"| rhs evaluations per simulated second | {traj.nfev / T:.0f} |")
     print(f"| accepted steps per simulated second (mean step) | {steps / T:.0f} ({T / steps * 1e3:.3f} ms) |")
     print(f"| evaluations per step | {traj.nfev / steps:.2f} |")
-    print(f"| element event functions asked per step | {stats['events'] / steps:.1f} |")
+    print(f"| all-event look-ups (`event_values`) per step | {stats['vectors'] / steps:.2f} |")
+    print(f"| single event functions asked per step (root searches, segment starts) | {stats['events'] / steps:.2f} |")
     print(f"| events (impacts, contact phases) per simulated second | {len(traj.events) / T:.0f} |")
     print(f"| CPU per evaluation, all included / rhs alone | {per_eval * 1e6:.1f} / {whole_py * 1e6:.1f} µs |")
     print(f"| solver + events + wrapper overhead | {(per_eval - whole_py) * 1e6:.1f} µs per evaluation, "
@@ -197,11 +203,28 @@ def main():
           f"({audit / full.t.size * 1e3:.2f} ms per sample) |")
 
 
+def _solve_ivp_per_event(fun, t_span, y0, *, events=(), values=None, on_step=None, **options):
+    """`simulate`'s segment loop before branch trot-events: scipy's solve_ivp, which asks every
+    event function one by one at each step's end (each element event matched to the last
+    compiled evaluation by its state's bytes), the steps kept by a never-crossing event
+    function. Stands in for `porthamiltonian.integrate.ivp.solve_segment` in `compare`."""
+    from scipy.integrate import solve_ivp
+
+    def recorder(t, y):
+        on_step(t, y)
+        return 1.0
+
+    recorder.direction, recorder.terminal = 0.0, False
+    return solve_ivp(fun, t_span, y0, events=list(events) + [recorder], **options)
+
+
 def compare(rounds, t_end=1.0):
     """Section 3: CPU per simulated second of the solvers before and after (RK45 rtol 1e-6,
-    RK23 rtol 1e-4, `CompiledRK23` rtol 1e-4) and of MuJoCo (`speed.mujoco_trot`), each run
-    in turn `rounds` times in this process (so a change of the machine's load hits them
-    alike), from the model's start with `t_eval` 11 samples and the audit (as `speed.py`)."""
+    RK23 rtol 1e-4 with the events asked one by one as before branch trot-events, RK23 rtol
+    1e-4, `CompiledRK23` rtol 1e-4) and of MuJoCo (`speed.mujoco_trot`), each run in turn
+    `rounds` times in this process (so a change of the machine's load hits them alike), from
+    the model's start with `t_eval` 11 samples and the audit (as `speed.py`). The runs with
+    events one by one must take the same steps and events as the others (checked)."""
     import sys
     from pathlib import Path
 
@@ -216,20 +239,35 @@ def compare(rounds, t_end=1.0):
     system = ph.compile(model.graph)
     x0 = system.initial_state(model.initial)
     assert system.compiled == "numba", system.compiled
-    cases = {"RK45 rtol 1e-6 atol 1e-8 (default before)": dict(method="RK45", rtol=1e-6, atol=1e-8),
-             "RK23 rtol 1e-4 atol 1e-6 (default now)": dict(method="RK23", rtol=1e-4, atol=1e-6),
-             "CompiledRK23 rtol 1e-4 atol 1e-6": dict(method=CompiledRK23, rtol=1e-4, atol=1e-6)}
-    for kw in cases.values():   # warm-up: a stride each (kernels loaded, the compiled step built)
-        ph.simulate(system, (0.0, 0.3), x0, t_eval=[0.0, 0.3], **kw)
+    simulate_module = importlib.import_module("porthamiltonian.integrate.simulate")
+    vector_loop = simulate_module.solve_segment
+    rk23 = dict(method="RK23", rtol=1e-4, atol=1e-6)
+    cases = {"RK45 rtol 1e-6 atol 1e-8 (default before), events one by one": (dict(method="RK45", rtol=1e-6, atol=1e-8), True),
+             "RK23 rtol 1e-4 atol 1e-6 (default), events one by one (before trot-events)": (rk23, True),
+             "RK23 rtol 1e-4 atol 1e-6 (default), events as one vector (now)": (rk23, False),
+             "CompiledRK23 rtol 1e-4 atol 1e-6, events as one vector": (dict(method=CompiledRK23, rtol=1e-4, atol=1e-6), False)}
+
+    def run(kw, per_event, t):
+        simulate_module.solve_segment = _solve_ivp_per_event if per_event else vector_loop
+        try:
+            return ph.simulate(system, (0.0, t), x0, t_eval=np.linspace(0.0, t, 11), **kw)
+        finally:
+            simulate_module.solve_segment = vector_loop
+
+    for kw, per_event in cases.values():   # warm-up: a stride each (kernels loaded, the compiled step built)
+        run(kw, per_event, 0.3)
     cpu = {name: [] for name in [*cases, "MuJoCo RK4 dt 1e-3"]}
-    nfev = {}
+    nfev, found = {}, {}
     for _ in range(rounds):
-        for name, kw in cases.items():
+        for name, (kw, per_event) in cases.items():
             c0 = time.process_time()
-            traj = ph.simulate(system, (0.0, t_end), x0, t_eval=np.linspace(0.0, t_end, 11), **kw)
+            traj = run(kw, per_event, t_end)
             cpu[name].append((time.process_time() - c0) / t_end)
             nfev[name] = traj.nfev
+            found.setdefault(str(kw), []).append((traj.nfev, [(e.t, e.name) for e in traj.events]))
         cpu["MuJoCo RK4 dt 1e-3"].append(mujoco_trot(model, t_end)["mujoco_cpu_per_s"])
+    for kw, runs in found.items():   # the two event loops: the same evaluations and event times, exactly
+        assert all(r == runs[0] for r in runs), f"{kw}: the runs differ in evaluations or events"
     mujoco = float(np.median(cpu["MuJoCo RK4 dt 1e-3"]))
     print(f"| solver ({rounds} rounds alternated, {t_end} s each) | rhs evaluations | CPU per simulated second, "
           "min / median [s] | / MuJoCo (median) |\n|---|---|---|---|")

@@ -8,7 +8,9 @@ import math
 
 import numpy as np
 
-__all__ = ["start_trend", "starts_crossing", "wrap_event", "round_off", "SegmentEvents"]
+from ..kernels._njit import njit
+
+__all__ = ["start_trend", "starts_crossing", "wrap_event", "round_off", "SegmentEvents", "start_rule"]
 
 #: ulps of every state entry by which `round_off` moves the state: the solver's dense output
 #: an instant after a segment start carries a few ulps of rounding in each entry
@@ -99,6 +101,19 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     return ev
 
 
+@njit
+def start_rule(g, start_value, sign, band):
+    """`wrap_event`'s rule on a vector of raw event values `g` (shape (m,)), away from the
+    segment's start time: an entry within its start's round-off band (``|g| <= band``) with
+    the other sign than the one it leaves its start's zero with (`sign`) reads as its
+    `start_value`; a band of -1 (none) keeps every value. Compiled: it runs at every step.
+    Returns a new array, shape (m,)."""
+    out = np.empty(g.size)
+    for k in range(g.size):
+        out[k] = start_value[k] if abs(g[k]) <= band[k] and np.sign(g[k]) != sign[k] else g[k]
+    return out
+
+
 class SegmentEvents:
     """The values of a segment's event functions at once (`porthamiltonian.integrate.ivp`).
 
@@ -134,9 +149,7 @@ class SegmentEvents:
         elif t == self.t_start:
             head = self.start_value.copy()
         else:
-            g = np.asarray(self.raw(t, x), dtype=float)
-            keep = (np.abs(g) <= self.band) & (np.sign(g) != self.sign)
-            head = np.where(keep, self.start_value, g)
+            head = start_rule(np.asarray(self.raw(t, x), dtype=float), self.start_value, self.sign, self.band)
         if not self.others:
             return head
         return np.concatenate([head, [float(e(t, x)) for e in self.others]])
