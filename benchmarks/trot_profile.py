@@ -21,8 +21,13 @@ as a whole (not a test; issue 34, "Speed").
    solver's and the events' overhead. Then the post-run audit (`Trajectory.audit`, the stored
    energies at every sample) of the same run with every step stored (`t_eval` None).
 
+   Also: how many of the events' functions are asked per step (one look-up of all their
+   values, `PHSystem.event_values`, and the single functions of the root searches and the
+   segment starts), and the events' work at one step's end, one by one as solve_ivp asked
+   them before branch trot-events against one vector (`_event_step_cost`).
 3. With ``--compare ROUNDS``, instead: the solvers before and after and MuJoCo, alternated
-   in one process (`compare`).
+   in one process (`compare`), RK23 with the events one by one (solve_ivp, before branch
+   trot-events) and as one vector (now).
 
 Times are CPU time (`time.process_time`), best of `REPEATS` passes over ~100 states of the
 run: read them on a loaded machine as upper bounds.
@@ -118,6 +123,30 @@ def _parts(source, F, I, u, ts, xs, whole):
           f"{(whole - total) / whole:.0%} |")
 
 
+def _event_step_cost(system, t, x):
+    """CPU [s] of the events' work at one step's end, at a state of the run (mid-segment, the
+    compiled evaluation at the step's end already made, as after an RK step): ``(one by one,
+    as one vector)``. One by one: every wrapped event function asked (each matched to the last
+    evaluation by its state's bytes) and scipy's activity test on the two lists, as solve_ivp
+    did before branch trot-events; as one vector: `SegmentEvents` and `ivp.active_events`."""
+    from scipy.integrate._ivp.ivp import find_active_events
+
+    from porthamiltonian.integrate.events import SegmentEvents, wrap_event
+    from porthamiltonian.integrate.ivp import active_events
+
+    rhs = system.rhs
+    evs = [wrap_event(lambda tt, xx, k=k: system.event_value(k, tt, xx), b.spec.direction, True, t, x, rhs)
+           for k, b in enumerate(system.events)]
+    vector = SegmentEvents(system.event_values, evs, len(evs))
+    d = np.array([e.direction for e in evs])
+    t1, x1 = t + 1e-4, x + 1e-9 * np.abs(x)
+    rhs(t1, x1)
+    g = vector(t1, x1)
+    one = _best(lambda k: find_active_events(g, [e(t1, x1) for e in evs], d), 3000)
+    vec = _best(lambda k: active_events(g, vector(t1, x1), d), 3000)
+    return one, vec
+
+
 def main():
     import sys
 
@@ -179,21 +208,23 @@ def main():
     with open(module.__file__) as fh:
         source = fh.read()
     m = len(ts)
-    # the call `simulate` makes (`PHSystem._fast`: the compiled function and its status check;
-    # `PHSystem.rhs` validates the state first)
-    whole_py = _best(lambda k: system._fast(ts[k % m], xs[k % m], u), 1000)
+    # the call `simulate` makes (`PHSystem.rhs`: the compiled function, its status check and the
+    # event values kept for the step's end; no validation)
+    whole_py = _best(lambda k: system.rhs(ts[k % m], xs[k % m], u), 1000)
     whole = _best(lambda k: fn(ts[k % m], xs[k % m], u, F, I), 1000)
     print(f"quadruped-trot, {solver}, {T} s; CPU times on this machine (uptime load: see `uptime`)\n")
     if not args.simulate_only:
         _parts(source, F, I, u, ts, xs, whole)
-    print(f"| whole: numba function / as `simulate` calls it (`PHSystem._fast`) | {whole * 1e6:.1f} / {whole_py * 1e6:.1f} µs |\n")
+    print(f"| whole: numba function / as `simulate` calls it (`PHSystem.rhs`) | {whole * 1e6:.1f} / {whole_py * 1e6:.1f} µs |\n")
     per_eval = cpu / traj.nfev
     print("| simulate | value |\n|---|---|")
     print(f"| CPU per simulated second | {cpu / T:.3f} s |")
     print(f"| rhs evaluations per simulated second | {traj.nfev / T:.0f} |")
     print(f"| accepted steps per simulated second (mean step) | {steps / T:.0f} ({T / steps * 1e3:.3f} ms) |")
     print(f"| evaluations per step | {traj.nfev / steps:.2f} |")
+    one, vec = _event_step_cost(system, ts[m // 2], xs[m // 2])
     print(f"| all-event look-ups (`event_values`) per step | {stats['vectors'] / steps:.2f} |")
+    print(f"| the events' work per step: one by one (before) / as one vector | {one * 1e6:.1f} / {vec * 1e6:.1f} µs |")
     print(f"| single event functions asked per step (root searches, segment starts) | {stats['events'] / steps:.2f} |")
     print(f"| events (impacts, contact phases) per simulated second | {len(traj.events) / T:.0f} |")
     print(f"| CPU per evaluation, all included / rhs alone | {per_eval * 1e6:.1f} / {whole_py * 1e6:.1f} µs |")
