@@ -97,3 +97,38 @@ def test_segment_events_equal_wrapped():
         got = vec(t, x)
         want = np.array([float(w(t, x)) for w in wrapped])
         np.testing.assert_array_equal(got, want)
+
+
+def test_simulate_fires_the_same_events_as_with_solve_ivp(monkeypatch):
+    """A model with element events (the ball dropped on compliant ground: touchdown, lift-off,
+    touchdown in 0.5 s), on the Python path (nothing to compile): `simulate` with
+    `solve_segment` and with scipy's solve_ivp asking each event function (the loop before
+    `solve_segment`) gives the same samples and the same events, bit for bit."""
+    import importlib
+
+    import porthamiltonian as ph
+    from porthamiltonian.models import build_model
+
+    sim = importlib.import_module("porthamiltonian.integrate.simulate")   # the module (the package exports the function)
+
+    model = build_model("ball-drop")
+    system = ph.compile(model.graph, jit=False)
+    x0 = system.initial_state(model.initial)
+
+    def per_event(fun, t_span, y0, *, events=(), values=None, on_step=None, **options):
+        def recorder(t, y):
+            on_step(t, y)
+            return 1.0
+        recorder.direction, recorder.terminal = 0.0, False
+        return solve_ivp(fun, t_span, y0, events=list(events) + [recorder], **options)
+
+    runs = []
+    for loop in (sim.solve_segment, per_event):
+        monkeypatch.setattr(sim, "solve_segment", loop)
+        runs.append(ph.simulate(system, (0.0, 0.5), x0, audit=False, **model.solver))
+    a, b = runs
+    assert len(a.events) >= 3
+    assert [(e.t, e.name) for e in a.events] == [(e.t, e.name) for e in b.events]
+    np.testing.assert_array_equal(a.t, b.t)
+    np.testing.assert_array_equal(a.x, b.x)
+    assert a.nfev == b.nfev
