@@ -167,7 +167,8 @@ class PHSystem:
 
     def remember_event_values(self, t, x, values):
         """Keep the event values an integrator's compiled step evaluated at (t, x), so that
-        `event_value` answers from them at that state (as after an `rhs` evaluation there).
+        `event_value` and `event_values` answer from them at that state (as after an `rhs`
+        evaluation there).
         Ignored when the compiled right-hand side carries no events."""
         j = self._jit
         if j["events"]:
@@ -242,7 +243,7 @@ class PHSystem:
     def event_value(self, k, t, x):
         """The value of element event `k` (`events` order) at (t, x): from the compiled
         evaluation of the rates at that very state if there was one (an explicit Runge-Kutta
-        step ends with it, and the solver then asks each event function there in turn); else,
+        step ends with it; `event_values` gives all of them at once there); else,
         where the compiled right-hand side is built with its events, from one compiled
         evaluation at (t, x) (the root finder's states inside a step: a sliding-plane contact's
         detach value is then its multiplier from that evaluation, not a Python solve); else the

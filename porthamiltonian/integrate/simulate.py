@@ -7,8 +7,9 @@ the system only through the integration interface of `PHSystem` (rates, events, 
 energy, constraints, phases); the solvers are `scipy.integrate.OdeSolver` classes (`METHODS`), given the options
 their constructors take (`_solver_options`), so the driver has no case for any of them.
 
-The integration runs in segments: solve_ivp integrates until a terminal event (an element
-event such as contact making/breaking, or a terminal user event), the element's handler
+The integration runs in segments: solve_ivp's loop (`porthamiltonian.integrate.ivp.solve_segment`,
+every element event's value at a step's end from one look-up) integrates until a terminal
+event (an element event such as contact making/breaking, or a terminal user event), the element's handler
 changes its own state (and reports the energy lost), and a new segment starts. Energy lost
 at events is accumulated in the ledger quadrature "lost" of the element. While an element
 takes the integration over (an integrator phase, `porthamiltonian.integrate.phases`: a
