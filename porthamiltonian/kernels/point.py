@@ -22,6 +22,7 @@ import numpy as np
 
 from . import closest as _kc
 from . import lie as _lie
+from . import surfaces as _s
 from ._njit import njit
 from .contact_kinematics import _solve2
 
@@ -124,3 +125,94 @@ def kinematics(D1, p2, M2, R, d, T):
     uv1[0], uv1[1] = _solve2(_lie.dot3(f1u, f1u), _lie.dot3(f1u, f1v), _lie.dot3(f1u, f1v), _lie.dot3(f1v, f1v),
                              _lie.dot3(f1u, dp1), _lie.dot3(f1v, dp1))
     return distance, rate, dp1, dp2, dn2, uv1, s_max, s_min
+
+
+#: Armijo constant and halvings of `project`'s line search (as `geometry.closest.project_point`)
+_ARMIJO = 1e-4
+_MAX_HALVINGS = 30
+#: a Newton step moves the foot at most this fraction of the surface's scale
+_STEP_FRACTION = 0.25
+
+
+@njit(argtypes="f8[::1], i8[::1], f8[::1], f8, f8, i8, f8, f8, i8")
+def project(F, I, c, u, v, chart, scale, tol, max_iter):
+    """The foot on a packed surface of the normal through a point, warm-started: the compiled
+    projection of a point foot (`porthamiltonian.geometry.closest.project_point`'s damped Newton,
+    without its active set: a foot that reaches an edge of a bounded patch is reported, and the
+    caller's Python path decides).
+
+    Parameters
+    ----------
+    F, I : ndarray
+        Packed surface (`porthamiltonian.kernels.surfaces`).
+    c : ndarray, shape (3,) [m]
+        The point, in the surface's frame.
+    u, v : float
+        Warm start, in `chart`.
+    chart : int
+    scale : float [m]
+        Length scale of the step limit and of the tolerance.
+    tol : float
+        Tangential residual ``|f_a . (f - c)| / |f_a| <= tol * scale`` [m].
+    max_iter : int
+
+    Returns
+    -------
+    converged : bool
+        The residual is met at a point strictly inside the domain (an edge is not converged).
+    u, v : float
+    chart : int
+    D : ndarray, shape (3, 3, 3)
+        Order-2 derivatives at ``(u, v)``.
+    iterations : int
+
+    Notes
+    -----
+    Minimizes ``0.5 |f(u, v) - c|^2``: gradient ``g_a = f_a . (f - c)``, Hessian ``f_a . f_b +
+    f_ab . (f - c)``, shifted to positive definite where it is not (Levenberg-Marquardt),
+    Armijo backtracking; the chart is re-chosen after each step (`surfaces.best_chart`).
+    """
+    D = _s.derivatives(F, I, u, v, 2, chart)
+    for it in range(max_iter + 1):
+        fu, fv = D[1, 0], D[0, 1]
+        e = D[0, 0] - c
+        g0, g1 = _lie.dot3(fu, e), _lie.dot3(fv, e)
+        l0, l1 = math.sqrt(_lie.dot3(fu, fu)), math.sqrt(_lie.dot3(fv, fv))
+        if not (l0 > 0.0 and l1 > 0.0):
+            return False, u, v, chart, D, it
+        if abs(g0) / l0 <= tol * scale and abs(g1) / l1 <= tol * scale:
+            return True, u, v, chart, D, it
+        if it == max_iter:
+            break
+        h00 = _lie.dot3(fu, fu) + _lie.dot3(D[2, 0], e)
+        h01 = _lie.dot3(fu, fv) + _lie.dot3(D[1, 1], e)
+        h11 = _lie.dot3(fv, fv) + _lie.dot3(D[0, 2], e)
+        half, diff = 0.5 * (h00 + h11), 0.5 * (h00 - h11)
+        lo = half - math.sqrt(diff * diff + h01 * h01)
+        big = max(abs(h00), abs(h01), abs(h11), 1.0)
+        if lo <= 1e-12 * big:
+            shift = abs(lo) + 1e-6 * (abs(h00) + abs(h11)) + 1e-300
+            h00 += shift
+            h11 += shift
+        s0, s1 = _solve2(h00, h01, h01, h11, -g0, -g1)
+        m = fu * s0 + fv * s1
+        move = math.sqrt(_lie.dot3(m, m))
+        lam = min(1.0, _STEP_FRACTION * scale / move) if move > 0.0 else 1.0
+        phi0 = _lie.dot3(e, e)
+        slope = g0 * s0 + g1 * s1
+        accepted = False
+        un, vn = u, v
+        for _ in range(_MAX_HALVINGS):
+            un, vn, clamped = _s.place(F, chart, u + lam * s0, v + lam * s1)
+            if clamped:     # the foot reached an edge of a bounded patch
+                return False, un, vn, chart, _s.derivatives(F, I, un, vn, 2, chart), it
+            en = _s.derivatives(F, I, un, vn, 0, chart)[0, 0] - c
+            if _lie.dot3(en, en) <= phi0 + 2.0 * _ARMIJO * lam * slope + 8.0 * 2.220446049250313e-16 * phi0:
+                accepted = True
+                break
+            lam *= 0.5
+        if not accepted:
+            return False, u, v, chart, D, it
+        chart, u, v = _s.best_chart(F, I, un, vn, chart)
+        D = _s.derivatives(F, I, u, v, 2, chart)
+    return False, u, v, chart, D, max_iter
