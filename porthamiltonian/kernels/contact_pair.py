@@ -38,7 +38,8 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
     Parameters
     ----------
     F1, I1, F2, I2 : ndarray
-        Packed surfaces.
+        Packed surfaces; ``(F2, I2)`` may pack a point (`porthamiltonian.kernels.point.pack`),
+        whose pair is the point branch `point_pair_state`.
     H_12 : ndarray, shape (4, 4)
     x0 : ndarray, shape (4,)
         Warm start in charts ``(c1, c2)`` (moved to the best charts first).
@@ -63,6 +64,9 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
     G_a, G_b : ndarray, shape (6, 6)
         ``T_C = G_b T_b - G_a T_a``; ``G_a = Ad(H_C1 H_S1a)``, ``G_b = Ad(H_C1 H_12 H_S2b)``.
     """
+    if _kp.is_point(I2):    # the point branch: the foot of the normal (`point_pair_state`)
+        return _point_pair_state_by_symbol(F1, I1, _kp.center_of(F2), H_12, x0, c1, scale, tol, max_iter, alpha,
+                                           H_S1a, H_bS2, reg_tol)
     R = H_12[:3, :3].copy()
     d = H_12[:3, 3].copy()
     found, x = _closed_form(F1, I1, F2, I2, R, d, c1, c2)
@@ -132,7 +136,7 @@ def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol,
     Ha = _lie.pose_to_matrix(pose_a) if pose_a.shape[0] == 7 else H_Wa
     Hb = _lie.pose_to_matrix(pose_b) if pose_b.shape[0] == 7 else H_Wb
     H_12 = relative_pose(H_S1a, H_bS2, Ha, Hb)
-    if not (start_is_sane(F1, F2, x0, c1, c2) or _closed_form(F1, I1, F2, I2, H_12[:3, :3].copy(),
+    if not (_kp.is_point(I2) or start_is_sane(F1, F2, x0, c1, c2) or _closed_form(F1, I1, F2, I2, H_12[:3, :3].copy(),
                                                               H_12[:3, 3].copy(), c1, c2)[0]):
         z3 = np.zeros((3, 3, 3))
         z6 = np.zeros((6, 6))
