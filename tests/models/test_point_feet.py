@@ -1,0 +1,104 @@
+"""Walkers on point feet (issue 36): `foot=0` makes every foot a `porthamiltonian.geometry.Point`.
+
+Independent checks: the plastic impact map of a point-foot rimless wheel in closed form from
+the model's own parameters (angular momentum about the landing foot conserved:
+omega+/omega- = (I + m l^2 cos 2a) / (I + m l^2), I the hub's inertia about its axis, l the
+spoke, 2a the angle between neighbouring spokes), one impact per touchdown, the energy ledger,
+and the limit of round feet of radius 1e-4 and 1e-6 m, linear in the radius.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import porthamiltonian as ph
+from porthamiltonian.geometry import Point
+from porthamiltonian.models import build_model
+from porthamiltonian.models import compass_walker as cw
+from porthamiltonian.models import rimless_wheel as rw
+from porthamiltonian.studies import PoincareSection
+
+GYRATION = 1e-3
+
+
+def _run(name, t_end, **params):
+    model = build_model(name, **params)
+    system = ph.compile(model.graph, baumgarte=model.baumgarte)
+    traj = ph.simulate(system, (0.0, t_end), system.initial_state(model.initial), **model.solver)
+    assert traj.status == 0, traj.message   # status 0: the run's energy audit found the ledger closed
+    return model, system, traj
+
+
+def _closed_form_factor(system):
+    """(I + m l^2 cos 2a) / (I + m l^2) from the compiled model's hub and feet alone."""
+    hub = system.elements["hub"]
+    m, I = hub.mass, float(hub.inertia[1, 1])
+    pairs = [system.elements[f"foot{j}/constraint"].pair for j in (0, 1)]
+    feet = [p.S2 for p in pairs]
+    assert all(isinstance(f, Point) for f in feet)
+    l = float(np.linalg.norm(feet[0].center))
+    two_a = math.acos(feet[0].center @ feet[1].center / l ** 2)
+    return (I + m * l ** 2 * math.cos(two_a)) / (I + m * l ** 2)
+
+
+def test_point_foot_rimless_wheel_strikes_follow_the_closed_form_impact_map():
+    model, system, traj = _run("rimless-wheel", 1.7, foot=0.0, gyration=GYRATION)
+    eta = _closed_form_factor(system)
+    assert eta == pytest.approx(rw.impact_factor(8, 1.0, 0.0, GYRATION), rel=1e-14)   # the model's own formula
+    impacts = [r for r in traj.events if r.name.endswith("impact")]
+    stance = model.observables["stance angle"]
+    s = np.array([stance(system, t, x) for t, x in zip(traj.t, traj.x)])
+    strikes = int(np.sum(np.diff(s) < -math.pi / 8))   # the stance angle jumps from +a to -a once per strike
+    crossings = PoincareSection(rw.STRIKE).crossings(traj)
+    assert strikes >= 2 and len(impacts) == strikes and len(crossings) == strikes   # one impact per touchdown
+    assert all("released" in r.message for r in impacts)
+    w = model.observables["angular speed"]
+    for t, _ in crossings:
+        at = np.flatnonzero(traj.t == t)
+        # the impulse solve is exact up to the constraint residuals the run leaves (Baumgarte
+        # at rtol 1e-10): measured 1e-10 relative
+        assert w(system, t, traj.x[at[-1]]) / w(system, t, traj.x[at[0]]) == pytest.approx(eta, rel=1e-8)
+    ledger = traj.power_budget()
+    assert ledger.max_residual <= ledger.residual_bound
+    assert ledger.lost[-1] > 0.0   # the strikes lose energy
+
+
+def test_round_feet_converge_to_the_point_foot_linearly_in_the_radius():
+    """The first strike's time and post-strike speed of round feet of radius r differ from the
+    point foot's by at most C r, with C = 2 (s/m, rad/s/m: the closed forms' derivatives in r at
+    r = 0 are 0.6 s/m for the time and 0.8 rad/s/m for the speed, measured on the speed map), and
+    the differences shrink with r: linearly, the ratio of 1e-4 to 1e-6 m being 100 within 1 %
+    (above the integration tolerance's floor, 1e-9, at rtol 1e-10)."""
+    out = {}
+    for foot in (0.0, 1e-6, 1e-4):
+        model, system, traj = _run("rimless-wheel", 0.4, foot=foot, gyration=GYRATION)
+        t, x = PoincareSection(rw.STRIKE).crossings(traj)[0]
+        at = np.flatnonzero(traj.t == t)[-1]
+        out[foot] = np.array((t, model.observables["angular speed"](system, t, traj.x[at])))
+    d4, d6 = np.abs(out[1e-4] - out[0.0]), np.abs(out[1e-6] - out[0.0])
+    assert np.all(d4 <= 2.0 * 1e-4) and np.all(d6 <= 2.0 * 1e-6 + 1e-9)
+    assert d4[1] / d6[1] == pytest.approx(100.0, rel=0.01)
+
+
+def test_point_foot_compass_walker_strides_once_per_touchdown():
+    """Point feet (the textbook compass gait): two strides from the default start, one plastic
+    impact per touchdown, the feet alternating, the trailing foot released; the ledger closed;
+    the strides' times within 1e-5 s of the 1 um feet's (linear in the radius: ~1 s/m)."""
+    model, system, traj = _run("compass-walker", 1.6, foot=0.0)
+    assert cw.walker_geometry(system) == pytest.approx((1.0, 0.0, 0.0524), rel=1e-12)
+    impacts = [r for r in traj.events if r.name.endswith("impact")]
+    assert [r.name.split("/")[0] for r in impacts] == ["foot2", "foot1"]
+    assert all("released" in r.message for r in impacts)
+    _, _, near = _run("compass-walker", 1.6, foot=1e-6)
+    t_near = [r.t for r in near.events if r.name.endswith("impact")]
+    assert np.allclose([r.t for r in impacts], t_near, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(foot=-0.01), "foot"),
+    (dict(foot=0.0, contact="soil"), "round sole"),
+])
+def test_point_feet_parameter_rule(params, match):
+    with pytest.raises(ph.ParameterError, match=match):
+        build_model("rimless-wheel", **params)
