@@ -45,6 +45,11 @@ class Point:
     an edge of a bounded patch (no normal there): `point_contact` raises `GeometryError` for
     both.
 
+    In the contact elements (`SlidingPlaneContact`, `CompliantContact`, their `ContactPair`) a
+    point is `surface_b`, meeting the built-in surface `surface_a`; the pair stage is compiled
+    (`porthamiltonian.kernels.contact_pair.point_pair_state`), and a point as `surface_a`, two
+    points, or a point against a surface evaluated in Python are refused at construction.
+
     Examples
     --------
     >>> Point((0.0, 0.0, -1.0)).center.tolist()

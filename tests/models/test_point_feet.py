@@ -43,7 +43,7 @@ def _closed_form_factor(system):
 
 
 def test_point_foot_rimless_wheel_strikes_follow_the_closed_form_impact_map():
-    model, system, traj = _run("rimless-wheel", 1.7, foot=0.0, gyration=GYRATION)
+    model, system, traj = _run("rimless-wheel", 1.0, foot=0.0, gyration=GYRATION)
     eta = _closed_form_factor(system)
     assert eta == pytest.approx(rw.impact_factor(8, 1.0, 0.0, GYRATION), rel=1e-14)   # the model's own formula
     impacts = [r for r in traj.events if r.name.endswith("impact")]
@@ -62,6 +62,15 @@ def test_point_foot_rimless_wheel_strikes_follow_the_closed_form_impact_map():
     ledger = traj.power_budget()
     assert ledger.max_residual <= ledger.residual_bound
     assert ledger.lost[-1] > 0.0   # the strikes lose energy
+    # both paths: the compiled right-hand side handled every evaluation and equals the Python
+    # one along the run (round-off: the generated code inlines differently)
+    j = system._jit
+    assert j["fallbacks"] == 0 and j["fn"] is not None
+    for x in traj.x[:: max(1, len(traj.x) // 10)]:
+        ref = system._rhs(0.0, x, system._u0, False)
+        xdot, status, _, _, _, _ = j["fn"](0.0, x, system._u0, j["F"], j["I"])
+        assert status == 0
+        np.testing.assert_allclose(xdot, ref, rtol=1e-12, atol=1e-12 * (1.0 + np.abs(ref).max()))
 
 
 def test_round_feet_converge_to_the_point_foot_linearly_in_the_radius():
@@ -83,16 +92,15 @@ def test_round_feet_converge_to_the_point_foot_linearly_in_the_radius():
 
 def test_point_foot_compass_walker_strides_once_per_touchdown():
     """Point feet (the textbook compass gait): two strides from the default start, one plastic
-    impact per touchdown, the feet alternating, the trailing foot released; the ledger closed;
-    the strides' times within 1e-5 s of the 1 um feet's (linear in the radius: ~1 s/m)."""
+    impact per touchdown, the feet alternating, the trailing foot released; the ledger closed
+    (`_run`: status 0). (Its convergence from round feet: `test_walker_impacts`' 1 um feet walk,
+    and the rimless wheel's test above.)"""
     model, system, traj = _run("compass-walker", 1.6, foot=0.0)
     assert cw.walker_geometry(system) == pytest.approx((1.0, 0.0, 0.0524), rel=1e-12)
     impacts = [r for r in traj.events if r.name.endswith("impact")]
     assert [r.name.split("/")[0] for r in impacts] == ["foot2", "foot1"]
     assert all("released" in r.message for r in impacts)
-    _, _, near = _run("compass-walker", 1.6, foot=1e-6)
-    t_near = [r.t for r in near.events if r.name.endswith("impact")]
-    assert np.allclose([r.t for r in impacts], t_near, rtol=0, atol=1e-5)
+    assert 0.5 < impacts[1].t - impacts[0].t < 1.0   # a stride (~0.75 s), not a double strike
 
 
 @pytest.mark.parametrize("params, match", [
