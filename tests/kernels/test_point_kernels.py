@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from porthamiltonian.geometry import Ellipsoid, Plane, Point, Sphere, Torus, closest_points, point_contact, project_point
+from porthamiltonian.geometry import (Ellipsoid, Plane, Point, Sphere, Torus, closest_points, point_contact,
+                                      project_point)
 from porthamiltonian.kernels import contact as kc
 from porthamiltonian.kernels import contact_pair as kcp
 from porthamiltonian.kernels import point as kp
