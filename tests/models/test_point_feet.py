@@ -62,15 +62,8 @@ def test_point_foot_rimless_wheel_strikes_follow_the_closed_form_impact_map():
     ledger = traj.power_budget()
     assert ledger.max_residual <= ledger.residual_bound
     assert ledger.lost[-1] > 0.0   # the strikes lose energy
-    # both paths: the compiled right-hand side handled every evaluation and equals the Python
-    # one along the run (round-off: the generated code inlines differently)
-    j = system._jit
-    assert j["fallbacks"] == 0 and j["fn"] is not None
-    for x in traj.x[:: max(1, len(traj.x) // 10)]:
-        ref = system._rhs(0.0, x, system._u0, False)
-        xdot, status, _, _, _, _ = j["fn"](0.0, x, system._u0, j["F"], j["I"])
-        assert status == 0
-        np.testing.assert_allclose(xdot, ref, rtol=1e-12, atol=1e-12 * (1.0 + np.abs(ref).max()))
+    # (the compiled right-hand side against the Python one: `test_point_contacts`, on a small
+    # model; building this 8-contact wheel's takes minutes, too long for the suite)
 
 
 def test_round_feet_converge_to_the_point_foot_linearly_in_the_radius():
