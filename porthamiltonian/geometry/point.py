@@ -8,8 +8,12 @@ import numpy as np
 
 from .._validate import as_array
 from ..errors import GeometryError, ParameterError
+from ..kernels import closest as _kclosest
+from ..kernels import point as _kpoint
+from ..kernels import surfaces as _ksurfaces
 from . import gauss
-from .closest import DEFAULT_TOL, check_pose, project_point
+from .closest import DEFAULT_TOL, _scale, check_pose, project_point
+from .domain import ParameterDomain
 from .surface import Surface
 
 __all__ = ["Point", "PointContact", "point_contact"]
@@ -41,6 +45,11 @@ class Point:
     an edge of a bounded patch (no normal there): `point_contact` raises `GeometryError` for
     both.
 
+    In the contact elements (`SlidingPlaneContact`, `CompliantContact`, their `ContactPair`) a
+    point is `surface_b`, meeting the built-in surface `surface_a`; the pair stage is compiled
+    (`porthamiltonian.kernels.contact_pair.point_pair_state`), and a point as `surface_a`, two
+    points, or a point against a surface evaluated in Python are refused at construction.
+
     Examples
     --------
     >>> Point((0.0, 0.0, -1.0)).center.tolist()
@@ -66,6 +75,36 @@ class Point:
 
     def __repr__(self) -> str:
         return f"Point(center={tuple(self._center.tolist())})"
+
+    # ---- what a contact pair reads of its partner (`library.contact_geometry.ContactPair`)
+    #: the compiled contact kernels take a point (`porthamiltonian.kernels.point.pack`)
+    _is_compiled = True
+    #: a point is the limit of convex bodies; it has no patches
+    is_convex = True
+    is_network = False
+    #: the tracked state keeps two parameters per partner: the point's are placeholders
+    #: (always 0) in one chart whose domain is the whole plane, without edges or singular set
+    n_charts = 1
+    _DOMAIN = ParameterDomain((-np.inf, -np.inf), (np.inf, np.inf))
+
+    def domain(self, chart: int = 0) -> ParameterDomain:
+        """The placeholder domain of the point's two tracked parameters (always 0)."""
+        return self._DOMAIN
+
+    def edges(self, chart: int = 0) -> np.ndarray:
+        """No edges: ``(-inf, -inf, inf, inf)``."""
+        return np.array([-np.inf, -np.inf, np.inf, np.inf])
+
+    @property
+    def _kernel_spec(self):
+        """``(F, I)`` of the point for the compiled contact kernels (`kernels.point.pack`)."""
+        return _kpoint.pack(self._center)
+
+    @property
+    def _bound_spec(self) -> np.ndarray:
+        """The culling bound: a sphere of radius 0 about the point
+        (`porthamiltonian.kernels.closest.separation_bound`)."""
+        return np.array([_kclosest.BOUND_SPHERE, *self._center, 0.0, 0.0, 0.0])
 
 
 class PointContact(NamedTuple):

@@ -18,6 +18,7 @@ from ._njit import njit, separate
 
 from . import closest as _kc
 from . import lie as _lie
+from . import point as _kp
 from . import surfaces as _s
 
 #: tracked parameters closer than this [rad] to a singular set are re-expressed before use
@@ -79,7 +80,14 @@ def kinematics(D1, D2, R, d, T):
 
         M y1 = E^T (w x n1) + K2 E^T s,      y2 = (I + Delta K1) y1 - E^T s
         dp1/dt = E y1,   R dp2/dt = E y2,   dDelta/dt = n1 . s
+
+    S2 a point (`porthamiltonian.geometry.Point`, whose derivative array has ``f2_u = f2_v =
+    0``: `porthamiltonian.kernels.point.is_point_array`): `porthamiltonian.kernels.point.
+    surface_kinematics`, the radius-of-curvature form with a zero radius (``K2`` infinite);
+    ``x_rate[2:] = 0`` and ``p2_rate = 0``, ``s_max``, ``s_min`` those of ``I + Delta K1`` [-].
     """
+    if _kp.is_point_array(D2):
+        return _kp.surface_kinematics(D1, D2, R, d, T)
     w = T[:3]
     v = T[3:]
     n1, a00, a01, a11 = _kc.weingarten(D1)

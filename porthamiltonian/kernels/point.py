@@ -21,9 +21,49 @@ import math
 import numpy as np
 
 from . import closest as _kc
+from . import contact_kinematics as _ck
 from . import lie as _lie
+from . import surfaces as _s
 from ._njit import njit
-from .contact_kinematics import _solve2
+
+#: the ``shape`` code (``I[5]``) of a packed point (`pack`): not a surface kind's
+#: (`porthamiltonian.kernels.surfaces.SHAPE_*`), so no closed form or evaluation takes it
+SHAPE_POINT = 99
+
+
+def pack(center):
+    """``(F, I)`` of a point (`porthamiltonian.geometry.Point`) for the contact kernels: the
+    packed domain of its two placeholder parameters (kind ``CALLBACK``: `surfaces.derivatives`
+    is never called on it; one unbounded chart, no singular set), ``I[5] = SHAPE_POINT``, and
+    the point [m] in ``F[-3:]`` (`center_of`). Not a kernel; called once per contact."""
+    from ..geometry.domain import ParameterDomain
+
+    F, I = _s.pack_domains([ParameterDomain((-np.inf, -np.inf), (np.inf, np.inf))], [(1.0, 1.0)], 0.0)
+    I[5] = SHAPE_POINT
+    return np.concatenate((F, np.asarray(center, dtype=float))), I
+
+
+@njit(inline="always")
+def is_point(I):
+    """Whether ``(F, I)`` packs a point (`pack`)."""
+    return I[0] == _s.CALLBACK and I[5] == SHAPE_POINT
+
+
+@njit(inline="always")
+def center_of(F):
+    """The point of a packed point, shape (3,) [m]."""
+    return F[F.shape[0] - 3 :].copy()
+
+
+@njit(inline="always")
+def is_point_array(D2):
+    """Whether a derivative array is a point's (`porthamiltonian.kernels.contact_pair.
+    point_pair_state`: ``D2[0, 0]`` the point, no tangent vectors: ``f_u = f_v = 0``, which no
+    regular point of a surface has)."""
+    for k in range(3):
+        if D2[1, 0][k] != 0.0 or D2[0, 1][k] != 0.0:
+            return False
+    return True
 
 
 @njit
@@ -113,7 +153,7 @@ def kinematics(D1, p2, M2, R, d, T):
     if not s_min > 0.0:
         nan3 = np.full(3, np.nan)
         return distance, rate, nan3, nan3, nan3, np.full(2, np.nan), s_max, s_min
-    y0, y1 = _solve2(m00, m01, m10, m11,
+    y0, y1 = _ck._solve2(m00, m01, m10, m11,
                      _lie.dot3(e1, s) + n00 * wn0 + n01 * wn1,
                      _lie.dot3(e2, s) + n01 * wn0 + n11 * wn1)
     dp1 = e1 * y0 + e2 * y1
@@ -121,6 +161,109 @@ def kinematics(D1, p2, M2, R, d, T):
     dn2 = _lie.mtv(R, Rdn2)
     dp2 = _lie.mv(M2, dn2)
     uv1 = np.empty(2)
-    uv1[0], uv1[1] = _solve2(_lie.dot3(f1u, f1u), _lie.dot3(f1u, f1v), _lie.dot3(f1u, f1v), _lie.dot3(f1v, f1v),
+    uv1[0], uv1[1] = _ck._solve2(_lie.dot3(f1u, f1u), _lie.dot3(f1u, f1v), _lie.dot3(f1u, f1v), _lie.dot3(f1v, f1v),
                              _lie.dot3(f1u, dp1), _lie.dot3(f1v, dp1))
     return distance, rate, dp1, dp2, dn2, uv1, s_max, s_min
+
+
+#: Armijo constant and halvings of `project`'s line search (as `geometry.closest.project_point`)
+_ARMIJO = 1e-4
+_MAX_HALVINGS = 30
+#: a Newton step moves the foot at most this fraction of the surface's scale
+_STEP_FRACTION = 0.25
+
+
+@njit(argtypes="f8[::1], i8[::1], f8[::1], f8, f8, i8, f8, f8, i8")
+def project(F, I, c, u, v, chart, scale, tol, max_iter):
+    """The foot on a packed surface of the normal through a point, warm-started: the compiled
+    projection of a point foot (`porthamiltonian.geometry.closest.project_point`'s damped Newton,
+    without its active set: a foot that reaches an edge of a bounded patch is reported, and the
+    caller's Python path decides).
+
+    Parameters
+    ----------
+    F, I : ndarray
+        Packed surface (`porthamiltonian.kernels.surfaces`).
+    c : ndarray, shape (3,) [m]
+        The point, in the surface's frame.
+    u, v : float
+        Warm start, in `chart`.
+    chart : int
+    scale : float [m]
+        Length scale of the step limit and of the tolerance.
+    tol : float
+        Tangential residual ``|f_a . (f - c)| / |f_a| <= tol * scale`` [m].
+    max_iter : int
+
+    Returns
+    -------
+    converged : bool
+        The residual is met at a point strictly inside the domain (an edge is not converged).
+    u, v : float
+    chart : int
+    D : ndarray, shape (3, 3, 3)
+        Order-2 derivatives at ``(u, v)``.
+    iterations : int
+
+    Notes
+    -----
+    Minimizes ``0.5 |f(u, v) - c|^2``: gradient ``g_a = f_a . (f - c)``, Hessian ``f_a . f_b +
+    f_ab . (f - c)``, shifted to positive definite where it is not (Levenberg-Marquardt),
+    Armijo backtracking; the chart is re-chosen after each step (`surfaces.best_chart`).
+    """
+    D = _s.derivatives(F, I, u, v, 2, chart)
+    for it in range(max_iter + 1):
+        fu, fv = D[1, 0], D[0, 1]
+        e = D[0, 0] - c
+        g0, g1 = _lie.dot3(fu, e), _lie.dot3(fv, e)
+        l0, l1 = math.sqrt(_lie.dot3(fu, fu)), math.sqrt(_lie.dot3(fv, fv))
+        if not (l0 > 0.0 and l1 > 0.0):
+            return False, u, v, chart, D, it
+        if abs(g0) / l0 <= tol * scale and abs(g1) / l1 <= tol * scale:
+            return True, u, v, chart, D, it
+        if it == max_iter:
+            break
+        h00 = _lie.dot3(fu, fu) + _lie.dot3(D[2, 0], e)
+        h01 = _lie.dot3(fu, fv) + _lie.dot3(D[1, 1], e)
+        h11 = _lie.dot3(fv, fv) + _lie.dot3(D[0, 2], e)
+        half, diff = 0.5 * (h00 + h11), 0.5 * (h00 - h11)
+        lo = half - math.sqrt(diff * diff + h01 * h01)
+        big = max(abs(h00), abs(h01), abs(h11), 1.0)
+        if lo <= 1e-12 * big:
+            shift = abs(lo) + 1e-6 * (abs(h00) + abs(h11)) + 1e-300
+            h00 += shift
+            h11 += shift
+        s0, s1 = _ck._solve2(h00, h01, h01, h11, -g0, -g1)
+        m = fu * s0 + fv * s1
+        move = math.sqrt(_lie.dot3(m, m))
+        lam = min(1.0, _STEP_FRACTION * scale / move) if move > 0.0 else 1.0
+        phi0 = _lie.dot3(e, e)
+        slope = g0 * s0 + g1 * s1
+        accepted = False
+        un, vn = u, v
+        for _ in range(_MAX_HALVINGS):
+            un, vn, clamped = _s.place(F, chart, u + lam * s0, v + lam * s1)
+            if clamped:     # the foot reached an edge of a bounded patch
+                return False, un, vn, chart, _s.derivatives(F, I, un, vn, 2, chart), it
+            en = _s.derivatives(F, I, un, vn, 0, chart)[0, 0] - c
+            if _lie.dot3(en, en) <= phi0 + 2.0 * _ARMIJO * lam * slope + 8.0 * 2.220446049250313e-16 * phi0:
+                accepted = True
+                break
+            lam *= 0.5
+        if not accepted:
+            return False, u, v, chart, D, it
+        chart, u, v = _s.best_chart(F, I, un, vn, chart)
+        D = _s.derivatives(F, I, u, v, 2, chart)
+    return False, u, v, chart, D, max_iter
+
+
+@njit
+def surface_kinematics(D1, D2, R, d, T):
+    """`porthamiltonian.kernels.contact.kinematics`'s point branch: `kinematics` of S1 and a
+    point (``D2[0, 0]``, a point's derivative array, `is_point_array`), in that function's
+    return layout: ``(distance, distance_rate, p1_rate, p2_rate = 0, x_rate, s_max, s_min)``
+    with ``x_rate = (du1, dv1, 0, 0)`` (the point's placeholder parameters do not move)."""
+    distance, rate, dp1, dp2, _, uv1, s_max, s_min = kinematics(D1, D2[0, 0].copy(), np.zeros((3, 3)), R, d, T)
+    x_rate = np.zeros(4)
+    x_rate[0], x_rate[1] = uv1[0], uv1[1]
+    return distance, rate, dp1, dp2, x_rate, s_max, s_min

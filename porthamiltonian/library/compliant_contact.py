@@ -768,6 +768,10 @@ def _scale_law(name, law, pair):
     weight stands for its stiffness. Checks that the pair supports a local law."""
     if not isinstance(law, LocalHertzLaw):
         return law
+    if pair._point:
+        raise ModelError(f"compliant contact {name!r}: a LocalHertzLaw takes its stiffness from the curvature of "
+                         f"both surfaces, and {pair.S2!r} is a point (no radius of curvature); give the law's "
+                         "stiffness (NormalLaw('hertz', stiffness=...), or `stiffness=`)")
     if not pair._compiled:
         raise ModelError(f"compliant contact {name!r}: a LocalHertzLaw needs surfaces the compiled kernels "
                          "evaluate (built-in kinds, B-splines, sympy surfaces); a Python-defined surface is not")
@@ -799,7 +803,15 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
     ----------
     name : str
     body_a, body_b : RigidBody or Ground
-    surface_a, surface_b : Surface
+    surface_a : Surface
+    surface_b : Surface or Point
+        A `porthamiltonian.geometry.Point` (a point foot, a sphere of radius 0) meets
+        `surface_a` at the foot of the normal through it, with `surface_a`'s normal
+        (`ContactPair`): `surface_a` must be a built-in surface, smooth where the point
+        touches (an edge of a bounded patch is a `GeometryError`; a point as `surface_a`, or two
+        points, a `ParameterError` at construction). A point has no size: give `stiffness` or
+        a law object (the default law is derived from the contact's size), not a
+        `LocalHertzLaw` (no curvature).
     pose_a, pose_b : array_like (4, 4), optional
         Pose of each surface in its body.
     normal : {"linear", "hertz", "hunt_crossley"} or NormalLaw or UserNormalLaw or LocalHertzLaw, optional
@@ -890,6 +902,11 @@ def CompliantContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=None,
             f"compliant contact {name!r}: `friction` is the Coulomb coefficient mu (a number), got {friction!r}; "
             "friction modes are the sliding-plane contact's (or use material=ContactMaterial(friction=mu) for both)")
     pair = ContactPair(body_a, surface_a, body_b, surface_b, pose_a=pose_a, pose_b=pose_b, alpha=alpha, cull=cull)
+    if pair._point and stiffness is None and not isinstance(normal, (NormalLaw, UserNormalLaw, LocalHertzLaw)):
+        raise ParameterError(
+            f"compliant contact {name!r}: `surface_b` = {surface_b!r} is a point, which has no size to derive the "
+            "default normal law from (a Hertz contact of radius 0 has no stiffness): give `stiffness` (and "
+            "`damping`), or a law object")
     mass = _reduced_mass(body_a, body_b)
     law0 = default_normal_law(name, normal, stiffness, damping, exponent, clip, mass=mass,
                               radius=reference_radius(pair))

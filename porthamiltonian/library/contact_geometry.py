@@ -28,8 +28,8 @@ import numpy as np
 
 from porthamiltonian.contact.kinematics import MAX_CONDITION, singular_kinematics_error
 from porthamiltonian.errors import GeometryError, ModelError, ParameterError
-from porthamiltonian.geometry import Surface, closest_points, surface_from_spec, surface_to_spec
-from porthamiltonian.geometry.closest import DEFAULT_TOL, ClosestPoints, _pair_scale, refine
+from porthamiltonian.geometry import Point, Surface, closest_points, point_contact, surface_from_spec, surface_to_spec
+from porthamiltonian.geometry.closest import DEFAULT_TOL, ClosestPoints, _pair_scale, _scale, refine
 from porthamiltonian.geometry.surface import REGULARITY_TOL
 from porthamiltonian.kernels import closest as _kclosest
 from porthamiltonian.kernels import compliant as _kcompliant
@@ -92,14 +92,42 @@ class ContactState(NamedTuple):
     edge_delta: float = 0.0  # off a bounded surface: the penetration of the surface extended
 
 
+def _check_point_pair(surface_a, surface_b):
+    """A `Point` is only body b's partner of a compiled smooth surface (`ContactPair`)."""
+    if isinstance(surface_a, Point):
+        other = ("another point: two points have no contact normal" if isinstance(surface_b, Point)
+                 else f"give the point as `surface_b` and {surface_b!r} as `surface_a`")
+        raise ParameterError(f"`surface_a` = {surface_a!r} is a point: a point meets a surface, whose normal is "
+                             f"the contact's, as `surface_b`; here it would meet {other}")
+    if isinstance(surface_b, Point) and isinstance(surface_a, Surface) and not surface_a._is_compiled:
+        raise ModelError(f"`surface_b` = {surface_b!r} is a point and `surface_a` = {surface_a!r} is evaluated in "
+                         "Python: a point's contact runs in the compiled kernels only (use a built-in surface kind)")
+
+
+def _point_spec(P):
+    """The JSON-ready spec of a point partner (`ContactPair.parameters`)."""
+    return {"kind": "Point", "center": P.center.tolist()}
+
+
 class ContactPair:
     """Two posed surfaces on two bodies (or a body and the ground), see module docstring.
 
     Parameters
     ----------
     body_a, body_b : RigidBody or Ground
-    surface_a, surface_b : Surface
-        In their body frames (then moved by `pose_a`, `pose_b`).
+    surface_a : Surface
+        In its body frame (then moved by `pose_a`).
+    surface_b : Surface or Point
+        In its body frame (then moved by `pose_b`). A `porthamiltonian.geometry.Point` (a
+        point foot: a sphere of radius 0) meets `surface_a` at the foot on it of the normal
+        through the point, and the contact frame's normal is `surface_a`'s
+        (`porthamiltonian.kernels.contact_pair.point_pair_state`; the point's two tracked
+        parameters are placeholders, always 0). So `surface_a` must be a built-in (compiled)
+        surface kind that is smooth where the point meets it: a point as `surface_a` (give it
+        as `surface_b`), two points, or a point against a surface evaluated in Python raise
+        at construction; a foot of the normal on an edge of a bounded patch (no normal there)
+        raises `GeometryError` when met. The point has no curvature: the local Hertz law
+        (`local_hertz`) does not apply to it.
     pose_a, pose_b : array_like, shape (4, 4), optional
         Pose of each surface in its body (default identity).
     alpha : float
@@ -118,7 +146,10 @@ class ContactPair:
             raise ModelError(f"a contact needs two different bodies, got {body_a.name!r} twice")
         if isinstance(body_a, Ground) and isinstance(body_b, Ground):
             raise ModelError("a contact between two grounds does nothing")
+        _check_point_pair(surface_a, surface_b)
         for key, s in (("surface_a", surface_a), ("surface_b", surface_b)):
+            if isinstance(s, Point):
+                continue
             if not isinstance(s, Surface):
                 raise ParameterError(f"`{key}` must be a Surface, got {s!r}")
             if not s._is_compiled and s.n_charts != 1:
@@ -138,7 +169,11 @@ class ContactPair:
         self._moving = (isinstance(body_a, RigidBody), isinstance(body_b, RigidBody))
         # constants of the compiled calls
         (self._F1, self._I1), (self._F2, self._I2) = surface_a._kernel_spec, surface_b._kernel_spec
-        self._scale = _pair_scale(surface_a, surface_b)
+        self._point = isinstance(surface_b, Point)
+        #: the pair's length scale [m]: the smaller surface's, or for a point its partner's
+        #: (1 m for an unbounded plane, as `porthamiltonian.geometry.point_contact`)
+        self._scale = _pair_scale(surface_a, surface_b) if not self._point else (
+            _scale(surface_a) if math.isfinite(_scale(surface_a)) else 1.0)
         self._compiled = surface_a._is_compiled and surface_b._is_compiled
         self._H_Wa = np.eye(4) if self._moving[0] else body_a.H_WG
         self._H_Wb = np.eye(4) if self._moving[1] else body_b.H_WG
@@ -164,13 +199,16 @@ class ContactPair:
     def parameters(self):
         """JSON-ready description (bodies as element references, surfaces as specs)."""
         return {"body_a": self.body_a, "surface_a": surface_to_spec(self.S1), "body_b": self.body_b,
-                "surface_b": surface_to_spec(self.S2), "pose_a": self.H_aS1.tolist(), "pose_b": self.H_bS2.tolist(),
+                "surface_b": _point_spec(self.S2) if self._point else surface_to_spec(self.S2),
+                "pose_a": self.H_aS1.tolist(), "pose_b": self.H_bS2.tolist(),
                 "alpha": self.alpha, "cull": self._cull_allowed}
 
     @classmethod
     def from_parameters(cls, p):
         """Rebuild from `parameters()` (with the body references resolved)."""
-        return cls(p["body_a"], surface_from_spec(p["surface_a"]), p["body_b"], surface_from_spec(p["surface_b"]),
+        b = p["surface_b"]
+        S2 = Point(b["center"]) if isinstance(b, dict) and b.get("kind") == "Point" else surface_from_spec(b)
+        return cls(p["body_a"], surface_from_spec(p["surface_a"]), p["body_b"], S2,
                    pose_a=p["pose_a"], pose_b=p["pose_b"], alpha=p["alpha"], cull=p["cull"])
 
     # ---- declaration helpers for the elements
@@ -286,11 +324,21 @@ class ContactPair:
         self._cache_key, self._cache = key, st
         return st
 
+    def _closest(self, H12):
+        """The global search for the contact pair at `H12`: `closest_points`, or for a point
+        `point_contact` (the foot of the normal; `GeometryError` on an edge of a patch)."""
+        if not self._point:
+            return closest_points(self.S1, self.S2, H12)
+        pc = point_contact(self.S1, self.S2, H12)
+        return ClosestPoints(x=np.array([pc.u1, pc.v1, 0.0, 0.0]), charts=(pc.chart1, 0), p1=pc.p1, n1=pc.n1,
+                             p2=pc.p2, n2=pc.n2, distance=pc.distance, gap_residual=0.0, normal_residual=0.0,
+                             iterations=pc.iterations, curvature_margin=pc.margin, searched_globally=True)
+
     def _global_state(self, st):
         """The contact state from the global search at `st`'s pose when it finds a pair inside
         the surfaces, else `st`."""
         try:
-            cp = closest_points(self.S1, self.S2, st.H_12)
+            cp = self._closest(st.H_12)
         except GeometryError:
             return st
         if self._outside(cp.x, cp.charts) > 0.0:
@@ -382,7 +430,7 @@ class ContactPair:
         if st is not None:
             return st
         try:
-            cp = closest_points(self.S1, self.S2, H12)
+            cp = self._closest(H12)
         except GeometryError as exc:
             raise GeometryError(
                 f"contact between {self.body_a.name!r} and {self.body_b.name!r}: the contact point was lost "
@@ -425,6 +473,11 @@ class ContactPair:
             Where Hertz theory does not apply: the relative curvature is not positive
             definite (conforming or concave surfaces) or is a line contact.
         """
+        if self._point:
+            raise GeometryError(
+                f"contact between {self.body_a.name!r} and {self.body_b.name!r}: the local Hertz stiffness needs "
+                f"the curvature of both bodies, and {self.S2!r} is a point (no radius): use a law whose stiffness is "
+                "given (linear, Hertz with a stated stiffness, Hunt-Crossley)")
         if self._local is not None and self._local[0] is st and self._local[1] == modulus:
             return self._local[2]   # the spring, damper and slip of one evaluation share it
         D1, D2 = st.D
@@ -503,9 +556,9 @@ class ContactPair:
         compliant contact*, 2003, Theorem 1).
         """
         try:
-            cp = closest_points(self.S1, self.S2, self.H_12(refs))
+            cp = self._closest(self.H_12(refs))
         except GeometryError as exc:
-            if self.S1.is_convex or self.S2.is_convex:
+            if self._point or self.S1.is_convex or self.S2.is_convex:
                 raise
             # neither surface strictly convex (a cylinder, a torus, a plane): the usual cause is
             # a conforming contact, which every start of the search reports at length

@@ -390,6 +390,11 @@ def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=No
         The plane rides on surface a, the point on surface b. Surface a must be at least as
         curved as needed for isolated contact points (a convex surface against a plane works
         either way round).
+        `surface_b` may be a `porthamiltonian.geometry.Point` (a point foot, a sphere of radius
+        0): it meets `surface_a` at the foot of the normal through it, with `surface_a`'s
+        normal (`ContactPair`; `surface_a` a built-in surface, smooth where the point touches:
+        an edge of a bounded patch is a `GeometryError`, a point as `surface_a` or two points a
+        `ParameterError` at construction). "rolling" then pins the point (no slip, no spin row).
     pose_a, pose_b : array_like (4, 4), optional
     friction : {"frictionless", "coulomb", "rolling"}
     mu : float

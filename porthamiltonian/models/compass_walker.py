@@ -27,6 +27,10 @@ trailing foot leaves the ground (the sliding-plane impact releases a contact tha
 pull), and the legs swap roles. Angular momentum of the walker about the landing point and
 of the trailing leg about the hip are conserved through it.
 
+Point feet (``foot=0``): each foot is a `porthamiltonian.geometry.Point` at the leg's end,
+meeting the plane as the contact's body b (the plane, body a, gives the contact's normal);
+the textbook compass gait of Goswami et al. (r = 0).
+
 The Poincaré section is the heel strike (`STRIKE`, the landing foot's impact); `stride_map`
 gives the stride map on z = (q, w_stance, w_swing) just after a strike (half the angle
 between the legs [rad], the legs' angular speeds about y [rad/s]) for
@@ -50,7 +54,7 @@ import math
 import numpy as np
 
 import porthamiltonian as ph
-from porthamiltonian.geometry import Plane, Sphere
+from porthamiltonian.geometry import Plane, Point, Sphere
 from porthamiltonian.library import Frame, Gravity, Ground, Joint, RigidBody, TouchdownGuard, make_contact
 from porthamiltonian.lie import quaternion, se3, so3
 from porthamiltonian.studies import StrideMap
@@ -152,6 +156,9 @@ def walker_geometry(system):
     """(L [m], r [m], gamma [rad]) of a compiled walker, read from foot 1's contact."""
     path = "foot1/constraint" if "foot1/constraint" in system.elements else "foot1/spring"
     pair = system.elements[path].pair
+    if isinstance(pair.S2, Point):   # point feet: the ground's plane is the pair's surface a
+        n = pair.H_aS1[:3, 2]
+        return -float(pair.S2.center[2]), 0.0, math.atan2(n[0], n[2])
     n = pair.H_bS2[:3, 2]
     return -float(pair.H_aS1[2, 3]), float(pair.S1.radius), math.atan2(n[0], n[2])
 
@@ -219,7 +226,9 @@ def _leg_body(name, leg_mass, hip_mass, com, gyration, pose, twist):
 
 def walker_contacts(kind, legs, leg, foot, slope, law):
     """The two feet's contacts with the ground, of one kind, each with its touchdown guard
-    (module docstring): a list of components "foot1", "foot2" (ports "a" = leg, "b" = ground).
+    (module docstring): a list of components "foot1", "foot2" (ports "a" = leg, "b" = ground;
+    for point feet, ``foot = 0``, "a" = ground, "b" = leg: a `porthamiltonian.geometry.Point`
+    meets the plane as the pair's body b, the plane's normal being the contact's).
 
     Parameters
     ----------
@@ -239,8 +248,12 @@ def walker_contacts(kind, legs, leg, foot, slope, law):
     out = []
     for k, (me, other) in enumerate(((leg1, leg2), (leg2, leg1)), start=1):
         guard = TouchdownGuard((me, centre), (other, centre), t)
-        out.append(make_contact(kind, f"foot{k}", me, Sphere(foot), ground, Plane(), pose_a=se3.make(np.eye(3), centre),
-                                pose_b=plane_pose, guard=guard, **law))
+        if foot > 0.0:
+            out.append(make_contact(kind, f"foot{k}", me, Sphere(foot), ground, Plane(),
+                                    pose_a=se3.make(np.eye(3), centre), pose_b=plane_pose, guard=guard, **law))
+        else:
+            out.append(make_contact(kind, f"foot{k}", ground, Plane(), me, Point(centre), pose_a=plane_pose,
+                                    guard=guard, **law))
     return out
 
 
@@ -275,7 +288,7 @@ _NO_SOIL = ("it has no knees, and on soft soil its stance foot sinks (5 cm on dr
     leg=Parameter(1.0, "m", "leg length L, hip to foot centre", rule="positive"),
     com=Parameter(0.5, "m", "distance b of a leg's centre of mass from the hip", rule="nonnegative"),
     gyration=Parameter(0.1, "m", "radius of gyration rho of a leg about its centre of mass", rule="positive"),
-    foot=Parameter(0.05, "m", "radius r of the spherical feet", rule="positive"),
+    foot=Parameter(0.05, "m", "radius r of the spherical feet (0: point feet)", rule="nonnegative"),
     slope=Parameter(0.0524, "rad", "inclination gamma of the ground (downhill is +x; 0.0524 is 3 degrees)",
                     rule="positive"),
     stance_angle=Parameter(-0.287256, "rad", "initial angle q1 of the stance leg (leg 1) from the slope normal"),
@@ -341,8 +354,9 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
         bg.connect(body.frame().port, f"gravity{k}")
     for k, (c, body) in enumerate(zip(walker_contacts(contact, (*legs, ground), leg, foot, slope, law), legs), start=1):
         bg.add(c)
-        bg.connect(body.frame().port, (f"foot{k}", "a"))
-        bg.connect(ground.frame().port, (f"foot{k}", "b"))
+        sides = (body, ground) if foot > 0.0 else (ground, body)   # `walker_contacts`: a point is body b
+        bg.connect(sides[0].frame().port, (f"foot{k}", "a"))
+        bg.connect(sides[1].frame().port, (f"foot{k}", "b"))
 
     n, t = slope_axes(slope)
 

@@ -36,6 +36,12 @@ map's Floquet multiplier eta^2. The wheel keeps rolling only if omega* carries i
 mid-stance (the potential's top at phi = -gamma - asin(r sin gamma / L)): below the critical
 slope (`critical_slope`) it rocks back and comes to rest.
 
+Point feet (``foot=0``): each foot is a `porthamiltonian.geometry.Point` at the spoke's end,
+meeting the plane as the contact's body b (the ground's plane is body a, whose normal is the
+contact's); r = 0 in the formulas above, whose eta is then (rho^2 + L^2 cos 2 alpha) /
+(rho^2 + L^2), angular momentum about the new stance foot conserved. The soil contact needs
+a round sole (`foot` > 0).
+
 Contacts: "sliding_plane" (the stiff contact the closed forms are for) or "compliant" (a
 spring-damper foot: the impact is spread over the contact's duration, so its loss differs
 from eta and the damper books it as dissipated rather than lost).
@@ -50,7 +56,7 @@ from scipy.optimize import brentq
 
 import porthamiltonian as ph
 from porthamiltonian.contact.soil import SoilLaw
-from porthamiltonian.geometry import Plane, Sphere
+from porthamiltonian.geometry import Plane, Point, Sphere
 from porthamiltonian.library import Gravity, Ground, Joint, RigidBody, make_contact
 from porthamiltonian.lie import quaternion, se3, so3
 from porthamiltonian.studies import StrideMap
@@ -195,7 +201,7 @@ def speed_map(system, x_strike, *, horizon=3.0, **solver):
     "a rimless wheel rolling down a slope: heel strikes, steady gait, critical slope (closed forms)",
     spokes=Parameter(8, "-", "number of spokes N (half-angle between spokes alpha = pi / N)", rule="positive"),
     leg=Parameter(1.0, "m", "spoke length L, hub to foot centre", rule="positive"),
-    foot=Parameter(0.02, "m", "radius r of the spherical feet", rule="positive"),
+    foot=Parameter(0.02, "m", "radius r of the spherical feet (0: point feet)", rule="nonnegative"),
     mass=Parameter(1.0, "kg", "mass m of the wheel", rule="positive"),
     gyration=Parameter(0.1, "m", "radius of gyration rho of the wheel about its hub", rule="positive"),
     slope=Parameter(0.1, "rad", "inclination gamma of the ground (downhill is +x)", rule="positive"),
@@ -250,6 +256,10 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
     if contact not in CONTACTS:
         raise ph.ParameterError(f"`contact` must be one of {CONTACTS} (the wheel has a contact per foot; the "
                                 f"reduced contact follows one contact point), got {contact!r}")
+    if foot == 0.0 and contact == "soil":
+        raise ph.ParameterError("`foot` = 0 (point feet) with `contact` = 'soil': the soil law's sinkage is that of "
+                                "a round sole of the foot's radius, which a point does not have; give `foot` > 0 or "
+                                "another contact")
     if not slope < math.pi / 2:
         raise ph.ParameterError(f"`slope` must be below pi/2 rad, got {slope!r}")
     n, downhill = slope_axes(slope)
@@ -281,11 +291,16 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
     for j in range(spokes):
         phi = 2.0 * a * j
         foot_centre = leg * np.array((math.sin(phi), 0.0, -math.cos(phi)))
-        c = make_contact(contact, f"foot{j}", wheel, Sphere(foot), ground, Plane(), pose_a=se3.make(np.eye(3), foot_centre),
-                         pose_b=plane_pose, **law)
+        if foot > 0.0:
+            c = make_contact(contact, f"foot{j}", wheel, Sphere(foot), ground, Plane(),
+                             pose_a=se3.make(np.eye(3), foot_centre), pose_b=plane_pose, **law)
+            sides = (wheel, ground)
+        else:   # a point meets the plane as the pair's body b (its normal is the plane's)
+            c = make_contact(contact, f"foot{j}", ground, Plane(), wheel, Point(foot_centre), pose_a=plane_pose, **law)
+            sides = (ground, wheel)
         bg.add(c)
-        bg.connect(wheel.frame().port, (f"foot{j}", "a"))
-        bg.connect(ground.frame().port, (f"foot{j}", "b"))
+        bg.connect(sides[0].frame().port, (f"foot{j}", "a"))
+        bg.connect(sides[1].frame().port, (f"foot{j}", "b"))
 
     def wheel_angle(system, t, x):   # of spoke 0 from the normal; the stance spoke's wraps to [-alpha, alpha)
         R = quaternion.to_matrix(x[system.layout["hub.pose"]][:4])

@@ -13,10 +13,13 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from porthamiltonian.geometry import Ellipsoid, Plane, Sphere, Torus, closest_points, project_point
+from porthamiltonian.geometry import (Ellipsoid, Plane, Point, Sphere, Torus, closest_points, point_contact,
+                                      project_point)
 from porthamiltonian.kernels import contact as kc
+from porthamiltonian.kernels import contact_pair as kcp
 from porthamiltonian.kernels import point as kp
 from porthamiltonian.lie import se3
+from porthamiltonian.lie.quaternion import matrix_to_pose
 
 SURFACES = {
     "tilted plane": (Plane(point=(0.1, -0.2, 0.05), normal=(0.2, -0.1, 1.0)), 0.3),
@@ -154,3 +157,80 @@ def test_a_sphere_shrinking_to_the_point_converges_linearly_to_it(name):
         errors.append(err["distance"])
     # linear, not faster or slower: the distance error shrinks by the radius ratio
     assert_allclose(errors[0] / errors[1], 100.0, rtol=1e-3)
+
+
+# ---- the point branch of the contact-pair stage (`kernels.contact_pair.point_pair_state`,
+# `point_evaluate`, `point_rates`): against the Python projection (`point_contact`, a second
+# Newton) and central differences of the stage's own outputs along a motion of the point
+
+def _stage(S1, H, x0=np.zeros(4), c1=0):
+    F, I = S1._kernel_spec
+    return kcp.point_pair_state(F, I, P2, H, np.asarray(x0, dtype=float), c1, 1.0, 1e-14, 50, 0.5, np.eye(4),
+                                np.eye(4), 1e-9)
+
+
+@pytest.mark.parametrize("name", ["tilted plane", "ellipsoid"])
+def test_point_pair_stage_matches_the_projection_and_differences_of_itself(name):
+    S1, dist = SURFACES[name]
+    rng = np.random.default_rng(17)
+    checked = 0
+    for _ in range(6):
+        H = pose(rng, dist)
+        pc = point_contact(S1, Point(P2), H, tol=1e-14)
+        if pc.distance <= 0.02:   # a foot outside the point's side is not this test's subject
+            continue
+        (ok, x, c1, c2, _, D1, D2, n1, n2, distance, margin, gap, _, H_1C, G_a, G_b) = _stage(
+            S1, H, (pc.u1, pc.v1, 0.0, 0.0), pc.chart1)
+        assert ok and c2 == 0 and x[2] == 0.0 and x[3] == 0.0   # exact: the point has no parameters
+        # two Newton iterations converged to 1e-14 m of the same foot
+        assert_allclose(D1[0, 0], pc.p1, rtol=0, atol=1e-12)
+        assert_allclose(n1, pc.n1, rtol=0, atol=1e-12)
+        assert_allclose(n2, pc.n2, rtol=0, atol=1e-12)
+        assert_allclose(distance, pc.distance, rtol=0, atol=1e-12)
+        assert_allclose(margin, pc.margin, rtol=0, atol=1e-12)
+        assert_allclose(D2[0, 0], P2, rtol=0, atol=0)   # exact: the point itself, copied
+        assert gap < 1e-12
+        assert_allclose(H_1C[:3, 2], n1, rtol=0, atol=1e-15)   # the contact normal is S1's
+        # the body twist of b (a fixed at the identity): T12 = Ad(H_12) T_b
+        T_b = 0.3 * rng.standard_normal(6)
+        T_C, rate, dp1, dn1, uv1, s_max, s_min = kcp.point_rates(D1, P2, H, H_1C, G_a, G_b, np.eye(6), np.eye(6),
+                                                                 np.zeros(6), T_b)
+        T12 = se3.Ad(H) @ T_b
+        h = 1e-6
+        outs = []
+        for s in (1.0, -1.0):
+            Hs = se3.exp(s * h * T12) @ H
+            outs.append((_stage(S1, Hs, x, c1), Hs))
+        assert all(o[0][0] and o[0][2] == c1 for o in outs)
+        diff = lambda k: (np.asarray(outs[0][0][k]) - np.asarray(outs[1][0][k])) / (2 * h)  # noqa: E731
+        # round-off: outputs converged to ~1e-14 over 2h = 2e-6: ~1e-8; truncation O(h^2)
+        assert_allclose(rate, diff(9), rtol=1e-6, atol=1e-7)
+        assert_allclose(dp1, (outs[0][0][5][0, 0] - outs[1][0][5][0, 0]) / (2 * h), rtol=1e-6, atol=1e-7)
+        assert_allclose(dn1, diff(7), rtol=1e-6, atol=1e-7)
+        assert_allclose(uv1, diff(1)[:2], rtol=1e-6, atol=1e-7)
+        # T_C: the motion of body b's material point at the contact frame's origin, and its
+        # angular velocity, in the contact frame
+        q2 = np.linalg.solve(H, np.append(H_1C[:3, 3], 1.0))
+        vel = ((outs[0][1] @ q2)[:3] - (outs[1][1] @ q2)[:3]) / (2 * h)
+        assert_allclose(T_C[3:], H_1C[:3, :3].T @ vel, rtol=1e-6, atol=1e-7)
+        assert_allclose(T_C[:3], H_1C[:3, :3].T @ T12[:3], rtol=0, atol=1e-14)
+        assert_allclose(T_C[5], rate, rtol=0, atol=1e-14)   # the gap rate is the normal velocity
+        assert s_min > 0.0 and s_max >= s_min
+        # the same stage from the bodies' poses (body b moving, a fixed at the identity)
+        res = kcp.point_evaluate(*S1._kernel_spec, P2, np.zeros(0), matrix_to_pose(H), np.eye(4), np.eye(4), x, c1,
+                                 1.0, 1e-14, 50, 0.5, np.eye(4), np.eye(4), 1e-9)
+        assert res[0] == kcp.OK
+        assert_allclose(res[10], distance, rtol=0, atol=1e-13)   # the pose's quaternion round trip
+        checked += 1
+    assert checked >= 3
+
+
+def test_point_pair_stage_reports_a_foot_off_the_edge_of_a_bounded_plane():
+    """A foot of the normal outside a bounded plane has no normal to take: the stage reports
+    it (not converged), and `point_contact` raises naming the rule."""
+    S1 = Plane(extent=((-0.2, 0.2), (-0.2, 0.2)))
+    H = np.eye(4)
+    H[:3, 3] = (0.5, 0.0, 0.1)      # the point above x = 0.55, past the edge at 0.2
+    assert not _stage(S1, H)[0]
+    H[:3, 3] = (0.05, 0.0, 0.1)
+    assert _stage(S1, H)[0]
