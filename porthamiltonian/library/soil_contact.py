@@ -158,15 +158,16 @@ class SoilSpring(ContactSpring):
         return self.pair.refs() + self.pair.momentum_refs()
 
     # ---- kernels
-    def _packed(self):
+    def _packed(self, python_path=False):
         """``(F, I)`` of `porthamiltonian.kernels.soil` (shared by the contact's four elements):
         the pair's compliant constants with the linear law of the soil's damping and the soil's
-        block; None where a surface is evaluated in Python."""
+        block; None where a surface is evaluated in Python, unless `python_path`
+        (`ContactSpring._arrays`)."""
         p, soil = self.p, self.soil
         packed = self.pair.pack(
             cullable=True, depth_limit=self.depth_limit, relax=self.relax,
             law=self.damping_law(), c_spin=p.c_spin, c_t=p.c_t, c_slip=p.c_slip,
-            mu=p.mu, mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t, dahl=p.dahl)
+            mu=p.mu, mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t, dahl=p.dahl, python_surfaces=python_path)
         if packed is None:
             return None
         return _ksoil.pack(*packed, stiffness=soil.stiffness, exponent=soil.exponent, unloading=soil.unloading,
@@ -428,6 +429,20 @@ class SoilDamper(_SoilResistor, ContactDamper):
         return st, _kcontact.damper_efforts(st.G_a, st.G_b, inputs[0], inputs[1], self.p.c_spin, self.p.c_t,
                                             cap_spin, cap_t, self.spring.damping_law(), st.delta)
 
+    def law(self, k, t, inputs, refs):
+        out = self._efforts(inputs, refs)
+        if out is None:
+            return (np.zeros(6), np.zeros(6))
+        e_a, e_b, _ = out[1]
+        return (e_a, e_b)
+
+    def law_jacobian(self, k, t, inputs, refs):
+        out = self._efforts(inputs, refs)
+        if out is None:
+            return np.zeros((12, 12))
+        st, (_, _, dW) = out
+        return _kcontact.damper_jacobian(st.G_a, st.G_b, dW)
+
 
 @register_element
 class SoilSlip(_SoilResistor, SlipFriction):
@@ -447,6 +462,12 @@ class SoilSlip(_SoilResistor, SlipFriction):
         lim_spin, lim_t, c_slip, spin, slide = self._uncapped(refs)
         return (lim_spin, lim_t, c_slip, _ksoil.dahl_speed(float(spin), float(lim_spin), float(c_slip)),
                 _ksoil.dahl_speed(float(slide), float(lim_t), float(c_slip)))
+
+    def law(self, k, t, inputs, refs):
+        return (_kcontact.slip_rates(inputs[0], *self._arguments(refs)),)
+
+    def law_jacobian(self, k, t, inputs, refs):
+        return _kcontact.slip_jacobian(inputs[0], *self._arguments(refs))
 
     def _uncapped(self, refs):
         st = self._touching(refs)
