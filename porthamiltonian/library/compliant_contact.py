@@ -268,8 +268,14 @@ class ContactSpring(StorageElement):
         return law.packed
 
     def _record(self, st, rate=0.0):
-        """The kernels' pair record (`pair_record`) of the pair state `st` with the law at it."""
-        return pair_record(st, None if st.culled else self._law_at(st, rate), self._arrays()[0])
+        """The kernels' pair record (`pair_record`) of the pair state `st` with the law at it,
+        built once per state (and rate) for the contact's elements of one evaluation."""
+        cached = self.__dict__.get("_record_cache")
+        if cached is not None and cached[0] is st and cached[1] == rate:
+            return cached[2]
+        sh = pair_record(st, None if st.culled else self._law_at(st, rate), self._arrays()[0])
+        self.__dict__["_record_cache"] = (st, rate, sh)
+        return sh
 
     def _pose_args(self, refs):
         """The spring kernels' ``refs`` (the two bodies' poses, a fixed body's empty) from the
@@ -354,8 +360,8 @@ class ContactSpring(StorageElement):
         `spring_output_jacobian`) at the Python path's pair state; a NaN result (a singular
         contact matrix) raises the pair's error (`ContactPair.spring_rates`)."""
         st = self._state(x, refs)
-        x = np.ascontiguousarray(x[:10], dtype=float)
-        out = kernel(float(t), x, self._pose_args(refs), *inputs, self._record(st), *self._arrays())
+        x = _contiguous(x[:10])
+        out = call_kernel(self, kernel, float(t), x, self._pose_args(refs), *inputs, self._record(st), *self._arrays())
         if np.isnan(out).any():
             z = np.zeros(6)
             self.pair.spring_rates(st, x[_X], x[_CH], z, z, np.zeros(3), x[_S], False, 0.0)   # raises
@@ -364,7 +370,7 @@ class ContactSpring(StorageElement):
     def rates(self, t, x, refs, inputs):
         """`porthamiltonian.kernels.compliant.spring_rates` (culled: zero, the tracked
         parameters wait for the approach event)."""
-        inputs = tuple(np.ascontiguousarray(u, dtype=float) for u in inputs)
+        inputs = tuple(_contiguous(u) for u in inputs)
         return self._spring_kernel(_kcompliant.spring_rates, t, x, refs, inputs)
 
     def input_matrix(self, t, x, refs):
@@ -549,20 +555,49 @@ def pair_record(st, law, F):
         2.0): the kernels read the same values from it (the approach event's bound recomputed
         by the same kernel as the bounding test's).
     """
-    H12 = np.ascontiguousarray(st.H_12, dtype=float)
+    c = _contiguous
     if st.culled:
         law = F[_kcompliant.LAW : _kcompliant.LAW + 5].copy()
-        return (_kcontact.OK, 2.0, float(st.delta), H12, np.zeros(4), 0, 0, _Z3, _Z3, _EYE4, _Z6, _Z6, law)
-    D1, D2 = (np.ascontiguousarray(D, dtype=float) for D in st.D)
-    c = lambda a: np.ascontiguousarray(a, dtype=float)   # noqa: E731
-    return (_kcontact.OK, 0.0, float(st.delta), H12, c(st.cp.x), int(st.cp.charts[0]), int(st.cp.charts[1]), D1, D2,
-            c(st.H_1C), c(st.G_a), c(st.G_b), c(law))
+        return (_kcontact.OK, 2.0, float(st.delta), c(st.H_12), np.zeros(4), 0, 0, _Z3, _Z3, _EYE4, _Z6, _Z6, law)
+    return (_kcontact.OK, 0.0, float(st.delta), c(st.H_12), c(st.cp.x), int(st.cp.charts[0]), int(st.cp.charts[1]),
+            c(st.D[0]), c(st.D[1]), c(st.H_1C), c(st.G_a), c(st.G_b), c(law))
+
+
+def _contiguous(a):
+    """``a`` as a C-contiguous float64 array (itself when it is one already: the types
+    `call_kernel` relies on)."""
+    if type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous:
+        return a
+    return np.ascontiguousarray(a, dtype=float)
 
 
 def _padded(refs, slots):
     """``refs`` as a kernel takes them (`Kernel.pad`): by the element's `ContactPair.padded_refs`
     slots, an empty array for a fixed body, each a contiguous float array."""
-    return tuple(_EMPTY if k < 0 else np.ascontiguousarray(refs[k], dtype=float) for k in slots)
+    return tuple(_EMPTY if k < 0 else _contiguous(refs[k]) for k in slots)
+
+
+def call_kernel(owner, kernel, *args):
+    """``kernel(*args)`` from an element's Python method, through the compiled entry point of
+    the overload its first call selected (kept in ``owner``).
+
+    numba's dispatcher types every call's arguments in Python, about 1 us per entry of a tuple
+    argument, and the contact kernels take the pair record (13 entries) and the padded
+    references (8): that typing cost more than the kernel itself. The Python methods build
+    these arguments with fixed types (`pair_record`, `_padded`: float64 C-contiguous arrays,
+    Python ints and floats), so the overload of the first call is the overload of every call.
+    Where the first call's types do not name an overload (the dispatcher converted an
+    argument), every call goes through the dispatcher.
+    """
+    entries = owner.__dict__.setdefault("_kernel_entries", {})
+    entry = entries.get(kernel)
+    if entry is not None:
+        return entry(*args)
+    out = kernel(*args)
+    if entry is None and kernel not in entries:
+        cres = kernel.overloads.get(tuple(kernel.typeof_pyval(a) for a in args))
+        entries[kernel] = None if cres is None else cres.entry_point
+    return out
 
 
 _EMPTY = np.zeros(0)
@@ -587,18 +622,6 @@ def _elastic(p, pair, st):
         law, W_geo = _local_law(p, pair, st)
         return (_kcontact.normal_force(law, st.delta, 0.0)[0], _kcontact.normal_potential(law, st.delta), W_geo)
     return p.law.elastic(st.delta), p.law.potential(st.delta), _NO_WRENCH
-
-
-def _friction_limits(p, Fe, s):
-    """Friction limits ``(mu_spin F_e, mu F_e)`` for the elastic normal force ``Fe`` [N] and
-    the capacity they leave to the friction-limited stick dampers, ``limit - |spring force|``
-    (>= 0; infinite for the viscous friction law): the soil contact's Python path (the
-    compliant one's is the kernels', `porthamiltonian.kernels.compliant._limits`)."""
-    lim_spin, lim_t = p.mu_spin * Fe, p.mu * Fe
-    if not p.dahl:
-        return lim_spin, lim_t, np.inf, np.inf
-    return (lim_spin, lim_t, max(lim_spin - abs(p.k_spin * s[0]), 0.0),
-            max(lim_t - p.k_t * float(np.hypot(s[1], s[2])), 0.0))
 
 
 class _SpringResistor(ResistorElement):
@@ -637,7 +660,7 @@ class _SpringResistor(ResistorElement):
         the Python path's pair state (`ContactSpring._record`); while the contact is not
         touching no pair state is computed (the kernels read the flag first: a culled record
         stands in)."""
-        inputs = tuple(np.ascontiguousarray(u, dtype=float) for u in inputs)
+        inputs = tuple(_contiguous(u) for u in inputs)
         F, I = self.spring._arrays()
         if refs[2][0] < 0.5:
             sh = pair_record(_IDLE_STATE, None, F)
@@ -646,8 +669,12 @@ class _SpringResistor(ResistorElement):
             rate = 0.0
             if len(inputs) == 2 and not st.culled and isinstance(self.p.law, UserNormalLaw):
                 rate = -(st.G_b @ inputs[1] - st.G_a @ inputs[0])[5]   # a user's law's damping: the penetration rate
-            sh = self.spring._record(st, rate)
-        return kernel(float(t), inputs, _padded(refs, self._slots()), sh, F, I)
+            sh = self._record(st, refs, rate)
+        return call_kernel(self, kernel, float(t), inputs, _padded(refs, self._slots()), sh, F, I)
+
+    def _record(self, st, refs, rate):
+        """The pair record of the touching state `st` (`ContactSpring._record`)."""
+        return self.spring._record(st, rate)
 
     def kernel(self, role):
         if role not in ("law", "law_jacobian"):

@@ -74,12 +74,12 @@ from .compliant_contact import (
     ContactParameters,
     ContactSpring,
     SlipFriction,
-    _friction_limits,
     _reduced_mass,
     _SpringResistor,
     contact_component,
     friction_parameters,
     _WrenchResistor,
+    pair_record,
 )
 from .contact_geometry import ContactPair
 from .touchdown import TouchdownGuard
@@ -194,6 +194,12 @@ class SoilSpring(ContactSpring):
               "output_jacobian": _ksoil.spring_output_jacobian}.get(role)
         idle = 15 if role == "rates" else None   # culled: the state stands still
         return None if fn is None else Kernel(fn, *packed, reads=self, refs=refs, idle=idle)
+
+    def _law_at(self, st, rate=0.0):
+        """The law in the spring's pair record (`ContactSpring._record`): the soil's damping
+        law, which the spring's kernels do not read (the resistors' records hold the secant
+        law of the soil's force, `_SoilResistor._record`)."""
+        return self.damping_law()
 
     # ---- the soil's normal force
     def _normal(self, x, st):
@@ -400,18 +406,18 @@ class _SoilResistor(_SpringResistor):
     def state_refs(self):
         return super().state_refs() + (StateRef(self.spring, "soil"),)
 
-    def _touching(self, refs):
-        """The contact state, or None while not touching or off a bounded ground."""
-        st = self._state(refs) if refs[2][0] > 0.5 else None
-        return None if st is None or st.culled else st
-
-    def _normal_force(self, st, refs):
-        """The soil's whole normal force [N]: Bekker's K z^N while loading, else elastic."""
+    def _record(self, st, refs, rate):
+        """The pair record of `st` with the law the soil's kernels put in it
+        (`porthamiltonian.kernels.soil.spring_outputs`): the soil's viscous damping with the
+        secant stiffness of its whole normal force (Bekker's K z^N while loading, else
+        elastic) at the memory and mode of the soil block (the last reference)."""
+        if st.culled:
+            return pair_record(st, None, self.spring._arrays()[0])
         soil, (m, mode) = self.spring.soil, refs[-1][:2]
-        return soil.loading_force(st.delta) if mode > 0.5 else soil.force(st.delta, m)
-
-    def _limits(self, st, refs):
-        return _friction_limits(self.p, self._normal_force(st, refs), refs[-2])
+        law = self.spring.damping_law()
+        z = st.delta
+        law[1] = _ksoil.total_force(*soil._packed[:3], float(z), float(m), bool(mode > 0.5)) / z if z > 0.0 else 0.0
+        return pair_record(st, law, self.spring._arrays()[0])
 
 
 @register_element
@@ -421,27 +427,6 @@ class SoilDamper(_SoilResistor, ContactDamper):
 
     type_name = "SoilDamper"
 
-    def _efforts(self, inputs, refs):
-        st = self._touching(refs)
-        if st is None:
-            return None
-        _, _, cap_spin, cap_t = self._limits(st, refs)
-        return st, _kcontact.damper_efforts(st.G_a, st.G_b, inputs[0], inputs[1], self.p.c_spin, self.p.c_t,
-                                            cap_spin, cap_t, self.spring.damping_law(), st.delta)
-
-    def law(self, k, t, inputs, refs):
-        out = self._efforts(inputs, refs)
-        if out is None:
-            return (np.zeros(6), np.zeros(6))
-        e_a, e_b, _ = out[1]
-        return (e_a, e_b)
-
-    def law_jacobian(self, k, t, inputs, refs):
-        out = self._efforts(inputs, refs)
-        if out is None:
-            return np.zeros((12, 12))
-        st, (_, _, dW) = out
-        return _kcontact.damper_jacobian(st.G_a, st.G_b, dW)
 
 
 @register_element
@@ -455,30 +440,6 @@ class SoilSlip(_SoilResistor, SlipFriction):
     _law_kernel = staticmethod(_ksoil.slip_law)
     _law_jacobian_kernel = staticmethod(_ksoil.slip_law_jacobian)
 
-    def _arguments(self, refs):
-        """The compliant slip's arguments with the Dahl speeds capped at ``limit / c_slip``
-        (`porthamiltonian.kernels.soil.dahl_speed`: the slip's stiffness stays bounded as the
-        soil's normal force vanishes)."""
-        lim_spin, lim_t, c_slip, spin, slide = self._uncapped(refs)
-        return (lim_spin, lim_t, c_slip, _ksoil.dahl_speed(float(spin), float(lim_spin), float(c_slip)),
-                _ksoil.dahl_speed(float(slide), float(lim_t), float(c_slip)))
-
-    def law(self, k, t, inputs, refs):
-        return (_kcontact.slip_rates(inputs[0], *self._arguments(refs)),)
-
-    def law_jacobian(self, k, t, inputs, refs):
-        return _kcontact.slip_jacobian(inputs[0], *self._arguments(refs))
-
-    def _uncapped(self, refs):
-        st = self._touching(refs)
-        if st is None:
-            return 0.0, 0.0, self.p.c_slip, 0.0, 0.0
-        lim_spin, lim_t, _, _ = self._limits(st, refs)
-        if not self.p.dahl:
-            return lim_spin, lim_t, self.p.c_slip, 0.0, 0.0
-        n = self.pair.n_pose_refs
-        T_C = self.pair.contact_twist(st, refs[3 + n : 3 + 2 * n])
-        return lim_spin, lim_t, self.p.c_slip, abs(T_C[2]), float(np.hypot(T_C[3], T_C[4]))
 
 
 @register_element
@@ -491,14 +452,12 @@ class PlasticFlow(_SoilResistor, _WrenchResistor):
     _law_jacobian_kernel = staticmethod(_ksoil.plastic_law_jacobian)
 
     def law(self, k, t, inputs, refs):
-        st = self._touching(refs)
-        if st is None or refs[-1][1] < 0.5:
-            return (np.zeros(6), np.zeros(6))
-        F = self.spring.soil.plastic_force(st.delta)
-        return (F * st.G_a[5], -F * st.G_b[5])
+        """`porthamiltonian.kernels.soil.plastic_law`."""
+        return self._kernel_at(self._law_kernel, t, inputs, refs)
 
     def law_jacobian(self, k, t, inputs, refs):
-        return np.zeros((12, 12))
+        """`porthamiltonian.kernels.soil.plastic_law_jacobian`."""
+        return self._kernel_at(self._law_jacobian_kernel, t, inputs, refs)
 
 
 def _default_soil(name, surface_a, terrain):
