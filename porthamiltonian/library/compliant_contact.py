@@ -277,6 +277,15 @@ class ContactSpring(StorageElement):
         self.__dict__["_record_cache"] = (st, rate, sh)
         return sh
 
+    def _idle_record(self):
+        """The pair record the resistors' kernels get while the contact is not touching (they
+        read the contact flag first and return their idle values)."""
+        cached = self.__dict__.get("_idle_cache")
+        if cached is None or cached[0] is not self._arrays()[0]:
+            cached = self.__dict__["_idle_cache"] = (self._arrays()[0], pair_record(_IDLE_STATE, None,
+                                                                                   self._arrays()[0]))
+        return cached[1]
+
     def _pose_args(self, refs):
         """The spring kernels' ``refs`` (the two bodies' poses, a fixed body's empty) from the
         element's references (the moving bodies' poses first)."""
@@ -355,11 +364,15 @@ class ContactSpring(StorageElement):
         F_e, _, W_geo = _elastic(self.p, self.pair, st)
         return _kcontact.spring_outputs(st.G_a, st.G_b, self.p.K_t, x[_S], F_e, W_geo)
 
-    def _spring_kernel(self, kernel, t, x, refs, *inputs):
+    def _spring_kernel(self, kernel, idle, t, x, refs, *inputs):
         """`kernel` (`porthamiltonian.kernels.compliant.spring_rates`, `spring_input_matrix`,
-        `spring_output_jacobian`) at the Python path's pair state; a NaN result (a singular
-        contact matrix) raises the pair's error (`ContactPair.spring_rates`)."""
+        `spring_output_jacobian`) at the Python path's pair state, or zeros of shape `idle`
+        while the state is culled (the kernels' own first branch, taken without the call); a
+        NaN result (a singular contact matrix) raises the pair's error
+        (`ContactPair.spring_rates`)."""
         st = self._state(x, refs)
+        if st.culled:
+            return np.zeros(idle)
         x = _contiguous(x[:10])
         out = call_kernel(self, kernel, float(t), x, self._pose_args(refs), *inputs, self._record(st), *self._arrays())
         if np.isnan(out).any():
@@ -371,19 +384,19 @@ class ContactSpring(StorageElement):
         """`porthamiltonian.kernels.compliant.spring_rates` (culled: zero, the tracked
         parameters wait for the approach event)."""
         inputs = tuple(_contiguous(u) for u in inputs)
-        return self._spring_kernel(_kcompliant.spring_rates, t, x, refs, inputs)
+        return self._spring_kernel(_kcompliant.spring_rates, 10, t, x, refs, inputs)
 
     def input_matrix(self, t, x, refs):
         """`porthamiltonian.kernels.compliant.spring_input_matrix`: the rates without the
         relaxation are linear in the twists and the slip."""
-        return self._spring_kernel(_kcompliant.spring_input_matrix, t, x, refs)
+        return self._spring_kernel(_kcompliant.spring_input_matrix, (10, 15), t, x, refs)
 
     def output_jacobian(self, t, x, refs):
         """`porthamiltonian.kernels.compliant.spring_output_jacobian`: the outputs depend on
         the own state through the deformation (linearly) and the flag only."""
         if x[_ACT] < 0.5:
             return np.zeros((15, 10))
-        return self._spring_kernel(_kcompliant.spring_output_jacobian, t, x, refs)
+        return self._spring_kernel(_kcompliant.spring_output_jacobian, (15, 10), t, x, refs)
 
     def gradient(self, x, refs):
         g_own = np.zeros(10)
@@ -663,7 +676,7 @@ class _SpringResistor(ResistorElement):
         inputs = tuple(_contiguous(u) for u in inputs)
         F, I = self.spring._arrays()
         if refs[2][0] < 0.5:
-            sh = pair_record(_IDLE_STATE, None, F)
+            sh = self.spring._idle_record()
         else:
             st = self._state(refs)
             rate = 0.0
@@ -715,11 +728,16 @@ class ContactDamper(_WrenchResistor):
 
     def law(self, k, t, inputs, refs):
         """`porthamiltonian.kernels.compliant.damper_law`: the normal law's damping and the
-        stick dampers, capped by the friction limits the spring leaves (Dahl friction law)."""
+        stick dampers, capped by the friction limits the spring leaves (Dahl friction law);
+        nothing while the contact is not touching (the kernel's first branch)."""
+        if refs[2][0] < 0.5:
+            return (np.zeros(6), np.zeros(6))
         return self._kernel_at(self._law_kernel, t, inputs, refs)
 
     def law_jacobian(self, k, t, inputs, refs):
         """`porthamiltonian.kernels.compliant.damper_law_jacobian`."""
+        if refs[2][0] < 0.5:
+            return np.zeros((12, 12))
         return self._kernel_at(self._law_jacobian_kernel, t, inputs, refs)
 
 
