@@ -378,6 +378,7 @@ class ContactSpring(StorageElement):
         if np.isnan(out).any():
             z = np.zeros(6)
             self.pair.spring_rates(st, x[_X], x[_CH], z, z, np.zeros(3), x[_S], False, 0.0)   # raises
+            raise GeometryError(f"{self.label}: the contact kernels declined the pair state (a NaN result)")
         return out
 
     def rates(self, t, x, refs, inputs):
@@ -555,8 +556,8 @@ def pair_record(st, law, F):
     ----------
     st : ContactState
     law : ndarray, shape (5,) or None
-        The packed normal law at `st` (`ContactSpring._law_at`); None for a culled state (the
-        kernels do not read it: the packed constants' law stands in).
+        The packed normal law at `st` (`ContactSpring._law_at`); None where the kernels do not
+        read it (a culled state, a sliding-plane contact): the packed constants' law stands in.
     F : ndarray
         The packed constants (`porthamiltonian.kernels.compliant.pack`).
 
@@ -569,8 +570,9 @@ def pair_record(st, law, F):
         by the same kernel as the bounding test's).
     """
     c = _contiguous
-    if st.culled:
+    if law is None:
         law = F[_kcompliant.LAW : _kcompliant.LAW + 5].copy()
+    if st.culled:
         return (_kcontact.OK, 2.0, float(st.delta), c(st.H_12), np.zeros(4), 0, 0, _Z3, _Z3, _EYE4, _Z6, _Z6, law)
     return (_kcontact.OK, 0.0, float(st.delta), c(st.H_12), c(st.cp.x), int(st.cp.charts[0]), int(st.cp.charts[1]),
             c(st.D[0]), c(st.D[1]), c(st.H_1C), c(st.G_a), c(st.G_b), c(law))
