@@ -79,6 +79,9 @@ from .compliant_contact import (
     contact_component,
     friction_parameters,
     _WrenchResistor,
+    _contiguous,
+    _padded,
+    call_kernel,
     pair_record,
 )
 from .contact_geometry import ContactPair
@@ -289,16 +292,38 @@ class SoilSpring(ContactSpring):
             EventSpec("yield", self._yield_fn, +1.0, self._yield),
         )
 
+    def _event_values(self, x, refs):
+        """The event functions' values in the order of `events` (touch, release, chart,
+        [approach], unload, yield) from `porthamiltonian.kernels.soil.spring_events` at the
+        Python path's pair state (unguarded; a guarded touch reads `_touch_gap`)."""
+        st = self._state(x, refs)
+        F, I = self._arrays()
+        return call_kernel(self, _ksoil.spring_events, 0.0, _contiguous(x), _padded(refs, self._slots()),
+                           self._record(st), F, I)
+
+    def _slots(self):
+        """`ContactPair.padded_refs` of the spring's references (poses, then momenta)."""
+        return self.pair.padded_refs(momenta=True)
+
+    def _touch_fn(self, t, x, refs):
+        """The touch gap (within an imprint, to its floor: `_touch_gap`) while not touching, else 1."""
+        return self._event_values(x, refs)[0]
+
+    def _release_fn(self, t, x, refs):
+        """The penetration below the imprint's floor (loading: below the virgin surface) while
+        touching, else -1."""
+        return self._event_values(x, refs)[1]
+
+    def _chart_fn(self, t, x, refs):
+        return self._event_values(x, refs)[2]
+
+    def _approach_fn(self, t, x, refs):
+        return self._event_values(x, refs)[3]
+
     def _unload_fn(self, t, x, refs):
         """The sinkage rate dz/dt [m/s] (the contact twist from the momenta, the references
         after the poses) while loading and touching, else 1."""
-        if x[_ACT] < 0.5 or x[_MODE] < 0.5:
-            return 1.0
-        st = self._state(x, refs)
-        if st.culled:
-            return 1.0
-        n = self.pair.n_pose_refs
-        return -self.pair.contact_twist(st, refs[n : 2 * n])[5]
+        return self._event_values(x, refs)[-2]
 
     def _unload(self, t, x, refs):
         out = np.array(x, dtype=float)
@@ -307,9 +332,8 @@ class SoilSpring(ContactSpring):
                                       " m deep when the foot leaves)")
 
     def _yield_fn(self, t, x, refs):
-        if x[_ACT] < 0.5 or x[_MODE] > 0.5:
-            return -1.0
-        return self._state(x, refs).delta - x[_M]
+        """The sinkage beyond the memory while elastic and touching, else -1."""
+        return self._event_values(x, refs)[-1]
 
     def _yield(self, t, x, refs):
         out = np.array(x, dtype=float)
@@ -329,12 +353,6 @@ class SoilSpring(ContactSpring):
     def _touch_gap(self, x, refs):
         st = self._state(x, refs)
         return -(st.delta - self._imprint(x, st))
-
-    def _release_fn(self, t, x, refs):
-        if x[_ACT] < 0.5:
-            return -1.0
-        zp = 0.0 if x[_MODE] > 0.5 else self.soil.permanent_sinkage(x[_M])
-        return zp - self.pair.state(x[:4], x[4:6], refs).delta
 
     def _touch(self, t, x, refs):
         st = self.pair.state(x[:4], x[4:6], refs)
