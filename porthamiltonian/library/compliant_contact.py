@@ -437,8 +437,18 @@ class ContactSpring(StorageElement):
         positive lower bound of Delta, which has the same sign."""
         return -self._state(x, refs).delta
 
+    def _event_values(self, x, refs):
+        """The event functions' values in the order of `events` (touch, release, chart,
+        [approach]) from `porthamiltonian.kernels.compliant.spring_events` at the Python path's
+        pair record (unguarded; a guarded touch reads `_touch_gap`)."""
+        st = self._state(x, refs)
+        F, I = self._arrays()
+        return call_kernel(self, _kcompliant.spring_events, 0.0, _contiguous(x[:10]), self._pose_args(refs),
+                           self._record(st), F, I)
+
     def _touch_fn(self, t, x, refs):
-        return self._touch_gap(x, refs) if x[_ACT] < 0.5 else 1.0
+        """The signed distance (culled: a lower bound of it) while not touching, else 1."""
+        return self._event_values(x, refs)[0]
 
     def _guarded_touch_fn(self, system, t, x):
         if getattr(self, "_cached_system", None) is not system:
@@ -450,11 +460,12 @@ class ContactSpring(StorageElement):
         return self.guard.event_value(system, x, self._touch_gap(own, refs))
 
     def _release_fn(self, t, x, refs):
-        return self.distance(x, refs) if x[_ACT] > 0.5 else -1.0
+        """The signed distance while touching, else -1."""
+        return self._event_values(x, refs)[1]
 
     def _approach_fn(self, t, x, refs):
         """The bounding test's distance bound minus the cull distance (untouched contacts)."""
-        return self.pair.separation(refs) - self.pair.cull_distance if x[_ACT] < 0.5 else 1.0
+        return self._event_values(x, refs)[3]
 
     def _approach(self, t, x, refs):
         """The bodies came within the cull distance: the tracked parameters, frozen while the
@@ -498,8 +509,9 @@ class ContactSpring(StorageElement):
         return EventOutcome(out, lost, "contact released" + left)
 
     def _chart_fn(self, t, x, refs):
-        st = self._state(x, refs)
-        return 1.0 if st.culled else self.pair.chart_margin(st, x[_CH])
+        """The tracked charts' margin to their singular sets (`kernels.compliant.chart_margin`),
+        1 while culled or off the surface."""
+        return self._event_values(x, refs)[2]
 
     def _chart(self, t, x, refs):
         from porthamiltonian.kernels.reduced import patch_frame
