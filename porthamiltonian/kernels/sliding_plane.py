@@ -31,6 +31,7 @@ from ._njit import njit
 from . import compliant as _kcp
 from . import contact as _kc
 from . import lie as _lie
+from .compliant import P_STATUS, P_CULLED, P_DELTA, P_H12, P_X, P_C1, P_C2, P_D1, P_D2, P_H1C, P_GA, P_GB
 
 FRICTIONLESS, COULOMB, ROLLING = 0, 1, 2
 
@@ -58,15 +59,15 @@ def _rows(I):
 @njit(inline="always")
 def _handled(sh):
     """Whether the kernels handle the pair's shared tuple (exact contact points, not culled)."""
-    return sh[0] == _kc.OK and sh[1] == 0.0
+    return sh[P_STATUS] == _kc.OK and sh[P_CULLED] == 0.0
 
 
 @njit(inline="always")
 def _R(sh, k):
     """``R_k`` (12,): ``R_k . (T_a, T_b) = -(T_C)_k``."""
     out = np.empty(12)
-    _lie.put(out, 0, sh[10][k])
-    _lie.put(out, 6, -sh[11][k])
+    _lie.put(out, 0, sh[P_GA][k])
+    _lie.put(out, 6, -sh[P_GB][k])
     return out
 
 
@@ -85,7 +86,7 @@ def terms(t, x, refs, F, I):
         return J, np.zeros(n), g, sh
     for i in range(n):
         J[i] = _R(sh, rows[i])
-    g[0] = sh[2]
+    g[0] = sh[P_DELTA]
     return J, np.zeros(n), g, sh
 
 
@@ -97,8 +98,8 @@ def acceleration_bias(t, x, refs, flows, sh, F, I):
     if not _handled(sh):
         return np.full(rows.shape[0], np.nan)
     bias, s_max, s_min = _kc.sliding_plane_bias(
-        sh[7], sh[8], sh[3], sh[9], _kcp._mat(F, _kcp.AD_S2B, 6), _kcp._mat(F, _kcp.AD_S1A, 6), flows[0], flows[1],
-        F[_kcp.ALPHA], rows)
+        sh[P_D1], sh[P_D2], sh[P_H12], sh[P_H1C], _kcp._mat(F, _kcp.AD_S2B, 6), _kcp._mat(F, _kcp.AD_S1A, 6),
+        flows[0], flows[1], F[_kcp.ALPHA], rows)
     if not s_min > s_max / 1e10:
         bias[:] = np.nan
     return bias
@@ -119,7 +120,7 @@ def effort_map(t, x, refs, flows, sh, F, I):
         for i in range(rows.shape[0]):
             D[i] = _R(sh, rows[i])
         return D
-    T_C = _lie.mv(sh[11], flows[1]) - _lie.mv(sh[10], flows[0])
+    T_C = _lie.mv(sh[P_GB], flows[1]) - _lie.mv(sh[P_GA], flows[0])
     vx, vy = T_C[3], T_C[4]
     mu, eps = F[I[at]], F[I[at] + 1]
     den = math.sqrt(vx * vx + vy * vy + eps * eps)
@@ -136,9 +137,11 @@ def rates(t, x, refs, flows, sh, F, I):
         out[:] = np.nan
         return out
     F1, I1, F2, I2 = _kcp._surfaces(F, I)
-    T12 = _kc.relative_twist(sh[3], _kcp._mat(F, _kcp.AD_S2B, 6), _kcp._mat(F, _kcp.AD_S1A, 6), flows[0], flows[1])
-    rate, s_max, s_min = _kc.parameter_rates(F1, I1, F2, I2, sh[4], sh[5], sh[6], sh[7], sh[8], sh[3], T12,
-                                             x[0:4].copy(), int(round(x[4])), int(round(x[5])), F[_kcp.RELAX])
+    T12 = _kc.relative_twist(sh[P_H12], _kcp._mat(F, _kcp.AD_S2B, 6), _kcp._mat(F, _kcp.AD_S1A, 6), flows[0],
+                             flows[1])
+    rate, s_max, s_min = _kc.parameter_rates(F1, I1, F2, I2, sh[P_X], sh[P_C1], sh[P_C2], sh[P_D1], sh[P_D2],
+                                             sh[P_H12], T12, x[0:4].copy(), int(round(x[4])), int(round(x[5])),
+                                             F[_kcp.RELAX])
     if not s_min > s_max / 1e10:
         out[:] = np.nan
         return out
@@ -167,7 +170,7 @@ def events(t, x, refs, lam, sh, F, I):
     active = x[6] > 0.5
     out[0] = _kcp.chart_margin(x, sh, F, I)
     out[1] = lam[0] if active else 1.0
-    out[2] = 1.0 if active else -sh[2]
+    out[2] = 1.0 if active else -sh[P_DELTA]
     return out
 
 

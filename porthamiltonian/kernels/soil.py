@@ -42,6 +42,7 @@ from ._njit import njit
 from . import compliant as _kcompliant
 from . import contact as _kcontact
 from . import lie as _lie
+from .compliant import P_CULLED, P_DELTA, P_D2, P_GA, P_GB
 
 # ---- the soil block at the end of F
 SOIL_K, SOIL_N, SOIL_BETA, SOIL_AREA, SOIL_RADIUS = 0, 1, 2, 3, 4
@@ -147,7 +148,7 @@ def spring_outputs(t, x, refs, F, I):
     if not _kcompliant._touching(x, sh):
         return _kcompliant._idle(sh, F)
     law = F[_kcompliant.LAW : _kcompliant.LAW + 5].copy()
-    z = sh[2]
+    z = sh[P_DELTA]
     K, N, beta, _, _ = _soil(F)
     loading = x[_MODE] > 0.5
     law[1] = total_force(K, N, beta, z, x[_M], loading) / z if z > 0.0 else 0.0
@@ -185,10 +186,10 @@ def _imprint(x, sh, F):
     """The imprint's depth z_p [m] under the contact point: the remembered one where the
     point lies within the footprint, else 0 (as `SoilSpring._imprint`)."""
     m = x[_M]
-    if m <= 0.0 or sh[1] != 0.0:
+    if m <= 0.0 or sh[P_CULLED] != 0.0:
         return 0.0
     K, N, beta, area, radius = _soil(F)
-    d = sh[8][0, 0] - x[_FP : _FP + 3]    # the contact point on surface b (its frame) from the footprint's centre
+    d = sh[P_D2][0, 0] - x[_FP : _FP + 3]    # the contact point on surface b (its frame) from the footprint's centre
     if math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) > footprint_radius(area, radius, m):
         return 0.0
     return permanent_sinkage(N, beta, m)
@@ -204,7 +205,7 @@ def _sinkage_rate(refs, sh, F, I):
         T_a = _lie.mv(_kcompliant._mat(F, _kcompliant.MINV_A, 6), refs[2])
     if I[_kcompliant.MOVING_B]:
         T_b = _lie.mv(_kcompliant._mat(F, _kcompliant.MINV_B, 6), refs[3])
-    return -(_lie.mv(sh[11], T_b)[5] - _lie.mv(sh[10], T_a)[5])
+    return -(_lie.mv(sh[P_GB], T_b)[5] - _lie.mv(sh[P_GA], T_a)[5])
 
 
 @njit
@@ -224,8 +225,8 @@ def spring_events(t, x, refs, sh, F, I):
     """Values of the soil spring's event functions in the order of `SoilSpring.events`: touch,
     release, chart, [approach] (the compliant ones, with the soil's touch and release), unload,
     yield, as the Python ones, from the evaluation's shared contact state."""
-    if sh[1] == 1.0:
-        return culled_events(t, x, sh[2], F, I)
+    if sh[P_CULLED] == 1.0:
+        return culled_events(t, x, sh[P_DELTA], F, I)
     base = _kcompliant.spring_events(t, x, (refs[0], refs[1]), sh, F, I)
     nb = base.shape[0]
     out = np.empty(nb + 2)
@@ -234,12 +235,12 @@ def spring_events(t, x, refs, sh, F, I):
     loading = x[_MODE] > 0.5
     _, N, beta, _, _ = _soil(F)
     if not active:
-        out[0] = -(sh[2] - _imprint(x, sh, F))
+        out[0] = -(sh[P_DELTA] - _imprint(x, sh, F))
     zp = 0.0 if loading else permanent_sinkage(N, beta, x[_M])
-    out[1] = zp - sh[2] if active else -1.0
-    touching = active and sh[1] == 0.0
+    out[1] = zp - sh[P_DELTA] if active else -1.0
+    touching = active and sh[P_CULLED] == 0.0
     out[nb] = _sinkage_rate(refs, sh, F, I) if touching and loading else 1.0
-    out[nb + 1] = sh[2] - x[_M] if active and not loading else -1.0
+    out[nb + 1] = sh[P_DELTA] - x[_M] if active and not loading else -1.0
     return out
 
 
@@ -291,11 +292,11 @@ def plastic_law(t, inputs, refs, sh, F, I):
     normal while loading, nothing elastic or not touching (refs: the compliant resistors', then
     the soil block)."""
     soil_block = refs[8]
-    if refs[2][0] < 0.5 or sh[1] != 0.0 or soil_block[1] < 0.5:
+    if refs[2][0] < 0.5 or sh[P_CULLED] != 0.0 or soil_block[1] < 0.5:
         return np.zeros(6), np.zeros(6)
     K, N, beta, _, _ = _soil(F)
-    f = plastic_force(K, N, beta, sh[2])
-    return f * sh[10][5], -f * sh[11][5]
+    f = plastic_force(K, N, beta, sh[P_DELTA])
+    return f * sh[P_GA][5], -f * sh[P_GB][5]
 
 
 @njit

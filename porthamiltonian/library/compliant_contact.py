@@ -105,7 +105,7 @@ from porthamiltonian.errors import GeometryError, ModelError, ParameterError
 from porthamiltonian.kernels import compliant as _kcompliant
 from porthamiltonian.kernels import contact as _kcontact
 
-from .contact_geometry import ContactPair
+from .contact_geometry import ContactPair, ContactState
 from .rigid_body import RigidBody
 from .touchdown import TouchdownGuard
 
@@ -227,16 +227,69 @@ class ContactSpring(StorageElement):
         return out
 
     # ---- kernels
-    def _packed(self):
+    def _packed(self, python_path=False):
         """``(F, I)`` of `porthamiltonian.kernels.compliant` (shared by the contact's three
         elements), or None where the compiled path does not apply: a surface evaluated in
-        Python, a law given in Python."""
-        if isinstance(self.p.law, UserNormalLaw):
+        Python, a law given in Python. With `python_path` never None (`_arrays`): a user's law
+        packs as a placeholder (its values enter the pair record, `_law_at`), a surface
+        evaluated in Python as its domains (`ContactPair.pack`)."""
+        user = isinstance(self.p.law, UserNormalLaw)
+        if user and not python_path:
             return None
         p = self.p
         return self.pair.pack(
-            cullable=True, depth_limit=self.depth_limit, relax=self.relax, law=p.law.packed, c_spin=p.c_spin,
-            c_t=p.c_t, c_slip=p.c_slip, mu=p.mu, mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t, dahl=p.dahl)
+            cullable=True, depth_limit=self.depth_limit, relax=self.relax, law=_NO_LAW if user else p.law.packed,
+            c_spin=p.c_spin, c_t=p.c_t, c_slip=p.c_slip, mu=p.mu, mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t,
+            dahl=p.dahl, python_surfaces=python_path)
+
+    def _arrays(self):
+        """``(F, I)`` of the contact's kernels for its Python element methods, which call the
+        same kernels as the compiled path (a formula lives once): `_packed` for any law and
+        surface, packed once and again only when a parameter changed."""
+        p = self.p
+        key = (p.law, p.k_t, p.c_t, p.k_spin, p.c_spin, p.mu, p.mu_spin, p.c_slip, p.dahl, self.relax,
+               self.depth_limit)
+        cached = self.__dict__.get("_arrays_cache")
+        if cached is None or cached[0] != key:
+            cached = self.__dict__["_arrays_cache"] = (key, self._packed(python_path=True))
+        return cached[1]
+
+    def _law_at(self, st, rate=0.0):
+        """The packed normal law (`porthamiltonian.kernels.contact.normal_force`) at the touching
+        pair state `st`: a fixed law's own, a `LocalHertzLaw` resolved at the local curvatures
+        (`ContactPair.local_hertz`, which raises where Hertz does not apply), a user's law
+        evaluated in Python at the penetration and its `rate` [m/s] (the one thing of a user's
+        law the kernels cannot run)."""
+        law = self.p.law
+        if isinstance(law, UserNormalLaw):
+            return law.given(st.delta, rate)
+        if isinstance(law, LocalHertzLaw):
+            return _local_law(self.p, self.pair, st)[0]
+        return law.packed
+
+    def _record(self, st, rate=0.0):
+        """The kernels' pair record (`pair_record`) of the pair state `st` with the law at it,
+        built once per state (and rate) for the contact's elements of one evaluation."""
+        cached = self.__dict__.get("_record_cache")
+        if cached is not None and cached[0] is st and cached[1] == rate:
+            return cached[2]
+        sh = pair_record(st, None if st.culled else self._law_at(st, rate), self._arrays()[0])
+        self.__dict__["_record_cache"] = (st, rate, sh)
+        return sh
+
+    def _idle_record(self):
+        """The pair record the resistors' kernels get while the contact is not touching (they
+        read the contact flag first and return their idle values)."""
+        cached = self.__dict__.get("_idle_cache")
+        if cached is None or cached[0] is not self._arrays()[0]:
+            cached = self.__dict__["_idle_cache"] = (self._arrays()[0], pair_record(_IDLE_STATE, None,
+                                                                                   self._arrays()[0]))
+        return cached[1]
+
+    def _pose_args(self, refs):
+        """The spring kernels' ``refs`` (the two bodies' poses, a fixed body's empty) from the
+        element's references (the moving bodies' poses first)."""
+        return _padded(refs, self.pair.padded_refs())
 
     def kernel(self, role):
         packed = self._packed()
@@ -271,10 +324,11 @@ class ContactSpring(StorageElement):
         # off a bounded surface's edge (until the release event books it as lost): the
         # penetration of the surface extended, so that the stored energy stays continuous
         if st.culled:
-            V = self.p.law.potential(st.edge_delta)
-        else:
-            V = _elastic(self.p, self.pair, st)[1]
-        return V + 0.5 * float(self.p.K_t @ (s * s))
+            return self.p.law.potential(st.edge_delta) + 0.5 * float(self.p.K_t @ (s * s))
+        F = self._arrays()[0]
+        if isinstance(self.p.law, UserNormalLaw):   # its potential is Python's; the tangential part the kernel's
+            return self.p.law.potential(st.delta) + _kcompliant._stored(x, _NO_LAW, 0.0, F)
+        return _kcompliant._stored(x, self._law_at(st), st.delta, F)
 
     def energies(self, X, refs):
         """`energy` at N states in one compiled loop (`porthamiltonian.kernels.compliant.spring_energies`):
@@ -310,39 +364,40 @@ class ContactSpring(StorageElement):
         F_e, _, W_geo = _elastic(self.p, self.pair, st)
         return _kcontact.spring_outputs(st.G_a, st.G_b, self.p.K_t, x[_S], F_e, W_geo)
 
-    def rates(self, t, x, refs, inputs):
+    def _spring_kernel(self, kernel, idle, t, x, refs, *inputs):
+        """`kernel` (`porthamiltonian.kernels.compliant.spring_rates`, `spring_input_matrix`,
+        `spring_output_jacobian`) at the Python path's pair state, or zeros of shape `idle`
+        while the state is culled (the kernels' own first branch, taken without the call); a
+        NaN result (a singular contact matrix) raises the pair's error
+        (`ContactPair.spring_rates`)."""
         st = self._state(x, refs)
-        out = np.zeros(10)
-        if st.culled:   # far apart: the tracked parameters wait for the approach event
-            return out
-        T_a, T_b, slip = inputs
-        out[_X], out[_S] = self.pair.spring_rates(st, x[_X], x[_CH], T_a, T_b, slip, x[_S], x[_ACT] > 0.5, self.relax)
+        if st.culled:
+            return np.zeros(idle)
+        x = _contiguous(x[:10])
+        out = call_kernel(self, kernel, float(t), x, self._pose_args(refs), *inputs, self._record(st), *self._arrays())
+        if np.isnan(out).any():
+            z = np.zeros(6)
+            self.pair.spring_rates(st, x[_X], x[_CH], z, z, np.zeros(3), x[_S], False, 0.0)   # raises
+            raise GeometryError(f"{self.label}: the contact kernels declined the pair state (a NaN result)")
         return out
 
+    def rates(self, t, x, refs, inputs):
+        """`porthamiltonian.kernels.compliant.spring_rates` (culled: zero, the tracked
+        parameters wait for the approach event)."""
+        inputs = tuple(_contiguous(u) for u in inputs)
+        return self._spring_kernel(_kcompliant.spring_rates, 10, t, x, refs, inputs)
+
     def input_matrix(self, t, x, refs):
-        st = self._state(x, refs)
-        B = np.zeros((10, 15))
-        if st.culled:
-            return B
-        # without relaxation the rates are linear in the twists and the slip: columns by unit inputs
-        for k in range(15):
-            e = np.zeros(15)
-            e[k] = 1.0
-            B[_X, k], B[_S, k] = self.pair.spring_rates(st, x[_X], x[_CH], e[:6], e[6:12], e[12:], x[_S],
-                                                        x[_ACT] > 0.5, 0.0)
-        return B
+        """`porthamiltonian.kernels.compliant.spring_input_matrix`: the rates without the
+        relaxation are linear in the twists and the slip."""
+        return self._spring_kernel(_kcompliant.spring_input_matrix, (10, 15), t, x, refs)
 
     def output_jacobian(self, t, x, refs):
-        # outputs depend on the own state only through the deformation (linearly) and the flag
-        J = np.zeros((15, 10))
-        if x[_ACT] > 0.5:
-            st = self._state(x, refs)
-            K = np.zeros((6, 3))
-            K[2:5] = np.diag(self.p.K_t)
-            J[:6, _S] = -(st.G_a.T @ K)
-            J[6:12, _S] = st.G_b.T @ K
-            J[12:, _S] = np.diag(self.p.K_t)
-        return J
+        """`porthamiltonian.kernels.compliant.spring_output_jacobian`: the outputs depend on
+        the own state through the deformation (linearly) and the flag only."""
+        if x[_ACT] < 0.5:
+            return np.zeros((15, 10))
+        return self._spring_kernel(_kcompliant.spring_output_jacobian, (15, 10), t, x, refs)
 
     def gradient(self, x, refs):
         g_own = np.zeros(10)
@@ -382,8 +437,18 @@ class ContactSpring(StorageElement):
         positive lower bound of Delta, which has the same sign."""
         return -self._state(x, refs).delta
 
+    def _event_values(self, x, refs):
+        """The event functions' values in the order of `events` (touch, release, chart,
+        [approach]) from `porthamiltonian.kernels.compliant.spring_events` at the Python path's
+        pair record (unguarded; a guarded touch reads `_touch_gap`)."""
+        st = self._state(x, refs)
+        F, I = self._arrays()
+        return call_kernel(self, _kcompliant.spring_events, 0.0, _contiguous(x[:10]), self._pose_args(refs),
+                           self._record(st), F, I)
+
     def _touch_fn(self, t, x, refs):
-        return self._touch_gap(x, refs) if x[_ACT] < 0.5 else 1.0
+        """The signed distance (culled: a lower bound of it) while not touching, else 1."""
+        return self._event_values(x, refs)[0]
 
     def _guarded_touch_fn(self, system, t, x):
         if getattr(self, "_cached_system", None) is not system:
@@ -395,11 +460,12 @@ class ContactSpring(StorageElement):
         return self.guard.event_value(system, x, self._touch_gap(own, refs))
 
     def _release_fn(self, t, x, refs):
-        return self.distance(x, refs) if x[_ACT] > 0.5 else -1.0
+        """The signed distance while touching, else -1."""
+        return self._event_values(x, refs)[1]
 
     def _approach_fn(self, t, x, refs):
         """The bounding test's distance bound minus the cull distance (untouched contacts)."""
-        return self.pair.separation(refs) - self.pair.cull_distance if x[_ACT] < 0.5 else 1.0
+        return self._event_values(x, refs)[3]
 
     def _approach(self, t, x, refs):
         """The bodies came within the cull distance: the tracked parameters, frozen while the
@@ -443,8 +509,9 @@ class ContactSpring(StorageElement):
         return EventOutcome(out, lost, "contact released" + left)
 
     def _chart_fn(self, t, x, refs):
-        st = self._state(x, refs)
-        return 1.0 if st.culled else self.pair.chart_margin(st, x[_CH])
+        """The tracked charts' margin to their singular sets (`kernels.compliant.chart_margin`),
+        1 while culled or off the surface."""
+        return self._event_values(x, refs)[2]
 
     def _chart(self, t, x, refs):
         from porthamiltonian.kernels.reduced import patch_frame
@@ -483,6 +550,87 @@ def _spring_refs(spring):
 
 
 _NO_WRENCH = np.zeros(6)
+#: a law of no force (`porthamiltonian.kernels.contact.normal_force`): a user's law's slot in the
+#: packed constants (its values enter the pair record at each evaluation, `ContactSpring._law_at`)
+_NO_LAW = np.array((_kcontact.LAW_LINEAR, 0.0, 0.0, 1.0, 0.0))
+_Z3 = np.zeros((3, 3, 3))
+_Z6 = np.zeros((6, 6))
+_EYE4 = np.eye(4)
+
+
+def pair_record(st, law, F):
+    """The shared pair record of `porthamiltonian.kernels.compliant` (its fields `P_STATUS` ...
+    `P_LAW`) of a pair state that the Python path resolved (`ContactPair.state`: re-charted,
+    searched globally, a surface evaluated in Python): the one packing through which the
+    Python element methods call the kernels the compiled path calls.
+
+    Parameters
+    ----------
+    st : ContactState
+    law : ndarray, shape (5,) or None
+        The packed normal law at `st` (`ContactSpring._law_at`); None where the kernels do not
+        read it (a culled state, a sliding-plane contact): the packed constants' law stands in.
+    F : ndarray
+        The packed constants (`porthamiltonian.kernels.compliant.pack`).
+
+    Returns
+    -------
+    tuple
+        ``(status, culled, delta, H_12, x, c1, c2, D1, D2, H_1C, G_a, G_b, law)``. A culled
+        state (far apart, or off a bounded surface) is recorded as off the surface (culled
+        2.0): the kernels read the same values from it (the approach event's bound recomputed
+        by the same kernel as the bounding test's).
+    """
+    c = _contiguous
+    if law is None:
+        law = F[_kcompliant.LAW : _kcompliant.LAW + 5].copy()
+    if st.culled:
+        return (_kcontact.OK, 2.0, float(st.delta), c(st.H_12), np.zeros(4), 0, 0, _Z3, _Z3, _EYE4, _Z6, _Z6, law)
+    return (_kcontact.OK, 0.0, float(st.delta), c(st.H_12), c(st.cp.x), int(st.cp.charts[0]), int(st.cp.charts[1]),
+            c(st.D[0]), c(st.D[1]), c(st.H_1C), c(st.G_a), c(st.G_b), c(law))
+
+
+def _contiguous(a):
+    """``a`` as a C-contiguous float64 array (itself when it is one already: the types
+    `call_kernel` relies on)."""
+    if type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous:
+        return a
+    return np.ascontiguousarray(a, dtype=float)
+
+
+def _padded(refs, slots):
+    """``refs`` as a kernel takes them (`Kernel.pad`): by the element's `ContactPair.padded_refs`
+    slots, an empty array for a fixed body, each a contiguous float array."""
+    return tuple(_EMPTY if k < 0 else _contiguous(refs[k]) for k in slots)
+
+
+def call_kernel(owner, kernel, *args):
+    """``kernel(*args)`` from an element's Python method, through the compiled entry point of
+    the overload its first call selected (kept in ``owner``).
+
+    numba's dispatcher types every call's arguments in Python, about 1 us per entry of a tuple
+    argument, and the contact kernels take the pair record (13 entries) and the padded
+    references (8): that typing cost more than the kernel itself. The Python methods build
+    these arguments with fixed types (`pair_record`, `_padded`: float64 C-contiguous arrays,
+    Python ints and floats), so the overload of the first call is the overload of every call.
+    Where the first call's types do not name an overload (the dispatcher converted an
+    argument), every call goes through the dispatcher.
+    """
+    entries = owner.__dict__.setdefault("_kernel_entries", {})
+    entry = entries.get(kernel)
+    if entry is not None:
+        return entry(*args)
+    out = kernel(*args)
+    if entry is None and kernel not in entries:
+        cres = kernel.overloads.get(tuple(kernel.typeof_pyval(a) for a in args))
+        entries[kernel] = None if cres is None else cres.entry_point
+    return out
+
+
+_EMPTY = np.zeros(0)
+#: the pair state of a contact that is not touching, for the resistors' kernels (which read the
+#: contact flag first and return their idle values)
+_IDLE_STATE = ContactState(None, np.eye(4), None, None, None, 0.0, None, True)
 
 
 def _local_law(p, pair, st):
@@ -501,22 +649,6 @@ def _elastic(p, pair, st):
         law, W_geo = _local_law(p, pair, st)
         return (_kcontact.normal_force(law, st.delta, 0.0)[0], _kcontact.normal_potential(law, st.delta), W_geo)
     return p.law.elastic(st.delta), p.law.potential(st.delta), _NO_WRENCH
-
-
-def _limits(p, pair, st, s):
-    """Friction limits ``(mu_spin F_e, mu F_e)`` and the capacity they leave to the
-    friction-limited stick dampers, ``limit - |spring force|`` (>= 0; infinite for the
-    viscous friction law, whose dampers are not limited)."""
-    return _friction_limits(p, _elastic(p, pair, st)[0], s)
-
-
-def _friction_limits(p, Fe, s):
-    """`_limits` for the elastic normal force ``Fe`` [N] (shared with the soil contact)."""
-    lim_spin, lim_t = p.mu_spin * Fe, p.mu * Fe
-    if not p.dahl:
-        return lim_spin, lim_t, np.inf, np.inf
-    return (lim_spin, lim_t, max(lim_spin - abs(p.k_spin * s[0]), 0.0),
-            max(lim_t - p.k_t * float(np.hypot(s[1], s[2])), 0.0))
 
 
 class _SpringResistor(ResistorElement):
@@ -540,6 +672,36 @@ class _SpringResistor(ResistorElement):
 
     def _state(self, refs):
         return self.pair.state(refs[0], refs[1], refs[3:])
+
+    def _slots(self):
+        """`ContactPair.padded_refs` of the resistor's references (its kernels' ``refs``)."""
+        slots = self.__dict__.get("_slots_cache")
+        if slots is None:
+            n = self.pair.n_pose_refs    # the spring's three, the poses, the momenta, the rest
+            slots = self.__dict__["_slots_cache"] = self.pair.padded_refs(
+                before=3, momenta=True, after=len(self.state_refs()) - 3 - 2 * n)
+        return slots
+
+    def _kernel_at(self, kernel, t, inputs, refs):
+        """`kernel` (the element's law or its Jacobian, `porthamiltonian.kernels.compliant`) at
+        the Python path's pair state (`ContactSpring._record`); while the contact is not
+        touching no pair state is computed (the kernels read the flag first: a culled record
+        stands in)."""
+        inputs = tuple(_contiguous(u) for u in inputs)
+        F, I = self.spring._arrays()
+        if refs[2][0] < 0.5:
+            sh = self.spring._idle_record()
+        else:
+            st = self._state(refs)
+            rate = 0.0
+            if len(inputs) == 2 and not st.culled and isinstance(self.p.law, UserNormalLaw):
+                rate = -(st.G_b @ inputs[1] - st.G_a @ inputs[0])[5]   # a user's law's damping: the penetration rate
+            sh = self._record(st, refs, rate)
+        return call_kernel(self, kernel, float(t), inputs, _padded(refs, self._slots()), sh, F, I)
+
+    def _record(self, st, refs, rate):
+        """The pair record of the touching state `st` (`ContactSpring._record`)."""
+        return self.spring._record(st, rate)
 
     def kernel(self, role):
         if role not in ("law", "law_jacobian"):
@@ -578,37 +740,19 @@ class ContactDamper(_WrenchResistor):
     _law_kernel = staticmethod(_kcompliant.damper_law)
     _law_jacobian_kernel = staticmethod(_kcompliant.damper_law_jacobian)
 
-    def _efforts(self, inputs, refs):
-        """`porthamiltonian.kernels.contact.damper_efforts` at the contact's state, the stick
-        dampers capped by the friction limits left by the spring (Dahl friction law); None
-        while the contact is not touching or is off a bounded surface (no force)."""
-        st = self._state(refs) if refs[2][0] > 0.5 else None
-        if st is None or st.culled:
-            return None
-        _, _, cap_spin, cap_t = _limits(self.p, self.pair, st, refs[-1])
-        law = self.p.law
-        if isinstance(law, UserNormalLaw):   # evaluated in Python at the penetration rate
-            law_args = law.given(st.delta, -(st.G_b @ inputs[1] - st.G_a @ inputs[0])[5])
-        elif isinstance(law, LocalHertzLaw):
-            law_args = _local_law(self.p, self.pair, st)[0]
-        else:
-            law_args = law.packed
-        return st, _kcontact.damper_efforts(st.G_a, st.G_b, inputs[0], inputs[1], self.p.c_spin, self.p.c_t,
-                                            cap_spin, cap_t, law_args, st.delta)
-
     def law(self, k, t, inputs, refs):
-        out = self._efforts(inputs, refs)
-        if out is None:
+        """`porthamiltonian.kernels.compliant.damper_law`: the normal law's damping and the
+        stick dampers, capped by the friction limits the spring leaves (Dahl friction law);
+        nothing while the contact is not touching (the kernel's first branch)."""
+        if refs[2][0] < 0.5:
             return (np.zeros(6), np.zeros(6))
-        e_a, e_b, _ = out[1]
-        return (e_a, e_b)
+        return self._kernel_at(self._law_kernel, t, inputs, refs)
 
     def law_jacobian(self, k, t, inputs, refs):
-        out = self._efforts(inputs, refs)
-        if out is None:
+        """`porthamiltonian.kernels.compliant.damper_law_jacobian`."""
+        if refs[2][0] < 0.5:
             return np.zeros((12, 12))
-        st, (_, _, dW) = out
-        return _kcontact.damper_jacobian(st.G_a, st.G_b, dW)
+        return self._kernel_at(self._law_jacobian_kernel, t, inputs, refs)
 
 
 @register_element
@@ -628,24 +772,14 @@ class SlipFriction(_SpringResistor):
     def causalities(self):
         return ((FLOW_OUT,),)
 
-    def _arguments(self, refs):
-        """``(lim_spin, lim_t, c_slip, spin_speed, slide_speed)`` of the slip kernels: the
-        friction limits and, for the Dahl law, the relative spin and sliding speeds."""
-        st = self._state(refs) if refs[2][0] > 0.5 else None
-        if st is None or st.culled:
-            return 0.0, 0.0, self.p.c_slip, 0.0, 0.0
-        lim_spin, lim_t, _, _ = _limits(self.p, self.pair, st, refs[-1])
-        if not self.p.dahl:
-            return lim_spin, lim_t, self.p.c_slip, 0.0, 0.0
-        n = self.pair.n_pose_refs
-        T_C = self.pair.contact_twist(st, refs[3 + n : 3 + 2 * n])
-        return lim_spin, lim_t, self.p.c_slip, abs(T_C[2]), float(np.hypot(T_C[3], T_C[4]))
-
     def law(self, k, t, inputs, refs):
-        return (_kcontact.slip_rates(inputs[0], *self._arguments(refs)),)
+        """`porthamiltonian.kernels.compliant.friction_law`: the slip rates for the spring's
+        forces (not touching: none)."""
+        return self._kernel_at(self._law_kernel, t, inputs, refs)
 
     def law_jacobian(self, k, t, inputs, refs):
-        return _kcontact.slip_jacobian(inputs[0], *self._arguments(refs))
+        """`porthamiltonian.kernels.compliant.friction_law_jacobian`."""
+        return self._kernel_at(self._law_jacobian_kernel, t, inputs, refs)
 
 
 def _reduced_mass(body_a, body_b):

@@ -446,11 +446,13 @@ class ContactPair:
         return st
 
     def pack(self, *, cullable, depth_limit=math.inf, relax=0.0, law=(0.0,) * 5, c_spin=0.0, c_t=0.0, c_slip=0.0,
-             mu=0.0, mu_spin=0.0, k_spin=0.0, k_t=0.0, dahl=False):
+             mu=0.0, mu_spin=0.0, k_spin=0.0, k_t=0.0, dahl=False, python_surfaces=False):
         """``(F, I)`` of the pair for the compiled contact kernels (`porthamiltonian.kernels.
         compliant.pack`: its geometry, and the compliant contact's law and friction where given),
-        or None where a surface is evaluated in Python. Called once, at compile time."""
-        if not self._compiled:
+        or None where a surface is evaluated in Python, unless `python_surfaces` (the elements'
+        Python path: a surface evaluated in Python is packed by its domains only, which the
+        kernels after the pair state read). Called once, at compile time."""
+        if not (self._compiled or python_surfaces):
             return None
         minv = [b.Minv if moving else np.zeros((6, 6)) for b, moving in zip((self.body_a, self.body_b), self._moving)]
         return _kcompliant.pack(

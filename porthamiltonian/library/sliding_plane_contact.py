@@ -55,6 +55,7 @@ from porthamiltonian.bondgraph.ports import Port, StateBlock
 from porthamiltonian.errors import ContactWarning, GeometryError, ParameterError
 from porthamiltonian.kernels import sliding_plane as _ksp
 
+from .compliant_contact import _contiguous, _padded, call_kernel, pair_record
 from .contact_geometry import ContactPair
 from .touchdown import TouchdownGuard
 
@@ -203,25 +204,55 @@ class SlidingPlaneConstraint(ConstraintElement):
         out[_ACT] = 0.0
         return out
 
-    def acceleration_bias(self, t, x, refs, flows):
+    def _packed(self, python_path=False):
+        """``(F, I)`` of `porthamiltonian.kernels.sliding_plane` (the pair's, then the friction
+        mode, rows, mu and eps), or None where a surface is evaluated in Python, unless
+        `python_path` (`_arrays`: such a surface packs as its domains, `ContactPair.pack`)."""
+        packed = self.pair.pack(cullable=False, relax=self.relax, python_surfaces=python_path)
+        if packed is None:
+            return None
+        mode = {"frictionless": _ksp.FRICTIONLESS, "coulomb": _ksp.COULOMB, "rolling": _ksp.ROLLING}[self.friction]
+        return _ksp.pack(*packed, mode, self._rows, self.mu, self.eps)
+
+    def _arrays(self):
+        """``(F, I)`` for the Python element methods, which call the kernels the compiled path
+        calls (`_packed` for any surface; packed again only when a parameter changed)."""
+        key = (self.friction, self.mu, self.eps, self.relax)
+        cached = self.__dict__.get("_arrays_cache")
+        if cached is None or cached[0] != key:
+            cached = self.__dict__["_arrays_cache"] = (key, self._packed(python_path=True))
+        return cached[1]
+
+    def _kernel_at(self, kernel, t, x, refs, flows):
+        """`kernel` (`porthamiltonian.kernels.sliding_plane.acceleration_bias`, `effort_map`,
+        `rates`) at the Python path's pair state (`pair_record`, the compliant kernels' record);
+        a NaN result (a singular contact matrix) raises the pair's error
+        (`ContactPair.sliding_plane_bias`)."""
         st = self._state(x, refs)
-        return self.pair.sliding_plane_bias(st, flows[0], flows[1], self._row_array)
+        F, I = self._arrays()
+        flows = (_contiguous(flows[0]), _contiguous(flows[1]))
+        out = call_kernel(self, kernel, float(t), _contiguous(x[:7]), _padded(refs, self.pair.padded_refs()), flows,
+                          pair_record(st, None, F), F, I)
+        if np.isnan(out).any():
+            self.pair.sliding_plane_bias(st, flows[0], flows[1], self._row_array)   # raises
+            raise GeometryError(f"{self.label}: the contact kernels declined the pair state (a NaN result)")
+        return out
+
+    def acceleration_bias(self, t, x, refs, flows):
+        """`porthamiltonian.kernels.sliding_plane.acceleration_bias` of the rows."""
+        return self._kernel_at(_ksp.acceleration_bias, t, x, refs, flows)
 
     def effort_map(self, t, x, refs, flows):
+        """With Coulomb friction `porthamiltonian.kernels.sliding_plane.effort_map` (the normal
+        row plus the regularized sliding friction), else None (the Jacobian itself)."""
         if self.friction != "coulomb":
             return None
-        st = self._state(x, refs)
-        T_C = st.G_b @ flows[1] - st.G_a @ flows[0]
-        vt = T_C[3:5]
-        den = np.sqrt(vt @ vt + self.eps * self.eps)
-        D = self._R(st, 5) - self.mu * (vt[0] * self._R(st, 3) + vt[1] * self._R(st, 4)) / den
-        return D[None, :]
+        return self._kernel_at(_ksp.effort_map, t, x, refs, flows)
 
     def rates(self, t, x, refs, flows):
-        st = self._state(x, refs)
-        out = np.zeros(7)
-        out[_X] = self.pair.parameter_rates(st, x[_X], x[_CH], flows[0], flows[1], self.relax)
-        return out
+        """`porthamiltonian.kernels.sliding_plane.rates`: the tracked parameters' (the contact
+        kinematics plus the relaxation toward the exact ones)."""
+        return self._kernel_at(_ksp.rates, t, x, refs, flows)
 
     def reaction(self, t, x, refs, lam):
         """Contact force on body b in the contact frame (tau, f) = (0, 0, 0, f_x, f_y, f_n)."""
@@ -243,14 +274,12 @@ class SlidingPlaneConstraint(ConstraintElement):
         if role == "events":
             fn = {("chart", "detach", "impact"): _ksp.events, ("chart",): _ksp.events_bilateral}.get(
                 tuple(e.name for e in self.events())) if self.guard is None else None
-        packed = self.pair.pack(cullable=False, relax=self.relax) if fn is not None else None
+        packed = self._packed() if fn is not None else None
         if packed is None:
             return None
-        mode = {"frictionless": _ksp.FRICTIONLESS, "coulomb": _ksp.COULOMB, "rolling": _ksp.ROLLING}[self.friction]
         # terms computes the pair's geometry once per evaluation; the later kernels read it
         share = {"terms": dict(shares=True), "active": {}}.get(role, dict(reads=self))
-        return Kernel(fn, *_ksp.pack(*packed, mode, self._rows, self.mu, self.eps), **share,
-                      refs=self.pair.padded_refs())
+        return Kernel(fn, *packed, **share, refs=self.pair.padded_refs())
 
     # ---- events
     def events(self):

@@ -74,12 +74,15 @@ from .compliant_contact import (
     ContactParameters,
     ContactSpring,
     SlipFriction,
-    _friction_limits,
     _reduced_mass,
     _SpringResistor,
     contact_component,
     friction_parameters,
     _WrenchResistor,
+    _contiguous,
+    _padded,
+    call_kernel,
+    pair_record,
 )
 from .contact_geometry import ContactPair
 from .touchdown import TouchdownGuard
@@ -158,15 +161,16 @@ class SoilSpring(ContactSpring):
         return self.pair.refs() + self.pair.momentum_refs()
 
     # ---- kernels
-    def _packed(self):
+    def _packed(self, python_path=False):
         """``(F, I)`` of `porthamiltonian.kernels.soil` (shared by the contact's four elements):
         the pair's compliant constants with the linear law of the soil's damping and the soil's
-        block; None where a surface is evaluated in Python."""
+        block; None where a surface is evaluated in Python, unless `python_path`
+        (`ContactSpring._arrays`)."""
         p, soil = self.p, self.soil
         packed = self.pair.pack(
             cullable=True, depth_limit=self.depth_limit, relax=self.relax,
             law=self.damping_law(), c_spin=p.c_spin, c_t=p.c_t, c_slip=p.c_slip,
-            mu=p.mu, mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t, dahl=p.dahl)
+            mu=p.mu, mu_spin=p.mu_spin, k_spin=p.k_spin, k_t=p.k_t, dahl=p.dahl, python_surfaces=python_path)
         if packed is None:
             return None
         return _ksoil.pack(*packed, stiffness=soil.stiffness, exponent=soil.exponent, unloading=soil.unloading,
@@ -193,6 +197,12 @@ class SoilSpring(ContactSpring):
               "output_jacobian": _ksoil.spring_output_jacobian}.get(role)
         idle = 15 if role == "rates" else None   # culled: the state stands still
         return None if fn is None else Kernel(fn, *packed, reads=self, refs=refs, idle=idle)
+
+    def _law_at(self, st, rate=0.0):
+        """The law in the spring's pair record (`ContactSpring._record`): the soil's damping
+        law, which the spring's kernels do not read (the resistors' records hold the secant
+        law of the soil's force, `_SoilResistor._record`)."""
+        return self.damping_law()
 
     # ---- the soil's normal force
     def _normal(self, x, st):
@@ -282,16 +292,38 @@ class SoilSpring(ContactSpring):
             EventSpec("yield", self._yield_fn, +1.0, self._yield),
         )
 
+    def _event_values(self, x, refs):
+        """The event functions' values in the order of `events` (touch, release, chart,
+        [approach], unload, yield) from `porthamiltonian.kernels.soil.spring_events` at the
+        Python path's pair state (unguarded; a guarded touch reads `_touch_gap`)."""
+        st = self._state(x, refs)
+        F, I = self._arrays()
+        return call_kernel(self, _ksoil.spring_events, 0.0, _contiguous(x), _padded(refs, self._slots()),
+                           self._record(st), F, I)
+
+    def _slots(self):
+        """`ContactPair.padded_refs` of the spring's references (poses, then momenta)."""
+        return self.pair.padded_refs(momenta=True)
+
+    def _touch_fn(self, t, x, refs):
+        """The touch gap (within an imprint, to its floor: `_touch_gap`) while not touching, else 1."""
+        return self._event_values(x, refs)[0]
+
+    def _release_fn(self, t, x, refs):
+        """The penetration below the imprint's floor (loading: below the virgin surface) while
+        touching, else -1."""
+        return self._event_values(x, refs)[1]
+
+    def _chart_fn(self, t, x, refs):
+        return self._event_values(x, refs)[2]
+
+    def _approach_fn(self, t, x, refs):
+        return self._event_values(x, refs)[3]
+
     def _unload_fn(self, t, x, refs):
         """The sinkage rate dz/dt [m/s] (the contact twist from the momenta, the references
         after the poses) while loading and touching, else 1."""
-        if x[_ACT] < 0.5 or x[_MODE] < 0.5:
-            return 1.0
-        st = self._state(x, refs)
-        if st.culled:
-            return 1.0
-        n = self.pair.n_pose_refs
-        return -self.pair.contact_twist(st, refs[n : 2 * n])[5]
+        return self._event_values(x, refs)[-2]
 
     def _unload(self, t, x, refs):
         out = np.array(x, dtype=float)
@@ -300,9 +332,8 @@ class SoilSpring(ContactSpring):
                                       " m deep when the foot leaves)")
 
     def _yield_fn(self, t, x, refs):
-        if x[_ACT] < 0.5 or x[_MODE] > 0.5:
-            return -1.0
-        return self._state(x, refs).delta - x[_M]
+        """The sinkage beyond the memory while elastic and touching, else -1."""
+        return self._event_values(x, refs)[-1]
 
     def _yield(self, t, x, refs):
         out = np.array(x, dtype=float)
@@ -322,12 +353,6 @@ class SoilSpring(ContactSpring):
     def _touch_gap(self, x, refs):
         st = self._state(x, refs)
         return -(st.delta - self._imprint(x, st))
-
-    def _release_fn(self, t, x, refs):
-        if x[_ACT] < 0.5:
-            return -1.0
-        zp = 0.0 if x[_MODE] > 0.5 else self.soil.permanent_sinkage(x[_M])
-        return zp - self.pair.state(x[:4], x[4:6], refs).delta
 
     def _touch(self, t, x, refs):
         st = self.pair.state(x[:4], x[4:6], refs)
@@ -399,18 +424,18 @@ class _SoilResistor(_SpringResistor):
     def state_refs(self):
         return super().state_refs() + (StateRef(self.spring, "soil"),)
 
-    def _touching(self, refs):
-        """The contact state, or None while not touching or off a bounded ground."""
-        st = self._state(refs) if refs[2][0] > 0.5 else None
-        return None if st is None or st.culled else st
-
-    def _normal_force(self, st, refs):
-        """The soil's whole normal force [N]: Bekker's K z^N while loading, else elastic."""
+    def _record(self, st, refs, rate):
+        """The pair record of `st` with the law the soil's kernels put in it
+        (`porthamiltonian.kernels.soil.spring_outputs`): the soil's viscous damping with the
+        secant stiffness of its whole normal force (Bekker's K z^N while loading, else
+        elastic) at the memory and mode of the soil block (the last reference)."""
+        if st.culled:
+            return pair_record(st, None, self.spring._arrays()[0])
         soil, (m, mode) = self.spring.soil, refs[-1][:2]
-        return soil.loading_force(st.delta) if mode > 0.5 else soil.force(st.delta, m)
-
-    def _limits(self, st, refs):
-        return _friction_limits(self.p, self._normal_force(st, refs), refs[-2])
+        law = self.spring.damping_law()
+        z = st.delta
+        law[1] = _ksoil.total_force(*soil._packed[:3], float(z), float(m), bool(mode > 0.5)) / z if z > 0.0 else 0.0
+        return pair_record(st, law, self.spring._arrays()[0])
 
 
 @register_element
@@ -420,13 +445,6 @@ class SoilDamper(_SoilResistor, ContactDamper):
 
     type_name = "SoilDamper"
 
-    def _efforts(self, inputs, refs):
-        st = self._touching(refs)
-        if st is None:
-            return None
-        _, _, cap_spin, cap_t = self._limits(st, refs)
-        return st, _kcontact.damper_efforts(st.G_a, st.G_b, inputs[0], inputs[1], self.p.c_spin, self.p.c_t,
-                                            cap_spin, cap_t, self.spring.damping_law(), st.delta)
 
 
 @register_element
@@ -440,24 +458,6 @@ class SoilSlip(_SoilResistor, SlipFriction):
     _law_kernel = staticmethod(_ksoil.slip_law)
     _law_jacobian_kernel = staticmethod(_ksoil.slip_law_jacobian)
 
-    def _arguments(self, refs):
-        """The compliant slip's arguments with the Dahl speeds capped at ``limit / c_slip``
-        (`porthamiltonian.kernels.soil.dahl_speed`: the slip's stiffness stays bounded as the
-        soil's normal force vanishes)."""
-        lim_spin, lim_t, c_slip, spin, slide = self._uncapped(refs)
-        return (lim_spin, lim_t, c_slip, _ksoil.dahl_speed(float(spin), float(lim_spin), float(c_slip)),
-                _ksoil.dahl_speed(float(slide), float(lim_t), float(c_slip)))
-
-    def _uncapped(self, refs):
-        st = self._touching(refs)
-        if st is None:
-            return 0.0, 0.0, self.p.c_slip, 0.0, 0.0
-        lim_spin, lim_t, _, _ = self._limits(st, refs)
-        if not self.p.dahl:
-            return lim_spin, lim_t, self.p.c_slip, 0.0, 0.0
-        n = self.pair.n_pose_refs
-        T_C = self.pair.contact_twist(st, refs[3 + n : 3 + 2 * n])
-        return lim_spin, lim_t, self.p.c_slip, abs(T_C[2]), float(np.hypot(T_C[3], T_C[4]))
 
 
 @register_element
@@ -470,14 +470,12 @@ class PlasticFlow(_SoilResistor, _WrenchResistor):
     _law_jacobian_kernel = staticmethod(_ksoil.plastic_law_jacobian)
 
     def law(self, k, t, inputs, refs):
-        st = self._touching(refs)
-        if st is None or refs[-1][1] < 0.5:
-            return (np.zeros(6), np.zeros(6))
-        F = self.spring.soil.plastic_force(st.delta)
-        return (F * st.G_a[5], -F * st.G_b[5])
+        """`porthamiltonian.kernels.soil.plastic_law`."""
+        return self._kernel_at(self._law_kernel, t, inputs, refs)
 
     def law_jacobian(self, k, t, inputs, refs):
-        return np.zeros((12, 12))
+        """`porthamiltonian.kernels.soil.plastic_law_jacobian`."""
+        return self._kernel_at(self._law_jacobian_kernel, t, inputs, refs)
 
 
 def _default_soil(name, surface_a, terrain):
