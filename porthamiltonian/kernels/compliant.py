@@ -167,8 +167,6 @@ def pair_state(x, refs, F, I):
             return (_kc.OK, 1.0, -bound, H12, x[0:4].copy(), 0, 0, z3, z3, np.eye(4), z6, z6)
     F1, I1, F2, I2 = _surfaces(F, I)
     H_Wa, H_Wb, H_S1a, H_bS2 = _mat(F, H_WA, 4), _mat(F, H_WB, 4), _mat(F, H_S1A, 4), _mat(F, H_BS2, 4)
-    z3 = np.zeros((3, 3, 3))
-    z6 = np.zeros((6, 6))
     c1 = int(round(x[4]))
     c2 = int(round(x[5]))
     if I[BOUNDED]:   # a closed form off a bounded surface: the Python path books its edge state
@@ -177,6 +175,8 @@ def pair_state(x, refs, F, I):
         H12 = _kc.relative_pose(H_S1a, H_bS2, Ha, Hb)
         found, xc = _closed_form_extended(F1, I1, F2, I2, H12[:3, :3].copy(), H12[:3, 3].copy(), c1, c2)
         if found and _outside(F, I, xc, c1, c2) > 0.0:
+            z3 = np.zeros((3, 3, 3))
+            z6 = np.zeros((6, 6))
             return (_kc.FAILED, 0.0, 0.0, H12, x[0:4].copy(), 0, 0, z3, z3, np.eye(4), z6, z6)
     (status, H12, xe, e1, e2, _, D1, D2, _, _, distance, _, _, _, H_1C, G_a, G_b) = _evaluate(
         F1, I1, F2, I2, pa, pb, H_Wa, H_Wb, x[0:4].copy(), c1, c2, F[SCALE], F[TOL], I[MAX_ITER], F[ALPHA],
@@ -184,6 +184,8 @@ def pair_state(x, refs, F, I):
     if I[BOUNDED] and status == _kc.OK:
         outside = _outside(F, I, xe, e1, e2)
         if outside > 0.0:   # the contact point left a bounded surface: no contact there
+            z3 = np.zeros((3, 3, 3))
+            z6 = np.zeros((6, 6))
             return (_kc.OK, 2.0, -outside, H12, xe, e1, e2, z3, z3, np.eye(4), z6, z6)
     return (status, 0.0, -distance, H12, xe, e1, e2, D1, D2, H_1C, G_a, G_b)
 

@@ -133,14 +133,16 @@ def kinematics(D1, D2, R, d, T):
 def frame(D1, n1, distance, alpha):
     """Contact frame ``H_1C`` (4x4) in frame 1: ``z = n1``, ``x`` the tangential part of
     ``f1_u`` normalized, origin ``p1 + alpha Delta n1``."""
-    fu = D1[1, 0]
-    ex = fu - _lie.dot3(fu, n1) * n1
-    ex = ex / math.sqrt(_lie.dot3(ex, ex))
-    ey = _lie.cross3(n1, ex)
+    fu = (D1[1, 0, 0], D1[1, 0, 1], D1[1, 0, 2])
+    c = _kc.dot3(fu, n1)
+    t = (fu[0] - c * n1[0], fu[1] - c * n1[1], fu[2] - c * n1[2])
+    norm = math.sqrt(_kc.dot3(t, t))
+    ex = (t[0] / norm, t[1] / norm, t[2] / norm)
+    ey = _kc.cross3(n1, ex)
     H = np.zeros((4, 4))
     for k in range(3):
         H[k, 0], H[k, 1], H[k, 2] = ex[k], ey[k], n1[k]
-        H[k, 3] = D1[0, 0][k] + alpha * distance * n1[k]
+        H[k, 3] = D1[0, 0, k] + alpha * distance * n1[k]
     H[3, 3] = 1.0
     return H
 
