@@ -145,8 +145,8 @@ def in_numba_us(kernel, args_list, calls=2000, repeats=5):
 def in_numba_allocations(kernel, args_list, calls=200):
     """Arrays allocated per call of `kernel` (numba runtime's allocation counter,
     ``rtsys.get_allocation_stats().alloc``), called `calls` times in a compiled loop for each
-    argument tuple of `args_list` as `in_numba_us` calls it (so the arguments' boxing is not
-    counted). Every `np.empty`, `np.zeros`, ``.copy()``, array arithmetic result counts one,
+    argument tuple of `args_list` as `in_numba_us` calls it (the arguments' boxing, counted by
+    a call of the loop with 0 iterations, is subtracted). Every `np.empty`, `np.zeros`, ``.copy()``, array arithmetic result counts one,
     which numba's reference counting then frees (`NRT_MemInfo_alloc` and an atomic
     decrement per array)."""
     import numba
@@ -161,10 +161,13 @@ def in_numba_allocations(kernel, args_list, calls=200):
     run(1, *args_list[0])
     _nrt_python.memsys_enable_stats()   # what NUMBA_NRT_STATS=1 switches on at start-up
     try:
-        before = rtsys.get_allocation_stats().alloc
+        total = 0
         for a in args_list:
-            run(calls, *a)
-        return (rtsys.get_allocation_stats().alloc - before) / (calls * len(args_list))
+            for n, sign in ((0, -1), (calls, 1)):   # 0 calls: the arguments' boxing, subtracted
+                before = rtsys.get_allocation_stats().alloc
+                run(n, *a)
+                total += sign * (rtsys.get_allocation_stats().alloc - before)
+        return total / (calls * len(args_list))
     finally:
         _nrt_python.memsys_disable_stats()
 

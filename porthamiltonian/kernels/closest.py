@@ -416,38 +416,52 @@ def finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol):
 
 @njit
 def _plane(F):
-    """Origin, ``e_u``, ``e_v`` and normal ``e_u x e_v`` of a packed `SHAPE_PLANE`."""
+    """Origin, ``e_u``, ``e_v`` and normal ``e_u x e_v`` of a packed `SHAPE_PLANE` (3-tuples)."""
     off = 1 + _s.DOMAIN_SIZE
-    e_u = F[off + 3 : off + 6].copy()
-    e_v = F[off + 9 : off + 12].copy()
-    p = F[off + 12 : off + 15].copy()
-    return p, e_u, e_v, _lie.cross3(e_u, e_v)
+    e_u = (F[off + 3], F[off + 4], F[off + 5])
+    e_v = (F[off + 9], F[off + 10], F[off + 11])
+    p = (F[off + 12], F[off + 13], F[off + 14])
+    return p, e_u, e_v, cross3(e_u, e_v)
 
 
 @njit
 def _ellipsoid(F, I):
-    """Semi-axes and centre of a packed `SHAPE_ELLIPSOID` (chart 0's coefficients)."""
+    """Semi-axes and centre of a packed `SHAPE_ELLIPSOID` (chart 0's coefficients; 3-tuples)."""
     off = 1 + _s.DOMAIN_SIZE * I[1]
-    axes = np.array((F[off], F[off + 10], F[off + 23]))
-    return axes, F[off + 24 : off + 27].copy()
+    return (F[off], F[off + 10], F[off + 23]), (F[off + 24], F[off + 25], F[off + 26])
 
 
 @njit
 def _ellipsoid_point(F, I, axes, center, m, chart):
     """The ellipsoid's point whose outward normal is ``-m`` (any length): its parameters in
-    `chart` and its position.
+    `chart` and its position (a 3-tuple).
 
     The outward normal at ``center + A s`` (``|s| = 1``, ``A = diag(axes)``) is along
     ``A^-1 s``, so ``s = -A m / |A m|``; `chart` 1 reads ``s`` permuted as ``(s_1, s_2, s_0)``.
     """
-    s = -axes * m
-    s = s / math.sqrt(_lie.dot3(s, s))
+    s = (-axes[0] * m[0], -axes[1] * m[1], -axes[2] * m[2])
+    norm = math.sqrt(dot3(s, s))
+    s = (s[0] / norm, s[1] / norm, s[2] / norm)
     if chart == 0:
         s0, s1, s2 = s[0], s[1], s[2]
     else:
         s0, s1, s2 = s[1], s[2], s[0]
     u, v = _s.wrap(F, chart, math.atan2(s1, s0), math.atan2(s2, math.hypot(s0, s1)))
-    return u, v, center + axes * s
+    return u, v, (center[0] + axes[0] * s[0], center[1] + axes[1] * s[1], center[2] + axes[2] * s[2])
+
+
+@njit(inline="always")
+def _rtt(R, a):
+    """``R^T @ a`` of a 3x3 matrix and a 3-tuple as a tuple, summed as `porthamiltonian.kernels.lie.mtv`
+    sums (the same bits)."""
+    return (0.0 + R[0, 0] * a[0] + R[1, 0] * a[1] + R[2, 0] * a[2],
+            0.0 + R[0, 1] * a[0] + R[1, 1] * a[1] + R[2, 1] * a[2],
+            0.0 + R[0, 2] * a[0] + R[1, 2] * a[1] + R[2, 2] * a[2])
+
+
+@njit(inline="always")
+def _sub3(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
 @njit
@@ -464,8 +478,8 @@ def _in_domain(F, chart, u, v):
 def _plane_parameters(F, q):
     """``(u, v)`` of the foot of the point ``q`` on a packed plane (orthonormal axes)."""
     p, e_u, e_v, _ = _plane(F)
-    w = q - p
-    return _lie.dot3(w, e_u), _lie.dot3(w, e_v)
+    w = _sub3(q, p)
+    return dot3(w, e_u), dot3(w, e_v)
 
 
 @njit(argtypes="f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], i8, i8")
@@ -513,24 +527,24 @@ def closed_form_extended(F1, I1, F2, I2, R, d, c1, c2):
     if s1 == _s.SHAPE_PLANE and s2 == _s.SHAPE_ELLIPSOID:
         _, _, _, n = _plane(F1)
         axes, center = _ellipsoid(F2, I2)
-        x[2], x[3], p2 = _ellipsoid_point(F2, I2, axes, center, _lie.mtv(R, n), c2)
-        x[0], x[1] = _plane_parameters(F1, _lie.mv(R, p2) + d)
+        x[2], x[3], p2 = _ellipsoid_point(F2, I2, axes, center, _rtt(R, n), c2)
+        x[0], x[1] = _plane_parameters(F1, _add3(_rt(R, p2), d))
     elif s1 == _s.SHAPE_ELLIPSOID and s2 == _s.SHAPE_PLANE:
         _, _, _, n = _plane(F2)
         axes, center = _ellipsoid(F1, I1)
-        x[0], x[1], p1 = _ellipsoid_point(F1, I1, axes, center, _lie.mv(R, n), c1)
-        x[2], x[3] = _plane_parameters(F2, _lie.mtv(R, p1 - d))
+        x[0], x[1], p1 = _ellipsoid_point(F1, I1, axes, center, _rt(R, n), c1)
+        x[2], x[3] = _plane_parameters(F2, _rtt(R, _sub3(p1, d)))
     elif s1 == _s.SHAPE_ELLIPSOID and s2 == _s.SHAPE_ELLIPSOID:
         a1, o1 = _ellipsoid(F1, I1)
         a2, o2 = _ellipsoid(F2, I2)
         if not (a1[0] == a1[1] == a1[2] and a2[0] == a2[1] == a2[2]):
             return False, x
-        k = _lie.mv(R, o2) + d - o1                       # centre to centre, frame 1
+        k = _sub3(_add3(_rt(R, o2), d), o1)               # centre to centre, frame 1
         dist = math.sqrt(_lie.dot3(k, k))
         if not dist > 1e-12 * (a1[0] + a2[0]):
             return False, x
-        x[0], x[1], _ = _ellipsoid_point(F1, I1, a1, o1, -k, c1)
-        x[2], x[3], _ = _ellipsoid_point(F2, I2, a2, o2, _lie.mtv(R, k), c2)
+        x[0], x[1], _ = _ellipsoid_point(F1, I1, a1, o1, (-k[0], -k[1], -k[2]), c1)
+        x[2], x[3], _ = _ellipsoid_point(F2, I2, a2, o2, _rtt(R, k), c2)
     else:
         return False, x
     return True, x

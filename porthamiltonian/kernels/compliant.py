@@ -53,6 +53,7 @@ _spring_rates = separate(_kc.spring_rates)
 _closed_form_extended = separate(_kcl.closed_form_extended)
 _separation = separate(_kc.separation)
 _damper_efforts = separate(_kc.damper_efforts)
+_damper_port_efforts = separate(_kc.damper_port_efforts)
 
 #: argument types of the element kernels (`_njit.njit`'s ``argtypes``; the generated right-hand
 #: side passes the references padded to two, `Kernel.refs`): time, state, references,
@@ -350,9 +351,8 @@ def damper_law(t, inputs, refs, sh, F, I):
     if refs[2][0] < 0.5 or sh[P_CULLED] != 0.0:
         return np.zeros(6), np.zeros(6)
     _, _, cap_spin, cap_t = _limits(sh, refs[7], F, I)
-    e_a, e_b, _ = _damper_efforts(sh[P_GA], sh[P_GB], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
-                                  sh[P_LAW], sh[P_DELTA])
-    return e_a, e_b
+    return _damper_port_efforts(sh[P_GA], sh[P_GB], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
+                                sh[P_LAW], sh[P_DELTA])
 
 
 @njit(inline="always")

@@ -64,6 +64,7 @@ from .contact_laws import (  # noqa: F401 (re-exported)
     _capped,
     _norm2,
     damper_efforts,
+    damper_port_efforts,
     damper_jacobian,
     _slip_rate,
     slip_rates,
