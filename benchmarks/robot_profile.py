@@ -57,7 +57,7 @@ def states(system, x0, n):
     return traj.t[idx], traj.x[idx]
 
 
-def profile(n_states=50):
+def profile(n_states=50, rhs_only=False, repeats=REPEATS):
     import porthamiltonian as ph
     from porthamiltonian.kernels import articulated as K
     from speed import quadruped_graph
@@ -70,8 +70,10 @@ def profile(n_states=50):
     ts, xs = states(system, x0, n_states)
     j = system._jit
     u0 = np.zeros(system.n_inputs)
-    rows["rhs (PHSystem.rhs, compiled)"] = best_us(system.rhs, list(zip(ts, xs)))
-    rows["bare compiled function"] = best_us(j["fn"], [(t, x, u0, j["F"], j["I"]) for t, x in zip(ts, xs)])
+    rows["rhs (PHSystem.rhs, compiled)"] = best_us(system.rhs, list(zip(ts, xs)), repeats)
+    rows["bare compiled function"] = best_us(j["fn"], [(t, x, u0, j["F"], j["I"]) for t, x in zip(ts, xs)], repeats)
+    if rhs_only:
+        return rows, system
     rows["Python generated rhs"] = best_us(lambda t, x: system._rhs(t, x, u0, False), list(zip(ts[:10], xs[:10])), 3)
 
     el = system.elements["go1"]
@@ -245,8 +247,11 @@ def main(argv=None):
     ap.add_argument("--contact", action="store_true", help="one foot's contact, kernel by kernel")
     ap.add_argument("--allocations", action="store_true",
                     help="with --contact: also the arrays each kernel allocates per call")
+    ap.add_argument("--rhs-only", action="store_true",
+                    help="only the two rhs rows (PHSystem.rhs, bare compiled function), best of --repeats")
+    ap.add_argument("--repeats", type=int, default=REPEATS)
     a = ap.parse_args(argv)
-    rows, system = profile(a.states)
+    rows, system = profile(a.states, a.rhs_only, a.repeats)
     print(f"state size {system.layout.size}")
     for k, v in rows.items():
         print(f"{k:55s} {v:9.2f} µs")
