@@ -367,11 +367,23 @@ def _slip_arguments(refs, sh, F, I):
     T_a = np.zeros(6)
     T_b = np.zeros(6)
     if I[MOVING_A]:
-        T_a = _lie.mv(_mat(F, MINV_A, 6), refs[5])
+        _twist_of_momentum(F, MINV_A, refs[5], T_a)
     if I[MOVING_B]:
-        T_b = _lie.mv(_mat(F, MINV_B, 6), refs[6])
-    T_C = _lie.mv(sh[P_GB], T_b) - _lie.mv(sh[P_GA], T_a)
-    return lim_spin, lim_t, F[C_SLIP], abs(T_C[2]), math.hypot(T_C[3], T_C[4])
+        _twist_of_momentum(F, MINV_B, refs[6], T_b)
+    G_a, G_b = sh[P_GA], sh[P_GB]
+    return (lim_spin, lim_t, F[C_SLIP], abs(_kc.twist_row(G_a, G_b, T_a, T_b, 2)),
+            math.hypot(_kc.twist_row(G_a, G_b, T_a, T_b, 3), _kc.twist_row(G_a, G_b, T_a, T_b, 4)))
+
+
+@njit(inline="always")
+def _twist_of_momentum(F, at, P, out):
+    """``out = M^-1 P`` with the 6x6 inverse mass matrix packed at ``F[at]``, read in place
+    (summed as `porthamiltonian.kernels.lie.mv` sums: the bits of ``mv(_mat(F, at, 6), P)``)."""
+    for i in range(6):
+        acc = 0.0
+        for j in range(6):
+            acc += F[at + 6 * i + j] * P[j]
+        out[i] = acc
 
 
 @njit

@@ -179,7 +179,7 @@ def _norm2(v):
 
 
 @njit(inline="always")
-def _twist_row(G_a, G_b, T_a, T_b, k):
+def twist_row(G_a, G_b, T_a, T_b, k):
     """``T_C[k]`` of ``T_C = G_b T_b - G_a T_a``, summed as `porthamiltonian.kernels.lie.mv` sums."""
     pb = 0.0
     pa = 0.0
@@ -206,10 +206,10 @@ def damper_port_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, cap_spin, cap_t, law, d
     (two arrays per call, the results, against fifteen: the compiled right-hand side's damper,
     issue 33); `damper_efforts` takes its efforts from here. The force limits are those of
     `_capped`, operation for operation (the same bits)."""
-    T2 = _twist_row(G_a, G_b, T_a, T_b, 2)
-    T3 = _twist_row(G_a, G_b, T_a, T_b, 3)
-    T4 = _twist_row(G_a, G_b, T_a, T_b, 4)
-    T5 = _twist_row(G_a, G_b, T_a, T_b, 5)
+    T2 = twist_row(G_a, G_b, T_a, T_b, 2)
+    T3 = twist_row(G_a, G_b, T_a, T_b, 3)
+    T4 = twist_row(G_a, G_b, T_a, T_b, 4)
+    T5 = twist_row(G_a, G_b, T_a, T_b, 5)
     _, fd, _ = normal_force(law, delta, -T5)
     speed = math.sqrt(0.0 + T2 * T2)
     F_spin = c_spin * T2 if c_spin * speed <= cap_spin else (cap_spin / speed) * T2
