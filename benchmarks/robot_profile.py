@@ -57,7 +57,7 @@ def states(system, x0, n):
     return traj.t[idx], traj.x[idx]
 
 
-def profile(n_states=50):
+def profile(n_states=50, rhs_only=False, repeats=REPEATS):
     import porthamiltonian as ph
     from porthamiltonian.kernels import articulated as K
     from speed import quadruped_graph
@@ -70,8 +70,10 @@ def profile(n_states=50):
     ts, xs = states(system, x0, n_states)
     j = system._jit
     u0 = np.zeros(system.n_inputs)
-    rows["rhs (PHSystem.rhs, compiled)"] = best_us(system.rhs, list(zip(ts, xs)))
-    rows["bare compiled function"] = best_us(j["fn"], [(t, x, u0, j["F"], j["I"]) for t, x in zip(ts, xs)])
+    rows["rhs (PHSystem.rhs, compiled)"] = best_us(system.rhs, list(zip(ts, xs)), repeats)
+    rows["bare compiled function"] = best_us(j["fn"], [(t, x, u0, j["F"], j["I"]) for t, x in zip(ts, xs)], repeats)
+    if rhs_only:
+        return rows, system
     rows["Python generated rhs"] = best_us(lambda t, x: system._rhs(t, x, u0, False), list(zip(ts[:10], xs[:10])), 3)
 
     el = system.elements["go1"]
@@ -142,9 +144,40 @@ def in_numba_us(kernel, args_list, calls=2000, repeats=5):
     return best * 1e6
 
 
-def contact_profile(system, ts, xs, foot="foot_FL"):
+def in_numba_allocations(kernel, args_list, calls=200):
+    """Arrays allocated per call of `kernel` (numba runtime's allocation counter,
+    ``rtsys.get_allocation_stats().alloc``), called `calls` times in a compiled loop for each
+    argument tuple of `args_list` as `in_numba_us` calls it (the arguments' boxing, counted by
+    a call of the loop with 0 iterations, is subtracted). Every `np.empty`, `np.zeros`, ``.copy()``, array arithmetic result counts one,
+    which numba's reference counting then frees (`NRT_MemInfo_alloc` and an atomic
+    decrement per array)."""
+    import numba
+    from numba.core.runtime import _nrt_python, rtsys
+
+    from porthamiltonian.kernels._njit import separate
+
+    names = ", ".join(f"a{i}" for i in range(len(args_list[0])))
+    ns = {"call": separate(kernel)}
+    exec(f"def run(n, {names}):\n    for _ in range(n):\n        call({names})\n", ns)
+    run = numba.njit(ns["run"])
+    run(1, *args_list[0])
+    _nrt_python.memsys_enable_stats()   # what NUMBA_NRT_STATS=1 switches on at start-up
+    try:
+        total = 0
+        for a in args_list:
+            for n, sign in ((0, -1), (calls, 1)):   # 0 calls: the arguments' boxing, subtracted
+                before = rtsys.get_allocation_stats().alloc
+                run(n, *a)
+                total += sign * (rtsys.get_allocation_stats().alloc - before)
+        return total / (calls * len(args_list))
+    finally:
+        _nrt_python.memsys_disable_stats()
+
+
+def contact_profile(system, ts, xs, foot="foot_FL", measure=in_numba_us):
     """One foot's compliant contact, kernel by kernel, at the run's states where it touches
-    (`in_numba_us`). Returns ``{row: µs}``."""
+    (`measure`: `in_numba_us`, or `in_numba_allocations` for the arrays allocated per call).
+    Returns ``{row: µs}`` (or ``{row: arrays per call}``)."""
     from porthamiltonian.kernels import closest as KCL
     from porthamiltonian.kernels import compliant as KC
     from porthamiltonian.kernels import contact as K
@@ -166,45 +199,45 @@ def contact_profile(system, ts, xs, foot="foot_FL"):
     T = (np.array([0.1, 0.2, 0.3, 0.01, 0.02, 0.03]), np.zeros(6), np.array([0.01, 0.0, 0.0]))
     kd, kf = damper.kernel("law"), slip.kernel("law")
     rows = {}
-    rows["spring outputs (pair state + spring efforts)"] = in_numba_us(KC.spring_outputs,
+    rows["spring outputs (pair state + spring efforts)"] = measure(KC.spring_outputs,
                                                                        [(t, x, r, F, I) for t, x, r, _ in A])
-    rows["spring rates"] = in_numba_us(KC.spring_rates, [(t, x, r, T, sh, F, I) for (t, x, r, _), sh in zip(A, shs)])
-    rows["damper law"] = in_numba_us(kd.function, [(t, T[:2], refs_of(f"{foot}/damper", kd, xf), sh, kd.F, kd.I)
+    rows["spring rates"] = measure(KC.spring_rates, [(t, x, r, T, sh, F, I) for (t, x, r, _), sh in zip(A, shs)])
+    rows["damper law"] = measure(kd.function, [(t, T[:2], refs_of(f"{foot}/damper", kd, xf), sh, kd.F, kd.I)
                                                    for (t, _, _, xf), sh in zip(A, shs)])
-    rows["slip law"] = in_numba_us(kf.function, [(t, (T[2],), refs_of(f"{foot}/slip", kf, xf), sh, kf.F, kf.I)
+    rows["slip law"] = measure(kf.function, [(t, (T[2],), refs_of(f"{foot}/slip", kf, xf), sh, kf.F, kf.I)
                                                  for (t, _, _, xf), sh in zip(A, shs)])
-    rows["spring events"] = in_numba_us(KC.spring_events, [(t, x, r, sh, F, I) for (t, x, r, _), sh in zip(A, shs)])
+    rows["spring events"] = measure(KC.spring_events, [(t, x, r, sh, F, I) for (t, x, r, _), sh in zip(A, shs)])
     rows["= one touching contact, its five kernels"] = sum(rows.values())
     F1, I1, F2, I2 = KC._surfaces(F, I)
     H = [KC._mat(F, h, 4) for h in (KC.H_WA, KC.H_WB, KC.H_S1A, KC.H_BS2)]
     ev = [(F1, I1, F2, I2, r[0], r[1], H[0], H[1], x[0:4].copy(), int(round(x[4])), int(round(x[5])), F[KC.SCALE],
            F[KC.TOL], I[KC.MAX_ITER], F[KC.ALPHA], H[2], H[3], F[KC.REG_TOL]) for _, x, r, _ in A]
-    rows["  outputs: evaluate (the pair state from the poses)"] = in_numba_us(K.evaluate, ev)
+    rows["  outputs: evaluate (the pair state from the poses)"] = measure(K.evaluate, ev)
     poses = [(H[2], H[3], L.pose_to_matrix(r[0]), H[1]) for _, _, r, _ in A]
     H12 = [K.relative_pose(*p) for p in poses]
-    rows["    relative pose"] = in_numba_us(K.relative_pose, poses)
+    rows["    relative pose"] = measure(K.relative_pose, poses)
     cf = [(F1, I1, F2, I2, h[:3, :3].copy(), h[:3, 3].copy(), int(round(x[4])), int(round(x[5])))
           for h, (_, x, _, _) in zip(H12, A)]
-    rows["    closed form"] = in_numba_us(KCL.closed_form, cf)
+    rows["    closed form"] = measure(KCL.closed_form, cf)
     nw = [a[:6] + (KCL.closed_form(*a)[1],) + a[6:] + (F[KC.SCALE], F[KC.TOL], I[KC.MAX_ITER]) for a in cf]
     assert all(KCL.newton(*a)[3] == 0 for a in nw)   # the closed form is confirmed, not iterated
-    rows["    Newton confirming the closed form (0 iterations)"] = in_numba_us(KCL.newton, nw)
-    rows["      its one evaluation (derivatives, residual, Jacobian)"] = in_numba_us(KCL._evaluate, [a[:9] for a in nw])
+    rows["    Newton confirming the closed form (0 iterations)"] = measure(KCL.newton, nw)
+    rows["      its one evaluation (derivatives, residual, Jacobian)"] = measure(KCL._evaluate, [a[:9] for a in nw])
     res = [KCL._evaluate(*a[:9]) for a in nw]
-    rows["    finish (normals, distance, curvature margin)"] = in_numba_us(
+    rows["    finish (normals, distance, curvature margin)"] = measure(
         KCL.finish, [(F1, F2, e[0], e[1], a[4], e[5], e[6], a[7], a[8], F[KC.REG_TOL]) for e, a in zip(res, nw)])
-    rows["    contact frame and twist maps"] = in_numba_us(
+    rows["    contact frame and twist maps"] = measure(
         K.frame_and_maps, [(sh[KC.P_D1], sh[KC.P_H1C][:3, 2].copy(), -sh[KC.P_DELTA], F[KC.ALPHA], sh[KC.P_H12], H[2],
                             H[3]) for sh in shs])
     Ad_S2b, Ad_S1a = KC._mat(F, KC.AD_S2B, 6), KC._mat(F, KC.AD_S1A, 6)
     T12 = [K.relative_twist(sh[KC.P_H12], Ad_S2b, Ad_S1a, T[0], T[1]) for sh in shs]
     kin = [(sh[KC.P_D1], sh[KC.P_D2], sh[KC.P_H12][:3, :3].copy(), sh[KC.P_H12][:3, 3].copy(), tw)
            for sh, tw in zip(shs, T12)]
-    rows["  rates: contact.spring_rates"] = in_numba_us(K.spring_rates, [
+    rows["  rates: contact.spring_rates"] = measure(K.spring_rates, [
         (F1, I1, F2, I2, sh[KC.P_X], sh[KC.P_C1], sh[KC.P_C2], sh[KC.P_D1], sh[KC.P_D2], sh[KC.P_H12], sh[KC.P_H1C],
          sh[KC.P_GA], sh[KC.P_GB], Ad_S2b, Ad_S1a, T[0], T[1], T[2], x[0:4].copy(), int(round(x[4])),
          int(round(x[5])), F[KC.RELAX], x[7:10].copy(), True) for (_, x, _, _), sh in zip(A, shs)])
-    rows["    kinematics (the contact points' rates)"] = in_numba_us(K.kinematics, kin)
+    rows["    kinematics (the contact points' rates)"] = measure(K.kinematics, kin)
     return rows
 
 
@@ -212,8 +245,13 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--states", type=int, default=50)
     ap.add_argument("--contact", action="store_true", help="one foot's contact, kernel by kernel")
+    ap.add_argument("--allocations", action="store_true",
+                    help="with --contact: also the arrays each kernel allocates per call")
+    ap.add_argument("--rhs-only", action="store_true",
+                    help="only the two rhs rows (PHSystem.rhs, bare compiled function), best of --repeats")
+    ap.add_argument("--repeats", type=int, default=REPEATS)
     a = ap.parse_args(argv)
-    rows, system = profile(a.states)
+    rows, system = profile(a.states, a.rhs_only, a.repeats)
     print(f"state size {system.layout.size}")
     for k, v in rows.items():
         print(f"{k:55s} {v:9.2f} µs")
@@ -225,6 +263,10 @@ def main(argv=None):
         print("one foot's compliant contact, touching, each kernel in a compiled loop")
         for k, v in contact_profile(system, ts, xs).items():
             print(f"{k:60s} {v:9.3f} µs")
+        if a.allocations:
+            print("the same kernels: arrays allocated per call (numba runtime's counter)")
+            for k, v in contact_profile(system, ts, xs, measure=in_numba_allocations).items():
+                print(f"{k:60s} {v:9.1f}")
 
 
 if __name__ == "__main__":

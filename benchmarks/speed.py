@@ -99,6 +99,24 @@ def _time_rhs(system, ts, xs, repeats=5):
     return best * 1e6
 
 
+def _time_compiled_call(system, ts, xs, repeats=5):
+    """µs per call of the bare compiled right-hand side (``system._jit["fn"]``, what `_time_rhs`'s
+    `PHSystem.rhs` calls after checking the state and choosing the path), the best of `repeats`
+    passes of CPU time (`time.process_time`: a pass preempted on a loaded machine is not charged
+    for the wait)."""
+    j = system._jit
+    u = np.zeros(system.n_inputs)
+    for t, x in zip(ts, xs):
+        j["fn"](t, x, u, j["F"], j["I"])
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.process_time()
+        for t, x in zip(ts, xs):
+            j["fn"](t, x, u, j["F"], j["I"])
+        best = min(best, (time.process_time() - t0) / len(xs))
+    return best * 1e6
+
+
 def _sample(traj, n=N_STATES):
     idx = np.unique(np.linspace(0, traj.t.size - 1, min(n, traj.t.size)).astype(int))
     return traj.t[idx], traj.x[idx]
@@ -302,7 +320,8 @@ def job_quadruped(t_end):
     traj = ph.simulate(system, (0.0, t_end), x0, method="RK4", step=1e-3)
     cpu = (time.process_time() - t0) / t_end
     ts, xs = _sample(traj)
-    out = dict(build=build, compile=compile_time, path=path, us_per_rhs=_time_rhs(system, ts, xs), n_state=system.layout.size,
+    out = dict(build=build, compile=compile_time, path=path, us_per_rhs=_time_rhs(system, ts, xs),
+               us_per_compiled_call=_time_compiled_call(system, ts, xs), n_state=system.layout.size,
                cpu_per_s=cpu, residual=traj.power_budget().relative_residual)
     try:
         out["mujoco_cpu_per_s"] = mujoco_quadruped_cpu(robot, q0, t_end)
@@ -518,8 +537,11 @@ def job_robot(name, t_end):
     traj = ph.simulate(system, (0.0, t_end), x0, method="RK4", step=1e-3)
     cpu = (time.process_time() - t0) / t_end
     ts, xs = _sample(traj)
-    return dict(build=build, compile=compile_time, load=load, path=path, us_per_rhs=_time_rhs(system, ts, xs),
-                n_state=system.layout.size, cpu_per_s=cpu, residual=traj.power_budget().relative_residual)
+    out = dict(build=build, compile=compile_time, load=load, path=path, us_per_rhs=_time_rhs(system, ts, xs),
+               n_state=system.layout.size, cpu_per_s=cpu, residual=traj.power_budget().relative_residual)
+    if system._jit["fn"] is not None:
+        out["us_per_compiled_call"] = _time_compiled_call(system, ts, xs)
+    return out
 
 
 def mujoco_mjcf(description, q0, *, contacts=True):

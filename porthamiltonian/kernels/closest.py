@@ -40,10 +40,40 @@ GAP_ROUNDOFF = 16.0
 _EPS = 2.220446049250313e-16
 
 
+@njit(inline="always")
+def _t3(D, i, j):
+    """``D[i, j]`` of a derivative array as a 3-tuple (kept in registers: no array)."""
+    return (D[i, j, 0], D[i, j, 1], D[i, j, 2])
+
+
+@njit(inline="always")
+def _rt(R, a):
+    """``R @ a`` of a 3x3 matrix and a 3-tuple as a tuple, summed as `porthamiltonian.kernels.lie.mv`
+    sums (from 0.0, left to right: the same bits)."""
+    return (0.0 + R[0, 0] * a[0] + R[0, 1] * a[1] + R[0, 2] * a[2],
+            0.0 + R[1, 0] * a[0] + R[1, 1] * a[1] + R[1, 2] * a[2],
+            0.0 + R[2, 0] * a[0] + R[2, 1] * a[1] + R[2, 2] * a[2])
+
+
+@njit(inline="always")
+def _add3(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@njit(inline="always")
+def _normal_rate(mu, n2, s):
+    """``mu / s - ((n2 . mu) / s) n2``: the rate of the unit normal ``m / |m|`` (``|m| = s``)."""
+    c = (n2[0] * mu[0] + n2[1] * mu[1] + n2[2] * mu[2]) / s
+    return (mu[0] / s - c * n2[0], mu[1] / s - c * n2[1], mu[2] / s - c * n2[2])
+
+
 @njit(argtypes="f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], f8[::1], i8, i8")
 def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
     """Derivatives (order 2), residual ``r``, Jacobian ``J``, row weights ``w``, ``R n2`` and
-    the separation ``e = R p2 + d - p1`` at ``x``; ``ok`` False where a surface is singular."""
+    the separation ``e = R p2 + d - p1`` at ``x``; ``ok`` False where a surface is singular.
+
+    The intermediate 3-vectors are tuples (registers, no array: the hot path of every contact
+    pair, issue 33); the arithmetic is that of the array formulas, operation for operation."""
     D1 = _s.derivatives(F1, I1, x[0], x[1], 2, c1)
     D2 = _s.derivatives(F2, I2, x[2], x[3], 2, c2)
     r = np.zeros(4)
@@ -51,36 +81,36 @@ def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
     w = np.zeros(2)
     Rn2 = np.zeros(3)
     e = np.zeros(3)
-    p1, f1u, f1v = D1[0, 0], D1[1, 0], D1[0, 1]
-    f1uu, f1uv, f1vv = D1[2, 0], D1[1, 1], D1[0, 2]
-    p2, f2u, f2v = D2[0, 0], D2[1, 0], D2[0, 1]
-    f2uu, f2uv, f2vv = D2[2, 0], D2[1, 1], D2[0, 2]
-    m = _lie.cross3(f2u, f2v)
-    s = math.sqrt(_lie.dot3(m, m))
-    l1u, l1v = math.sqrt(_lie.dot3(f1u, f1u)), math.sqrt(_lie.dot3(f1v, f1v))
+    p1, f1u, f1v = _t3(D1, 0, 0), _t3(D1, 1, 0), _t3(D1, 0, 1)
+    f1uu, f1uv, f1vv = _t3(D1, 2, 0), _t3(D1, 1, 1), _t3(D1, 0, 2)
+    p2, f2u, f2v = _t3(D2, 0, 0), _t3(D2, 1, 0), _t3(D2, 0, 1)
+    f2uu, f2uv, f2vv = _t3(D2, 2, 0), _t3(D2, 1, 1), _t3(D2, 0, 2)
+    m = cross3(f2u, f2v)
+    s = math.sqrt(dot3(m, m))
+    l1u, l1v = math.sqrt(dot3(f1u, f1u)), math.sqrt(dot3(f1v, f1v))
     if not (s > 0.0 and l1u > 0.0 and l1v > 0.0):
         return D1, D2, r, J, w, Rn2, e, False
-    n2 = m / s
-    mu = _lie.cross3(f2uu, f2v) + _lie.cross3(f2u, f2uv)
-    mv = _lie.cross3(f2uv, f2v) + _lie.cross3(f2u, f2vv)
-    n2u = mu / s - (_lie.dot3(n2, mu) / s) * n2
-    n2v = mv / s - (_lie.dot3(n2, mv) / s) * n2
-    c2 = _lie.mv(R, p2) + d
-    Rf2u, Rf2v = _lie.mv(R, f2u), _lie.mv(R, f2v)
-    Rn2 = _lie.mv(R, n2)
-    Rn2u, Rn2v = _lie.mv(R, n2u), _lie.mv(R, n2v)
-    e = c2 - p1
-    r[0], r[1], r[2], r[3] = _lie.dot3(f1u, e), _lie.dot3(f1v, e), _lie.dot3(f1u, Rn2), _lie.dot3(f1v, Rn2)
-    J[0, 0] = _lie.dot3(f1uu, e) - _lie.dot3(f1u, f1u)
-    J[0, 1] = _lie.dot3(f1uv, e) - _lie.dot3(f1u, f1v)
-    J[0, 2], J[0, 3] = _lie.dot3(f1u, Rf2u), _lie.dot3(f1u, Rf2v)
-    J[1, 0] = _lie.dot3(f1uv, e) - _lie.dot3(f1v, f1u)
-    J[1, 1] = _lie.dot3(f1vv, e) - _lie.dot3(f1v, f1v)
-    J[1, 2], J[1, 3] = _lie.dot3(f1v, Rf2u), _lie.dot3(f1v, Rf2v)
-    J[2, 0], J[2, 1] = _lie.dot3(f1uu, Rn2), _lie.dot3(f1uv, Rn2)
-    J[2, 2], J[2, 3] = _lie.dot3(f1u, Rn2u), _lie.dot3(f1u, Rn2v)
-    J[3, 0], J[3, 1] = _lie.dot3(f1uv, Rn2), _lie.dot3(f1vv, Rn2)
-    J[3, 2], J[3, 3] = _lie.dot3(f1v, Rn2u), _lie.dot3(f1v, Rn2v)
+    n2 = (m[0] / s, m[1] / s, m[2] / s)
+    n2u = _normal_rate(_add3(cross3(f2uu, f2v), cross3(f2u, f2uv)), n2, s)
+    n2v = _normal_rate(_add3(cross3(f2uv, f2v), cross3(f2u, f2vv)), n2, s)
+    c2 = _add3(_rt(R, p2), d)
+    Rf2u, Rf2v = _rt(R, f2u), _rt(R, f2v)
+    rn = _rt(R, n2)
+    Rn2u, Rn2v = _rt(R, n2u), _rt(R, n2v)
+    for k in range(3):
+        Rn2[k] = rn[k]
+        e[k] = c2[k] - p1[k]
+    r[0], r[1], r[2], r[3] = dot3(f1u, e), dot3(f1v, e), dot3(f1u, rn), dot3(f1v, rn)
+    J[0, 0] = dot3(f1uu, e) - dot3(f1u, f1u)
+    J[0, 1] = dot3(f1uv, e) - dot3(f1u, f1v)
+    J[0, 2], J[0, 3] = dot3(f1u, Rf2u), dot3(f1u, Rf2v)
+    J[1, 0] = dot3(f1uv, e) - dot3(f1v, f1u)
+    J[1, 1] = dot3(f1vv, e) - dot3(f1v, f1v)
+    J[1, 2], J[1, 3] = dot3(f1v, Rf2u), dot3(f1v, Rf2v)
+    J[2, 0], J[2, 1] = dot3(f1uu, rn), dot3(f1uv, rn)
+    J[2, 2], J[2, 3] = dot3(f1u, Rn2u), dot3(f1u, Rn2v)
+    J[3, 0], J[3, 1] = dot3(f1uv, rn), dot3(f1vv, rn)
+    J[3, 2], J[3, 3] = dot3(f1v, Rn2u), dot3(f1v, Rn2v)
     w[0], w[1] = 1.0 / l1u, 1.0 / l1v
     return D1, D2, r, J, w, Rn2, e, True
 
@@ -329,16 +359,17 @@ def _congruence(b00, b01, b11, x00, x01, x10, x11):
 @njit
 def tangent_curvatures(D1, D2, R):
     """``S1 = E^T L1 E`` and ``K2 = E^T R L2 R^T E`` as (s00, s01, s11) [1/m], in the
-    orthonormal basis ``E = (f1_u / |f1_u|, n1 x e1)`` of the tangent plane of surface 1."""
-    n1, a00, a01, a11 = weingarten(D1)
-    _, b00, b01, b11 = weingarten(D2)
-    f1u, f1v = D1[1, 0], D1[0, 1]
-    lu = math.sqrt(_lie.dot3(f1u, f1u))
-    e1 = f1u / lu
-    e2 = _lie.cross3(n1, e1)
-    Rf2u, Rf2v = _lie.mv(R, D2[1, 0]), _lie.mv(R, D2[0, 1])
-    S1 = _congruence(a00, a01, a11, lu, 0.0, _lie.dot3(f1v, e1), _lie.dot3(f1v, e2))
-    K2 = _congruence(b00, b01, b11, _lie.dot3(Rf2u, e1), _lie.dot3(Rf2u, e2), _lie.dot3(Rf2v, e1), _lie.dot3(Rf2v, e2))
+    orthonormal basis ``E = (f1_u / |f1_u|, n1 x e1)`` of the tangent plane of surface 1
+    (3-vectors as tuples: no array)."""
+    n1, a00, a01, a11 = tangent_form(D1)
+    _, b00, b01, b11 = tangent_form(D2)
+    f1u, f1v = _t3(D1, 1, 0), _t3(D1, 0, 1)
+    lu = math.sqrt(dot3(f1u, f1u))
+    e1 = (f1u[0] / lu, f1u[1] / lu, f1u[2] / lu)
+    e2 = cross3(n1, e1)
+    Rf2u, Rf2v = _rt(R, _t3(D2, 1, 0)), _rt(R, _t3(D2, 0, 1))
+    S1 = _congruence(a00, a01, a11, lu, 0.0, dot3(f1v, e1), dot3(f1v, e2))
+    K2 = _congruence(b00, b01, b11, dot3(Rf2u, e1), dot3(Rf2u, e2), dot3(Rf2v, e1), dot3(Rf2v, e2))
     return S1, K2
 
 
@@ -375,48 +406,62 @@ def finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol):
         return nan3, nan3, np.nan, np.nan, False
     n1, _, _, _ = weingarten(D1)
     n2, _, _, _ = weingarten(D2)
-    distance = _lie.dot3(n1, e)
+    distance = dot3(n1, e)
     S1, K2 = tangent_curvatures(D1, D2, R)
     margin = curvature_margin(S1, K2, distance)
-    return n1, n2, distance, margin, _lie.dot3(_lie.cross3(D1[1, 0], D1[0, 1]), Rn2) < 0.0
+    return n1, n2, distance, margin, dot3(cross3(_t3(D1, 1, 0), _t3(D1, 0, 1)), Rn2) < 0.0
 
 
 # ------------------------------------------------------------------ closed forms
 
 @njit
 def _plane(F):
-    """Origin, ``e_u``, ``e_v`` and normal ``e_u x e_v`` of a packed `SHAPE_PLANE`."""
+    """Origin, ``e_u``, ``e_v`` and normal ``e_u x e_v`` of a packed `SHAPE_PLANE` (3-tuples)."""
     off = 1 + _s.DOMAIN_SIZE
-    e_u = F[off + 3 : off + 6].copy()
-    e_v = F[off + 9 : off + 12].copy()
-    p = F[off + 12 : off + 15].copy()
-    return p, e_u, e_v, _lie.cross3(e_u, e_v)
+    e_u = (F[off + 3], F[off + 4], F[off + 5])
+    e_v = (F[off + 9], F[off + 10], F[off + 11])
+    p = (F[off + 12], F[off + 13], F[off + 14])
+    return p, e_u, e_v, cross3(e_u, e_v)
 
 
 @njit
 def _ellipsoid(F, I):
-    """Semi-axes and centre of a packed `SHAPE_ELLIPSOID` (chart 0's coefficients)."""
+    """Semi-axes and centre of a packed `SHAPE_ELLIPSOID` (chart 0's coefficients; 3-tuples)."""
     off = 1 + _s.DOMAIN_SIZE * I[1]
-    axes = np.array((F[off], F[off + 10], F[off + 23]))
-    return axes, F[off + 24 : off + 27].copy()
+    return (F[off], F[off + 10], F[off + 23]), (F[off + 24], F[off + 25], F[off + 26])
 
 
 @njit
 def _ellipsoid_point(F, I, axes, center, m, chart):
     """The ellipsoid's point whose outward normal is ``-m`` (any length): its parameters in
-    `chart` and its position.
+    `chart` and its position (a 3-tuple).
 
     The outward normal at ``center + A s`` (``|s| = 1``, ``A = diag(axes)``) is along
     ``A^-1 s``, so ``s = -A m / |A m|``; `chart` 1 reads ``s`` permuted as ``(s_1, s_2, s_0)``.
     """
-    s = -axes * m
-    s = s / math.sqrt(_lie.dot3(s, s))
+    s = (-axes[0] * m[0], -axes[1] * m[1], -axes[2] * m[2])
+    norm = math.sqrt(dot3(s, s))
+    s = (s[0] / norm, s[1] / norm, s[2] / norm)
     if chart == 0:
         s0, s1, s2 = s[0], s[1], s[2]
     else:
         s0, s1, s2 = s[1], s[2], s[0]
     u, v = _s.wrap(F, chart, math.atan2(s1, s0), math.atan2(s2, math.hypot(s0, s1)))
-    return u, v, center + axes * s
+    return u, v, (center[0] + axes[0] * s[0], center[1] + axes[1] * s[1], center[2] + axes[2] * s[2])
+
+
+@njit(inline="always")
+def _rtt(R, a):
+    """``R^T @ a`` of a 3x3 matrix and a 3-tuple as a tuple, summed as `porthamiltonian.kernels.lie.mtv`
+    sums (the same bits)."""
+    return (0.0 + R[0, 0] * a[0] + R[1, 0] * a[1] + R[2, 0] * a[2],
+            0.0 + R[0, 1] * a[0] + R[1, 1] * a[1] + R[2, 1] * a[2],
+            0.0 + R[0, 2] * a[0] + R[1, 2] * a[1] + R[2, 2] * a[2])
+
+
+@njit(inline="always")
+def _sub3(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
 @njit
@@ -433,8 +478,8 @@ def _in_domain(F, chart, u, v):
 def _plane_parameters(F, q):
     """``(u, v)`` of the foot of the point ``q`` on a packed plane (orthonormal axes)."""
     p, e_u, e_v, _ = _plane(F)
-    w = q - p
-    return _lie.dot3(w, e_u), _lie.dot3(w, e_v)
+    w = _sub3(q, p)
+    return dot3(w, e_u), dot3(w, e_v)
 
 
 @njit(argtypes="f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], i8, i8")
@@ -482,24 +527,24 @@ def closed_form_extended(F1, I1, F2, I2, R, d, c1, c2):
     if s1 == _s.SHAPE_PLANE and s2 == _s.SHAPE_ELLIPSOID:
         _, _, _, n = _plane(F1)
         axes, center = _ellipsoid(F2, I2)
-        x[2], x[3], p2 = _ellipsoid_point(F2, I2, axes, center, _lie.mtv(R, n), c2)
-        x[0], x[1] = _plane_parameters(F1, _lie.mv(R, p2) + d)
+        x[2], x[3], p2 = _ellipsoid_point(F2, I2, axes, center, _rtt(R, n), c2)
+        x[0], x[1] = _plane_parameters(F1, _add3(_rt(R, p2), d))
     elif s1 == _s.SHAPE_ELLIPSOID and s2 == _s.SHAPE_PLANE:
         _, _, _, n = _plane(F2)
         axes, center = _ellipsoid(F1, I1)
-        x[0], x[1], p1 = _ellipsoid_point(F1, I1, axes, center, _lie.mv(R, n), c1)
-        x[2], x[3] = _plane_parameters(F2, _lie.mtv(R, p1 - d))
+        x[0], x[1], p1 = _ellipsoid_point(F1, I1, axes, center, _rt(R, n), c1)
+        x[2], x[3] = _plane_parameters(F2, _rtt(R, _sub3(p1, d)))
     elif s1 == _s.SHAPE_ELLIPSOID and s2 == _s.SHAPE_ELLIPSOID:
         a1, o1 = _ellipsoid(F1, I1)
         a2, o2 = _ellipsoid(F2, I2)
         if not (a1[0] == a1[1] == a1[2] and a2[0] == a2[1] == a2[2]):
             return False, x
-        k = _lie.mv(R, o2) + d - o1                       # centre to centre, frame 1
+        k = _sub3(_add3(_rt(R, o2), d), o1)               # centre to centre, frame 1
         dist = math.sqrt(_lie.dot3(k, k))
         if not dist > 1e-12 * (a1[0] + a2[0]):
             return False, x
-        x[0], x[1], _ = _ellipsoid_point(F1, I1, a1, o1, -k, c1)
-        x[2], x[3], _ = _ellipsoid_point(F2, I2, a2, o2, _lie.mtv(R, k), c2)
+        x[0], x[1], _ = _ellipsoid_point(F1, I1, a1, o1, (-k[0], -k[1], -k[2]), c1)
+        x[2], x[3], _ = _ellipsoid_point(F2, I2, a2, o2, _rtt(R, k), c2)
     else:
         return False, x
     return True, x

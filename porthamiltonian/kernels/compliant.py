@@ -53,6 +53,7 @@ _spring_rates = separate(_kc.spring_rates)
 _closed_form_extended = separate(_kcl.closed_form_extended)
 _separation = separate(_kc.separation)
 _damper_efforts = separate(_kc.damper_efforts)
+_damper_port_efforts = separate(_kc.damper_port_efforts)
 
 #: argument types of the element kernels (`_njit.njit`'s ``argtypes``; the generated right-hand
 #: side passes the references padded to two, `Kernel.refs`): time, state, references,
@@ -167,8 +168,6 @@ def pair_state(x, refs, F, I):
             return (_kc.OK, 1.0, -bound, H12, x[0:4].copy(), 0, 0, z3, z3, np.eye(4), z6, z6)
     F1, I1, F2, I2 = _surfaces(F, I)
     H_Wa, H_Wb, H_S1a, H_bS2 = _mat(F, H_WA, 4), _mat(F, H_WB, 4), _mat(F, H_S1A, 4), _mat(F, H_BS2, 4)
-    z3 = np.zeros((3, 3, 3))
-    z6 = np.zeros((6, 6))
     c1 = int(round(x[4]))
     c2 = int(round(x[5]))
     if I[BOUNDED]:   # a closed form off a bounded surface: the Python path books its edge state
@@ -177,6 +176,8 @@ def pair_state(x, refs, F, I):
         H12 = _kc.relative_pose(H_S1a, H_bS2, Ha, Hb)
         found, xc = _closed_form_extended(F1, I1, F2, I2, H12[:3, :3].copy(), H12[:3, 3].copy(), c1, c2)
         if found and _outside(F, I, xc, c1, c2) > 0.0:
+            z3 = np.zeros((3, 3, 3))
+            z6 = np.zeros((6, 6))
             return (_kc.FAILED, 0.0, 0.0, H12, x[0:4].copy(), 0, 0, z3, z3, np.eye(4), z6, z6)
     (status, H12, xe, e1, e2, _, D1, D2, _, _, distance, _, _, _, H_1C, G_a, G_b) = _evaluate(
         F1, I1, F2, I2, pa, pb, H_Wa, H_Wb, x[0:4].copy(), c1, c2, F[SCALE], F[TOL], I[MAX_ITER], F[ALPHA],
@@ -184,6 +185,8 @@ def pair_state(x, refs, F, I):
     if I[BOUNDED] and status == _kc.OK:
         outside = _outside(F, I, xe, e1, e2)
         if outside > 0.0:   # the contact point left a bounded surface: no contact there
+            z3 = np.zeros((3, 3, 3))
+            z6 = np.zeros((6, 6))
             return (_kc.OK, 2.0, -outside, H12, xe, e1, e2, z3, z3, np.eye(4), z6, z6)
     return (status, 0.0, -distance, H12, xe, e1, e2, D1, D2, H_1C, G_a, G_b)
 
@@ -348,9 +351,8 @@ def damper_law(t, inputs, refs, sh, F, I):
     if refs[2][0] < 0.5 or sh[P_CULLED] != 0.0:
         return np.zeros(6), np.zeros(6)
     _, _, cap_spin, cap_t = _limits(sh, refs[7], F, I)
-    e_a, e_b, _ = _damper_efforts(sh[P_GA], sh[P_GB], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
-                                  sh[P_LAW], sh[P_DELTA])
-    return e_a, e_b
+    return _damper_port_efforts(sh[P_GA], sh[P_GB], inputs[0], inputs[1], F[C_SPIN], F[C_T], cap_spin, cap_t,
+                                sh[P_LAW], sh[P_DELTA])
 
 
 @njit(inline="always")
@@ -365,11 +367,23 @@ def _slip_arguments(refs, sh, F, I):
     T_a = np.zeros(6)
     T_b = np.zeros(6)
     if I[MOVING_A]:
-        T_a = _lie.mv(_mat(F, MINV_A, 6), refs[5])
+        _twist_of_momentum(F, MINV_A, refs[5], T_a)
     if I[MOVING_B]:
-        T_b = _lie.mv(_mat(F, MINV_B, 6), refs[6])
-    T_C = _lie.mv(sh[P_GB], T_b) - _lie.mv(sh[P_GA], T_a)
-    return lim_spin, lim_t, F[C_SLIP], abs(T_C[2]), math.hypot(T_C[3], T_C[4])
+        _twist_of_momentum(F, MINV_B, refs[6], T_b)
+    G_a, G_b = sh[P_GA], sh[P_GB]
+    return (lim_spin, lim_t, F[C_SLIP], abs(_kc.twist_row(G_a, G_b, T_a, T_b, 2)),
+            math.hypot(_kc.twist_row(G_a, G_b, T_a, T_b, 3), _kc.twist_row(G_a, G_b, T_a, T_b, 4)))
+
+
+@njit(inline="always")
+def _twist_of_momentum(F, at, P, out):
+    """``out = M^-1 P`` with the 6x6 inverse mass matrix packed at ``F[at]``, read in place
+    (summed as `porthamiltonian.kernels.lie.mv` sums: the bits of ``mv(_mat(F, at, 6), P)``)."""
+    for i in range(6):
+        acc = 0.0
+        for j in range(6):
+            acc += F[at + 6 * i + j] * P[j]
+        out[i] = acc
 
 
 @njit

@@ -64,6 +64,8 @@ from .contact_laws import (  # noqa: F401 (re-exported)
     _capped,
     _norm2,
     damper_efforts,
+    damper_port_efforts,
+    twist_row,
     damper_jacobian,
     _slip_rate,
     slip_rates,

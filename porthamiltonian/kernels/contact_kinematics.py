@@ -88,26 +88,28 @@ def kinematics(D1, D2, R, d, T):
     """
     if _kp.is_point_array(D2):
         return _kp.surface_kinematics(D1, D2, R, d, T)
-    w = T[:3]
-    v = T[3:]
-    n1, a00, a01, a11 = _kc.weingarten(D1)
-    _, b00, b01, b11 = _kc.weingarten(D2)
-    f1u, f1v = D1[1, 0], D1[0, 1]
-    f2u, f2v = D2[1, 0], D2[0, 1]
-    c2 = _lie.mv(R, D2[0, 0]) + d
-    distance = _lie.dot3(n1, c2 - D1[0, 0])
-    lu = math.sqrt(_lie.dot3(f1u, f1u))
-    e1 = f1u / lu
-    e2 = _lie.cross3(n1, e1)
-    p00, p10, p11 = _lie.dot3(f1u, e1), _lie.dot3(f1v, e1), _lie.dot3(f1v, e2)
-    Rf2u, Rf2v = _lie.mv(R, f2u), _lie.mv(R, f2v)
-    g00, g01, g10, g11 = _lie.dot3(Rf2u, e1), _lie.dot3(Rf2u, e2), _lie.dot3(Rf2v, e1), _lie.dot3(Rf2v, e2)
+    w = (T[0], T[1], T[2])
+    v = (T[3], T[4], T[5])
+    # 3-vectors as tuples (registers, no arrays: issue 33), the same operations as array formulas
+    n1, a00, a01, a11 = _kc.tangent_form(D1)
+    _, b00, b01, b11 = _kc.tangent_form(D2)
+    f1u, f1v = _kc._t3(D1, 1, 0), _kc._t3(D1, 0, 1)
+    f2u, f2v = _kc._t3(D2, 1, 0), _kc._t3(D2, 0, 1)
+    p1 = _kc._t3(D1, 0, 0)
+    c2 = _kc._add3(_kc._rt(R, _kc._t3(D2, 0, 0)), d)
+    distance = _kc.dot3(n1, (c2[0] - p1[0], c2[1] - p1[1], c2[2] - p1[2]))
+    lu = math.sqrt(_kc.dot3(f1u, f1u))
+    e1 = (f1u[0] / lu, f1u[1] / lu, f1u[2] / lu)
+    e2 = _kc.cross3(n1, e1)
+    p00, p10, p11 = _kc.dot3(f1u, e1), _kc.dot3(f1v, e1), _kc.dot3(f1v, e2)
+    Rf2u, Rf2v = _kc._rt(R, f2u), _kc._rt(R, f2v)
+    g00, g01, g10, g11 = _kc.dot3(Rf2u, e1), _kc.dot3(Rf2u, e2), _kc.dot3(Rf2v, e1), _kc.dot3(Rf2v, e2)
     k1 = _kc._congruence(a00, a01, a11, p00, 0.0, p10, p11)
     k2 = _kc._congruence(b00, b01, b11, g00, g01, g10, g11)
-    s = _lie.cross3(w, c2) + v
-    rate = _lie.dot3(n1, s)
-    wn = _lie.cross3(w, n1)
-    es0, es1 = _lie.dot3(e1, s), _lie.dot3(e2, s)
+    s = _kc._add3(_kc.cross3(w, c2), v)
+    rate = _kc.dot3(n1, s)
+    wn = _kc.cross3(w, n1)
+    es0, es1 = _kc.dot3(e1, s), _kc.dot3(e2, s)
     A00, A01 = 1.0 + distance * k1[0], distance * k1[1]
     A10, A11 = distance * k1[1], 1.0 + distance * k1[2]
     m00 = k1[0] + k2[0] * A00 + k2[1] * A10
@@ -127,12 +129,17 @@ def kinematics(D1, D2, R, d, T):
                        _lie.dot3(e2, wn) + k2[1] * es0 + k2[2] * es1)
     y20 = A00 * y10 + A01 * y11 - es0
     y21 = A10 * y10 + A11 * y11 - es1
-    dp1 = e1 * y10 + e2 * y11
-    dp2 = _lie.mtv(R, e1 * y20 + e2 * y21)
+    dp1 = np.empty(3)
+    for k in range(3):
+        dp1[k] = e1[k] * y10 + e2[k] * y11
+    t = (e1[0] * y20 + e2[0] * y21, e1[1] * y20 + e2[1] * y21, e1[2] * y20 + e2[2] * y21)
+    dp2 = np.empty(3)
+    for j in range(3):   # `porthamiltonian.kernels.lie.mtv`'s sums
+        dp2[j] = 0.0 + R[0, j] * t[0] + R[1, j] * t[1] + R[2, j] * t[2]
     x_rate = np.empty(4)
-    x_rate[0], x_rate[1] = _solve2(_lie.dot3(f1u, f1u), _lie.dot3(f1u, f1v), _lie.dot3(f1u, f1v), _lie.dot3(f1v, f1v),
+    x_rate[0], x_rate[1] = _solve2(_kc.dot3(f1u, f1u), _kc.dot3(f1u, f1v), _kc.dot3(f1u, f1v), _kc.dot3(f1v, f1v),
                                    p00 * y10, p10 * y10 + p11 * y11)
-    x_rate[2], x_rate[3] = _solve2(_lie.dot3(f2u, f2u), _lie.dot3(f2u, f2v), _lie.dot3(f2u, f2v), _lie.dot3(f2v, f2v),
+    x_rate[2], x_rate[3] = _solve2(_kc.dot3(f2u, f2u), _kc.dot3(f2u, f2v), _kc.dot3(f2u, f2v), _kc.dot3(f2v, f2v),
                                    g00 * y20 + g01 * y21, g10 * y20 + g11 * y21)
     return distance, rate, dp1, dp2, x_rate, s_max, s_min
 
@@ -141,14 +148,16 @@ def kinematics(D1, D2, R, d, T):
 def frame(D1, n1, distance, alpha):
     """Contact frame ``H_1C`` (4x4) in frame 1: ``z = n1``, ``x`` the tangential part of
     ``f1_u`` normalized, origin ``p1 + alpha Delta n1``."""
-    fu = D1[1, 0]
-    ex = fu - _lie.dot3(fu, n1) * n1
-    ex = ex / math.sqrt(_lie.dot3(ex, ex))
-    ey = _lie.cross3(n1, ex)
+    fu = (D1[1, 0, 0], D1[1, 0, 1], D1[1, 0, 2])
+    c = _kc.dot3(fu, n1)
+    t = (fu[0] - c * n1[0], fu[1] - c * n1[1], fu[2] - c * n1[2])
+    norm = math.sqrt(_kc.dot3(t, t))
+    ex = (t[0] / norm, t[1] / norm, t[2] / norm)
+    ey = _kc.cross3(n1, ex)
     H = np.zeros((4, 4))
     for k in range(3):
         H[k, 0], H[k, 1], H[k, 2] = ex[k], ey[k], n1[k]
-        H[k, 3] = D1[0, 0][k] + alpha * distance * n1[k]
+        H[k, 3] = D1[0, 0, k] + alpha * distance * n1[k]
     H[3, 3] = 1.0
     return H
 
@@ -186,6 +195,50 @@ def axes_rates(D1, du, dv, H_1C):
     dex = (dt - _lie.dot3(ex, dt) * ex) / math.sqrt(_lie.dot3(tv, tv))
     dey = _lie.cross3(dn1, ex) + _lie.cross3(n1, dex)
     return dn1, dex, dey
+
+
+@njit(inline="always")
+def _cross_add(a, b, c, d):
+    """``a x b + c x d`` of 3-tuples or 3-vectors, as a tuple."""
+    return _kc._add3(_kc.cross3(a, b), _kc.cross3(c, d))
+
+
+@njit
+def frame_spin(D1, du, dv, H_1C):
+    """Spin ``dex . ey`` [rad/s] of the contact frame about its normal when the contact point
+    moves on surface 1 at parameter rates ``(du, dv)``: the ``dex`` of `axes_rates` (the same
+    operations, in tuples: no array) read along the frame's y axis (`spring_rates`)."""
+    m = _kc.cross3(_kc._t3(D1, 1, 0), _kc._t3(D1, 0, 1))
+    sm = math.sqrt(_kc.dot3(m, m))
+    n = (m[0] / sm, m[1] / sm, m[2] / sm)
+    mu = _cross_add(_kc._t3(D1, 2, 0), _kc._t3(D1, 0, 1), _kc._t3(D1, 1, 0), _kc._t3(D1, 1, 1))
+    mv = _cross_add(_kc._t3(D1, 1, 1), _kc._t3(D1, 0, 1), _kc._t3(D1, 1, 0), _kc._t3(D1, 0, 2))
+    cu, cv = _kc.dot3(n, mu), _kc.dot3(n, mv)
+    dn1 = ((mu[0] - cu * n[0]) / sm * du + (mv[0] - cv * n[0]) / sm * dv,
+           (mu[1] - cu * n[1]) / sm * du + (mv[1] - cv * n[1]) / sm * dv,
+           (mu[2] - cu * n[2]) / sm * du + (mv[2] - cv * n[2]) / sm * dv)
+    ex = (H_1C[0, 0], H_1C[1, 0], H_1C[2, 0])
+    n1 = (H_1C[0, 2], H_1C[1, 2], H_1C[2, 2])
+    fu = _kc._t3(D1, 1, 0)
+    dfu = (D1[2, 0, 0] * du + D1[1, 1, 0] * dv, D1[2, 0, 1] * du + D1[1, 1, 1] * dv,
+           D1[2, 0, 2] * du + D1[1, 1, 2] * dv)
+    fn = _kc.dot3(fu, n1)
+    tv = (fu[0] - fn * n1[0], fu[1] - fn * n1[1], fu[2] - fn * n1[2])
+    c = _kc.dot3(dfu, n1) + _kc.dot3(fu, dn1)
+    dt = (dfu[0] - c * n1[0] - fn * dn1[0], dfu[1] - c * n1[1] - fn * dn1[1], dfu[2] - c * n1[2] - fn * dn1[2])
+    ce = _kc.dot3(ex, dt)
+    q = math.sqrt(_kc.dot3(tv, tv))
+    return (H_1C[0, 1] * ((dt[0] - ce * ex[0]) / q) + H_1C[1, 1] * ((dt[1] - ce * ex[1]) / q)
+            + H_1C[2, 1] * ((dt[2] - ce * ex[2]) / q))
+
+
+@njit(inline="always")
+def _row_product(G, k, T):
+    """``(G @ T)[k]`` summed as `porthamiltonian.kernels.lie.mv` sums."""
+    acc = 0.0
+    for j in range(G.shape[1]):
+        acc += G[k, j] * T[j]
+    return acc
 
 
 @njit
@@ -347,12 +400,13 @@ def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b
                                                     s_max, s_min, params, c1, c2, relax)
     s_rate = np.zeros(3)
     if active:
-        _, dex, _ = axes_rates(D1, re[0], re[1], H_1C)
-        spin = H_1C[0, 1] * dex[0] + H_1C[1, 1] * dex[1] + H_1C[2, 1] * dex[2]
-        T_C = _lie.mv(G_b, T_b) - _lie.mv(G_a, T_a)
-        s_rate[0] = T_C[2] + slip[0]
-        s_rate[1] = T_C[3] + slip[1] + spin * s[2]
-        s_rate[2] = T_C[4] + slip[2] - spin * s[1]
+        spin = frame_spin(D1, re[0], re[1], H_1C)
+        T_C2 = _row_product(G_b, 2, T_b) - _row_product(G_a, 2, T_a)
+        T_C3 = _row_product(G_b, 3, T_b) - _row_product(G_a, 3, T_a)
+        T_C4 = _row_product(G_b, 4, T_b) - _row_product(G_a, 4, T_a)
+        s_rate[0] = T_C2 + slip[0]
+        s_rate[1] = T_C3 + slip[1] + spin * s[2]
+        s_rate[2] = T_C4 + slip[2] - spin * s[1]
     return x_rate, s_rate, s_max, s_min
 
 

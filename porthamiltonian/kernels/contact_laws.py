@@ -178,6 +178,54 @@ def _norm2(v):
     return out
 
 
+@njit(inline="always")
+def twist_row(G_a, G_b, T_a, T_b, k):
+    """``T_C[k]`` of ``T_C = G_b T_b - G_a T_a``, summed as `porthamiltonian.kernels.lie.mv` sums."""
+    pb = 0.0
+    pa = 0.0
+    for j in range(6):
+        pb += G_b[k, j] * T_b[j]
+    for j in range(6):
+        pa += G_a[k, j] * T_a[j]
+    return pb - pa
+
+
+@njit(inline="always")
+def _transpose_into(G, W, sign, out):
+    """``out = sign G^T W`` (6), summed as `porthamiltonian.kernels.lie.mtv` sums."""
+    for j in range(6):
+        acc = 0.0
+        for i in range(6):
+            acc += G[i, j] * W[i]
+        out[j] = sign * acc
+
+
+@njit
+def damper_port_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, cap_spin, cap_t, law, delta):
+    """The port efforts ``(e_a, e_b)`` of `damper_efforts` without ``dW_C / dT_C``, in scalars
+    (two arrays per call, the results, against fifteen: the compiled right-hand side's damper,
+    issue 33); `damper_efforts` takes its efforts from here. The force limits are those of
+    `_capped`, operation for operation (the same bits)."""
+    T2 = twist_row(G_a, G_b, T_a, T_b, 2)
+    T3 = twist_row(G_a, G_b, T_a, T_b, 3)
+    T4 = twist_row(G_a, G_b, T_a, T_b, 4)
+    T5 = twist_row(G_a, G_b, T_a, T_b, 5)
+    _, fd, _ = normal_force(law, delta, -T5)
+    speed = math.sqrt(0.0 + T2 * T2)
+    F_spin = c_spin * T2 if c_spin * speed <= cap_spin else (cap_spin / speed) * T2
+    speed = math.sqrt(0.0 + T3 * T3 + T4 * T4)
+    if c_t * speed <= cap_t:
+        F_x, F_y = c_t * T3, c_t * T4
+    else:
+        F_x, F_y = (cap_t / speed) * T3, (cap_t / speed) * T4
+    W = (0.0, 0.0, F_spin, F_x, F_y, -fd)
+    e_a = np.empty(6)
+    e_b = np.empty(6)
+    _transpose_into(G_a, W, -1.0, e_a)
+    _transpose_into(G_b, W, 1.0, e_b)
+    return e_a, e_b
+
+
 @njit(argtypes="f8[:, ::1], f8[:, ::1], f8[::1], f8[::1], f8, f8, f8, f8, f8[::1], f8")
 def damper_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, cap_spin, cap_t, law, delta):
     """Port efforts of a compliant contact's damper, ``W_C = -(0, 0, F_spin, F_x, F_y, F_d)``
@@ -186,16 +234,16 @@ def damper_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, cap_spin, cap_t, law, delta)
     ``c_t (v_x, v_y)`` each limited in magnitude to its cap (`_capped`; an infinite cap is
     the plain damper). Also ``dW_C / dT_C`` (6, 6) for `damper_jacobian`.
     """
+    e_a, e_b = damper_port_efforts(G_a, G_b, T_a, T_b, c_spin, c_t, cap_spin, cap_t, law, delta)
     T_C = _lie.mv(G_b, T_b) - _lie.mv(G_a, T_a)
-    _, fd, slope = normal_force(law, delta, -T_C[5])
-    F_spin, dF_spin = _capped(c_spin, T_C[2:3].copy(), cap_spin)
-    F_t, dF_t = _capped(c_t, T_C[3:5].copy(), cap_t)
-    W = np.array((0.0, 0.0, F_spin[0], F_t[0], F_t[1], -fd))
+    _, _, slope = normal_force(law, delta, -T_C[5])
+    _, dF_spin = _capped(c_spin, T_C[2:3].copy(), cap_spin)
+    _, dF_t = _capped(c_t, T_C[3:5].copy(), cap_t)
     dW = np.zeros((6, 6))
     dW[2, 2] = dF_spin[0, 0]
     _lie.put2(dW, 3, 3, dF_t)
     dW[5, 5] = slope
-    return -_lie.mtv(G_a, W), _lie.mtv(G_b, W), dW
+    return e_a, e_b, dW
 
 
 @njit

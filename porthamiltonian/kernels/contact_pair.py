@@ -76,17 +76,14 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
     c2, x[2], x[3] = _s.best_chart(F2, I2, x[2], x[3], c2)
     (x, c1, c2, it, converged, clamped, have, D1, D2, r, w, Rn2, e) = _newton(
         F1, I1, F2, I2, R, d, x, c1, c2, scale, tol, max_iter)
-    n1 = np.zeros(3)
-    n2 = np.zeros(3)
-    H_1C = np.eye(4)
-    G_a = np.zeros((6, 6))
-    G_b = np.zeros((6, 6))
     if not (converged and have):
-        return False, x, c1, c2, it, D1, D2, n1, n2, np.nan, np.nan, np.nan, np.nan, H_1C, G_a, G_b
+        return (False, x, c1, c2, it, D1, D2, np.zeros(3), np.zeros(3), np.nan, np.nan, np.nan, np.nan, np.eye(4),
+                np.zeros((6, 6)), np.zeros((6, 6)))
     gap, ang = _kc.errors(r, w)
     n1, n2, distance, margin, valid = _kc.finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol)
     if not (valid and margin > 0.0):
-        return False, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b
+        return (False, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, np.eye(4), np.zeros((6, 6)),
+                np.zeros((6, 6)))
     H_1C, G_a, G_b = frame_and_maps(D1, n1, distance, alpha, H_12, H_S1a, H_bS2)
     return True, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b
 
@@ -95,14 +92,50 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
 _pair_state_by_symbol = separate(pair_state)
 
 
+@njit(inline="always")
+def _inverse_into(H, out):
+    """`porthamiltonian.kernels.lie.se3_inverse` written into ``out`` (the same arithmetic)."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = H[j, i]
+        out[i, 3] = -(H[0, i] * H[0, 3] + H[1, i] * H[1, 3] + H[2, i] * H[2, 3])
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
+@njit(inline="always")
+def _mm_into(A, B, out):
+    """`porthamiltonian.kernels.lie.mm` of two 4x4 matrices written into ``out`` (the same sums in the
+    same order: the same bits; general, as the packed ``H_S1a`` need not end in an exact
+    ``(0, 0, 0, 1)`` row)."""
+    for i in range(4):
+        for j in range(4):
+            acc = 0.0
+            for l in range(4):
+                acc += A[i, l] * B[l, j]
+            out[i, j] = acc
+
+
 @njit
 def frame_and_maps(D1, n1, distance, alpha, H_12, H_S1a, H_bS2):
     """Contact frame ``H_1C`` (`frame`) and the twist maps ``G_a = Ad(H_C1 H_S1a)``,
-    ``G_b = Ad(H_C1 H_12 H_S2b)`` (``T_C = G_b T_b - G_a T_a``)."""
-    H_1C = frame(D1, n1, distance, alpha)
-    H_C1 = _lie.se3_inverse(H_1C)
-    return H_1C, _lie.adjoint(_lie.mm(H_C1, H_S1a)), _lie.adjoint(_lie.mm(_lie.mm(H_C1, H_12), _lie.se3_inverse(H_bS2)))
+    ``G_b = Ad(H_C1 H_12 H_S2b)`` (``T_C = G_b T_b - G_a T_a``).
 
+    The products of rigid motions go through one scratch array (`_mm_into`, `_inverse_into`: the
+    bits of `porthamiltonian.kernels.lie.mm` and `porthamiltonian.kernels.lie.se3_inverse`): four
+    arrays per call, the three returned and the scratch, instead of eight."""
+    H_1C = frame(D1, n1, distance, alpha)
+    W = np.empty((4, 4, 4))
+    H_C1, P, Q, H_S2b = W[0], W[1], W[2], W[3]
+    _inverse_into(H_1C, H_C1)
+    _mm_into(H_C1, H_S1a, P)
+    G_a = _lie.adjoint(P)
+    _inverse_into(H_bS2, H_S2b)
+    _mm_into(H_C1, H_12, P)
+    _mm_into(P, H_S2b, Q)
+    return H_1C, G_a, _lie.adjoint(Q)
 
 
 #: `evaluate` outcomes
