@@ -34,8 +34,8 @@ import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
+from porthamiltonian.contact.laws import NormalLaw
 from porthamiltonian.contact.materials import ContactMaterial
-from porthamiltonian.contact.restitution import hunt_crossley_damping
 from porthamiltonian.errors import ModelError, ParameterError
 
 __all__ = ["ContactKind", "register_contact_kind", "CONTACT_KINDS", "MATERIAL_FIELDS"]
@@ -103,6 +103,32 @@ class ContactKind:
     def uses(self, field):
         """Whether the kind uses `ContactMaterial` field `field`."""
         return field not in self.ignores
+
+    def rest_penetration(self, material, load):
+        """How deep [m] a body that starts at rest on a contact of this kind built from
+        `material` sits under the normal `load` [N]: the depth of the material's `normal` law
+        at that load (`NormalLaw.penetration_at_rest`; m g / k for a linear law) for a kind
+        that uses the normal law, 0 for one that ignores it (the rigid kinds hold the surfaces
+        exactly; the soil has memory: a body placed on undisturbed soil starts at its surface
+        and sinks as it loads). A model starts its bodies lowered by it, so that a compliant
+        contact does not begin with a drop.
+
+        Raises
+        ------
+        ParameterError
+            `material` is not a `ContactMaterial`, or the kind uses the normal law and the
+            material's is not a `NormalLaw` (the compliant contact's default law and a
+            `LocalHertzLaw` depend on the surfaces).
+        """
+        if not isinstance(material, ContactMaterial):
+            raise ParameterError(f"{self.name} contact: `material` must be a ContactMaterial, got {material!r}")
+        if not self.uses("normal"):
+            return 0.0
+        if not isinstance(material.normal, NormalLaw):
+            raise ParameterError(f"{self.name} contact: the depth at rest needs the material's `normal` law of fixed "
+                                 f"stiffness (a NormalLaw), got {material.normal!r} (the default law and a "
+                                 "LocalHertzLaw depend on the surfaces)")
+        return float(material.normal.penetration_at_rest(load))
 
     def material_parameters(self, name, material, body_a, body_b, given=()):
         """The factory options `material` sets for contact `name` between the two bodies.
@@ -176,18 +202,17 @@ def unregister_contact_kind(name):
 # ---------------------------------------------------------------- the built-in kinds
 
 def _compliant_from_material(material, body_a, body_b):
-    """The compliant contact's normal law with the damping that gives the material's
-    restitution (`ContactMaterial.normal_law`), and its friction. Without a normal law in
-    the material, the compliant contact's default stiffness (`compliant_contact.default_normal_law`:
-    Hertz of the default solids) with the Hunt-Crossley damping of the material's
-    restitution at its `impact_speed`."""
+    """The compliant contact's normal law (`ContactMaterial.normal_law`: the law's own damping,
+    or the damping that gives the material's restitution), and its friction. Without a normal
+    law in the material, the compliant contact's default stiffness
+    (`compliant_contact.default_normal_law`: Hertz of the default solids) with the
+    Hunt-Crossley damping of the material's restitution at its `impact_speed`
+    (`ContactMaterial.hunt_crossley_damping`: restitution 0 is a typed error there)."""
     from .compliant_contact import _reduced_mass
 
     out = {"friction": float(material.friction)}
     if material.normal is None:
-        e = float(material.restitution)
-        return {**out, "normal": "hunt_crossley",
-                "damping": hunt_crossley_damping(e, material.impact_speed) if e < 1.0 else 0.0}
+        return {**out, "normal": "hunt_crossley", "damping": material.hunt_crossley_damping()}
     law = material.normal_law(_reduced_mass(body_a, body_b))
     if law.kind == "local_hertz":
         return {**out, "normal": law}
@@ -221,17 +246,17 @@ def _register_builtin():
         summary="spring-damper with Dahl friction (Duindam & Stramigioli)"), replace=True)
     register_contact_kind(ContactKind(
         "sliding_plane", SlidingPlaneContact, _rigid_from_material,
-        material_options=("mu", "restitution"), ignores=("normal", "impact_speed"),
+        material_options=("mu", "restitution"), ignores=("normal", "impact_speed", "damping"),
         events=("impact", "detach", "chart"),
         summary="rigid constraint with Newton impacts (Tasora & Righettini)"), replace=True)
     register_contact_kind(ContactKind(
         "reduced", ReducedContact, _rigid_from_material,
-        material_options=("mu", "restitution"), ignores=("normal", "impact_speed"),
+        material_options=("mu", "restitution"), ignores=("normal", "impact_speed", "damping"),
         events=("impact", "chart"), phases="reduced",
         summary="reduced contact coordinates, one body fixed (Kry & Pai)"), replace=True)
     register_contact_kind(ContactKind(
         "soil", SoilContact, _soil_from_material,
-        material_options=("friction",), ignores=("restitution", "normal", "impact_speed"),
+        material_options=("friction",), ignores=("restitution", "normal", "impact_speed", "damping"),
         events=("touch", "release", "chart", "approach", "unload", "yield"),
         summary="soft soil with memory: Bekker loading, elastic unloading, permanent sinkage"), replace=True)
 
