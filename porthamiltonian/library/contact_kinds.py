@@ -133,14 +133,20 @@ class ContactKind:
     def material_parameters(self, name, material, body_a, body_b, given=()):
         """The factory options `material` sets for contact `name` between the two bodies.
 
+        `given` (the options passed besides the material: names, or a mapping of them to
+        their values) may not include one the material sets, except with the value None,
+        which asks for the factory's own default instead of the material's value (the soil's
+        ``friction=None``: the Mohr-Coulomb friction of its terrain).
+
         Raises
         ------
         ParameterError
-            `material` is not a `ContactMaterial`; one of `given` (the options passed
-            besides the material) is one the material sets.
+            `material` is not a `ContactMaterial`; one of `given` is one the material sets.
         """
         if not isinstance(material, ContactMaterial):
             raise ParameterError(f"{self.name} contact {name!r}: `material` must be a ContactMaterial, got {material!r}")
+        if isinstance(given, Mapping):   # an option given as None asks for the kind's own default
+            given = [k for k, v in given.items() if v is not None]
         clash = sorted(set(given) & set(self.material_options))
         if clash:
             raise ParameterError(

@@ -36,7 +36,9 @@ def make_contact(kind, name, body_a, surface_a, body_b, surface_b, *, material=N
     material : ContactMaterial, optional
         One parameter set for every kind (friction, restitution, normal law): the same
         `material` gives every kind the same materials (each kind's registration says how it
-        uses it and which fields it ignores). The options it sets cannot also be passed.
+        uses it and which fields it ignores). The options it sets cannot also be passed,
+        except as None, which asks for the kind's own default instead of the material's
+        value (``kind_options={"soil": dict(friction=None)}``: the soil's terrain friction).
     kind_options : mapping of str to mapping, optional
         Options by kind name, for a model that offers several kinds: the options of `kind`
         are passed to its factory (as `parameters`, which may not repeat them); those of the
@@ -73,7 +75,8 @@ def make_contact(kind, name, body_a, surface_a, body_b, surface_b, *, material=N
     _check_options(kind, name, parameters)
     if material is not None:
         # the material's options first: a given option that is not one of its `material_options`
-        # (the rigid kinds' friction="rolling") overrides the default the material implies
+        # (the rigid kinds' friction="rolling") overrides the default the material implies, and
+        # one given as None asks for the factory's own default (the soil's terrain friction)
         parameters = {**entry.material_parameters(name, material, body_a, body_b, parameters), **parameters}
     return entry.factory(name, body_a, surface_a, body_b, surface_b, **parameters)
 
