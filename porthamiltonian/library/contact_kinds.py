@@ -9,8 +9,11 @@ models, the CLI's ``--contact`` and the sweep never branch on a kind's name:
   component (a `BondGraph`) with ports "a" and "b" bonded from the two bodies' "B" ports,
   so that one kind swaps for another (`BondGraph.swap`) and saves and loads with its
   elements (`register_element`);
-- ``from_material``: ``from_material(material, body_a, body_b) -> dict`` of factory options
-  that a `ContactMaterial` sets (friction, restitution, normal compliance), and
+- ``from_material``: ``from_material(material, body_a, body_b[, options]) -> dict`` of
+  factory options that a `ContactMaterial` sets (friction, restitution, normal compliance),
+  given the other `options` passed with the material if it takes a fourth argument (so that
+  it sets only what they leave open: the rigid kinds set Coulomb's mu only in the
+  "coulomb" mode), and
   ``material_options``: the names of those a user may not also pass. Other options it
   returns are defaults a given option overrides: what a material cannot express is a named
   option of the kind (the rigid kinds' ``friction="rolling"``, a rolling constraint, with
@@ -55,7 +58,8 @@ class ContactKind:
     factory : callable
         Builds the component; its options are keyword-only parameters.
     from_material : callable
-        ``(material, body_a, body_b) -> dict`` of factory options.
+        ``(material, body_a, body_b[, options]) -> dict`` of factory options; `options`
+        (if it takes them) are those given besides the material, a dict.
     material_options : tuple of str
         The options `from_material` sets that may not also be passed; its other options are
         defaults that given options override.
@@ -145,6 +149,7 @@ class ContactKind:
         """
         if not isinstance(material, ContactMaterial):
             raise ParameterError(f"{self.name} contact {name!r}: `material` must be a ContactMaterial, got {material!r}")
+        options = dict(given) if isinstance(given, Mapping) else {}
         if isinstance(given, Mapping):   # an option given as None asks for the kind's own default
             given = [k for k, v in given.items() if v is not None]
         clash = sorted(set(given) & set(self.material_options))
@@ -152,6 +157,8 @@ class ContactKind:
             raise ParameterError(
                 f"{self.name} contact {name!r}: {', '.join(f'`{c}`' for c in clash)} would override the material's "
                 f"friction, restitution or normal law; set them in the ContactMaterial")
+        if len(inspect.signature(self.from_material).parameters) >= 4:
+            return dict(self.from_material(material, body_a, body_b, options))
         return dict(self.from_material(material, body_a, body_b))
 
     def __call__(self, name, body_a, surface_a, body_b, surface_b, **options):
@@ -226,12 +233,17 @@ def _compliant_from_material(material, body_a, body_b):
             "clip": law.clip}
 
 
-def _rigid_from_material(material, body_a, body_b):
+def _rigid_from_material(material, body_a, body_b, options):
     """Coulomb friction (frictionless at mu = 0) and Newton's restitution; the normal law is
     not used (a rigid contact). The friction mode is a default: ``friction="rolling"`` given
-    with the material makes the contact roll without slip (what a material cannot say)."""
+    with the material makes the contact roll without slip (what a material cannot say). The
+    material's mu is set only in the "coulomb" mode, the one that uses it (so that a model
+    parameter that sets only the friction coefficient does not change a rolling or
+    frictionless contact: `models.registry.ignored_parameters`)."""
     mu = float(material.friction)
-    return {"friction": "coulomb" if mu > 0 else "frictionless", "mu": mu, "restitution": float(material.restitution)}
+    mode = options.get("friction") or ("coulomb" if mu > 0 else "frictionless")
+    out = {"friction": mode, "restitution": float(material.restitution)}
+    return {**out, "mu": mu} if mode == "coulomb" else out
 
 
 def _soil_from_material(material, body_a, body_b):
