@@ -204,3 +204,32 @@ def test_the_depth_at_rest_is_the_normal_laws_for_a_kind_that_uses_it(kind, dept
         with pytest.raises(ParameterError, match=r"compliant contact: the depth at rest needs the material's `normal` "
                                                  r"law of fixed stiffness \(a NormalLaw\), got None"):
             CONTACT_KINDS[kind].rest_penetration(ContactMaterial(), 10.0)
+
+
+def test_an_option_given_as_none_keeps_the_kinds_own_default():
+    """The soil's friction=None beside a material is its terrain's Mohr-Coulomb friction (the
+    hopping leg: frictionless hard grounds, sand's friction on soil), not the material's."""
+    from porthamiltonian.contact.soil import SoilLaw
+
+    ball, ground = RigidBody("ball", 1.0, [1e-3] * 3), Ground("ground")
+    material = ContactMaterial(friction=0.0)
+    own = make_contact("soil", "c", ball, Sphere(0.05), ground, Plane(), material=material,
+                       kind_options={"soil": dict(friction=None)})
+    assert own.elements["spring"].p.mu == SoilLaw.friction_coefficient("dry_sand") > 0.5
+    assert make_contact("soil", "c", ball, Sphere(0.05), ground, Plane(), material=material).elements["spring"].p.mu == 0
+
+
+def test_a_rigid_kind_takes_the_materials_mu_only_when_it_slides():
+    """The rigid kinds set Coulomb's mu from the material only in the "coulomb" mode: a
+    rolling or frictionless contact is the same whatever the material's coefficient (so a
+    model parameter that only sets it is ignored by them: `ignored_parameters`)."""
+    ball, ground = RigidBody("ball", 1.0, [1e-3] * 3), Ground("ground")
+
+    def constraint(mu, **options):
+        c = make_contact("sliding_plane", "c", ball, Sphere(0.05), ground, Plane(),
+                         material=ContactMaterial(friction=mu), **options)
+        return c.elements["constraint"]
+
+    assert constraint(0.3, friction="rolling").mu == constraint(100.0, friction="rolling").mu
+    assert constraint(0.3, friction="frictionless").mu == constraint(0.0).mu
+    assert (constraint(0.3).friction, constraint(0.3).mu) == ("coulomb", 0.3)
