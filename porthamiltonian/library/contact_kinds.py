@@ -17,7 +17,8 @@ models, the CLI's ``--contact`` and the sweep never branch on a kind's name:
   ``material_options``: the names of those a user may not also pass. Other options it
   returns are defaults a given option overrides: what a material cannot express is a named
   option of the kind (the rigid kinds' ``friction="rolling"``, a rolling constraint, with
-  the material's restitution);
+  the material's restitution), which a model offering several kinds gives once for all of
+  them (`make_contact`'s ``kind_options``);
 - ``ignores``: the `ContactMaterial` fields the kind does not use (a sweep over a model
   parameter that only sets an ignored field runs its points once:
   `models.registry.Parameter`, ``material=``);

@@ -27,7 +27,16 @@ import numpy as np
 import porthamiltonian as ph
 from porthamiltonian.geometry import Plane, Sphere
 from porthamiltonian.contact.laws import NormalLaw
-from porthamiltonian.library import ContactMaterial, Gravity, Ground, Joint, PointDamper, PointSpring, RigidBody, make_contact
+from porthamiltonian.library import (
+    ContactMaterial,
+    Gravity,
+    Ground,
+    Joint,
+    PointDamper,
+    PointSpring,
+    RigidBody,
+    make_contact,
+)
 from porthamiltonian.studies import PoincareSection, StrideMap
 
 from .registry import Model, Parameter, register_model

@@ -125,8 +125,9 @@ def wheel_on_plane(*, radius=0.3, tube=0.02, mass=2.0, angle=0.4, spin=3.0, cont
     k = float(stiffness)
     # one material for every kind: frictionless, plastic at impacts (the sliding plane's), the
     # compliant law's damping set as a fraction of critical (its own: damping="law")
+    c_n = 2.0 * damping_ratio * math.sqrt(k * mass)
     material = ContactMaterial(friction=0.0, restitution=0.0, damping="law",
-                               normal=NormalLaw("linear", stiffness=k, damping=2.0 * damping_ratio * math.sqrt(k * mass)))
+                               normal=NormalLaw("linear", stiffness=k, damping=c_n))
     height = radius - CONTACT_KINDS[contact].rest_penetration(material, mass * g)
     bg = ph.BondGraph("wheel_on_plane")
     H_WB = se3.make(so3.exp(np.array((angle, 0.0, 0.0))), np.array((0.0, 0.0, height)))
