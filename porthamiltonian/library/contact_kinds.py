@@ -9,12 +9,16 @@ models, the CLI's ``--contact`` and the sweep never branch on a kind's name:
   component (a `BondGraph`) with ports "a" and "b" bonded from the two bodies' "B" ports,
   so that one kind swaps for another (`BondGraph.swap`) and saves and loads with its
   elements (`register_element`);
-- ``from_material``: ``from_material(material, body_a, body_b) -> dict`` of factory options
-  that a `ContactMaterial` sets (friction, restitution, normal compliance), and
+- ``from_material``: ``from_material(material, body_a, body_b[, options]) -> dict`` of
+  factory options that a `ContactMaterial` sets (friction, restitution, normal compliance),
+  given the other `options` passed with the material if it takes a fourth argument (so that
+  it sets only what they leave open: the rigid kinds set Coulomb's mu only in the
+  "coulomb" mode), and
   ``material_options``: the names of those a user may not also pass. Other options it
   returns are defaults a given option overrides: what a material cannot express is a named
   option of the kind (the rigid kinds' ``friction="rolling"``, a rolling constraint, with
-  the material's restitution);
+  the material's restitution), which a model offering several kinds gives once for all of
+  them (`make_contact`'s ``kind_options``);
 - ``ignores``: the `ContactMaterial` fields the kind does not use (a sweep over a model
   parameter that only sets an ignored field runs its points once:
   `models.registry.Parameter`, ``material=``);
@@ -34,8 +38,8 @@ import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
+from porthamiltonian.contact.laws import NormalLaw
 from porthamiltonian.contact.materials import ContactMaterial
-from porthamiltonian.contact.restitution import hunt_crossley_damping
 from porthamiltonian.errors import ModelError, ParameterError
 
 __all__ = ["ContactKind", "register_contact_kind", "CONTACT_KINDS", "MATERIAL_FIELDS"]
@@ -55,7 +59,8 @@ class ContactKind:
     factory : callable
         Builds the component; its options are keyword-only parameters.
     from_material : callable
-        ``(material, body_a, body_b) -> dict`` of factory options.
+        ``(material, body_a, body_b[, options]) -> dict`` of factory options; `options`
+        (if it takes them) are those given besides the material, a dict.
     material_options : tuple of str
         The options `from_material` sets that may not also be passed; its other options are
         defaults that given options override.
@@ -104,22 +109,57 @@ class ContactKind:
         """Whether the kind uses `ContactMaterial` field `field`."""
         return field not in self.ignores
 
-    def material_parameters(self, name, material, body_a, body_b, given=()):
-        """The factory options `material` sets for contact `name` between the two bodies.
+    def rest_penetration(self, material, load):
+        """How deep [m] a body that starts at rest on a contact of this kind built from
+        `material` sits under the normal `load` [N]: the depth of the material's `normal` law
+        at that load (`NormalLaw.penetration_at_rest`; m g / k for a linear law) for a kind
+        that uses the normal law, 0 for one that ignores it (the rigid kinds hold the surfaces
+        exactly; the soil has memory: a body placed on undisturbed soil starts at its surface
+        and sinks as it loads). A model starts its bodies lowered by it, so that a compliant
+        contact does not begin with a drop.
 
         Raises
         ------
         ParameterError
-            `material` is not a `ContactMaterial`; one of `given` (the options passed
-            besides the material) is one the material sets.
+            `material` is not a `ContactMaterial`, or the kind uses the normal law and the
+            material's is not a `NormalLaw` (the compliant contact's default law and a
+            `LocalHertzLaw` depend on the surfaces).
+        """
+        if not isinstance(material, ContactMaterial):
+            raise ParameterError(f"{self.name} contact: `material` must be a ContactMaterial, got {material!r}")
+        if not self.uses("normal"):
+            return 0.0
+        if not isinstance(material.normal, NormalLaw):
+            raise ParameterError(f"{self.name} contact: the depth at rest needs the material's `normal` law of fixed "
+                                 f"stiffness (a NormalLaw), got {material.normal!r} (the default law and a "
+                                 "LocalHertzLaw depend on the surfaces)")
+        return float(material.normal.penetration_at_rest(load))
+
+    def material_parameters(self, name, material, body_a, body_b, given=()):
+        """The factory options `material` sets for contact `name` between the two bodies.
+
+        `given` (the options passed besides the material: names, or a mapping of them to
+        their values) may not include one the material sets, except with the value None,
+        which asks for the factory's own default instead of the material's value (the soil's
+        ``friction=None``: the Mohr-Coulomb friction of its terrain).
+
+        Raises
+        ------
+        ParameterError
+            `material` is not a `ContactMaterial`; one of `given` is one the material sets.
         """
         if not isinstance(material, ContactMaterial):
             raise ParameterError(f"{self.name} contact {name!r}: `material` must be a ContactMaterial, got {material!r}")
+        options = dict(given) if isinstance(given, Mapping) else {}
+        if isinstance(given, Mapping):   # an option given as None asks for the kind's own default
+            given = [k for k, v in given.items() if v is not None]
         clash = sorted(set(given) & set(self.material_options))
         if clash:
             raise ParameterError(
                 f"{self.name} contact {name!r}: {', '.join(f'`{c}`' for c in clash)} would override the material's "
                 f"friction, restitution or normal law; set them in the ContactMaterial")
+        if len(inspect.signature(self.from_material).parameters) >= 4:
+            return dict(self.from_material(material, body_a, body_b, options))
         return dict(self.from_material(material, body_a, body_b))
 
     def __call__(self, name, body_a, surface_a, body_b, surface_b, **options):
@@ -176,18 +216,17 @@ def unregister_contact_kind(name):
 # ---------------------------------------------------------------- the built-in kinds
 
 def _compliant_from_material(material, body_a, body_b):
-    """The compliant contact's normal law with the damping that gives the material's
-    restitution (`ContactMaterial.normal_law`), and its friction. Without a normal law in
-    the material, the compliant contact's default stiffness (`compliant_contact.default_normal_law`:
-    Hertz of the default solids) with the Hunt-Crossley damping of the material's
-    restitution at its `impact_speed`."""
+    """The compliant contact's normal law (`ContactMaterial.normal_law`: the law's own damping,
+    or the damping that gives the material's restitution), and its friction. Without a normal
+    law in the material, the compliant contact's default stiffness
+    (`compliant_contact.default_normal_law`: Hertz of the default solids) with the
+    Hunt-Crossley damping of the material's restitution at its `impact_speed`
+    (`ContactMaterial.hunt_crossley_damping`: restitution 0 is a typed error there)."""
     from .compliant_contact import _reduced_mass
 
     out = {"friction": float(material.friction)}
     if material.normal is None:
-        e = float(material.restitution)
-        return {**out, "normal": "hunt_crossley",
-                "damping": hunt_crossley_damping(e, material.impact_speed) if e < 1.0 else 0.0}
+        return {**out, "normal": "hunt_crossley", "damping": material.hunt_crossley_damping()}
     law = material.normal_law(_reduced_mass(body_a, body_b))
     if law.kind == "local_hertz":
         return {**out, "normal": law}
@@ -195,12 +234,17 @@ def _compliant_from_material(material, body_a, body_b):
             "clip": law.clip}
 
 
-def _rigid_from_material(material, body_a, body_b):
+def _rigid_from_material(material, body_a, body_b, options):
     """Coulomb friction (frictionless at mu = 0) and Newton's restitution; the normal law is
     not used (a rigid contact). The friction mode is a default: ``friction="rolling"`` given
-    with the material makes the contact roll without slip (what a material cannot say)."""
+    with the material makes the contact roll without slip (what a material cannot say). The
+    material's mu is set only in the "coulomb" mode, the one that uses it (so that a model
+    parameter that sets only the friction coefficient does not change a rolling or
+    frictionless contact: `models.registry.ignored_parameters`)."""
     mu = float(material.friction)
-    return {"friction": "coulomb" if mu > 0 else "frictionless", "mu": mu, "restitution": float(material.restitution)}
+    mode = options.get("friction") or ("coulomb" if mu > 0 else "frictionless")
+    out = {"friction": mode, "restitution": float(material.restitution)}
+    return {**out, "mu": mu} if mode == "coulomb" else out
 
 
 def _soil_from_material(material, body_a, body_b):
@@ -221,17 +265,17 @@ def _register_builtin():
         summary="spring-damper with Dahl friction (Duindam & Stramigioli)"), replace=True)
     register_contact_kind(ContactKind(
         "sliding_plane", SlidingPlaneContact, _rigid_from_material,
-        material_options=("mu", "restitution"), ignores=("normal", "impact_speed"),
+        material_options=("mu", "restitution"), ignores=("normal", "impact_speed", "damping"),
         events=("impact", "detach", "chart"),
         summary="rigid constraint with Newton impacts (Tasora & Righettini)"), replace=True)
     register_contact_kind(ContactKind(
         "reduced", ReducedContact, _rigid_from_material,
-        material_options=("mu", "restitution"), ignores=("normal", "impact_speed"),
+        material_options=("mu", "restitution"), ignores=("normal", "impact_speed", "damping"),
         events=("impact", "chart"), phases="reduced",
         summary="reduced contact coordinates, one body fixed (Kry & Pai)"), replace=True)
     register_contact_kind(ContactKind(
         "soil", SoilContact, _soil_from_material,
-        material_options=("friction",), ignores=("restitution", "normal", "impact_speed"),
+        material_options=("friction",), ignores=("restitution", "normal", "impact_speed", "damping"),
         events=("touch", "release", "chart", "approach", "unload", "yield"),
         summary="soft soil with memory: Bekker loading, elastic unloading, permanent sinkage"), replace=True)
 

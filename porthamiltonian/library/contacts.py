@@ -7,6 +7,7 @@ own options or from one `ContactMaterial`; it knows no kind by name.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 
 from porthamiltonian.errors import ParameterError
 
@@ -15,7 +16,7 @@ from .contact_kinds import CONTACT_KINDS
 __all__ = ["make_contact", "contact", "CONTACT_KINDS"]
 
 
-def make_contact(kind, name, body_a, surface_a, body_b, surface_b, *, material=None, **parameters):
+def make_contact(kind, name, body_a, surface_a, body_b, surface_b, *, material=None, kind_options=None, **parameters):
     """A contact component of the given kind between body a and body b.
 
     Parameters
@@ -35,7 +36,17 @@ def make_contact(kind, name, body_a, surface_a, body_b, surface_b, *, material=N
     material : ContactMaterial, optional
         One parameter set for every kind (friction, restitution, normal law): the same
         `material` gives every kind the same materials (each kind's registration says how it
-        uses it and which fields it ignores). The options it sets cannot also be passed.
+        uses it and which fields it ignores). The options it sets cannot also be passed,
+        except as None, which asks for the kind's own default instead of the material's
+        value (``kind_options={"soil": dict(friction=None)}``: the soil's terrain friction).
+    kind_options : mapping of str to mapping, optional
+        Options by kind name, for a model that offers several kinds: the options of `kind`
+        are passed to its factory (as `parameters`, which may not repeat them); those of the
+        other kinds are checked against their factories and not used, so that a misspelt
+        option fails whichever kind is built. This is how a model says what its material
+        cannot express (a rolling constraint, a soil terrain, a tangential stiffness) once
+        for every kind it offers, instead of branching on the kind. A kind it does not name
+        gets no options of its own.
     **parameters
         Passed to the factory: the kind's own options (see their docstrings), e.g. what a
         material cannot express (the reduced contact's ``friction="rolling"``).
@@ -44,7 +55,9 @@ def make_contact(kind, name, body_a, surface_a, body_b, surface_b, *, material=N
     ------
     ParameterError
         Unknown kind (the nearest one is suggested); a parameter the kind does not take
-        (named, with the ones it takes); a parameter that the `material` sets.
+        (named, with the ones it takes); a parameter that the `material` sets; a
+        `kind_options` key that is not a registered kind, or an option that kind does not
+        take, or one also passed as a parameter.
     """
     if kind not in CONTACT_KINDS:
         close = difflib.get_close_matches(str(kind), list(CONTACT_KINDS), n=1)
@@ -52,18 +65,49 @@ def make_contact(kind, name, body_a, surface_a, body_b, surface_b, *, material=N
             f"unknown contact kind {kind!r}; use one of {sorted(CONTACT_KINDS)}" + (f" (did you mean {close[0]!r}?)" if close else "")
         )
     entry = CONTACT_KINDS[kind]
-    accepted = entry.options()
-    unknown = sorted(set(parameters) - set(accepted))
+    if kind_options is not None:
+        own = _check_kind_options(name, kind_options).get(kind, {})
+        twice = sorted(set(own) & set(parameters))
+        if twice:
+            raise ParameterError(f"{kind} contact {name!r}: {', '.join(f'`{t}`' for t in twice)} given both as a "
+                                 "parameter and in `kind_options`")
+        parameters = {**own, **parameters}
+    _check_options(kind, name, parameters)
+    if material is not None:
+        # the material's options first: a given option that is not one of its `material_options`
+        # (the rigid kinds' friction="rolling") overrides the default the material implies, and
+        # one given as None asks for the factory's own default (the soil's terrain friction)
+        parameters = {**entry.material_parameters(name, material, body_a, body_b, parameters), **parameters}
+    return entry.factory(name, body_a, surface_a, body_b, surface_b, **parameters)
+
+
+def _check_options(kind, name, options):
+    """Raise ParameterError naming the options the factory of `kind` does not take."""
+    accepted = CONTACT_KINDS[kind].options()
+    unknown = sorted(set(options) - set(accepted))
     if unknown:
         hints = [f"`{u}`" + (f" (did you mean `{m[0]}`?)" if (m := difflib.get_close_matches(u, accepted, n=1)) else "")
                  for u in unknown]
         raise ParameterError(f"{kind} contact {name!r} takes no parameter {', '.join(hints)}; it takes "
                              f"{', '.join(accepted)} (or `material=ContactMaterial(...)` for every kind)")
-    if material is not None:
-        # the material's options first: a given option that is not one of its `material_options`
-        # (the rigid kinds' friction="rolling") overrides the default the material implies
-        parameters = {**entry.material_parameters(name, material, body_a, body_b, parameters), **parameters}
-    return entry.factory(name, body_a, surface_a, body_b, surface_b, **parameters)
+
+
+def _check_kind_options(name, kind_options):
+    """`kind_options` as a dict of dicts, each kind registered and each option one it takes."""
+    if not isinstance(kind_options, Mapping):
+        raise ParameterError(f"contact {name!r}: `kind_options` must map kind names to options, got {kind_options!r}")
+    out = {}
+    for k, options in kind_options.items():
+        if k not in CONTACT_KINDS:
+            close = difflib.get_close_matches(str(k), list(CONTACT_KINDS), n=1)
+            raise ParameterError(f"contact {name!r}: `kind_options` names {k!r}, which is not a registered contact "
+                                 f"kind {sorted(CONTACT_KINDS)}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        if not isinstance(options, Mapping):
+            raise ParameterError(f"contact {name!r}: `kind_options[{k!r}]` must be a mapping of options, got "
+                                 f"{options!r}")
+        _check_options(k, name, options)
+        out[k] = dict(options)
+    return out
 
 
 #: the earlier name of `make_contact`, kept because user code and the README use it

@@ -62,8 +62,9 @@ def _vertical_velocity(system, x, mass):
     height=Parameter(0.3, "m", "initial height of the ball's centre (it starts at rest)", rule="positive"),
     stiffness=Parameter(1.0e5, "N/m or N/m^1.5", "normal stiffness k of the material's law", rule="positive",
                         material="normal"),
-    restitution=Parameter(0.7, "-", "coefficient of restitution e in (0, 1] (compliant: of the law's impact)",
-                          rule="positive_fraction", material="restitution"),
+    restitution=Parameter(0.7, "-", "coefficient of restitution e in [0, 1] (compliant: of the law's impact; 0 is "
+                          "critical damping of the linear law, refused with hunt_crossley)", rule="fraction",
+                          material="restitution"),
     friction=Parameter(0.5, "-", "Coulomb friction coefficient", rule="nonnegative", material="friction"),
     law=Parameter("linear", "-", "the material's normal law: linear or hunt_crossley", material="normal"),
     contact=Parameter("compliant", "-", "contact model: any registered contact kind (compliant, sliding_plane, "
@@ -76,7 +77,8 @@ def ball_drop(*, mass=1.0, radius=0.05, height=0.3, stiffness=1.0e5, restitution
     Raises
     ------
     ParameterError
-        `law` not in `LAWS`; `restitution` above 1; a ball starting in the floor
+        `law` not in `LAWS`; `restitution` above 1, or 0 with the Hunt-Crossley law (infinite
+        damping: `ContactMaterial`); a ball starting in the floor
         (`height` <= `radius`); an unknown contact kind (named by `library.make_contact`).
     """
     if law not in LAWS:

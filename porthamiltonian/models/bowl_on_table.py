@@ -42,7 +42,7 @@ import numpy as np
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import PatchNetwork
-from porthamiltonian.library import Gravity, Ground, RigidBody, make_contact
+from porthamiltonian.library import ContactMaterial, Gravity, Ground, RigidBody, make_contact
 from porthamiltonian.lie import quaternion, se3
 
 from .bowl_shapes import bowl_mass_properties, bowl_surface, table_surface
@@ -111,8 +111,9 @@ def bowl_on_table(*, mass=0.95, diameter=0.13, height=0.11, foot=0.04, table=0.4
     ground = Ground("table")
     c = make_contact("reduced", "contact", bowl, S_bowl, ground, S_table,
                      pose_a=se3.make(np.eye(3), -np.asarray(com, dtype=float)),    # the surface in the body (CoM) frame
-                     friction="coulomb", mu=mu, restitution=restitution, rest_speed=rest_speed, slip_speed=slip_speed,
-                     rolling_damping=rolling_damping, spin_damping=spin_damping)
+                     material=ContactMaterial(friction=mu, restitution=restitution),   # Coulomb (mu > 0), Newton
+                     rest_speed=rest_speed, slip_speed=slip_speed, rolling_damping=rolling_damping,
+                     spin_damping=spin_damping)
     bg = ph.BondGraph("bowl_on_table")
     bg.add(bowl, ground, Gravity("gravity", bowl), c)
     bg.connect(bowl.frame().port, "gravity")

@@ -54,8 +54,19 @@ import math
 import numpy as np
 
 import porthamiltonian as ph
+from porthamiltonian.contact.laws import NormalLaw
 from porthamiltonian.geometry import Plane, Point, Sphere
-from porthamiltonian.library import Frame, Gravity, Ground, Joint, RigidBody, TouchdownGuard, make_contact
+from porthamiltonian.library import (
+    CONTACT_KINDS,
+    ContactMaterial,
+    Frame,
+    Gravity,
+    Ground,
+    Joint,
+    RigidBody,
+    TouchdownGuard,
+    make_contact,
+)
 from porthamiltonian.lie import quaternion, se3, so3
 from porthamiltonian.studies import StrideMap
 
@@ -239,7 +250,8 @@ def walker_contacts(kind, legs, leg, foot, slope, law):
     leg, foot, slope : float
         L [m], r [m], gamma [rad].
     law : dict
-        The kind's keyword parameters (friction, stiffness, ...).
+        Keyword parameters of `library.make_contact` (``material=``, ``kind_options=``, or
+        the kind's own options).
     """
     leg1, leg2, ground = legs
     _, t = slope_axes(slope)
@@ -329,15 +341,18 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
     if contact not in CONTACTS:
         raise ph.ParameterError(f"`contact` must be one of {CONTACTS}, got {contact!r}")
     total = 2.0 * leg_mass + hip_mass
-    sink = 0.0
-    if contact == "compliant":
-        k = float(stiffness)
-        c_n = 2.0 * damping_ratio * math.sqrt(k * total)
-        law = dict(stiffness=k, damping=c_n, friction=float(friction), tangential_stiffness=k, tangential_damping=c_n,
-                   spin_stiffness=0.0, spin_damping=0.0)
-        sink = total * G * math.cos(slope) / k
-    else:
-        law = dict(friction="rolling", restitution=0.0)
+    # one material for both feet and every kind: the feet's friction, plastic strikes, the
+    # compliant law's own damping (a fraction of critical for the walker's total mass:
+    # damping="law"); what it cannot say is the kinds' own: the rigid feet roll without slip,
+    # the compliant ones are as stiff and damped tangentially with no spin stiffness
+    k = float(stiffness)
+    c_n = 2.0 * damping_ratio * math.sqrt(k * total)
+    material = ContactMaterial(friction=float(friction), restitution=0.0, damping="law",
+                               normal=NormalLaw("linear", stiffness=k, damping=c_n))
+    law = dict(material=material, kind_options={
+        "sliding_plane": dict(friction="rolling"),
+        "compliant": dict(tangential_stiffness=k, tangential_damping=c_n, spin_stiffness=0.0, spin_damping=0.0)})
+    sink = CONTACT_KINDS[contact].rest_penetration(material, total * G * math.cos(slope))
     legs = [_leg_body(name, leg_mass, hip_mass, com, gyration, H, T) for name, (H, T)
             in zip(("leg1", "leg2"), leg_states(leg, foot, slope, q1, q2, stance_rate, swing_rate, sink))]
     ground = Ground("ground")

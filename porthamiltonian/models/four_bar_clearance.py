@@ -43,7 +43,17 @@ import porthamiltonian as ph
 from porthamiltonian._validate import as_finite_float
 from porthamiltonian.errors import GeometryError, ParameterError
 from porthamiltonian.geometry import ParameterDomain, Sphere, SymbolicSurface
-from porthamiltonian.library import DistanceJoint, Frame, Gravity, Ground, Joint, RigidBody, make_contact
+from porthamiltonian.contact.laws import NormalLaw
+from porthamiltonian.library import (
+    ContactMaterial,
+    DistanceJoint,
+    Frame,
+    Gravity,
+    Ground,
+    Joint,
+    RigidBody,
+    make_contact,
+)
 from porthamiltonian.library.joints import ConstantRotation
 from porthamiltonian.lie import quaternion, se3, so3
 
@@ -260,12 +270,13 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
     bg.add(G, *bodies)
     if model == "clearance":
         # the sliding plane rides on the pin (surface a), the point on the hole's wall (the paper's eq. 44)
-        if contact == "sliding_plane":
-            law = dict(unilateral=False, friction="frictionless")
-        else:
-            law = dict(stiffness=stiffness, damping=damping, friction=0.0)
+        # one material for every kind: frictionless, the compliant law's own damping
+        # (damping="law"); the sliding plane is bilateral (the pin stays on the wall)
+        material = ContactMaterial(friction=0.0, restitution=0.0, damping="law",
+                                   normal=NormalLaw("linear", stiffness=stiffness, damping=damping))
         clr = make_contact(contact, "clearance", coupler_body, Sphere(lk.pin_radius), rocker_body,
-                           hole_surface(lk.hole_radius), pose_a=_translation(b), pose_b=_translation(c), **law)
+                           hole_surface(lk.hole_radius), pose_a=_translation(b), pose_b=_translation(c),
+                           material=material, kind_options={"sliding_plane": dict(unilateral=False)})
         bg.add(clr)
         bg.connect(coupler_body.frame().port, ("clearance", "a"))
         bg.connect(rocker_body.frame().port, ("clearance", "b"))
@@ -307,9 +318,9 @@ def four_bar_clearance(*, model="clearance", crank=0.06, coupler=0.2, rocker=0.1
         the compressive contact force, or the link's tension."""
         if model == "massless_link":
             return float(system.multipliers(t, x)["link"][0])  # the link's tension pulls the pin to the hole centre
-        if contact == "sliding_plane":
+        if "clearance/constraint" in system.elements:   # a constraint (the sliding plane): its multiplier
             return float(system.multipliers(t, x)["clearance/constraint"][0])
-        # compliant: the wrench the spring and the damper exert on the coupler (port "a", coupler frame)
+        # a compliant contact: the wrench the spring and the damper exert on the coupler (port "a", coupler frame)
         ports = system.port_variables(t, x)
         f_coupler = -sum(ports[(f"clearance/{el}", "a")][0][3:] for el in ("spring", "damper"))
         pin, hole = centres(system, t, x)

@@ -26,7 +26,17 @@ import numpy as np
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import Plane, Sphere
-from porthamiltonian.library import Gravity, Ground, Joint, PointDamper, PointSpring, RigidBody, make_contact
+from porthamiltonian.contact.laws import NormalLaw
+from porthamiltonian.library import (
+    ContactMaterial,
+    Gravity,
+    Ground,
+    Joint,
+    PointDamper,
+    PointSpring,
+    RigidBody,
+    make_contact,
+)
 from porthamiltonian.studies import PoincareSection, StrideMap
 
 from .registry import Model, Parameter, register_model
@@ -152,14 +162,13 @@ def hopping_leg(*, hip_mass=5.0, foot_mass=0.5, foot=0.05, leg=0.5, leg_stiffnes
         bg.add(PointDamper("leg_damper", hip.frame(), sole.frame(), damping=leg_damping))
         bg.connect(hip.frame().port, ("leg_damper", "a"))
         bg.connect(sole.frame().port, ("leg_damper", "b"))
-    if contact == "compliant":
-        law = dict(stiffness=float(stiffness), damping=2.0 * damping_ratio * math.sqrt(stiffness * foot_mass),
-                   friction=0.0)
-    elif contact == "sliding_plane":
-        law = dict(friction="frictionless", restitution=0.0)
-    else:
-        law = {}
-    bg.add(make_contact(contact, "foot_contact", sole, Sphere(foot), ground, Plane(), **law))
+    # one material for every kind: frictionless, plastic at a rigid landing, the compliant
+    # ground's own damping (a fraction of critical for the foot's mass, 0 by default:
+    # damping="law"); the soil keeps its terrain's friction (friction=None)
+    material = ContactMaterial(friction=0.0, restitution=0.0, damping="law", normal=NormalLaw(
+        "linear", stiffness=float(stiffness), damping=2.0 * damping_ratio * math.sqrt(stiffness * foot_mass)))
+    bg.add(make_contact(contact, "foot_contact", sole, Sphere(foot), ground, Plane(), material=material,
+                        kind_options={"soil": dict(friction=None)}))
     bg.connect(sole.frame().port, ("foot_contact", "a"))
     bg.connect(ground.frame().port, ("foot_contact", "b"))
 

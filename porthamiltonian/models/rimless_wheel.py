@@ -55,9 +55,9 @@ import numpy as np
 from scipy.optimize import brentq
 
 import porthamiltonian as ph
-from porthamiltonian.contact.soil import SoilLaw
+from porthamiltonian.contact.laws import NormalLaw
 from porthamiltonian.geometry import Plane, Point, Sphere
-from porthamiltonian.library import Gravity, Ground, Joint, RigidBody, make_contact
+from porthamiltonian.library import CONTACT_KINDS, ContactMaterial, Gravity, Ground, Joint, RigidBody, make_contact
 from porthamiltonian.lie import quaternion, se3, so3
 from porthamiltonian.studies import StrideMap
 
@@ -196,6 +196,10 @@ def speed_map(system, x_strike, *, horizon=3.0, **solver):
     return StrideMap(system, STRIKE, lift, project, horizon=horizon, **solver)
 
 
+#: the solver method per contact kind (others: DOP853); see the measurements at `solver=` below
+_METHODS = {"compliant": "BDF"}
+
+
 @register_model(
     "rimless-wheel",
     "a rimless wheel rolling down a slope: heel strikes, steady gait, critical slope (closed forms)",
@@ -263,17 +267,19 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
     if not slope < math.pi / 2:
         raise ph.ParameterError(f"`slope` must be below pi/2 rad, got {slope!r}")
     n, downhill = slope_axes(slope)
-    depth = 0.0
-    if contact == "compliant":
-        k = float(stiffness)
-        c_n = 2.0 * damping_ratio * math.sqrt(k * mass)
-        law = dict(stiffness=k, damping=c_n, friction=float(friction), tangential_stiffness=k, tangential_damping=c_n,
-                   spin_stiffness=0.0, spin_damping=0.0)
-        depth = mass * G * math.cos(slope) / k
-    elif contact == "soil":
-        law = dict(friction=float(friction), soil=SoilLaw.terrain(terrain, radius=foot))
-    else:
-        law = dict(friction="rolling", restitution=0.0)
+    # one material for every kind: the feet's friction, plastic strikes, the compliant law's own
+    # damping (a fraction of critical: damping="law"); what it cannot say is the kinds' own:
+    # the rigid feet roll without slip, the compliant ones are as stiff and damped tangentially
+    # with no spin stiffness, the soil is `terrain`
+    k = float(stiffness)
+    c_n = 2.0 * damping_ratio * math.sqrt(k * mass)
+    material = ContactMaterial(friction=float(friction), restitution=0.0, damping="law",
+                               normal=NormalLaw("linear", stiffness=k, damping=c_n))
+    kind_options = {"sliding_plane": dict(friction="rolling"),
+                    "compliant": dict(tangential_stiffness=k, tangential_damping=c_n, spin_stiffness=0.0,
+                                      spin_damping=0.0),
+                    "soil": dict(terrain=terrain)}
+    depth = CONTACT_KINDS[contact].rest_penetration(material, mass * G * math.cos(slope))
     R_WB = so3.exp(np.array((0.0, slope, 0.0)))   # foot 0 along -n: mid-stance
     hub = (foot + leg - depth) * n
     w = np.array((0.0, speed, 0.0))
@@ -291,12 +297,14 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
     for j in range(spokes):
         phi = 2.0 * a * j
         foot_centre = leg * np.array((math.sin(phi), 0.0, -math.cos(phi)))
+        given = dict(material=material, kind_options=kind_options)
         if foot > 0.0:
             c = make_contact(contact, f"foot{j}", wheel, Sphere(foot), ground, Plane(),
-                             pose_a=se3.make(np.eye(3), foot_centre), pose_b=plane_pose, **law)
+                             pose_a=se3.make(np.eye(3), foot_centre), pose_b=plane_pose, **given)
             sides = (wheel, ground)
         else:   # a point meets the plane as the pair's body b (its normal is the plane's)
-            c = make_contact(contact, f"foot{j}", ground, Plane(), wheel, Point(foot_centre), pose_a=plane_pose, **law)
+            c = make_contact(contact, f"foot{j}", ground, Plane(), wheel, Point(foot_centre), pose_a=plane_pose,
+                             **given)
             sides = (ground, wheel)
         bg.add(c)
         bg.connect(sides[0].frame().port, (f"foot{j}", "a"))
@@ -327,7 +335,7 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
         # 0.01 kg m^2, their tangential dampers c L^2 / I = 6e4 1/s): BDF takes 10x fewer
         # evaluations than DOP853 (measured over 0.5 s: 7.4k against 77k, 0.7 against 4.1 s
         # of wall); the other feet have no fast mode: DOP853
-        solver=dict(method="BDF" if contact == "compliant" else "DOP853", rtol=1e-10, atol=1e-12),
+        solver=dict(method=_METHODS.get(contact, "DOP853"), rtol=1e-10, atol=1e-12),
         observables=observables,
         units={"wheel angle": "rad", "stance angle": "rad", "angular speed": "rad/s", "hub height": "m",
                "hub downhill": "m"},

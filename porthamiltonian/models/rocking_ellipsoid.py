@@ -35,7 +35,8 @@ import numpy as np
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import Ellipsoid, Plane
-from porthamiltonian.library import Gravity, Ground, RigidBody, make_contact
+from porthamiltonian.contact.laws import NormalLaw
+from porthamiltonian.library import CONTACT_KINDS, ContactMaterial, Gravity, Ground, RigidBody, make_contact
 from porthamiltonian.lie import quaternion, se3, so3
 
 from .registry import Model, Parameter, register_model
@@ -140,20 +141,22 @@ def rocking_ellipsoid(*, mass=1.0, axes=(0.2, 0.15, 0.1), tilt=0.1, spin=0.0, fr
         raise ph.ParameterError(f"`axes` must be three positive semi-axes with c the smallest, got {axes}")
     g = 9.81
     height = support_height(axes, tilt)
-    if contact == "compliant":
-        k = float(stiffness)
-        c_n = 2.0 * damping_ratio * math.sqrt(k * mass)
-        if friction == "frictionless":
-            law = dict(stiffness=k, damping=c_n, friction=0.0, tangential_stiffness=0.0, tangential_damping=0.0,
-                       spin_stiffness=0.0, spin_damping=0.0)
-        else:
-            law = dict(stiffness=k, damping=c_n, friction=100.0, tangential_stiffness=k, tangential_damping=c_n,
-                       spin_stiffness=0.0, spin_damping=0.0)
-        height -= _quasi_static_load(mass, axes, tilt, friction, g) / k
-    elif contact == "reduced":
-        law = dict(friction=friction)
-    else:
-        law = dict(friction=friction, unilateral=unilateral)
+    # one material for every kind: frictionless, or rolling on a friction coefficient of 100 (it
+    # sticks), plastic at impacts, the compliant law's own damping (a fraction of critical:
+    # damping="law"); what it cannot say is the kinds' own: the rigid kinds' tangential mode,
+    # the compliant tangential spring (as stiff and damped as the normal one when rolling, no
+    # spin stiffness)
+    rolling = friction == "rolling"
+    k = float(stiffness)
+    c_n = 2.0 * damping_ratio * math.sqrt(k * mass)
+    material = ContactMaterial(friction=100.0 if rolling else 0.0, restitution=0.0, damping="law",
+                               normal=NormalLaw("linear", stiffness=k, damping=c_n))
+    kind_options = {"sliding_plane": dict(friction=friction, unilateral=unilateral),
+                    "reduced": dict(friction=friction),
+                    "compliant": dict(tangential_stiffness=k if rolling else 0.0,
+                                      tangential_damping=c_n if rolling else 0.0, spin_stiffness=0.0,
+                                      spin_damping=0.0)}
+    height -= CONTACT_KINDS[contact].rest_penetration(material, _quasi_static_load(mass, axes, tilt, friction, g))
     R_WB = so3.exp(np.array((0.0, tilt, 0.0)))
     w = np.array((0.0, 0.0, spin))
     # frictionless: spin about the vertical through the centre; rolling: about the vertical
@@ -163,7 +166,8 @@ def rocking_ellipsoid(*, mass=1.0, axes=(0.2, 0.15, 0.1), tilt=0.1, spin=0.0, fr
                      twist=np.concatenate((R_WB.T @ w, R_WB.T @ v)))
     ground = Ground("ground")
     bg = ph.BondGraph("rocking_ellipsoid")
-    c = make_contact(contact, "contact", body, Ellipsoid(*axes), ground, Plane(), **law)
+    c = make_contact(contact, "contact", body, Ellipsoid(*axes), ground, Plane(), material=material,
+                     kind_options=kind_options)
     bg.add(body, ground, Gravity("gravity", body, (0.0, 0.0, -g)), c)
     bg.connect(body.frame().port, "gravity")
     bg.connect(body.frame().port, ("contact", "a"))

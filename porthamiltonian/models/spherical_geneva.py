@@ -78,7 +78,16 @@ import porthamiltonian as ph
 from porthamiltonian._validate import as_finite_float
 from porthamiltonian.errors import ParameterError
 from porthamiltonian.geometry import ParameterDomain, Sphere, SymbolicSurface
-from porthamiltonian.library import Frame, Ground, Joint, RigidBody, SpatialDamper, make_contact
+from porthamiltonian.contact.laws import NormalLaw
+from porthamiltonian.library import (
+    ContactMaterial,
+    Frame,
+    Ground,
+    Joint,
+    RigidBody,
+    SpatialDamper,
+    make_contact,
+)
 from porthamiltonian.library.joints import ConstantRotation
 from porthamiltonian.lie import quaternion, se3
 
@@ -277,10 +286,10 @@ def spherical_geneva(*, radius=0.04, pin_radius=0.004, clearance=3e-4, speed=2 *
         bg.connect(ground.frame().port, ("brake", "a"))
         bg.connect(wheel.frame().port, ("brake", "b"))
 
-    if contact == "compliant":
-        law = dict(stiffness=stiffness, damping=damping, friction=0.0)
-    else:
-        law = dict(friction="frictionless", restitution=restitution)
+    # one material for every kind: frictionless, Newton's `restitution` for the rigid kinds, the
+    # compliant law's own damping (damping="law")
+    material = ContactMaterial(friction=0.0, restitution=restitution, damping="law",
+                               normal=NormalLaw("linear", stiffness=stiffness, damping=damping))
     pin = Sphere(r, center=(R * math.cos(theta), R * math.sin(theta), 0.0))
     flanks = {f: slot_flank(R, r, c, f) for f in FLANKS}
     for k in range(SLOTS):
@@ -289,7 +298,7 @@ def spherical_geneva(*, radius=0.04, pin_radius=0.004, clearance=3e-4, speed=2 *
             # the pin is surface a (the plane rides on the ball: its curvature keeps every
             # closest point regular), the blade surface b, posed on the wheel at slot k
             pose = _rotation("z", k * 2 * math.pi / SLOTS)
-            bg.add(make_contact(contact, name, crank, pin, wheel, flanks[f], pose_b=pose, **law))
+            bg.add(make_contact(contact, name, crank, pin, wheel, flanks[f], pose_b=pose, material=material))
             bg.connect(crank.frame().port, (name, "a"))
             bg.connect(wheel.frame().port, (name, "b"))
 

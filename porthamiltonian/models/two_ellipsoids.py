@@ -20,7 +20,8 @@ import numpy as np
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import Ellipsoid, Plane
-from porthamiltonian.library import Gravity, Ground, RigidBody, make_contact
+from porthamiltonian.contact.laws import NormalLaw, linear_response
+from porthamiltonian.library import ContactMaterial, Gravity, Ground, RigidBody, make_contact
 from porthamiltonian.lie import se3
 
 from .registry import Model, Parameter, register_model
@@ -86,16 +87,17 @@ def two_ellipsoids(*, mass=1.0, axes=(0.25, 0.15, 0.1), lower_height=0.35, upper
     E = Ellipsoid(*axes)
     floor = Plane()
     bodies = {"lower": (lower, E), "upper": (upper, E), "ground": (G, floor)}
-    if contact == "compliant":
-        law = dict(stiffness=stiffness, damping=damping, friction=friction, friction_law=friction_law)
-    else:  # stiff: Newton impacts with the restitution the compliant law would give for 1 kg
-        from porthamiltonian.contact.laws import NormalLaw, linear_response
-
-        e = linear_response(mass, NormalLaw("linear", stiffness=stiffness, damping=damping))[1]
-        law = dict(friction=stiff_friction, mu=friction, restitution=e)
+    # one material for the three pairs and both kinds: the compliant law with its own damping
+    # (damping="law"), and for the rigid kind's Newton impacts the restitution that law gives
+    # an ellipsoid's mass; what it cannot say is the kinds' own: the rigid kind's tangential
+    # mode (`stiff_friction`, mu = `friction`) and the compliant kind's slip law
+    law = NormalLaw("linear", stiffness=stiffness, damping=damping)
+    material = ContactMaterial(friction=friction, restitution=linear_response(mass, law)[1], normal=law,
+                               damping="law")
+    kind_options = {"sliding_plane": dict(friction=stiff_friction), "compliant": dict(friction_law=friction_law)}
     for name, a, b in CONTACTS:
         (ba, sa), (bb, sb) = bodies[a], bodies[b]
-        c = make_contact(contact, name, ba, sa, bb, sb, **law)
+        c = make_contact(contact, name, ba, sa, bb, sb, material=material, kind_options=kind_options)
         bg.add(c)
         bg.connect(ba.frame().port, (name, "a"))
         bg.connect(bb.frame().port, (name, "b"))

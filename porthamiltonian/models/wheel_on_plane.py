@@ -32,7 +32,8 @@ import sympy as sp
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import ParameterDomain, Plane, SymbolicSurface
-from porthamiltonian.library import Gravity, Ground, Joint, RigidBody, make_contact
+from porthamiltonian.contact.laws import NormalLaw
+from porthamiltonian.library import CONTACT_KINDS, ContactMaterial, Gravity, Ground, Joint, RigidBody, make_contact
 from porthamiltonian.lie import quaternion, se3, so3
 
 from .registry import Model, Parameter, register_model
@@ -121,14 +122,13 @@ def wheel_on_plane(*, radius=0.3, tube=0.02, mass=2.0, angle=0.4, spin=3.0, cont
     if not 0.0 < tube < radius:
         raise ph.ParameterError(f"`tube` must lie in (0, radius = {radius:g}) m, got {tube!r}")
     g = 9.81
-    height = radius
-    if contact == "compliant":
-        k = float(stiffness)
-        law = dict(stiffness=k, damping=2.0 * damping_ratio * math.sqrt(k * mass), friction=0.0,
-                   tangential_stiffness=0.0, tangential_damping=0.0, spin_stiffness=0.0, spin_damping=0.0)
-        height -= mass * g / k
-    else:
-        law = dict(friction="frictionless", unilateral=unilateral)
+    k = float(stiffness)
+    # one material for every kind: frictionless, plastic at impacts (the sliding plane's), the
+    # compliant law's damping set as a fraction of critical (its own: damping="law")
+    c_n = 2.0 * damping_ratio * math.sqrt(k * mass)
+    material = ContactMaterial(friction=0.0, restitution=0.0, damping="law",
+                               normal=NormalLaw("linear", stiffness=k, damping=c_n))
+    height = radius - CONTACT_KINDS[contact].rest_penetration(material, mass * g)
     bg = ph.BondGraph("wheel_on_plane")
     H_WB = se3.make(so3.exp(np.array((angle, 0.0, 0.0))), np.array((0.0, 0.0, height)))
     I = mass * radius * radius * np.array((0.5, 0.25, 0.25))
@@ -136,7 +136,8 @@ def wheel_on_plane(*, radius=0.3, tube=0.02, mass=2.0, angle=0.4, spin=3.0, cont
     ground = Ground("ground")
     floor = Plane(u_axis=(0.0, 1.0, 0.0))  # u2 along the paper's D_x
     spindle = Joint("spindle", ground.frame(), wheel.frame(), lock=SPINDLE_LOCK)
-    c = make_contact(contact, "contact", wheel, seed_wheel(radius, tube), ground, floor, **law)
+    c = make_contact(contact, "contact", wheel, seed_wheel(radius, tube), ground, floor, material=material,
+                     kind_options={"sliding_plane": dict(unilateral=unilateral)})
     bg.add(wheel, ground, Gravity("gravity", wheel, (0.0, 0.0, -g)), spindle, c)
     bg.connect(wheel.frame().port, "gravity")
     bg.connect(ground.frame().port, ("spindle", "a"))

@@ -165,3 +165,72 @@ def test_the_old_name_is_the_new_function():
     from porthamiltonian.library import contact
 
     assert contact is make_contact
+
+
+# ---------------------------------------------------------------- what a material cannot express
+
+def test_kind_options_give_each_kind_its_own_and_check_the_others():
+    """One call for every kind a model offers: the built kind gets its options, the others'
+    are checked (a misspelt option fails whichever kind is built)."""
+    ball, ground = RigidBody("ball", 1.0, [1e-3] * 3), Ground("ground")
+    material = ContactMaterial(friction=0.3, restitution=0.4)
+    options = {"sliding_plane": {"friction": "rolling"}, "compliant": {"spin_friction": 0.02}}
+    rigid = make_contact("sliding_plane", "c", ball, Sphere(0.05), ground, Plane(), material=material,
+                         kind_options=options)
+    soft = make_contact("compliant", "c", ball, Sphere(0.05), ground, Plane(), material=material, kind_options=options)
+    assert rigid.elements["constraint"].friction == "rolling"
+    assert soft.elements["spring"].p.mu_spin == 0.02
+    for bad, match in (({"sliding_plane": {"frictoin": "rolling"}}, r"sliding_plane contact 'c' takes no parameter "
+                                                                    r"`frictoin` \(did you mean `friction`\?\)"),
+                       ({"slidingplane": {}}, r"`kind_options` names 'slidingplane', which is not a registered "
+                                              r"contact kind .* \(did you mean 'sliding_plane'\?\)"),
+                       ({"compliant": 3}, r"`kind_options\['compliant'\]` must be a mapping of options, got 3")):
+        with pytest.raises(ParameterError, match=match):
+            make_contact("compliant", "c", ball, Sphere(0.05), ground, Plane(), material=material, kind_options=bad)
+    with pytest.raises(ParameterError, match=r"`spin_friction` given both as a parameter and in `kind_options`"):
+        make_contact("compliant", "c", ball, Sphere(0.05), ground, Plane(), material=material, kind_options=options,
+                     spin_friction=0.01)
+
+
+@pytest.mark.parametrize("kind, depth", [("compliant", 9.81 * 2.0 / 4e4), ("sliding_plane", 0.0), ("reduced", 0.0),
+                                         ("soil", 0.0)])
+def test_the_depth_at_rest_is_the_normal_laws_for_a_kind_that_uses_it(kind, depth):
+    material = ContactMaterial(normal=NormalLaw("linear", stiffness=4e4))
+    assert CONTACT_KINDS[kind].rest_penetration(material, 9.81 * 2.0) == depth   # m g / k, as the models wrote it
+    hertz = ContactMaterial(normal=NormalLaw("hertz", stiffness=1e8))
+    assert_allclose(CONTACT_KINDS[kind].rest_penetration(hertz, 10.0), (1e-7) ** (2 / 3) if depth else 0.0,
+                    rtol=1e-15)
+    if kind == "compliant":
+        with pytest.raises(ParameterError, match=r"compliant contact: the depth at rest needs the material's `normal` "
+                                                 r"law of fixed stiffness \(a NormalLaw\), got None"):
+            CONTACT_KINDS[kind].rest_penetration(ContactMaterial(), 10.0)
+
+
+def test_an_option_given_as_none_keeps_the_kinds_own_default():
+    """The soil's friction=None beside a material is its terrain's Mohr-Coulomb friction (the
+    hopping leg: frictionless hard grounds, sand's friction on soil), not the material's."""
+    from porthamiltonian.contact.soil import SoilLaw
+
+    ball, ground = RigidBody("ball", 1.0, [1e-3] * 3), Ground("ground")
+    material = ContactMaterial(friction=0.0)
+    own = make_contact("soil", "c", ball, Sphere(0.05), ground, Plane(), material=material,
+                       kind_options={"soil": dict(friction=None)})
+    assert own.elements["spring"].p.mu == SoilLaw.friction_coefficient("dry_sand") > 0.5
+    material_friction = make_contact("soil", "c", ball, Sphere(0.05), ground, Plane(), material=material)
+    assert material_friction.elements["spring"].p.mu == 0
+
+
+def test_a_rigid_kind_takes_the_materials_mu_only_when_it_slides():
+    """The rigid kinds set Coulomb's mu from the material only in the "coulomb" mode: a
+    rolling or frictionless contact is the same whatever the material's coefficient (so a
+    model parameter that only sets it is ignored by them: `ignored_parameters`)."""
+    ball, ground = RigidBody("ball", 1.0, [1e-3] * 3), Ground("ground")
+
+    def constraint(mu, **options):
+        c = make_contact("sliding_plane", "c", ball, Sphere(0.05), ground, Plane(),
+                         material=ContactMaterial(friction=mu), **options)
+        return c.elements["constraint"]
+
+    assert constraint(0.3, friction="rolling").mu == constraint(100.0, friction="rolling").mu
+    assert constraint(0.3, friction="frictionless").mu == constraint(0.0).mu
+    assert (constraint(0.3).friction, constraint(0.3).mu) == ("coulomb", 0.3)

@@ -59,7 +59,9 @@ def test_first_rebound_height(variant):
 @pytest.mark.parametrize("params, message", [
     (dict(law="hertz"), r"`law` must be one of \('linear', 'hunt_crossley'\), got 'hertz'"),
     (dict(height=0.04), r"`height` must exceed `radius` = 0.05"),
-    (dict(restitution=1.5), r"`restitution` must lie in \(0, 1\], got 1.5"),
+    (dict(restitution=1.5), r"`restitution` must lie in \[0, 1\], got 1.5"),
+    (dict(restitution=0.0, law="hunt_crossley"), r"`restitution` 0 with a hunt_crossley law and no damping of its "
+                                                 r"own: a Hunt-Crossley impact returns at e = 0 only with infinite"),
 ])
 def test_bad_parameters(params, message):
     with pytest.raises(ParameterError, match=message):

@@ -132,7 +132,7 @@ def test_every_registered_model_that_saves_passes_the_schema(tmp_path):
      "got -0.01"),
     (["heavy-top", "--method", "RK4", "--step", "inf"], "error: `--step` must be a finite number of seconds > 0"),
     (["ball-drop", "-p", "restitution=1.5"],
-     "error: `-p restitution` '1.5': model 'ball-drop': `restitution` must lie in (0, 1], got 1.5"),
+     "error: `-p restitution` '1.5': model 'ball-drop': `restitution` must lie in [0, 1], got 1.5"),
 ])
 def test_run_names_the_option_the_value_and_the_rule(tmp_path, capsys, simulate_spy, argv, message):
     err = _one_line_error(capsys, ["run", *argv, "--no-progress", "--out", str(tmp_path / "o")])
@@ -195,7 +195,7 @@ def test_a_variable_step_method_drops_a_fixed_step_models_step(tmp_path):
      "error: `--contact` 'rigid': model 'ball-drop': unknown contact kind 'rigid'; use one of ['compliant', "
      "'reduced', 'sliding_plane', 'soil']; this model offers compliant, sliding_plane, reduced, soil"),
     (["-p", "restitution=0.5,1.5"],
-     "error: `-p restitution` '1.5': model 'ball-drop': `restitution` must lie in (0, 1], got 1.5"),
+     "error: `-p restitution` '1.5': model 'ball-drop': `restitution` must lie in [0, 1], got 1.5"),
     (["-p", "restitution=0.5", "--method", "RK99"], "error: `--method` 'RK99' is not a solve_ivp method; use one of"),
     (["-p", "restitution=0.5", "--method", "RK4", "--step", "0"], "error: `--step` must be a finite number of "
                                                                   "seconds > 0"),
