@@ -66,10 +66,13 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     through zero in that direction fires it: the predictor cannot see the second-order motion,
     and the start value's round-off sign would otherwise decide whether the contact is made.
     A start that leaves the zero at a nonzero rate keeps its leaving sign a while longer: any
-    value within the start's round-off (|g| <= max(|g0|, `round_off`)) with the other sign
+    value within the start's round-off (|g| <= |g0| + `round_off`) with the other sign
     counts as the leaving sign, so neither a first step too short to leave the round-off nor
     the solver's root search probing its dense output a few ulps of time after the start fires
-    the event (issue 10: the rimless wheel on sand touched a foot again at the instant it left
+    the event (the band is |g0| plus the rounding, not the larger of the two: Go1's front-left
+    foot bounced off the ground at g0 = -9.3755e-13 m and the dense output 1e-15 s later read
+    -9.37556e-13 m, 3e-18 m of rounding beyond |g0|, which fired its impact again at the
+    same instant, 10000 times; issue 10: the rimless wheel on sand touched a foot again at the instant it left
     its imprint's floor, g0 = -6e-17 m, and stalled; later, at 1.0731579 s, DOP853 took a first
     step of 25 ms over which the foot hopped and came back down, and the root search, probing at
     9e-16 s after the start, read -1.3e-16 m of rounding with g0 = -1.0e-17 m and fired the
@@ -85,7 +88,7 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     else:
         start_value = np.copysign(1e-300, sign)
         if linear:
-            band = max(abs(g0), round_off(fun, t_start, x_start))
+            band = abs(g0) + round_off(fun, t_start, x_start)
 
     def ev(t, x):
         if t == t_start:

@@ -75,6 +75,28 @@ def test_the_band_covers_the_rounding_of_a_state_of_order_one():
     assert ev(1e-3, below) == gap2(1e-3, below) < 0.0
 
 
+def test_the_band_is_the_start_value_plus_its_rounding():
+    """Go1's front-left foot bouncing off the ground (robot-drop, sliding-plane feet) restarted
+    at g0 = -9.3755e-13 m (a root the finder left on the penetrating side), leaving upward;
+    the dense output 1e-15 s later read -9.37556e-13 m: |g0| plus 3e-18 m of rounding. A band of
+    max(|g0|, rounding) counted that as a crossing and fired the impact again at the same
+    instant, 10000 times; |g0| + rounding holds the leaving sign there."""
+    def gap2(t, x):                 # foot height above the floor, both of order 0.3 m
+        return x[0] - x[1]
+
+    def rising(t, x):
+        return np.array([0.0132, 0.0])
+
+    x0 = np.array([0.3 - 9.3755e-13, 0.3])
+    ev = wrap_event(gap2, -1.0, True, 0.0, x0, rising)
+    g0 = gap2(0.0, x0)
+    strayed = np.array([np.nextafter(x0[0], 0.0), 0.3])  # one ulp (5.6e-17 m) below the start
+    assert gap2(1e-15, strayed) < g0 < 0.0
+    assert ev(1e-15, strayed) > 0.0
+    deeper = np.array([x0[0] - 1e-13, 0.3])   # really deeper: 1e-13 m, beyond the rounding (8 ulps of 0.3: 5e-16 m)
+    assert ev(1e-3, deeper) == gap2(1e-3, deeper) < 0.0
+
+
 def test_round_off_is_the_value_change_under_ulps_of_every_entry():
     """g = x0 x1 - 1 at (1, 1): moving both entries up by d = 8 eps changes g by 2 d + d^2,
     alternately by -d^2; the larger is the round-off scale."""
