@@ -97,6 +97,25 @@ def test_the_band_is_the_start_value_plus_its_rounding():
     assert ev(1e-3, deeper) == gap2(1e-3, deeper) < 0.0
 
 
+def test_a_return_crossing_after_the_leaving_window_fires_at_its_root():
+    """A foot bouncing off at g0 = -1e-12 m (a root left at -band by the previous segment),
+    rising at 1 cm/s and falling back through 0 at about 10 us: the crossing is far outside
+    the start's window (`LEAVE_WINDOW` band / rate = 1e-8 s), so it fires at the function's
+    root, not 1e-12 m below it where the band would hold the leaving sign (the band carried
+    from segment to segment until rounding beat it: Go1's bouncing foot fired again at once)."""
+    g0, rate, a = -1e-12, 0.01, 1000.0          # g = g0 + rate t - a t^2
+
+    def falling(t, x):
+        return np.array([rate - 2.0 * a * t])
+
+    ev = wrap_event(gap, -1.0, True, 0.0, np.array([g0]), falling)
+    sol = solve_ivp(falling, (0.0, 2e-5), [g0], events=[ev], method="DOP853", rtol=1e-13, atol=1e-20)
+    root = (rate + math.sqrt(rate * rate + 4.0 * a * g0)) / (2.0 * a)
+    assert sol.status == 1
+    # the band alone would fire 1e-12 m / 0.01 m/s = 1e-10 s late; brentq's tolerance is 1e-15 s
+    assert abs(sol.t_events[0][0] - root) < 1e-13
+
+
 def test_round_off_is_the_value_change_under_ulps_of_every_entry():
     """g = x0 x1 - 1 at (1, 1): moving both entries up by d = 8 eps changes g by 2 d + d^2,
     alternately by -d^2; the larger is the round-off scale."""
