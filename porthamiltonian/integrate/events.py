@@ -17,6 +17,11 @@ __all__ = ["start_trend", "starts_crossing", "wrap_event", "round_off", "Segment
 ROUND_OFF_ULPS = 8.0
 
 
+#: `wrap_event`: a start leaving its zero at rate r holds its leaving sign within the band for
+#: this many times band / |r| after the start (then the function itself decides)
+LEAVE_WINDOW = 100.0
+
+
 def start_trend(fun, t_start, x_start, rhs):
     """(value, sign just after, leaves at a nonzero rate) of an event function at a segment start.
 
@@ -24,15 +29,20 @@ def start_trend(fun, t_start, x_start, rhs):
     leaves zero at a nonzero rate when it is zero at the start and g(2 dt) / g(dt) is close to
     2 (a grazing start, where the rate vanishes, gives 4 or more, round-off anything).
     """
+    return _trend(fun, t_start, x_start, rhs)[:3]
+
+
+def _trend(fun, t_start, x_start, rhs):
+    """`start_trend` and the rate of leaving, (g(dt) - g0) / dt (NaN where not computed)."""
     g0 = float(fun(t_start, x_start))
     if not math.isfinite(g0) or abs(g0) > 1e-10 * max(1.0, abs(g0)):   # inf: an event that cannot occur
-        return g0, np.sign(g0), False
+        return g0, np.sign(g0), False, math.nan
     dt = 1e-7 * max(1.0, abs(t_start))
     f0 = rhs(t_start, x_start)
     g1 = fun(t_start + dt, x_start + dt * f0)
     g2 = fun(t_start + 2 * dt, x_start + 2 * dt * f0)
     linear = g1 != 0 and 1.5 < g2 / g1 < 2.5
-    return g0, (np.sign(g1) if g1 != 0 else 1.0), linear
+    return g0, (np.sign(g1) if g1 != 0 else 1.0), linear, (float(g1) - g0) / dt
 
 
 def starts_crossing(fun, direction, t_start, x_start, rhs):
@@ -68,18 +78,28 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     through zero in that direction fires it: the predictor cannot see the second-order motion,
     and the start value's round-off sign would otherwise decide whether the contact is made.
     A start that leaves the zero at a nonzero rate keeps its leaving sign a while longer: any
-    value within the start's round-off (|g| <= max(|g0|, `round_off`)) with the other sign
+    value within the start's round-off (|g| <= |g0| + `round_off`) with the other sign
     counts as the leaving sign, so neither a first step too short to leave the round-off nor
     the solver's root search probing its dense output a few ulps of time after the start fires
-    the event (issue 10: the rimless wheel on sand touched a foot again at the instant it left
+    the event (the band is |g0| plus the rounding, not the larger of the two: Go1's front-left
+    foot bounced off the ground at g0 = -9.3755e-13 m and the dense output 1e-15 s later read
+    -9.37556e-13 m, 3e-18 m of rounding beyond |g0|, which fired its impact again at the
+    same instant, 10000 times; issue 10: the rimless wheel on sand touched a foot again at the instant it left
     its imprint's floor, g0 = -6e-17 m, and stalled; later, at 1.0731579 s, DOP853 took a first
     step of 25 ms over which the foot hopped and came back down, and the root search, probing at
     9e-16 s after the start, read -1.3e-16 m of rounding with g0 = -1.0e-17 m and fired the
     touch at the start, leaving the contact active in the air). A real crossing later fires at
-    most that band from its root.
+    most that band from its root, if it comes within `LEAVE_WINDOW` times band / rate of the
+    start; later the band no longer applies and a crossing fires at its root (a root left at
+    -band and restarted from, as a bouncing foot does, would otherwise carry its band into the
+    next segment and the next, and the event function's own rounding, which the state's does
+    not bound, beat it: Go1's front-left foot, restarted at g0 = -9.3758e-13 m and leaving at
+    3.9 mm/s, read -9.37592e-13 m 3e-15 s later, 1.3e-17 m beyond g0 where 8 ulps of the state
+    move it 1.0e-17 m, and fired its impact again at once).
     """
-    g0, sign, linear = start_trend(fun, t_start, x_start, rhs)
+    g0, sign, linear, rate = _trend(fun, t_start, x_start, rhs)
     band = -1.0   # the start's round-off band (docstring); -1: none
+    until = math.inf
     if abs(g0) > 1e-10 * max(1.0, abs(g0)):
         start_value = g0
     elif not linear and direction != 0:
@@ -87,13 +107,15 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     else:
         start_value = np.copysign(1e-300, sign)
         if linear:
-            band = max(abs(g0), round_off(fun, t_start, x_start))
+            band = abs(g0) + round_off(fun, t_start, x_start)
+            if math.isfinite(rate) and rate != 0.0:
+                until = t_start + LEAVE_WINDOW * band / abs(rate)
 
     def ev(t, x):
         if t == t_start:
             return start_value
         g = fun(t, x)
-        return start_value if abs(g) <= band and np.sign(g) != sign else g
+        return start_value if abs(g) <= band and np.sign(g) != sign and t <= until else g
 
     ev.direction = direction
     ev.terminal = terminal

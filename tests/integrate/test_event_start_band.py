@@ -75,6 +75,47 @@ def test_the_band_covers_the_rounding_of_a_state_of_order_one():
     assert ev(1e-3, below) == gap2(1e-3, below) < 0.0
 
 
+def test_the_band_is_the_start_value_plus_its_rounding():
+    """Go1's front-left foot bouncing off the ground (robot-drop, sliding-plane feet) restarted
+    at g0 = -9.3755e-13 m (a root the finder left on the penetrating side), leaving upward;
+    the dense output 1e-15 s later read -9.37556e-13 m: |g0| plus 3e-18 m of rounding. A band of
+    max(|g0|, rounding) counted that as a crossing and fired the impact again at the same
+    instant, 10000 times; |g0| + rounding holds the leaving sign there."""
+    def gap2(t, x):                 # foot height above the floor, both of order 0.3 m
+        return x[0] - x[1]
+
+    def rising(t, x):
+        return np.array([0.0132, 0.0])
+
+    x0 = np.array([0.3 - 9.3755e-13, 0.3])
+    ev = wrap_event(gap2, -1.0, True, 0.0, x0, rising)
+    g0 = gap2(0.0, x0)
+    strayed = np.array([np.nextafter(x0[0], 0.0), 0.3])  # one ulp (5.6e-17 m) below the start
+    assert gap2(1e-15, strayed) < g0 < 0.0
+    assert ev(1e-15, strayed) > 0.0
+    deeper = np.array([x0[0] - 1e-13, 0.3])   # really deeper: 1e-13 m, beyond the rounding (8 ulps of 0.3: 5e-16 m)
+    assert ev(1e-3, deeper) == gap2(1e-3, deeper) < 0.0
+
+
+def test_a_return_crossing_after_the_leaving_window_fires_at_its_root():
+    """A foot bouncing off at g0 = -1e-12 m (a root left at -band by the previous segment),
+    rising at 1 cm/s and falling back through 0 at about 10 us: the crossing is far outside
+    the start's window (`LEAVE_WINDOW` band / rate = 1e-8 s), so it fires at the function's
+    root, not 1e-12 m below it where the band would hold the leaving sign (the band carried
+    from segment to segment until rounding beat it: Go1's bouncing foot fired again at once)."""
+    g0, rate, a = -1e-12, 0.01, 1000.0          # g = g0 + rate t - a t^2
+
+    def falling(t, x):
+        return np.array([rate - 2.0 * a * t])
+
+    ev = wrap_event(gap, -1.0, True, 0.0, np.array([g0]), falling)
+    sol = solve_ivp(falling, (0.0, 2e-5), [g0], events=[ev], method="DOP853", rtol=1e-13, atol=1e-20)
+    root = (rate + math.sqrt(rate * rate + 4.0 * a * g0)) / (2.0 * a)
+    assert sol.status == 1
+    # the band alone would fire 1e-12 m / 0.01 m/s = 1e-10 s late; brentq's tolerance is 1e-15 s
+    assert abs(sol.t_events[0][0] - root) < 1e-13
+
+
 def test_round_off_is_the_value_change_under_ulps_of_every_entry():
     """g = x0 x1 - 1 at (1, 1): moving both entries up by d = 8 eps changes g by 2 d + d^2,
     alternately by -d^2; the larger is the round-off scale."""
