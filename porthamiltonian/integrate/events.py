@@ -119,20 +119,21 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
 
     ev.direction = direction
     ev.terminal = terminal
-    ev.rule = (t_start, start_value, sign, band)   # for `SegmentEvents`: the same rule on a vector
+    ev.rule = (t_start, start_value, sign, band, until)   # for `SegmentEvents`: the same rule on a vector
     return ev
 
 
 @njit
-def start_rule(g, start_value, sign, band):
-    """`wrap_event`'s rule on a vector of raw event values `g` (shape (m,)), away from the
-    segment's start time: an entry within its start's round-off band (``|g| <= band``) with
-    the other sign than the one it leaves its start's zero with (`sign`) reads as its
-    `start_value`; a band of -1 (none) keeps every value. Compiled: it runs at every step.
-    Returns a new array, shape (m,)."""
+def start_rule(g, t, start_value, sign, band, until):
+    """`wrap_event`'s rule on a vector of raw event values `g` (shape (m,)) at time `t`, away
+    from the segment's start time: an entry within its start's round-off band (``|g| <= band``)
+    with the other sign than the one it leaves its start's zero with (`sign`), at a time within
+    its band's window (``t <= until``), reads as its `start_value`; a band of -1 (none) keeps
+    every value. Compiled: it runs at every step. Returns a new array, shape (m,)."""
     out = np.empty(g.size)
     for k in range(g.size):
-        out[k] = start_value[k] if abs(g[k]) <= band[k] and np.sign(g[k]) != sign[k] else g[k]
+        held = abs(g[k]) <= band[k] and np.sign(g[k]) != sign[k] and t <= until[k]
+        out[k] = start_value[k] if held else g[k]
     return out
 
 
@@ -162,6 +163,7 @@ class SegmentEvents:
         self.start_value = np.array([r[1] for r in rules], dtype=float)
         self.sign = np.array([r[2] for r in rules], dtype=float)
         self.band = np.array([r[3] for r in rules], dtype=float)
+        self.until = np.array([r[4] for r in rules], dtype=float)
         self.others = self.wrapped[m:]
 
     def __call__(self, t, x):
@@ -171,7 +173,8 @@ class SegmentEvents:
         elif t == self.t_start:
             head = self.start_value.copy()
         else:
-            head = start_rule(np.asarray(self.raw(t, x), dtype=float), self.start_value, self.sign, self.band)
+            head = start_rule(np.asarray(self.raw(t, x), dtype=float), float(t), self.start_value, self.sign, self.band,
+                              self.until)
         if not self.others:
             return head
         return np.concatenate([head, [float(e(t, x)) for e in self.others]])

@@ -170,8 +170,6 @@ def robot_drop(*, robot="go1", contact="compliant", drop=0.1, joint_stiffness=40
         `robot` not in `ROBOTS`, `contact` not in `CONTACTS`, `restitution` above 1,
         `terrain` not a terrain of `SoilLaw.terrain`.
     """
-    from porthamiltonian.library import ArticulatedBody, Ground, add_joint_dynamics
-
     if robot not in ROBOTS:
         raise ph.ParameterError(f"model 'robot-drop': `robot` must be one of {ROBOTS}, got {robot!r}")
     if contact in _REFUSED:
@@ -179,19 +177,31 @@ def robot_drop(*, robot="go1", contact="compliant", drop=0.1, joint_stiffness=40
             f"model 'robot-drop': `contact` {contact!r} is not offered yet: {_REFUSED[contact]}; use 'compliant'")
     if contact not in CONTACTS:
         raise ph.ParameterError(f"model 'robot-drop': `contact` must be one of {CONTACTS}, got {contact!r}")
-    description, foot_surfaces = robot_description(robot, joint_stiffness=joint_stiffness, joint_damping=joint_damping)
-    q, _ = stand_on_feet(ArticulatedBody("robot", description, gravity=(0.0, 0.0, -_G)), foot_surfaces, gap=drop)
-    robot_body = ArticulatedBody("robot", description, gravity=(0.0, 0.0, -_G), q=q)
-
     if contact == "soil":   # the soil shears: its friction angle (module docstring)
         friction = SoilLaw.friction_coefficient(terrain)
     material = ContactMaterial(friction=friction, restitution=restitution, normal=NormalLaw("linear", stiffness=stiffness),
                                impact_speed=math.sqrt(2.0 * _G * drop))
+    options = {"impact_gap": IMPACT_GAP} if contact == "sliding_plane" else {}
+    return assemble(robot, contact, drop, material, joint_stiffness=joint_stiffness, joint_damping=joint_damping,
+                    terrain=terrain, foot_footprint=foot_footprint, **options)
+
+
+def assemble(robot, contact, drop, material, *, joint_stiffness=40.0, joint_damping=0.5, terrain=SOIL_TERRAIN,
+             foot_footprint=0.0, **options):
+    """The drop's `Model` for validated arguments (`robot_drop`, whose parameters these are),
+    with `material` on every foot and `options` passed to every foot's contact factory; also
+    builds the variants the registered model refuses (`_REFUSED`), for their benchmarks
+    (`benchmarks/robot_drop_rigid.py`)."""
+    from porthamiltonian.library import ArticulatedBody, Ground, add_joint_dynamics
+
+    description, foot_surfaces = robot_description(robot, joint_stiffness=joint_stiffness, joint_damping=joint_damping)
+    q, _ = stand_on_feet(ArticulatedBody("robot", description, gravity=(0.0, 0.0, -_G)), foot_surfaces, gap=drop)
+    robot_body = ArticulatedBody("robot", description, gravity=(0.0, 0.0, -_G), q=q)
+
     ground = Ground("ground")
     bg = ph.BondGraph("robot_drop")
     bg.add(robot_body, ground)
     add_joint_dynamics(bg, robot_body)
-    options = {"impact_gap": IMPACT_GAP} if contact == "sliding_plane" else {}
     attach_feet(bg, robot_body, foot_surfaces, ground, contact, material=material, terrain=terrain,
                 footprint=foot_footprint or None, **options)
     feet_names = list(foot_surfaces)

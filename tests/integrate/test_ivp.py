@@ -91,7 +91,9 @@ def test_segment_events_equal_wrapped():
     wrapped.append(wrap_event(user, 0.0, False, 0.0, x0, rhs))
     vec = SegmentEvents(lambda t, x: np.array([f(t, x) for f in raw_funs]), wrapped, 3)
     assert wrapped[0].rule[3] > 0      # the first one has a round-off band
-    for t, x in [(0.0, x0), (1e-9, x0 + [-1e-16, 1e-9, 0, 0]), (1e-9, x0 + [-1e-3, 0, 0, 0]),
+    held = (1e-14, x0 + [-1e-16, 0, 0, 0])   # inside the band and its window: reads as the start
+    assert wrapped[0](*held) == wrapped[0].rule[1] and wrapped[0].rule[4] > held[0]
+    for t, x in [(0.0, x0), held, (1e-9, x0 + [-1e-16, 1e-9, 0, 0]), (1e-9, x0 + [-1e-3, 0, 0, 0]),
                  (0.2, np.array([0.7, -0.1, 2.5, 0.3])), (0.3, np.array([1.0 - 2e-16, 0.0, 2.0, 0.25])),
                  (0.4, np.array([np.nan, np.inf, -np.inf, 0.0]))]:   # the compiled rule on non-finite values
         got = vec(t, x)
