@@ -43,7 +43,8 @@ from numba.core import caching, sigutils
 
 from ._parallel import DECLARED, compile_claimed, lock_saves, version_name
 
-__all__ = ["njit", "separate", "OPTIONS", "KernelCache", "SHIPPED_FOLDER", "cache_folders", "prune_stale_cache"]
+__all__ = ["njit", "separate", "OPTIONS", "KernelCache", "SHIPPED_FOLDER", "cache_folders", "prune_stale_cache",
+           "compile_declared"]
 
 #: numba options of every kernel and generated right-hand side (module docstring)
 OPTIONS = {"cache": True, "error_model": "numpy", "no_cfunc_wrapper": True}
@@ -264,6 +265,40 @@ def prune_stale_cache(folders=None):
         except OSError:
             pass
     return removed
+
+
+def compile_declared(skip_claimed=False):
+    """Compile, or load from numba's cache, every contact-chain kernel (`_parallel.DECLARED`)
+    for its declared argument types, under the claims other processes honour
+    (`_parallel.compile_claimed`); every kernel module is imported first (each declares its
+    kernels as it is imported). Needs only numpy, numba and the kernels (``porthamiltonian
+    warmup`` and the build backend, ``_build/backend.py``, which runs it without the rest of the
+    package installed).
+
+    Parameters
+    ----------
+    skip_claimed : bool
+        Pass over a kernel another process is compiling instead of waiting for it (a second
+        process sharing the work: call again without it to wait for what was passed over).
+
+    Returns
+    -------
+    (int, int)
+        The number of declared kernels, and how many of them numba's caches (the user's or
+        the shipped one) held before.
+    """
+    import pkgutil
+
+    from . import _parallel
+
+    package = importlib.import_module(__name__.rsplit(".", 1)[0])
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{package.__name__}.{info.name}")
+    cached = sum(_parallel._on_disk(k, k._fixed) for k in _parallel.DECLARED)
+    for kernel in _parallel.DECLARED:
+        _parallel.compile_claimed(kernel, kernel._fixed, skip_claimed=skip_claimed)
+    return len(_parallel.DECLARED), cached
 
 
 def _typed_as_declared(dispatcher):
