@@ -151,3 +151,45 @@ def test_the_stamp_is_the_content_not_the_files_time(tmp_path):
     src.write_text("def f(x):\n    return x \n")   # same size too: one byte changed
     os.utime(src, (1.0e9, 1.0e9))
     assert _InTreeLocator.from_function(module.f, str(src)).get_source_stamp() != stamp
+
+
+def test_a_shipped_entry_of_another_numba_or_cpu_is_not_read(tmp_path):
+    """The build backend's claim (`_build/backend.py`): a wheel's cache built with another numba
+    version than the runtime's, or on another CPU, means a compile, never a wrong load. A shipped
+    index (``_numba_cache``) holding the function's own key is seen (the check can fail); one
+    written by another numba version is not read (numba's ``IndexDataCacheFile`` drops it whole),
+    nor is an entry for another CPU (numba's key holds the CPU's name and features); the
+    function then compiles and returns the right value."""
+    import importlib.util
+    import pickle
+
+    import numba
+
+    from porthamiltonian.kernels._njit import SHIPPED_FOLDER
+
+    src = tmp_path / "shipped_mod.py"
+    src.write_text("from porthamiltonian.kernels._njit import njit\n\n\n@njit\ndef twice(x):\n    return 2.0 * x\n")
+    spec = importlib.util.spec_from_file_location("shipped_mod", src)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    cache = module.twice._cache
+    key = cache._index_key((numba.float64,), module.twice.targetctx.codegen())
+    shipped = tmp_path / SHIPPED_FOLDER
+    shipped.mkdir()
+    stamp = cache._cache_file._source_stamp
+
+    def ship(version, keys):
+        with open(shipped / cache._cache_file._index_name, "wb") as f:
+            pickle.dump(version, f, protocol=-1)
+            f.write(pickle.dumps((stamp, {k: "twice.1.nbc" for k in keys})))
+        (shipped / "twice.1.nbc").write_bytes(b"not machine code")
+
+    ship(numba.__version__, [key])
+    assert key in cache.entries()
+    ship("0.59.0", [key])
+    assert key not in cache.entries()
+    another_cpu = (key[0], (key[1][0], "another-cpu", key[1][2]), key[2])
+    ship(numba.__version__, [another_cpu])
+    assert key not in cache.entries()
+    assert module.twice(1.5) == 3.0   # exact: a product by 2 of a float
+    assert sum(module.twice.stats.cache_misses.values()) == 1
