@@ -4,6 +4,10 @@ cache ahead of time: for CI images, clusters and Dask workers (which share ``NUM
 and ``PORTHAMILTONIAN_CACHE`` with the process that warmed them). It prepares runs as the
 command line does (`records.prepare`); the notice a first compile prints is
 `porthamiltonian.compile.notice`.
+
+``pip install .`` already compiles the contact chain (its first step) into the installed
+package (``_build/backend.py``; `porthamiltonian.kernels._njit.KernelCache` reads it there):
+after such an install, `warmup` loads those kernels and compiles the rest.
 """
 
 from __future__ import annotations
