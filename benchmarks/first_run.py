@@ -16,6 +16,15 @@ interpreter:
 Recorded per run: the wall time, when the compile notice appeared on stderr (the helpers
 start at the latest then), and the CLI's own "s to compile or load" the right-hand side.
 Writes a Markdown table to ``--out`` (default: printed only).
+
+    python benchmarks/first_run.py --venv VENV [--venv VENV ...] [--rounds 2]
+
+measures installed packages instead (``pip install .`` into each VENV: with the kernels
+compiled at install, ``_build/backend.py``, or without, ``PORTHAMILTONIAN_COMPILE_AT_INSTALL=0``):
+per round, each VENV's numba cache beside the installed package emptied (``__pycache__``; the
+shipped ``_numba_cache`` kept) and a new ``PORTHAMILTONIAN_CACHE``, then ``porthamiltonian run
+MODEL`` cold and warm, with the wall and CPU (user + system, children included) seconds and
+the load average at each start.
 """
 
 from __future__ import annotations
@@ -54,6 +63,52 @@ def _run(checkout, model, numba_cache, rhs_cache, out):
     return {"wall": wall, "notice": notice, "rhs": float(rhs.group(1)) if rhs else None}
 
 
+def _run_installed(venv, model, rhs_cache, out):
+    """``VENV/bin/porthamiltonian run MODEL``: wall and CPU seconds (children included)."""
+    env = dict(os.environ, PORTHAMILTONIAN_CACHE=str(rhs_cache))
+    env.pop("NUMBA_CACHE_DIR", None)
+    load = os.getloadavg()[0]
+    before = os.times()
+    t0 = time.monotonic()
+    done = subprocess.run([str(Path(venv) / "bin" / "porthamiltonian"), "run", model, "--no-progress", "--out",
+                           str(out)], capture_output=True, text=True, env=env, cwd=str(out.parent))
+    wall = time.monotonic() - t0
+    after = os.times()
+    if done.returncode != 0:
+        raise RuntimeError(f"{venv}: exit {done.returncode}\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return {"wall": wall, "cpu": cpu, "load": load}
+
+
+def _installed(args):
+    """The ``--venv`` mode (module docstring)."""
+    rows = []
+    tmp = Path(tempfile.mkdtemp(prefix="first_run_"))
+    try:
+        for r in range(args.rounds):
+            for venv in args.venv:
+                for package in Path(venv).glob("lib/python*/site-packages/porthamiltonian"):
+                    for f in package.rglob("__pycache__/*.nb[ic]"):
+                        f.unlink()
+                run = tmp / f"r{r}-{Path(venv).name}"
+                run.mkdir()
+                cold = _run_installed(venv, args.model, run / "rhs", run / "out")
+                warm = _run_installed(venv, args.model, run / "rhs", run / "out")
+                rows.append((r + 1, venv, cold, warm))
+                print(f"round {r + 1} {venv}: cold {cold} warm {warm}", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    lines = [f"`python benchmarks/first_run.py --venv {' --venv '.join(args.venv)} --rounds {args.rounds} --model "
+             f"{args.model}`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs", "",
+             "| round | venv | cold wall / CPU [s] (load) | warm wall / CPU [s] (load) | extra wall / CPU [s] |",
+             "|---|---|---|---|---|"]
+    for r, venv, cold, warm in rows:
+        lines.append(f"| {r} | {venv} | {cold['wall']:.1f} / {cold['cpu']:.1f} ({cold['load']:.1f}) | "
+                     f"{warm['wall']:.1f} / {warm['cpu']:.1f} ({warm['load']:.1f}) | "
+                     f"{cold['wall'] - warm['wall']:.1f} / {cold['cpu'] - warm['cpu']:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
 def _clone(ref, into):
     subprocess.run(["git", "clone", "-q", "--shared", str(ROOT), str(into)], check=True)
     subprocess.run(["git", "-C", str(into), "checkout", "-q", ref], check=True)
@@ -63,11 +118,21 @@ def _clone(ref, into):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("refs", nargs="+")
+    ap.add_argument("refs", nargs="*")
+    ap.add_argument("--venv", action="append", default=[], help="an environment the package is installed in")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--model", default="two-ellipsoids")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
+    if args.venv:
+        text = _installed(args)
+        print(text)
+        if args.out:
+            with open(args.out, "a") as f:
+                f.write("\n" + text)
+        return 0
+    if not args.refs:
+        ap.error("give commits to compare, or --venv")
     tmp = Path(tempfile.mkdtemp(prefix="first_run_"))
     try:
         checkouts = {}

@@ -50,7 +50,7 @@ def new_element_kernels(module):
     for name, fn in vars(module).items():
         if _ELEMENT_KERNEL.fullmatch(name) and hasattr(fn, "py_func") and id(fn) not in declared:
             try:
-                empty = not fn._cache._cache_file._load_index()
+                empty = not fn._cache.entries()   # the user's cache and the one built with the package
             except Exception:  # noqa: BLE001 - numba internals: when in doubt, not counted
                 empty = False
             if empty and not fn.overloads:

@@ -3,7 +3,9 @@
 Every kernel and every generated right-hand side is compiled with `OPTIONS`:
 
 - ``cache=True``: machine code is kept on disk (beside the kernels, or under
-  ``NUMBA_CACHE_DIR``), so a machine compiles each kernel once.
+  ``NUMBA_CACHE_DIR``), so a machine compiles each kernel once; the cache is a `KernelCache`
+  (stamped with the sources' content, and read also from the machine code built at ``pip
+  install``: `SHIPPED_FOLDER`).
 - ``error_model="numpy"``: a float division by zero gives ``inf``/``nan`` instead of raising
   ``ZeroDivisionError``. The kernels never rely on the exception: a non-finite rate is a
   status the caller answers by evaluating the Python path at the same state, which raises
@@ -30,14 +32,19 @@ function compiled above it, and optimizes it and emits its machine code again at
 compiles the rest of its right-hand side (`porthamiltonian.kernels._parallel`).
 """
 
+import functools
+import hashlib
 import importlib
+import inspect
+import os
 
 import numba
-from numba.core import sigutils
+from numba.core import caching, sigutils
 
 from ._parallel import DECLARED, compile_claimed, lock_saves, version_name
 
-__all__ = ["njit", "separate", "OPTIONS", "cache_folders", "prune_stale_cache"]
+__all__ = ["njit", "separate", "OPTIONS", "KernelCache", "SHIPPED_FOLDER", "cache_folders", "prune_stale_cache",
+           "compile_declared"]
 
 #: numba options of every kernel and generated right-hand side (module docstring)
 OPTIONS = {"cache": True, "error_model": "numpy", "no_cfunc_wrapper": True}
@@ -63,14 +70,24 @@ def njit(*args, argtypes=None, versions=None, **options):
     instead of compiling a version of its own (a literal index would otherwise make one per
     value). It is not a `separate` declaration (no helper process compiles it ahead).
 
-    Calls from Python compile what their arguments need, as for any kernel. A cached
-    version is read only if no kernel source changed since it was saved
-    (`_stamped_with_sources`)."""
+    Calls from Python compile what their arguments need, as for any kernel. The cache is a
+    `KernelCache`: a cached version is read only if no kernel source changed since it was
+    saved, whatever the files' times or folder, and also from the machine code built with the
+    package (`SHIPPED_FOLDER`)."""
     function = args[0] if args and callable(args[0]) else None
-    compile_with = numba.njit(**{**OPTIONS, **options}) if function else numba.njit(*args, **{**OPTIONS, **options})
+    signatures = None if function or not args else args[0]
+    options = {**OPTIONS, **options}
+    cached = options.pop("cache")
 
     def decorate(fn):
-        dispatcher = lock_saves(_keep_hooks(_stamped_with_sources(compile_with(fn))))
+        dispatcher = numba.njit(**options)(fn)
+        if cached:
+            dispatcher = _content_cached(dispatcher)
+        if signatures is not None and hasattr(dispatcher, "py_func"):   # as numba.njit("sig")
+            for sig in [signatures] if isinstance(signatures, str) else signatures:
+                dispatcher.compile(sig)
+            dispatcher.disable_compile()
+        dispatcher = lock_saves(_keep_hooks(dispatcher))
         if argtypes is not None and hasattr(dispatcher, "py_func"):
             dispatcher._fixed = tuple(sigutils.normalize_signature(f"({argtypes},)")[0])
             _typed_as_declared(dispatcher)
@@ -82,24 +99,97 @@ def njit(*args, argtypes=None, versions=None, **options):
     return decorate(function) if function else decorate
 
 
-def _stamped_with_sources(dispatcher):
-    """`dispatcher`, whose cache entries are fresh only for the kernel sources they were
-    compiled against.
+#: the folder, beside a module's source, of the kernels' machine code compiled when the package
+#: was built (``pip install``: the build backend, ``_build/backend.py``); read, never written
+SHIPPED_FOLDER = "_numba_cache"
 
-    numba stamps a function's cache index with its own source file and reads the index only
-    while that stamp matches; a kernel it calls from another file may have changed meanwhile
-    (its machine code is linked in, or its symbol's return type differs: `_Symbol`). The stamp
-    here is the pair (numba's stamp, `porthamiltonian.kernels.SOURCES_DIGEST`): after any
-    kernel source changes, every old entry is stale, is never read, and is overwritten in
-    place at the next save (numba numbers its data files from 1 in a fresh index). This
-    replaces deleting the cache at import: importing the package writes and deletes nothing;
-    only compiling writes, where numba always wrote."""
-    cache = getattr(dispatcher, "_cache", None)
-    cache_file = getattr(cache, "_cache_file", None)
-    if cache_file is not None:   # None with numba's JIT disabled, or a function numba does not cache
+
+@functools.lru_cache(maxsize=None)
+def _file_digest(path, mtime_ns, size):
+    """SHA-256 (bytes) of the file `path`'s content (memoized on its time and size, so that a
+    file changed while the process runs is read again)."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).digest()
+
+
+class _ContentStamp:
+    """A numba cache locator whose freshness stamp is the content of the function's source file
+    and of every kernel source, never a file time.
+
+    The stamp is the pair (SHA-256 of the function's own source file, `porthamiltonian.kernels.
+    SOURCES_DIGEST`). numba before 0.61 stamps an index with its source file's modification
+    time and size, which copying a package (``pip install`` does not keep file times) changes:
+    a cache compiled when the wheel was built would never load. With the content, a cache
+    loads wherever the same sources are, whatever their times and their folder's path; after
+    any kernel source changes, every entry is stale, is never read, and is overwritten in place
+    at the next save (numba numbers its data files from 1 in a fresh index)."""
+
+    def get_source_stamp(self):
         from . import SOURCES_DIGEST
 
-        cache_file._source_stamp = (cache_file._source_stamp, SOURCES_DIGEST)
+        st = os.stat(self._py_file)
+        return (_file_digest(self._py_file, st.st_mtime_ns, st.st_size), SOURCES_DIGEST)
+
+
+class _UserProvidedLocator(_ContentStamp, caching.UserProvidedCacheLocator):
+    """``NUMBA_CACHE_DIR`` (numba's first choice), content-stamped."""
+
+
+class _InTreeLocator(_ContentStamp, caching.InTreeCacheLocator):
+    """``__pycache__`` beside the source when writable (numba's second), content-stamped."""
+
+
+class _UserWideLocator(_ContentStamp, caching.UserWideCacheLocator):
+    """numba's user-wide cache folder (its last resort for a file), content-stamped."""
+
+
+class _KernelCacheImpl(caching.CompileResultCacheImpl):
+    """numba's cache of compile results with the content-stamped locators, in numba's order
+    (``NUMBA_CACHE_LOCATOR_CLASSES``, when set, replaces them, and numba's stamps with them)."""
+
+    _locator_classes = [_UserProvidedLocator, _InTreeLocator, _UserWideLocator]
+
+
+class KernelCache(caching.FunctionCache):
+    """numba's on-disk cache of one compiled function of the package: content-stamped
+    (`_ContentStamp`), written where numba writes (``NUMBA_CACHE_DIR``, else ``__pycache__``
+    beside the source, else the user-wide cache), and read there first, then from the machine
+    code built with the package (`SHIPPED_FOLDER` beside the source, read only).
+
+    The shipped entries are used only where they are valid: numba keys every entry by the
+    function's signature, its bytecode, and the CPU (name and features: ``codegen.
+    magic_tuple()``), and reads an index only if it was written by this numba version with
+    this stamp; anything else (another CPU, another numba, changed sources) is a miss, and the
+    function compiles into the user's cache as without a shipped cache."""
+
+    _impl_class = _KernelCacheImpl
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        shipped = os.path.join(os.path.dirname(inspect.getfile(py_func)), SHIPPED_FOLDER)
+        self._shipped = caching.IndexDataCacheFile(cache_path=shipped, filename_base=self._impl.filename_base,
+                                                   source_stamp=self._cache_file._source_stamp)
+
+    def _load_overload(self, sig, target_context):
+        if not self._enabled:
+            return None
+        key = self._index_key(sig, target_context.codegen())
+        data = self._cache_file.load(key)
+        if data is None:
+            data = self._shipped.load(key)
+        return None if data is None else self._impl.rebuild(target_context, data)
+
+    def entries(self):
+        """The index keys (numba's ``_index_key``: signature, CPU, bytecode) the user's cache
+        and the shipped one hold for this function, read from their indexes without loading
+        any machine code."""
+        return set(self._cache_file._load_index()) | set(self._shipped._load_index())
+
+
+def _content_cached(dispatcher):
+    """`dispatcher` (compiled with numba's caching off), given a `KernelCache`."""
+    if hasattr(dispatcher, "py_func"):   # not with numba's JIT disabled
+        dispatcher._cache = KernelCache(dispatcher.py_func)
     return dispatcher
 
 
@@ -122,7 +212,7 @@ def cache_folders():
 def prune_stale_cache(folders=None):
     """Delete the kernels' numba cache entries compiled against other kernel sources.
 
-    Such entries are never read (`_stamped_with_sources`), and numba overwrites an entry in
+    Such entries are never read (`_ContentStamp`), and numba overwrites an entry in
     place when it saves the same function again; this removes, deliberately (``porthamiltonian
     warmup`` calls it), the index files whose stamp does not carry this version's
     `porthamiltonian.kernels.SOURCES_DIGEST` (older versions of the package, kernels since
@@ -175,6 +265,40 @@ def prune_stale_cache(folders=None):
         except OSError:
             pass
     return removed
+
+
+def compile_declared(skip_claimed=False):
+    """Compile, or load from numba's cache, every contact-chain kernel (`_parallel.DECLARED`)
+    for its declared argument types, under the claims other processes honour
+    (`_parallel.compile_claimed`); every kernel module is imported first (each declares its
+    kernels as it is imported). Needs only numpy, numba and the kernels (``porthamiltonian
+    warmup`` and the build backend, ``_build/backend.py``, which runs it without the rest of the
+    package installed).
+
+    Parameters
+    ----------
+    skip_claimed : bool
+        Pass over a kernel another process is compiling instead of waiting for it (a second
+        process sharing the work: call again without it to wait for what was passed over).
+
+    Returns
+    -------
+    (int, int)
+        The number of declared kernels, and how many of them numba's caches (the user's or
+        the shipped one) held before.
+    """
+    import pkgutil
+
+    from . import _parallel
+
+    package = importlib.import_module(__name__.rsplit(".", 1)[0])
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{package.__name__}.{info.name}")
+    cached = sum(_parallel._on_disk(k, k._fixed) for k in _parallel.DECLARED)
+    for kernel in _parallel.DECLARED:
+        _parallel.compile_claimed(kernel, kernel._fixed, skip_claimed=skip_claimed)
+    return len(_parallel.DECLARED), cached
 
 
 def _typed_as_declared(dispatcher):

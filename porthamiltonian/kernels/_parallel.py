@@ -201,12 +201,13 @@ def lock_saves(dispatcher):
 
 # -- helper processes
 def _on_disk(kernel, argtypes):
-    """Whether numba's cache holds `kernel` for `argtypes` (read from its index, without
-    loading it; False if that cannot be told)."""
+    """Whether numba's cache (the user's or the one built with the package: `_njit.KernelCache`)
+    holds `kernel` for `argtypes` (read from its indexes, without loading it; False if that
+    cannot be told)."""
     try:
         cache = kernel._cache
         key = cache._index_key(tuple(argtypes), kernel.targetctx.codegen())
-        return key in cache._cache_file._load_index()
+        return key in cache.entries()
     except Exception:  # noqa: BLE001 - numba internals: when in doubt, the kernel is missing
         return False
 

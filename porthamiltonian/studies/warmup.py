@@ -4,6 +4,10 @@ cache ahead of time: for CI images, clusters and Dask workers (which share ``NUM
 and ``PORTHAMILTONIAN_CACHE`` with the process that warmed them). It prepares runs as the
 command line does (`records.prepare`); the notice a first compile prints is
 `porthamiltonian.compile.notice`.
+
+``pip install .`` already compiles the contact chain (its first step) into the installed
+package (``_build/backend.py``; `porthamiltonian.kernels._njit.KernelCache` reads it there):
+after such an install, `warmup` loads those kernels and compiles the rest.
 """
 
 from __future__ import annotations
@@ -76,7 +80,7 @@ def warmup(models=None, *, out=None):
     from porthamiltonian.errors import ParameterError
     from porthamiltonian.models import MODELS, get_model
 
-    from ..kernels import _njit, _parallel
+    from ..kernels import _njit
     from .records import RunSpec, prepare, resolve_parameters
 
     out = out if out is not None else sys.stdout
@@ -92,10 +96,7 @@ def warmup(models=None, *, out=None):
     pruned = _njit.prune_stale_cache()
     if pruned:
         tell("stale cache entries", f"deleted ({pruned} files)", time.perf_counter() - start)
-    cached = sum(_parallel._on_disk(k, k._fixed) for k in _parallel.DECLARED)
-    for kernel in _parallel.DECLARED:
-        _parallel.compile_claimed(kernel, kernel._fixed)
-    n = len(_parallel.DECLARED)
+    n, cached = _njit.compile_declared()
     tell(f"contact kernels ({n})", "cached" if cached == n else f"compiled ({n - cached} of {n})",
          time.perf_counter() - start)
     for name, kind in _variants(names):
