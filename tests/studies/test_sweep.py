@@ -53,7 +53,7 @@ def test_parallel_equals_serial(serial, client, tmp_path):
     assert np.array_equal(traj.x, np.load(parallel["trajectory"][5])["x"])
     failed = parallel[~ok].iloc[0]
     assert failed["restitution"] == 1.5 and failed["trajectory"] == ""
-    assert "ParameterError: model 'ball-drop': `restitution` must lie in (0, 1], got 1.5" in failed["error"]
+    assert "ParameterError: model 'ball-drop': `restitution` must lie in [0, 1], got 1.5" in failed["error"]
     log = (tmp_path / "failures.log").read_text()
     assert log.startswith("1 of 13 runs failed") and failed["run_id"] in log
 
