@@ -8,12 +8,14 @@ failures of a model (the integrator reports them as a failed run) would then tur
 into a failed run. Two defences, used together:
 
 - `install` (the CLI calls it first) replaces the handlers of SIGINT and SIGTERM with one
-  that records the signal, then raises `Interrupted`; `check` re-raises it between steps
-  (after the integration, before the outputs replace the previous ones), so an interrupt
-  swallowed anywhere is still honoured;
+  that records the signal, then raises `Interrupted`; `check` re-raises it at every
+  evaluation of the right-hand side during an integration and before the outputs replace
+  the previous ones, so an interrupt swallowed anywhere is still honoured (one swallowed by
+  the step-count estimate before a run used to leave a 1e5 s run going: CI, session 5);
 - `caused_by_interrupt` finds a KeyboardInterrupt in an exception's ``__cause__`` /
   ``__context__`` chain, for code that catches broad exceptions (`porthamiltonian.simulate`
-  re-raises those as KeyboardInterrupt instead of reporting a failed run).
+  and its diagnostics re-raise those with `reraise_interrupt` instead of reporting a failed
+  run or skipping the diagnostic).
 
 `deferred` holds SIGINT and SIGTERM back (``pthread_sigmask``) around a few renames that
 must not be split; they are delivered when it ends.
@@ -24,7 +26,7 @@ from __future__ import annotations
 import signal
 from contextlib import contextmanager
 
-__all__ = ["Interrupted", "install", "restore", "check", "received", "caused_by_interrupt", "deferred", "exit_status"]
+__all__ = ["Interrupted", "install", "restore", "check", "received", "caused_by_interrupt", "reraise_interrupt", "deferred", "exit_status"]
 
 #: the signals handled: Ctrl-C and the polite kill (``kill PID``, a batch scheduler's stop)
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -81,6 +83,13 @@ def caused_by_interrupt(exc):
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return False
+
+
+def reraise_interrupt(exc):
+    """Raise KeyboardInterrupt (from `exc`) if `exc` was caused by one; for the handlers of
+    broad exceptions that would otherwise swallow Ctrl-C in compiled code."""
+    if caused_by_interrupt(exc):
+        raise KeyboardInterrupt("interrupted") from exc
 
 
 def exit_status(exc=None):

@@ -34,7 +34,7 @@ from numpy.typing import ArrayLike
 from scipy.integrate import OdeSolver
 from scipy.integrate._ivp.ivp import METHODS as _SCIPY_METHODS
 
-from .._interrupt import caused_by_interrupt
+from .._interrupt import check as check_interrupt, reraise_interrupt
 from .._validate import as_array, as_finite_float, is_real_scalar
 from ..bondgraph.graph import BondGraph
 from ..compile.system import PATH_PROBE_AT, PHSystem
@@ -210,7 +210,8 @@ def _warn_if_stiff(system, t, x, method, t_window, t1):
     finite differences crossing a kink of a friction law) says nothing."""
     try:
         rho = _fastest_rate(system, t, x)
-    except Exception:  # noqa: BLE001 - a diagnostic: the run itself reports evaluation failures
+    except Exception as exc:  # noqa: BLE001 - a diagnostic: the run itself reports evaluation failures
+        reraise_interrupt(exc)
         return
     name = method if isinstance(method, str) else method.__name__
     stages = _STAGES[name]
@@ -473,6 +474,7 @@ def _check_start(system, run):
     try:
         system.reference_rhs(t0, x0, None if run.inputs is None else np.asarray(run.inputs(t0, x0), dtype=float))
     except Exception as exc:
+        reraise_interrupt(exc)
         raise IntegrationError(
             f"the initial state cannot be evaluated at t = {t0:.9g} s: {type(exc).__name__}: {exc}") from exc
     if run.check_constraints and system.has_constraints:
@@ -654,6 +656,7 @@ class _Evaluator:
     def __call__(self, t, x):
         system = self.system
         self.nfev += 1
+        check_interrupt()   # a signal whose exception something swallowed (a CLI run)
         _check_budget(self.budget, self.nfev, t)
         if self.nfev == STIFF_CHECK_AT - STIFF_WINDOW:
             self.t_window = self.last_t
@@ -730,6 +733,7 @@ class _Segments:
             try:
                 b = self._starting(t, x)
             except Exception as exc:  # an element's event function failed at the segment start
+                reraise_interrupt(exc)
                 self.status, self.message = -1, (
                     f"an event function could not be evaluated at t = {t:.9g} s (the start of a segment, kept in the "
                     f"trajectory): {type(exc).__name__}: {exc}")
@@ -828,8 +832,7 @@ class _Segments:
             self.status, self.message = -1, str(exc)
             return None
         except Exception as exc:  # an element kernel or event failed: say when and where
-            if caused_by_interrupt(exc):   # Ctrl-C inside compiled code surfaces as a SystemError
-                raise KeyboardInterrupt("interrupted during the integration") from exc
+            reraise_interrupt(exc)   # Ctrl-C inside compiled code surfaces as a SystemError
             accepted.keep(self.T, self.X, to_x)
             self.status, self.message = -1, (
                 f"evaluation failed near t = {rhs.last_t:.9g} s (the last accepted step ends at "
@@ -1012,7 +1015,8 @@ def _explain_failure(system, t, x, solver_message, method, names):
     if x is not None:
         try:
             xd = system.rhs(t, x)
-        except Exception:  # the state itself cannot be evaluated: say so, keep the solver's message
+        except Exception as exc:  # the state itself cannot be evaluated: say so, keep the solver's message
+            reraise_interrupt(exc)
             return f"integration failed at t = {t:.9g} s (method {method}): {solver_message}."
         n = system.layout.n_physical  # the physics, not the ledger quadratures
         rate = np.abs(xd[:n]) / (np.abs(x[:n]) + 1e-12)

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .._files import atomic_file, savez, write_text
+from .._interrupt import reraise_interrupt
 from .._options import API_LABELS, check_method, check_run_solver, check_step
 from ..errors import AuditWarning, ParameterError, PortHamiltonianError
 
@@ -396,7 +397,8 @@ def step_estimate(prepared):
         return prepared.t_end / float(step), None
     try:
         rate = _fastest_rate(prepared.system, 0.0, prepared.x0)
-    except Exception:  # noqa: BLE001 - an estimate: a state the model cannot evaluate fails the run itself
+    except Exception as exc:  # noqa: BLE001 - an estimate: a state the model cannot evaluate fails the run itself
+        reraise_interrupt(exc)
         return 0.0, 0.0
     return rate * prepared.t_end, rate
 

@@ -98,6 +98,45 @@ def test_simulate_reraises_an_interrupt_chained_in_another_error():
     assert _interrupt.caused_by_interrupt(SystemError().with_traceback(None)) is False
 
 
+def test_a_signal_swallowed_before_the_run_stops_it_at_its_first_evaluation():
+    """The CI failure of session 5: Ctrl-C landing in the compiled rhs while the CLI estimated
+    the run's length (`step_estimate`, which skips the estimate on any failure) was lost, and
+    the 1e5 s run went on. The estimate now re-raises it, and a signal recorded but swallowed
+    anywhere stops the integration at its next evaluation of the right-hand side."""
+    import porthamiltonian as ph
+    from porthamiltonian.models import build_model
+    from porthamiltonian.studies.records import step_estimate
+
+    model = build_model("mass-spring-damper")
+    system = ph.compile(model.graph)
+    x0 = system.initial_state(model.initial)
+
+    class Prepared:   # the two fields step_estimate reads, with an rhs interrupted in compiled code
+        solver, t_end, x0 = {}, 1.0, None
+
+        class system:
+            layout = system.layout
+
+            @staticmethod
+            def rhs(t, x):
+                try:
+                    raise KeyboardInterrupt
+                except KeyboardInterrupt as exc:
+                    raise SystemError("CPUDispatcher(<function rhs>) returned a result with an exception set") from exc
+
+    Prepared.x0 = x0
+    with pytest.raises(KeyboardInterrupt):
+        step_estimate(Prepared)
+    previous = _interrupt.install()
+    try:
+        _interrupt._received = signal.SIGINT          # as the handler records it, its exception swallowed
+        with pytest.raises(_interrupt.Interrupted):
+            ph.simulate(system, (0.0, 1.0), x0)
+    finally:
+        _interrupt.restore(previous)
+        _interrupt._received = None
+
+
 def test_ctrl_c_during_start_up_is_one_line(capsys, monkeypatch):
     import porthamiltonian.cli as cli
 
