@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._interrupt import reraise_interrupt
 from ..errors import ParameterError
 from .cluster import WorkerLost, open_executor, run_all
 from .records import RunSpec, _build, integrate, model_reference, prepare, resolve_parameters
@@ -125,7 +126,8 @@ def _fit(task):
     try:
         fit = least_squares(_residual_function(spec_of, observable, data), x0, bounds=(lower, upper),
                             method="trf", x_scale="jac", jac="2-point", diff_step=diff_step)
-    except Exception as exc:  # a start that fails is reported, the others go on
+    except Exception as exc:  # a start that fails is reported, the others go on (not Ctrl-C's)
+        reraise_interrupt(exc)
         return {"x0": list(x0), "error": f"{type(exc).__name__}: {exc}"}
     return {"x0": list(x0), "x": fit.x, "cost": float(fit.cost), "jac": fit.jac, "fun": fit.fun, "nfev": fit.nfev,
             "status": fit.status, "message": fit.message}

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .._files import write_text
+from .._interrupt import reraise_interrupt
 from ..errors import ParameterError
 from .cluster import WorkerLost, open_executor, run_all, stop_in_a_worker_importing_the_script
 from .records import RunSpec, integrate, model_reference, prepare, resolve_parameters, run_id, summary
@@ -124,7 +125,8 @@ def _execute(task):
         row.update(status="ok" if traj.status >= 0 else "failed", error="" if traj.status >= 0 else traj.message,
                    failure="" if traj.status >= 0 else MODEL,
                    flags=",".join(dict.fromkeys(traj.flags)))   # the energy audit's findings ("" clean)
-    except Exception as exc:  # a run's failure is data: recorded, the sweep goes on
+    except Exception as exc:  # a run's failure is data: recorded, the sweep goes on (not Ctrl-C's)
+        reraise_interrupt(exc)
         row["error"] = f"{type(exc).__name__}: {exc}"
         row["failure"] = failure_class(exc)
         row["traceback"] = traceback.format_exc(limit=6)

@@ -100,18 +100,25 @@ _armed = []
 
 def _interrupt_third(prepared, traj):
     """A metric that records the runs executed here and, armed, interrupts the sweep (Ctrl-C)
-    at the third."""
+    at the third: as Python raises it, or as it surfaces from numba-compiled code (a
+    SystemError caused by the KeyboardInterrupt), which a sweep used to record as a failed run."""
     _executed.append(prepared.spec.parameters["stiffness"])
     if _armed and len(_executed) == 3:
-        raise KeyboardInterrupt
+        if _armed[0] == "python":
+            raise KeyboardInterrupt
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("CPUDispatcher(<function rhs>) returned a result with an exception set") from exc
     return float(traj.t[-1])
 
 
-def test_resume_runs_only_missing_points(tmp_path):
+@pytest.mark.parametrize("raised_in", ["python", "compiled"])
+def test_resume_runs_only_missing_points(tmp_path, raised_in):
     grid = {"stiffness": [1e4, 2e4, 4e4, 8e4]}
     kwargs = dict(t_end=0.3, samples=31, workers=0, progress=False, metrics={"end": _interrupt_third})
     _executed.clear()
-    _armed.append(True)
+    _armed.append(raised_in)
     with pytest.raises(KeyboardInterrupt):
         sweep("ball-drop", grid, out=tmp_path, **kwargs)
     _armed.clear()
