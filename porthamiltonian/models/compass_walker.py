@@ -391,18 +391,20 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
         "stance angle": stance(0), "swing angle": stance(1), "stance speed": stance(2), "swing speed": stance(3),
         "hip height": lambda s, t_, x: float(x[s.layout["leg1.pose"]][4:7] @ n),
         "hip downhill": lambda s, t_, x: float(x[s.layout["leg1.pose"]][4:7] @ t),
+        # whether each foot touches (1) or not (0), one name whatever the kind (`contact_flag`)
+        **{f"foot{k} on ground": (lambda s, t_, x, f=f: float(x[s.layout[f]][0])) for k, f in enumerate(flags, start=1)},
     }
     return Model(
         bg,
         initial={flags[1]: [0.0]},
         units={**{f"{w} angle": "rad" for w in ("leg1", "leg2", "stance", "swing")},
                **{f"{w} speed": "rad/s" for w in ("leg1", "leg2", "stance", "swing")},
-               "hip height": "m", "hip downhill": "m"},
+               "hip height": "m", "hip downhill": "m", "foot1 on ground": "-", "foot2 on ground": "-"},
         t_end=4.0,
         solver=dict(method="DOP853", rtol=1e-10, atol=1e-12),
         observables=observables,
         groups={"legs": ["stance angle", "swing angle"], "speeds": ["stance speed", "swing speed"],
-                "hip": ["hip height", "hip downhill"]},
+                "hip": ["hip height", "hip downhill"], "feet": ["foot1 on ground", "foot2 on ground"]},
         notes=f"compass walker on a {slope:g} rad slope, {contact} feet (r = {foot:g} m): heel strikes at the "
               f"symmetric pose; swing-foot scuffing at mid-stance ignored (touchdown guards)",
     )

@@ -17,6 +17,11 @@ above the ground, and falls:
 Parameters scale with the robot: the joint stiffness is ``joint_stiffness * m`` and the damping
 ``joint_damping * m`` (m the robot's mass), so every robot sags by about the same angle.
 
+Every foot's contact is built from one `ContactMaterial` (``friction``, ``restitution``, the
+linear ``stiffness``) by `make_contact`, whatever the kind; what the material cannot say is
+given per kind once (`foot_options`: the sliding plane's simultaneous-impact gap, the soil's
+law, friction and tangential stiffness below), so no line here branches on the kind.
+
 Observables: the base height and the base's vertical velocity.
 
 ``contact="sliding_plane"`` is refused by name, for its measured reason (`_REFUSED`). On
