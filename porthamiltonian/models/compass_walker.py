@@ -392,7 +392,8 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
         "hip height": lambda s, t_, x: float(x[s.layout["leg1.pose"]][4:7] @ n),
         "hip downhill": lambda s, t_, x: float(x[s.layout["leg1.pose"]][4:7] @ t),
         # whether each foot touches (1) or not (0), one name whatever the kind (`contact_flag`)
-        **{f"foot{k} on ground": (lambda s, t_, x, f=f: float(x[s.layout[f]][0])) for k, f in enumerate(flags, start=1)},
+        **{f"foot{k} on ground": (lambda s, t_, x, f=f: float(x[s.layout[f]][0]))
+           for k, f in enumerate(flags, start=1)},
     }
     return Model(
         bg,

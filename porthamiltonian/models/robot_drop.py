@@ -356,7 +356,8 @@ def foot_options(sphere, share, terrain=SOIL_TERRAIN, footprint=None, given=()):
     """
     law = _foot_soil(terrain, sphere, footprint)
     out = {"sliding_plane": dict(impact_gap=IMPACT_GAP),
-           "soil": dict(soil=law, terrain=terrain, friction=None, tangential_stiffness=share / law.static_sinkage(share))}
+           "soil": dict(soil=law, terrain=terrain, friction=None,
+                        tangential_stiffness=share / law.static_sinkage(share))}
     given = set(given)
     return {kind: {k: v for k, v in options.items() if k not in given} for kind, options in out.items()}
 
