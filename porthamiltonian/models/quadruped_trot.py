@@ -57,8 +57,9 @@ Decisions (the issue is silent):
   build time, `ParameterError` if a reference angle leaves the URDF's limits).
 * No torque limit on the PD (Go1's 23.7 / 35.55 N m are not reached at the defaults).
 
-Contact kinds: ``compliant`` (linear spring `stiffness` per foot, restitution, Coulomb
-friction). ``soil``: `SoilContact` feet on ``terrain`` (default ``sandy_loam``), built as
+Contact kinds (every foot from one `ContactMaterial` through `make_contact`, what it cannot
+say given per kind by `robot_drop.foot_options`): ``compliant`` (linear spring `stiffness`
+per foot, restitution, Coulomb friction). ``soil``: `SoilContact` feet on ``terrain`` (default ``sandy_loam``), built as
 robot-drop builds them (`robot_drop.attach_feet`, the decisions in `robot_drop`'s docstring):
 the round-sole law of each 2 cm foot sphere (or of ``foot_footprint``), the terrain's
 ``tan(phi)`` as Coulomb coefficient (0.55 on sandy loam; ``friction`` is the compliant
@@ -301,10 +302,10 @@ def _standing_in_imprints(bg, names, q, poses, feet, mass):
     """The start in a ground with memory (module docstring): the feet sunk to the static
     sinkage of their share of the weight, the ground loaded to it.
 
-    A foot contact whose spring carries a soil law (``spring.soil``, a `SoilLaw`: the soil
-    kind's) remembers how deep it was pressed; there the robot starts standing in its
-    imprints. The contacts say it, not the kind's name: a ground without memory (compliant)
-    starts with the feet touching (no initial state).
+    A foot contact with an element that carries a soil law (its ``soil``, a `SoilLaw`: the
+    soil kind's spring) remembers how deep it was pressed; there the robot starts standing in
+    its imprints. The contacts say it, not the kind's name: on a ground without memory
+    (compliant) the feet start touching (no initial state).
 
     Parameters
     ----------
@@ -324,19 +325,20 @@ def _standing_in_imprints(bg, names, q, poses, feet, mass):
     dict
         The `Model.initial` entries: none without memory; else ``"robot.q"``, `q` with the
         base lowered by the sinkage z_s, and for every foot
-        ``"<foot>-contact/spring.soil": (z_s, 1, x, y, 0)`` (the soil on its loading curve,
+        ``"<foot>-contact/<element>.soil": (z_s, 1, x, y, 0)`` (the soil on its loading curve,
         mode 1: the foot's force is Bekker's ``K z_s^N``; the footprint under the foot's
         centre).
     """
-    laws = [getattr(bg.elements[name].elements.get("spring"), "soil", None) for name in names]
-    if not any(isinstance(law, SoilLaw) for law in laws):
+    memories = [[(e, el.soil) for e, el in bg.elements[name].elements.items()
+                 if isinstance(getattr(el, "soil", None), SoilLaw)] for name in names]
+    if not any(memories):
         return {}
     initial = {}
     sinkage = 0.0
-    for name, law, (link, (H, _)) in zip(names, laws, feet.items()):
+    for name, [(element, law)], (link, (H, _)) in zip(names, memories, feet.items()):
         sinkage = float(law.static_sinkage(mass * _G / len(feet)))
         centre = (poses[link] @ H)[:3, 3]
-        initial[f"{name}/spring.soil"] = np.array((sinkage, 1.0, centre[0], centre[1], 0.0))
+        initial[f"{name}/{element}.soil"] = np.array((sinkage, 1.0, centre[0], centre[1], 0.0))
     q = q.copy()
     q[6] -= sinkage
     return {"robot.q": q, **initial}
