@@ -13,7 +13,7 @@ from porthamiltonian.errors import ParameterError
 
 from .contact_kinds import CONTACT_KINDS
 
-__all__ = ["make_contact", "contact", "CONTACT_KINDS"]
+__all__ = ["make_contact", "contact", "contact_flag", "CONTACT_KINDS"]
 
 
 def make_contact(kind, name, body_a, surface_a, body_b, surface_b, *, material=None, kind_options=None, **parameters):
@@ -108,6 +108,48 @@ def _check_kind_options(name, kind_options):
         _check_options(k, name, options)
         out[k] = dict(options)
     return out
+
+
+def contact_flag(component, prefix=""):
+    """The state name of a contact component's on/off flag, whatever its kind.
+
+    Every contact kind keeps whether its surfaces touch in a one-entry discrete state block
+    "active" (1 touching, 0 apart) of one of its elements: the spring of the compliant and
+    soil contacts, the constraint of the sliding-plane and reduced contacts. A model that
+    reads or sets the flag (a foot's stance, a contact that starts open) names it through
+    this function rather than by the kind's element name.
+
+    Parameters
+    ----------
+    component : BondGraph
+        A contact component (`make_contact`'s result).
+    prefix : str
+        The path of the graph that holds `component` in the compiled system, with a
+        trailing "/" (default "": the component sits in the top-level graph).
+
+    Returns
+    -------
+    str
+        ``"<prefix><component>/<element>.active"``, a key of `PHSystem.layout` and of
+        `PHSystem.initial_state`'s values.
+
+    Raises
+    ------
+    ParameterError
+        `component` has no element with an "active" block (it is not a contact), or more than
+        one (the flag is ambiguous).
+    """
+    from porthamiltonian.bondgraph.graph import BondGraph
+
+    if not isinstance(component, BondGraph):
+        raise ParameterError(f"`component` must be a contact component (a BondGraph from make_contact), got "
+                             f"{component!r}")
+    found = [name for name, el in component.elements.items()
+             if any(b.name == "active" for b in getattr(el, "state_blocks", tuple)())]
+    if len(found) != 1:
+        raise ParameterError(f"`component` {component.name!r} has {len(found)} elements with an 'active' state block "
+                             f"({found}); a contact component has exactly one")
+    return f"{prefix}{component.name}/{found[0]}.active"
 
 
 #: the earlier name of `make_contact`, kept because user code and the README use it

@@ -67,6 +67,7 @@ from porthamiltonian.library import (
     TouchdownGuard,
     make_contact,
 )
+from porthamiltonian.library.contacts import contact_flag
 from porthamiltonian.lie import quaternion, se3, so3
 from porthamiltonian.studies import StrideMap
 
@@ -82,9 +83,6 @@ CONTACTS = ("sliding_plane", "compliant")
 
 #: the heel strike of the sliding-plane feet (an element event name pattern): the Poincaré section
 STRIKE = "foot*/constraint.impact"
-
-#: element of each foot's contact that holds its contact flag, per contact kind
-_FLAG = {"sliding_plane": "constraint", "compliant": "spring"}
 
 G = 9.81
 
@@ -136,10 +134,11 @@ def leg_angles(system, x, slope):
     return (*angles, *speeds)
 
 
-def _stance(system, x, kind, q1, q2):
-    """1 or 2: the leg whose foot is on the ground; while both or neither are, the one whose
-    foot is downhill (the smaller angle q)."""
-    on = [x[system.layout[f"foot{k}/{_FLAG[kind]}.active"]][0] > 0.5 for k in (1, 2)]
+def _stance(system, x, flags, q1, q2):
+    """1 or 2: the leg whose foot is on the ground (`flags`: the feet's contact flags,
+    `contact_flag`); while both or neither are, the one whose foot is downhill (the smaller
+    angle q)."""
+    on = [x[system.layout[flag]][0] > 0.5 for flag in flags]
     if on[0] != on[1]:
         return 1 if on[0] else 2
     return 1 if q1 <= q2 else 2
@@ -164,9 +163,9 @@ def strike_pose(system, slope):
 
 
 def walker_geometry(system):
-    """(L [m], r [m], gamma [rad]) of a compiled walker, read from foot 1's contact."""
-    path = "foot1/constraint" if "foot1/constraint" in system.elements else "foot1/spring"
-    pair = system.elements[path].pair
+    """(L [m], r [m], gamma [rad]) of a compiled walker, read from foot 1's contact pair
+    (of whichever kind: the element of foot 1 that holds the pair)."""
+    pair = next(el.pair for path, el in system.elements.items() if path.startswith("foot1/") and hasattr(el, "pair"))
     if isinstance(pair.S2, Point):   # point feet: the ground's plane is the pair's surface a
         n = pair.H_aS1[:3, 2]
         return -float(pair.S2.center[2]), 0.0, math.atan2(n[0], n[2])
@@ -219,7 +218,7 @@ def stride_map(system, *, horizon=3.0, **solver):
 
     def project(x):
         q1, q2, w1, w2 = leg_angles(system, x, slope)
-        if _stance(system, x, "sliding_plane", q1, q2) == 2:
+        if _stance(system, x, ("foot1/constraint.active", "foot2/constraint.active"), q1, q2) == 2:
             q1, q2, w1, w2 = q2, q1, w2, w1
         return (0.5 * (q2 - q1), w1, w2)
 
@@ -367,7 +366,9 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
     for k, body in enumerate(legs, start=1):
         bg.add(Gravity(f"gravity{k}", body, (0.0, 0.0, -G)))
         bg.connect(body.frame().port, f"gravity{k}")
-    for k, (c, body) in enumerate(zip(walker_contacts(contact, (*legs, ground), leg, foot, slope, law), legs), start=1):
+    feet = walker_contacts(contact, (*legs, ground), leg, foot, slope, law)
+    flags = tuple(contact_flag(c) for c in feet)   # each foot's contact flag, whatever the kind
+    for k, (c, body) in enumerate(zip(feet, legs), start=1):
         bg.add(c)
         sides = (body, ground) if foot > 0.0 else (ground, body)   # `walker_contacts`: a point is body b
         bg.connect(sides[0].frame().port, (f"foot{k}", "a"))
@@ -381,7 +382,7 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
     def stance(i):   # i = 0, 1, 2, 3: stance angle, swing angle, stance speed, swing speed
         def f(s, t_, x):
             q1_, q2_, w1_, w2_ = leg_angles(s, x, slope)
-            values = (q2_, q1_, w2_, w1_) if _stance(s, x, contact, q1_, q2_) == 2 else (q1_, q2_, w1_, w2_)
+            values = (q2_, q1_, w2_, w1_) if _stance(s, x, flags, q1_, q2_) == 2 else (q1_, q2_, w1_, w2_)
             return values[i]
         return f
 
@@ -390,18 +391,21 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
         "stance angle": stance(0), "swing angle": stance(1), "stance speed": stance(2), "swing speed": stance(3),
         "hip height": lambda s, t_, x: float(x[s.layout["leg1.pose"]][4:7] @ n),
         "hip downhill": lambda s, t_, x: float(x[s.layout["leg1.pose"]][4:7] @ t),
+        # whether each foot touches (1) or not (0), one name whatever the kind (`contact_flag`)
+        **{f"foot{k} on ground": (lambda s, t_, x, f=f: float(x[s.layout[f]][0]))
+           for k, f in enumerate(flags, start=1)},
     }
     return Model(
         bg,
-        initial={f"foot2/{_FLAG[contact]}.active": [0.0]},
+        initial={flags[1]: [0.0]},
         units={**{f"{w} angle": "rad" for w in ("leg1", "leg2", "stance", "swing")},
                **{f"{w} speed": "rad/s" for w in ("leg1", "leg2", "stance", "swing")},
-               "hip height": "m", "hip downhill": "m"},
+               "hip height": "m", "hip downhill": "m", "foot1 on ground": "-", "foot2 on ground": "-"},
         t_end=4.0,
         solver=dict(method="DOP853", rtol=1e-10, atol=1e-12),
         observables=observables,
         groups={"legs": ["stance angle", "swing angle"], "speeds": ["stance speed", "swing speed"],
-                "hip": ["hip height", "hip downhill"]},
+                "hip": ["hip height", "hip downhill"], "feet": ["foot1 on ground", "foot2 on ground"]},
         notes=f"compass walker on a {slope:g} rad slope, {contact} feet (r = {foot:g} m): heel strikes at the "
               f"symmetric pose; swing-foot scuffing at mid-stance ignored (touchdown guards)",
     )

@@ -57,8 +57,9 @@ Decisions (the issue is silent):
   build time, `ParameterError` if a reference angle leaves the URDF's limits).
 * No torque limit on the PD (Go1's 23.7 / 35.55 N m are not reached at the defaults).
 
-Contact kinds: ``compliant`` (linear spring `stiffness` per foot, restitution, Coulomb
-friction). ``soil``: `SoilContact` feet on ``terrain`` (default ``sandy_loam``), built as
+Contact kinds (every foot from one `ContactMaterial` through `make_contact`, what it cannot
+say given per kind by `robot_drop.foot_options`): ``compliant`` (linear spring `stiffness`
+per foot, restitution, Coulomb friction). ``soil``: `SoilContact` feet on ``terrain`` (default ``sandy_loam``), built as
 robot-drop builds them (`robot_drop.attach_feet`, the decisions in `robot_drop`'s docstring):
 the round-sole law of each 2 cm foot sphere (or of ``foot_footprint``), the terrain's
 ``tan(phi)`` as Coulomb coefficient (0.55 on sandy loam; ``friction`` is the compliant
@@ -115,7 +116,7 @@ from porthamiltonian.contact.soil import SoilLaw
 from porthamiltonian.errors import RobotFileWarning
 
 from .registry import Model, Parameter, register_model
-from .robot_drop import SOIL_TERRAIN, attach_feet
+from .robot_drop import SOIL_TERRAIN, _takes_terrain, attach_feet
 
 __all__ = ["quadruped_trot", "LEGS", "trot_references", "trot_foot_path", "TRUNK_HALF_HEIGHT"]
 
@@ -261,13 +262,10 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
     poses = dict(zip(body.link_names, body.link_poses(q)))
     lowest = min(float((poses[link] @ H)[2, 3]) - s.radius for link, (H, s) in feet.items())
     q[6] = -lowest
-    initial = {}
-    if contact == "soil":
-        q[6], initial = _standing_in_soil(q[6], poses, feet, description.mass, terrain, foot_footprint or None)
     robot = ArticulatedBody("robot", description, gravity=(0.0, 0.0, -_G), q=q)
 
-    if contact == "soil":   # the soil shears: its friction angle (robot_drop's docstring)
-        friction = SoilLaw.friction_coefficient(terrain)
+    # one material for every kind: the feet's friction, restitution and linear stiffness
+    # (the soil takes its terrain's friction and law instead: `robot_drop.foot_options`)
     material = ContactMaterial(friction=friction, restitution=restitution, normal=NormalLaw("linear", stiffness=stiffness),
                                impact_speed=max(speed, 0.1))
     ground = Ground("ground")
@@ -280,7 +278,9 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
             pd = pd_controller(f"pd-{joint}", kp, kd, reference=ref, joint=k, angle0=ref.position(0.0, k))
             bg.add(pd)
             bg.connect((pd, "axis"), (robot, robot.joint_port(joint)))
-    attach_feet(bg, robot, feet, ground, contact, material=material, terrain=terrain, footprint=foot_footprint or None)
+    names = attach_feet(bg, robot, feet, ground, contact, material=material, terrain=terrain,
+                        footprint=foot_footprint or None)
+    initial = _standing_in_imprints(bg, names, q, poses, feet, description.mass)
     return Model(
         bg,
         initial=initial,
@@ -293,34 +293,55 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
         groups={"base": ["base height", "base x"], "velocity": ["base forward velocity"]},
         notes=f"Go1 ({description.mass:.4g} kg) trotting at a reference {speed} m/s, stride {period} s, step "
               f"{step_height} m, PD kp {kp} N m/rad kd {kd} N m s/rad{' through DC motors' if motors else ''}, "
-              f"on {contact} ground" + (f" ({terrain})" if contact == "soil" else ""),
+              f"on {contact} ground" + (f" ({terrain})" if _takes_terrain(contact) else ""),
         inputs=None if servos is None else partial(_motor_pd, servos=servos),
     )
 
 
-def _standing_in_soil(height, poses, feet, mass, terrain, footprint):
-    """The start on soil: the base `height` [m] lowered by the feet's standing sinkage and
-    each foot's soil block (module docstring).
+def _standing_in_imprints(bg, names, q, poses, feet, mass):
+    """The start in a ground with memory (module docstring): the feet sunk to the static
+    sinkage of their share of the weight, the ground loaded to it.
+
+    A foot contact with an element that carries a soil law (its ``soil``, a `SoilLaw`: the
+    soil kind's spring) remembers how deep it was pressed; there the robot starts standing in
+    its imprints. The contacts say it, not the kind's name: on a ground without memory
+    (compliant) the feet start touching (no initial state).
+
+    Parameters
+    ----------
+    bg : BondGraph
+        The model's graph, with the foot contacts `names` (`attach_feet`).
+    q : ndarray
+        The robot's joint positions with the lowest foot touching (base height ``q[6]``).
+    poses : dict
+        ``{link: H_W_link}`` at `q`.
+    feet : dict
+        ``{link: (H_link_surface, Sphere)}``, in the order of `names`.
+    mass : float [kg]
+        The robot's mass.
 
     Returns
     -------
-    height : float
-        The base height [m] with every foot sunk to the static sinkage ``z_s`` of ``m g / 4``.
-    initial : dict
-        ``{"<foot>-contact/spring.soil": (z_s, 1, x, y, 0)}``: the soil loaded to ``z_s`` (on
-        its loading curve, mode 1: the foot's force is Bekker's ``K z_s^N``), the footprint
-        under the foot's centre.
+    dict
+        The `Model.initial` entries: none without memory; else ``"robot.q"``, `q` with the
+        base lowered by the sinkage z_s, and for every foot
+        ``"<foot>-contact/<element>.soil": (z_s, 1, x, y, 0)`` (the soil on its loading curve,
+        mode 1: the foot's force is Bekker's ``K z_s^N``; the footprint under the foot's
+        centre).
     """
-    from .robot_drop import _foot_soil
-
+    memories = [[(e, el.soil) for e, el in bg.elements[name].elements.items()
+                 if isinstance(getattr(el, "soil", None), SoilLaw)] for name in names]
+    if not any(memories):
+        return {}
     initial = {}
     sinkage = 0.0
-    for link, (H, sphere) in feet.items():
-        law = _foot_soil(terrain, sphere, footprint)
+    for name, [(element, law)], (link, (H, _)) in zip(names, memories, feet.items()):
         sinkage = float(law.static_sinkage(mass * _G / len(feet)))
         centre = (poses[link] @ H)[:3, 3]
-        initial[f"{link}-contact/spring.soil"] = np.array((sinkage, 1.0, centre[0], centre[1], 0.0))
-    return height - sinkage, initial
+        initial[f"{name}/{element}.soil"] = np.array((sinkage, 1.0, centre[0], centre[1], 0.0))
+    q = q.copy()
+    q[6] -= sinkage
+    return {"robot.q": q, **initial}
 
 
 def _add_motor_drives(bg, robot, refs, kp, kd):

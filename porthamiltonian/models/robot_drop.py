@@ -17,6 +17,11 @@ above the ground, and falls:
 Parameters scale with the robot: the joint stiffness is ``joint_stiffness * m`` and the damping
 ``joint_damping * m`` (m the robot's mass), so every robot sags by about the same angle.
 
+Every foot's contact is built from one `ContactMaterial` (``friction``, ``restitution``, the
+linear ``stiffness``) by `make_contact`, whatever the kind; what the material cannot say is
+given per kind once (`foot_options`: the sliding plane's simultaneous-impact gap, the soil's
+law, friction and tangential stiffness below), so no line here branches on the kind.
+
 Observables: the base height and the base's vertical velocity.
 
 ``contact="sliding_plane"`` is refused by name, for its measured reason (`_REFUSED`). On
@@ -71,8 +76,8 @@ from porthamiltonian.geometry import Plane, Sphere
 
 from .registry import Model, Parameter, register_model
 
-__all__ = ["robot_drop", "ROBOTS", "robot_description", "attach_feet", "stand_on_feet", "standing_sinkage",
-           "SOIL_TERRAIN"]
+__all__ = ["robot_drop", "ROBOTS", "robot_description", "attach_feet", "foot_options", "stand_on_feet",
+           "standing_sinkage", "SOIL_TERRAIN"]
 
 #: robots the model offers (example-robot-data names with a standing pose)
 ROBOTS = ("go1", "a1", "anymal_c", "solo12")
@@ -177,13 +182,12 @@ def robot_drop(*, robot="go1", contact="compliant", drop=0.1, joint_stiffness=40
             f"model 'robot-drop': `contact` {contact!r} is not offered yet: {_REFUSED[contact]}; use 'compliant'")
     if contact not in CONTACTS:
         raise ph.ParameterError(f"model 'robot-drop': `contact` must be one of {CONTACTS}, got {contact!r}")
-    if contact == "soil":   # the soil shears: its friction angle (module docstring)
-        friction = SoilLaw.friction_coefficient(terrain)
+    # one material for every kind: the feet's friction, restitution and linear stiffness (the
+    # soil takes its terrain's friction instead: `foot_options`)
     material = ContactMaterial(friction=friction, restitution=restitution, normal=NormalLaw("linear", stiffness=stiffness),
                                impact_speed=math.sqrt(2.0 * _G * drop))
-    options = {"impact_gap": IMPACT_GAP} if contact == "sliding_plane" else {}
     return assemble(robot, contact, drop, material, joint_stiffness=joint_stiffness, joint_damping=joint_damping,
-                    terrain=terrain, foot_footprint=foot_footprint, **options)
+                    terrain=terrain, foot_footprint=foot_footprint)
 
 
 def assemble(robot, contact, drop, material, *, joint_stiffness=40.0, joint_damping=0.5, terrain=SOIL_TERRAIN,
@@ -214,8 +218,15 @@ def assemble(robot, contact, drop, material, *, joint_stiffness=40.0, joint_damp
         units={"base height": "m", "base vertical velocity": "m/s"},
         groups={"base": ["base height"], "velocity": ["base vertical velocity"]},
         notes=f"{robot} ({description.mass:.4g} kg, {len(feet_names)} feet: {', '.join(feet_names)}) dropped "
-              f"{drop} m on {contact} ground" + (f" ({terrain})" if contact == "soil" else ""),
+              f"{drop} m on {contact} ground" + (f" ({terrain})" if _takes_terrain(contact) else ""),
     )
+
+
+def _takes_terrain(kind):
+    """Whether contact `kind`'s factory takes a `terrain` (the notes name it)."""
+    from porthamiltonian.library import CONTACT_KINDS
+
+    return "terrain" in CONTACT_KINDS[kind].options()
 
 
 def standing_sinkage(robot, terrain=SOIL_TERRAIN, *, footprint=None):
@@ -287,30 +298,68 @@ def attach_feet(bg, robot_body, foot_surfaces, ground, kind, *, material, terrai
         ``tangential_stiffness``.
     **options
         Passed to every contact factory (the kind's own parameters, e.g. ``eps`` of the
-        sliding plane).
+        sliding plane), replacing the model's option of that name (`foot_options`: what the
+        material cannot express, given for every kind, so that this function builds any kind
+        without a branch on it).
 
     Returns
     -------
     list of str
         The contact components' names, ``"<link>-contact"``, in the order of `foot_surfaces`.
     """
-    from porthamiltonian.library import contact as make_contact
+    from porthamiltonian.library import make_contact
 
     share = robot_body.description.mass * _G / max(len(foot_surfaces), 1)
     names = []
     for link, (H, surface) in foot_surfaces.items():
         name = f"{link}-contact"
-        own = options
-        if kind == "soil":
-            law = _foot_soil(terrain, surface, footprint)
-            own = {"soil": law, "terrain": terrain,
-                   "tangential_stiffness": share / law.static_sinkage(share), **options}
         bg.add(make_contact(kind, name, robot_body.link(link), Sphere(surface.radius, center=H[:3, 3]), ground, Plane(),
-                            material=material, **own))
+                            material=material, kind_options=foot_options(surface, share, terrain, footprint, options),
+                            **options))
         bg.connect(robot_body.frame(link).port, (name, "a"))
         bg.connect(ground.frame().port, (name, "b"))
         names.append(name)
     return names
+
+
+def foot_options(sphere, share, terrain=SOIL_TERRAIN, footprint=None, given=()):
+    """What a foot's `ContactMaterial` cannot express, by kind (`make_contact`'s `kind_options`).
+
+    * sliding_plane: feet within `IMPACT_GAP` of the ground take part in another foot's
+      impact (one simultaneous Newton impact);
+    * soil: the round-sole law of `terrain` under the foot (`_foot_soil`: the sphere's
+      radius, or `footprint`), the terrain's own Coulomb coefficient tan(phi) (``friction``
+      None: the soil shears, not the rubber), and the tangential stiffness ``F / z`` of the
+      law under the foot's `share` [N] of the standing weight;
+    * compliant: nothing beyond the material.
+
+    Options in `given` (names: those passed to every foot's factory) are left out, so that
+    a caller's option replaces the model's.
+
+    Parameters
+    ----------
+    sphere : Sphere
+        The foot.
+    share : float [N]
+        The foot's share of the robot's weight, m g / n_feet.
+    terrain : str
+        A terrain of `SoilLaw.terrain`.
+    footprint : float, optional
+        The sole radius [m] the soil law presses (default the sphere's radius).
+    given : iterable of str
+        Options given besides (left out).
+
+    Returns
+    -------
+    dict
+        ``{kind: {option: value}}``.
+    """
+    law = _foot_soil(terrain, sphere, footprint)
+    out = {"sliding_plane": dict(impact_gap=IMPACT_GAP),
+           "soil": dict(soil=law, terrain=terrain, friction=None,
+                        tangential_stiffness=share / law.static_sinkage(share))}
+    given = set(given)
+    return {kind: {k: v for k, v in options.items() if k not in given} for kind, options in out.items()}
 
 
 def stand_on_feet(robot_body, foot_surfaces, *, joints=None, gap=0.0):

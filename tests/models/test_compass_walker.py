@@ -284,6 +284,9 @@ def test_section_pose_marks_the_strikes(gait):
         if rec.name.endswith("impact"):
             at = np.flatnonzero(traj.t == rec.t)[0]
             assert pose(rec.t, traj.x[at]) == pytest.approx(0.0, abs=1e-9)
+            # the striking foot is on the ground from the strike on (its flag, named as for any kind)
+            k = rec.name.split("/")[0][-1]
+            assert model.observables[f"foot{k} on ground"](system, traj.t[at + 1], traj.x[at + 1]) == 1.0
     assert PoincareSection(pose).function is pose
 
 
@@ -307,3 +310,10 @@ def test_compliant_feet_take_the_strike_in_their_dampers(reference):
     assert dampers > 0.5 * stiff_loss
     assert budget.lost[-1] < 1e-3 * stiff_loss   # only what the released foot's tangential spring held
     assert budget.relative_residual < 1e-9
+    # the feet's contact flags under one name whatever the kind, against the event log: foot 2
+    # starts off the ground (the model's initial state), touches at its second touch event
+    on = {k: np.array([model.observables[f"foot{k} on ground"](system, t, x) for t, x in zip(traj.t, traj.x)])
+          for k in (1, 2)}
+    assert on[1][0] == 1.0 and on[2][0] == 0.0
+    after = traj.t > touches[1].t
+    assert on[2][after][0] == 1.0
