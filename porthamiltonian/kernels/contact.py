@@ -34,7 +34,6 @@ from .contact_kinematics import (  # noqa: F401 (re-exported)
     SANE_MARGIN,
     CHART_STEP,
     normal_rates,
-    _solve2,
     kinematics,
     frame,
     frame_rates,

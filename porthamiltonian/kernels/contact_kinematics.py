@@ -42,12 +42,6 @@ def normal_rates(D):
 
 
 @njit
-def _solve2(m00, m01, m10, m11, b0, b1):
-    det = m00 * m11 - m01 * m10
-    return (m11 * b0 - m01 * b1) / det, (m00 * b1 - m10 * b0) / det
-
-
-@njit
 def kinematics(D1, D2, R, d, T):
     """Generalized contact kinematics (docs/math.md sec. 5, Duindam & Stramigioli 2003, eqs. 11-14).
 
@@ -124,9 +118,9 @@ def kinematics(D1, D2, R, d, T):
     if not s_min > 0.0:    # conforming: no rates (the caller reports the condition number)
         nan3 = np.full(3, np.nan)
         return distance, rate, nan3, nan3, np.full(4, np.nan), s_max, s_min
-    y10, y11 = _solve2(m00, m01, m10, m11,
-                       _lie.dot3(e1, wn) + k2[0] * es0 + k2[1] * es1,
-                       _lie.dot3(e2, wn) + k2[1] * es0 + k2[2] * es1)
+    y10, y11 = _lie.solve2(m00, m01, m10, m11,
+                           _lie.dot3(e1, wn) + k2[0] * es0 + k2[1] * es1,
+                           _lie.dot3(e2, wn) + k2[1] * es0 + k2[2] * es1)
     y20 = A00 * y10 + A01 * y11 - es0
     y21 = A10 * y10 + A11 * y11 - es1
     dp1 = np.empty(3)
@@ -137,10 +131,10 @@ def kinematics(D1, D2, R, d, T):
     for j in range(3):   # `porthamiltonian.kernels.lie.mtv`'s sums
         dp2[j] = 0.0 + R[0, j] * t[0] + R[1, j] * t[1] + R[2, j] * t[2]
     x_rate = np.empty(4)
-    x_rate[0], x_rate[1] = _solve2(_kc.dot3(f1u, f1u), _kc.dot3(f1u, f1v), _kc.dot3(f1u, f1v), _kc.dot3(f1v, f1v),
-                                   p00 * y10, p10 * y10 + p11 * y11)
-    x_rate[2], x_rate[3] = _solve2(_kc.dot3(f2u, f2u), _kc.dot3(f2u, f2v), _kc.dot3(f2u, f2v), _kc.dot3(f2v, f2v),
-                                   g00 * y20 + g01 * y21, g10 * y20 + g11 * y21)
+    x_rate[0], x_rate[1] = _lie.solve2(_kc.dot3(f1u, f1u), _kc.dot3(f1u, f1v), _kc.dot3(f1u, f1v), _kc.dot3(f1v, f1v),
+                                       p00 * y10, p10 * y10 + p11 * y11)
+    x_rate[2], x_rate[3] = _lie.solve2(_kc.dot3(f2u, f2u), _kc.dot3(f2u, f2v), _kc.dot3(f2u, f2v), _kc.dot3(f2v, f2v),
+                                       g00 * y20 + g01 * y21, g10 * y20 + g11 * y21)
     return distance, rate, dp1, dp2, x_rate, s_max, s_min
 
 

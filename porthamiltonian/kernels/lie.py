@@ -60,6 +60,15 @@ def dot3(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
+@njit
+def solve2(m00, m01, m10, m11, b0, b1):
+    """Solve the 2x2 system ``[[m00, m01], [m10, m11]] x = [b0, b1]`` by Cramer's rule;
+    returns ``(x0, x1)`` (the contact kinematics' chart-rate systems; the caller ensures the
+    matrix is regular)."""
+    det = m00 * m11 - m01 * m10
+    return (m11 * b0 - m01 * b1) / det, (m00 * b1 - m10 * b0) / det
+
+
 # Small matrix products written out: numba's ``@`` goes through BLAS, whose call costs about
 # 100 ns more than the product itself for 3- to 6-element operands (measured: R @ v 145 ns,
 # `mv` 42 ns; 4x4 @ 4x4 193 ns, `mm` 66 ns). The contact kernels make dozens per evaluation.

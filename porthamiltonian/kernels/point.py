@@ -21,7 +21,6 @@ import math
 import numpy as np
 
 from . import closest as _kc
-from . import contact_kinematics as _ck
 from . import lie as _lie
 from . import surfaces as _s
 from ._njit import njit
@@ -153,16 +152,16 @@ def kinematics(D1, p2, M2, R, d, T):
     if not s_min > 0.0:
         nan3 = np.full(3, np.nan)
         return distance, rate, nan3, nan3, nan3, np.full(2, np.nan), s_max, s_min
-    y0, y1 = _ck._solve2(m00, m01, m10, m11,
-                     _lie.dot3(e1, s) + n00 * wn0 + n01 * wn1,
-                     _lie.dot3(e2, s) + n01 * wn0 + n11 * wn1)
+    y0, y1 = _lie.solve2(m00, m01, m10, m11,
+                         _lie.dot3(e1, s) + n00 * wn0 + n01 * wn1,
+                         _lie.dot3(e2, s) + n01 * wn0 + n11 * wn1)
     dp1 = e1 * y0 + e2 * y1
     Rdn2 = wn - e1 * (k1[0] * y0 + k1[1] * y1) - e2 * (k1[1] * y0 + k1[2] * y1)
     dn2 = _lie.mtv(R, Rdn2)
     dp2 = _lie.mv(M2, dn2)
     uv1 = np.empty(2)
-    uv1[0], uv1[1] = _ck._solve2(_lie.dot3(f1u, f1u), _lie.dot3(f1u, f1v), _lie.dot3(f1u, f1v), _lie.dot3(f1v, f1v),
-                             _lie.dot3(f1u, dp1), _lie.dot3(f1v, dp1))
+    uv1[0], uv1[1] = _lie.solve2(_lie.dot3(f1u, f1u), _lie.dot3(f1u, f1v), _lie.dot3(f1u, f1v), _lie.dot3(f1v, f1v),
+                                 _lie.dot3(f1u, dp1), _lie.dot3(f1v, dp1))
     return distance, rate, dp1, dp2, dn2, uv1, s_max, s_min
 
 
@@ -233,7 +232,7 @@ def project(F, I, c, u, v, chart, scale, tol, max_iter):
             shift = abs(lo) + 1e-6 * (abs(h00) + abs(h11)) + 1e-300
             h00 += shift
             h11 += shift
-        s0, s1 = _ck._solve2(h00, h01, h01, h11, -g0, -g1)
+        s0, s1 = _lie.solve2(h00, h01, h01, h11, -g0, -g1)
         m = fu * s0 + fv * s1
         move = math.sqrt(_lie.dot3(m, m))
         lam = min(1.0, _STEP_FRACTION * scale / move) if move > 0.0 else 1.0
