@@ -7,7 +7,7 @@ from .articulated_body import ArticulatedBody, LinkBody
 from .compliant_contact import CompliantContact, ContactDamper, ContactSpring, SlipFriction
 from .contact_geometry import ContactPair
 from .contact_kinds import ContactKind, register_contact_kind
-from .contacts import CONTACT_KINDS, contact, make_contact
+from .contacts import CONTACT_KINDS, contact, contact_flag, make_contact
 from .feet import Foot, check_sole, heel_toe
 from .gravity import Gravity
 from .joint_elements import JointDamper, JointFriction, JointLimit, JointLimitDamper, JointSpring, add_joint_dynamics
@@ -33,7 +33,7 @@ __all__ = [
     "SlidingPlaneContact", "SlidingPlaneConstraint", "FRICTION_MODES", "ReducedContact", "ReducedContactConstraint",
     "Foot", "heel_toe", "check_sole",
     "SoilContact", "SoilSpring", "SoilDamper", "SoilSlip", "PlasticFlow",
-    "make_contact", "contact", "CONTACT_KINDS", "ContactKind", "register_contact_kind", "ContactMaterial",
+    "make_contact", "contact", "contact_flag", "CONTACT_KINDS", "ContactKind", "register_contact_kind", "ContactMaterial",
     "place_on", "TouchdownGuard",
     "joint_axis", "add_joint_axis", "JointAxisMap", "JointActuator", "AXES", "withheld_power",
     "dc_motor", "battery", "VoltageSource", "gear_loss_coefficient", "MotorConstants", "go1_motor", "motor_drive",
