@@ -35,6 +35,7 @@ from porthamiltonian.kernels import closest as _kclosest
 from porthamiltonian.kernels import compliant as _kcompliant
 from porthamiltonian.kernels import contact as _kcontact
 from porthamiltonian.kernels import lie as _klie
+from porthamiltonian.kernels import surfaces as _ksurfaces
 from porthamiltonian.lie import se3
 
 from .rigid_body import Ground, RigidBody, _rate_map, pose_gradient
@@ -95,10 +96,10 @@ class ContactState(NamedTuple):
 def _check_point_pair(surface_a, surface_b):
     """A `Point` is only body b's partner of a compiled smooth surface (`ContactPair`)."""
     if isinstance(surface_a, Point):
-        other = ("another point: two points have no contact normal" if isinstance(surface_b, Point)
-                 else f"give the point as `surface_b` and {surface_b!r} as `surface_a`")
+        other = ("it would meet another point: two points have no contact normal" if isinstance(surface_b, Point)
+                 else f"give the point as `surface_b` (with its body as `body_b`) and {surface_b!r} as `surface_a`")
         raise ParameterError(f"`surface_a` = {surface_a!r} is a point: a point meets a surface, whose normal is "
-                             f"the contact's, as `surface_b`; here it would meet {other}")
+                             f"the contact's, as `surface_b`; here {other}")
     if isinstance(surface_b, Point) and isinstance(surface_a, Surface) and not surface_a._is_compiled:
         raise ModelError(f"`surface_b` = {surface_b!r} is a point and `surface_a` = {surface_a!r} is evaluated in "
                          "Python: a point's contact runs in the compiled kernels only (use a built-in surface kind)")
@@ -354,6 +355,8 @@ class ContactPair:
         surface (a plane's extent), else None. (Without a closed form, Newton clamps to the
         edge and the state's own check, or the failure to find a regular pair, takes over.)"""
         H12 = self.H_12(refs)
+        if self._point:
+            return self._point_off_edge(H12, ch)
         found, x = _kclosest.closed_form_extended(self._F1, self._I1, self._F2, self._I2, H12[:3, :3].copy(),
                                                   H12[:3, 3].copy(), ch[0], ch[1])
         outside = self._outside(x, ch) if found else 0.0
@@ -363,6 +366,24 @@ class ContactPair:
                                                       H12[:3, 3].copy(), x, ch[0], ch[1])
         n1 = _kclosest.weingarten(D1)[0]
         return ContactState(None, H12, None, None, None, -outside, None, True, -float(n1 @ e))
+
+    def _point_off_edge(self, H12, ch):
+        """`_off_edge` of a point: over a bounded plane, the foot of the normal on the plane
+        extended past its extent (closed form) and the point's depth below it (the energy the
+        release books as lost). A point whose foot leaves a bounded curved patch has no such
+        extension: None, and the foot's projection, clamped to the edge, stops the run with a
+        `GeometryError` naming the edge (`point_contact`)."""
+        if not (self._I1[0] == _ksurfaces.SEPARABLE and self._I1[5] == _ksurfaces.SHAPE_PLANE):
+            return None
+        c = H12[:3, :3] @ self.S2.center + H12[:3, 3]
+        x = np.zeros(4)
+        x[0], x[1] = _kclosest._plane_parameters(self._F1, c)
+        outside = self._outside(x, ch)
+        if not outside > 0.0:
+            return None
+        origin, _, _, normal = _kclosest._plane(self._F1)
+        return ContactState(None, H12, None, None, None, -outside, None, True,
+                            -float(np.dot(normal, c - np.array(origin))))
 
     def _outside(self, x, charts):
         """How far the contact parameters lie outside the bounded directions of their domains
