@@ -103,3 +103,27 @@ def test_point_foot_compass_walker_strides_once_per_touchdown():
 def test_point_feet_parameter_rule(params, match):
     with pytest.raises(ph.ParameterError, match=match):
         build_model("rimless-wheel", **params)
+
+
+def test_compliant_point_feet_approach_the_plastic_impact_map_as_the_stiffness_grows():
+    """The rimless wheel on compliant point feet (linear spring, critically damped): the
+    ledger closes, and the first strike's speed ratio approaches the rigid closed form eta with
+    an error that scales as the impact's duration, sqrt(m / k): one decade of stiffness cuts it
+    by sqrt(10) (measured 0.0917, 0.0316, 0.0102 at k = 1e5, 1e6, 1e7 N/m: factors 2.90, 3.10).
+    The speed after the strike is read 20 / sqrt(k) s after the touch (the spring's transient
+    decayed, e^-20 for m = 1 kg)."""
+    eta = rw.impact_factor(8, 1.0, 0.0, GYRATION)
+    errors = []
+    for k in (1e5, 1e6):
+        model, system, traj = _run("rimless-wheel", 0.35, foot=0.0, gyration=GYRATION, contact="compliant",
+                                   stiffness=k)
+        ledger = traj.power_budget()
+        assert ledger.max_residual <= ledger.residual_bound
+        (touch,) = [e.t for e in traj.events if e.name.endswith("spring.touch")]   # one strike in 0.35 s
+        w = model.observables["angular speed"]
+        speed = np.array([w(system, t, x) for t, x in zip(traj.t, traj.x)])
+        before, after = np.interp([touch, touch + 20.0 / math.sqrt(k)], traj.t, speed)
+        errors.append(abs(after / before - eta))
+    # the asymptotic factor sqrt(10) = 3.16 within 10 %: at this decade the measured factor is 2.90
+    # (8 % below: the next order in sqrt(m / k) still shows at k = 1e5; 3.10 at the next decade)
+    assert errors[0] / errors[1] == pytest.approx(math.sqrt(10.0), rel=0.1)
