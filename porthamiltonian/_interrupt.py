@@ -11,7 +11,7 @@ into a failed run. Two defences, used together:
   that records the signal, then raises `Interrupted`; `check` re-raises it at every
   evaluation of the right-hand side during an integration and before the outputs replace
   the previous ones, so an interrupt swallowed anywhere is still honoured (one swallowed by
-  the step-count estimate before a run used to leave a 1e5 s run going: CI, session 5);
+  the step-count estimate before a run used to leave a 1e5 s run going);
 - `caused_by_interrupt` finds a KeyboardInterrupt in an exception's ``__cause__`` /
   ``__context__`` chain, for code that catches broad exceptions (`porthamiltonian.simulate`
   and its diagnostics re-raise those with `reraise_interrupt` instead of reporting a failed

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -99,7 +100,7 @@ def test_simulate_reraises_an_interrupt_chained_in_another_error():
 
 
 def test_a_signal_swallowed_before_the_run_stops_it_at_its_first_evaluation():
-    """The CI failure of session 5: Ctrl-C landing in the compiled rhs while the CLI estimated
+    """A CI failure: Ctrl-C landing in the compiled rhs while the CLI estimated
     the run's length (`step_estimate`, which skips the estimate on any failure) was lost, and
     the 1e5 s run went on. The estimate now re-raises it, and a signal recorded but swallowed
     anywhere stops the integration at its next evaluation of the right-hand side."""
@@ -111,22 +112,17 @@ def test_a_signal_swallowed_before_the_run_stops_it_at_its_first_evaluation():
     system = ph.compile(model.graph)
     x0 = system.initial_state(model.initial)
 
-    class Prepared:   # the two fields step_estimate reads, with an rhs interrupted in compiled code
-        solver, t_end, x0 = {}, 1.0, None
+    def rhs_interrupted_in_compiled_code(t, x):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("CPUDispatcher(<function rhs>) returned a result with an exception set") from exc
 
-        class system:
-            layout = system.layout
-
-            @staticmethod
-            def rhs(t, x):
-                try:
-                    raise KeyboardInterrupt
-                except KeyboardInterrupt as exc:
-                    raise SystemError("CPUDispatcher(<function rhs>) returned a result with an exception set") from exc
-
-    Prepared.x0 = x0
+    # what step_estimate reads of a prepared run, its rhs interrupted as numba reports it
+    prepared = SimpleNamespace(solver={}, t_end=1.0, x0=x0,
+                               system=SimpleNamespace(layout=system.layout, rhs=rhs_interrupted_in_compiled_code))
     with pytest.raises(KeyboardInterrupt):
-        step_estimate(Prepared)
+        step_estimate(prepared)
     previous = _interrupt.install()
     try:
         _interrupt._received = signal.SIGINT          # as the handler records it, its exception swallowed
