@@ -81,6 +81,21 @@ def _roots(sol, events, active, terminal, t_old, t):
     return active[:first + 1], roots[:first + 1], True
 
 
+def _zero_unset_differences(solver):
+    """`solver` with the rows of a BDF solver's difference array that its constructor leaves
+    unset (``D[2:]``, allocated with ``np.empty``; scipy 1.17-1.18) set to zero.
+
+    The first step subtracts ``D[2]`` before writing it (``D[3] = d - D[2]``) and overwrites the
+    result before it is read, so the numbers do not change; but a signalling NaN left there in
+    the heap raises ``RuntimeWarning: invalid value encountered in subtract``, an error where
+    warnings are errors, in runs that depend on the process's allocation history (the hash
+    seed, earlier runs). Other solvers are returned as they are.
+    """
+    if isinstance(solver, _SCIPY_METHODS["BDF"]):
+        solver.D[2:] = 0.0
+    return solver
+
+
 def solve_segment(fun, t_span, y0, *, method="RK45", t_eval=None, dense_output=False, events=(),
                   values=None, on_step=None, **options):
     """Integrate ``dy/dt = fun(t, y)`` over `t_span` as `scipy.integrate.solve_ivp`, the
@@ -125,7 +140,7 @@ def solve_segment(fun, t_span, y0, *, method="RK45", t_eval=None, dense_output=F
         if tf < t0:
             t_eval = t_eval[::-1]
         t_eval_i = 0 if tf > t0 else t_eval.shape[0]
-    solver = solver_class(fun, t0, y0, tf, **options)
+    solver = _zero_unset_differences(solver_class(fun, t0, y0, tf, **options))
     ts, ys, ti = ([t0], [y0], None) if t_eval is None else ([], [], [t0] if dense_output else None)
     interpolants = []
     events = list(events)
