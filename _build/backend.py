@@ -1,12 +1,12 @@
-"""The package's PEP 517 build backend: setuptools', and a wheel that carries the contact
-chain's kernels compiled for the machine that builds it (issue 36, "The first run").
+"""The package's PEP 517 build backend: setuptools', and a wheel that carries the kernels the
+main job needs compiled for the machine that builds it (issue 36, "The first run").
 
 ``pip install .`` (or ``pip install porthamiltonian`` from a source distribution) builds the
 wheel on the user's own machine through this backend, in an environment holding the build
 requirements (``pyproject.toml``: setuptools, numba, numpy). `build_wheel` builds the wheel
 with setuptools, unpacks it into a temporary folder, compiles there the kernels ``porthamiltonian
-warmup`` compiles first (the contact chain: `porthamiltonian.kernels._njit.compile_declared`,
-in two processes sharing the work through the kernels' claims), and adds numba's cache of them
+warmup`` compiles first (the contact chain and the element kernels' prebuilt versions:
+`porthamiltonian.kernels._njit.compile_declared`, `compile_prebuilt`, in two processes sharing the work through the kernels' claims), and adds numba's cache of them
 to the wheel, in a folder ``_numba_cache`` beside each kernel module
 (`porthamiltonian.kernels._njit.SHIPPED_FOLDER`). At run time every kernel's cache
 (`porthamiltonian.kernels._njit.KernelCache`) reads the user's cache first, then that folder.
@@ -18,13 +18,16 @@ the CPU's name and features, and reads an index only if the same numba version w
 wheel moved to another machine, or installed beside another numba than the build
 environment's, finds no entry that applies and compiles as without it.
 
-What is not compiled at install: the element kernels outside the contact chain (bodies,
-joints, soil, ...), which are compiled for the argument types a model's right-hand side calls
-them with, and each model's generated right-hand side: both need the model layer and its
-dependencies, which the build environment does not hold (installing them there would double
-the install's downloads). They compile at the first run (a few seconds for the main job:
-``benchmarks/results/first_run.md``); ``porthamiltonian warmup`` compiles them ahead.
-
+What is compiled besides the contact chain: the versions of element kernels (bodies, gravity,
+the compliant contact's laws, the generated code's slices) that the built-in models'
+right-hand sides and the package's Python wrappers call, declared beside each kernel
+(``njit``'s ``prebuilt``: `porthamiltonian.kernels._njit.compile_prebuilt`). What is not:
+other versions (a model whose elements have other port counts), the other element kernels
+(joints, soil, ...), and each model's generated right-hand side, which needs the model layer
+and its dependencies that the build environment does not hold (installing them there would
+double the install's downloads). They compile at the first run (the main job: its right-hand
+side only, a few seconds: ``benchmarks/results/first_run.md``); ``porthamiltonian warmup``
+compiles the built-in models' ahead.
 It never makes an install fail: if numba cannot be imported in the build environment (a build
 without isolation in an environment without it), or compiling fails or takes more than
 `TIMEOUT` seconds, the wheel is built without the cache and one line on stderr says so (pip
@@ -82,7 +85,7 @@ def _notice(message):
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    """setuptools' wheel, with the contact chain's kernels compiled into it (module docstring);
+    """setuptools' wheel, with the kernels compiled into it (module docstring);
     returns the wheel's file name."""
     name = _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
     wheel = Path(wheel_directory) / name
@@ -97,7 +100,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         _notice(f"compiling the kernels at install failed ({type(exc).__name__}: {_last_line(exc)}); "
                 "the wheel carries no compiled kernels: they compile at first use")
         return name
-    _notice(f"compiled the contact kernels into the wheel ({added} cache files, {time.monotonic() - start:.0f} s)")
+    _notice(f"compiled the kernels into the wheel ({added} cache files, {time.monotonic() - start:.0f} s)")
     return name
 
 
@@ -122,7 +125,7 @@ def _last_line(exc):
 
 
 def add_compiled_kernels(wheel):
-    """Compile the contact chain's kernels of the package in `wheel` (a path) and add numba's
+    """Compile the kernels of the package in `wheel` (a path; module docstring) and add numba's
     cache of them to it, in place (the wheel is rewritten only once everything succeeded).
 
     Returns

@@ -1,6 +1,7 @@
 """Run by the build backend (`backend.py`) in a fresh interpreter: compile the contact-chain
-kernels of the package unpacked at ``sys.argv[1]`` into numba's cache (``NUMBA_CACHE_DIR``,
-set by the backend), as ``porthamiltonian warmup`` does for its first step.
+kernels and the element kernels' prebuilt versions (``njit``'s ``prebuilt``) of the package
+unpacked at ``sys.argv[1]`` into numba's cache (``NUMBA_CACHE_DIR``, set by the backend), as
+``porthamiltonian warmup`` does for its first steps.
 
 Only numpy, numba and the kernels are imported: the build environment holds the build
 requirements, not the package's other dependencies, so the package's ``__init__`` (which
@@ -26,8 +27,10 @@ def main(argv):
         raise RuntimeError(f"compiled {_njit.__file__}, not the package unpacked at {site}")
     if pass_over:
         _njit.compile_declared(skip_claimed=True)
+        _njit.compile_prebuilt(skip_claimed=True)
     n, cached = _njit.compile_declared()
-    print(f"{n} contact kernels ({cached} found cached)")
+    m, m_cached = _njit.compile_prebuilt()
+    print(f"{n} contact kernels ({cached} found cached), {m} element kernel versions ({m_cached} found cached)")
 
 
 if __name__ == "__main__":

@@ -41,16 +41,16 @@ import os
 import numba
 from numba.core import caching, sigutils
 
-from ._parallel import DECLARED, compile_claimed, lock_saves, version_name
+from ._parallel import DECLARED, PREBUILT, compile_claimed, lock_saves, version_name
 
 __all__ = ["njit", "separate", "OPTIONS", "KernelCache", "SHIPPED_FOLDER", "cache_folders", "prune_stale_cache",
-           "compile_declared"]
+           "compile_declared", "compile_prebuilt"]
 
 #: numba options of every kernel and generated right-hand side (module docstring)
 OPTIONS = {"cache": True, "error_model": "numpy", "no_cfunc_wrapper": True}
 
 
-def njit(*args, argtypes=None, versions=None, **options):
+def njit(*args, argtypes=None, versions=None, prebuilt=None, **options):
     """``numba.njit`` with `OPTIONS` (``options`` add to or override them), used as
     ``@njit``, ``@njit(inline="always")`` or ``@njit("signature")``. The dispatcher keeps the
     symbol hooks of what it loads from the cache (`_keep_hooks`), and saves to the cache
@@ -69,6 +69,12 @@ def njit(*args, argtypes=None, versions=None, **options):
     kernel resolves to one of them, its literal arguments and array layouts converted,
     instead of compiling a version of its own (a literal index would otherwise make one per
     value). It is not a `separate` declaration (no helper process compiles it ahead).
+    ``prebuilt`` (a sequence of such strings) names versions compiled before any call, with
+    the contact chain (`compile_prebuilt`: at install by the build backend, and by ``porthamiltonian
+    warmup``): those that the built-in models' right-hand sides and the package's Python
+    wrappers call. Element kernels take tuples whose lengths depend on the model (its ports,
+    its references), so they cannot have one declared version. Calls with other argument types
+    compile what they need, as for any kernel.
 
     Calls from Python compile what their arguments need, as for any kernel. The cache is a
     `KernelCache`: a cached version is read only if no kernel source changed since it was
@@ -94,6 +100,8 @@ def njit(*args, argtypes=None, versions=None, **options):
             DECLARED.append(dispatcher)
         elif versions is not None and hasattr(dispatcher, "py_func"):
             _typed_as_versions(dispatcher, [tuple(sigutils.normalize_signature(f"({a},)")[0]) for a in versions])
+        if prebuilt is not None and hasattr(dispatcher, "py_func"):
+            PREBUILT.extend((dispatcher, tuple(sigutils.normalize_signature(f"({a},)")[0])) for a in prebuilt)
         return dispatcher
 
     return decorate(function) if function else decorate
@@ -267,6 +275,29 @@ def prune_stale_cache(folders=None):
     return removed
 
 
+def _import_kernel_modules():
+    """Import every kernel module: each declares its kernels (`_parallel.DECLARED`,
+    `_parallel.PREBUILT`) as it is imported."""
+    import pkgutil
+
+    package = importlib.import_module(__name__.rsplit(".", 1)[0])
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{package.__name__}.{info.name}")
+
+
+def _compile_versions(versions, skip_claimed):
+    """Compile, or load from numba's cache, each ``(kernel, argtypes)`` of `versions` under the
+    claims other processes honour (`_parallel.compile_claimed`); returns how many numba's
+    caches (the user's or the shipped one) held before."""
+    from . import _parallel
+
+    cached = sum(_parallel._on_disk(k, a) for k, a in versions)
+    for kernel, argtypes in versions:
+        _parallel.compile_claimed(kernel, argtypes, skip_claimed=skip_claimed)
+    return cached
+
+
 def compile_declared(skip_claimed=False):
     """Compile, or load from numba's cache, every contact-chain kernel (`_parallel.DECLARED`)
     for its declared argument types, under the claims other processes honour
@@ -287,18 +318,24 @@ def compile_declared(skip_claimed=False):
         The number of declared kernels, and how many of them numba's caches (the user's or
         the shipped one) held before.
     """
-    import pkgutil
-
+    _import_kernel_modules()
     from . import _parallel
 
-    package = importlib.import_module(__name__.rsplit(".", 1)[0])
-    for info in pkgutil.iter_modules(package.__path__):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{package.__name__}.{info.name}")
-    cached = sum(_parallel._on_disk(k, k._fixed) for k in _parallel.DECLARED)
-    for kernel in _parallel.DECLARED:
-        _parallel.compile_claimed(kernel, kernel._fixed, skip_claimed=skip_claimed)
-    return len(_parallel.DECLARED), cached
+    versions = [(k, k._fixed) for k in _parallel.DECLARED]
+    return len(versions), _compile_versions(versions, skip_claimed)
+
+
+def compile_prebuilt(skip_claimed=False):
+    """`compile_declared` for the element kernels' prebuilt versions (`njit`'s ``prebuilt``,
+    `_parallel.PREBUILT`): those the built-in models' right-hand sides and the package's Python
+    wrappers call, so that the main job's first run after install compiles its generated
+    right-hand side only. Same parameters; returns the number of versions and how many the
+    caches held before."""
+    _import_kernel_modules()
+    from . import _parallel
+
+    versions = list(_parallel.PREBUILT)
+    return len(versions), _compile_versions(versions, skip_claimed)
 
 
 def _typed_as_declared(dispatcher):

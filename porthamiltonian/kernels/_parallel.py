@@ -57,12 +57,16 @@ from pathlib import Path
 
 from ..errors import PortHamiltonianError
 
-__all__ = ["DECLARED", "compile_claimed", "lock_saves", "start_helpers", "stop_helpers", "helpers_wanted", "ahead",
+__all__ = ["DECLARED", "PREBUILT", "compile_claimed", "lock_saves", "start_helpers", "stop_helpers", "helpers_wanted", "ahead",
            "HelperCountError", "STALE_AFTER"]
 
 #: the kernels declared with their argument types (`porthamiltonian.kernels._njit.njit`'s
 #: ``argtypes``, which adds them), in the order they were defined
 DECLARED = []
+
+#: ``(kernel, argument types)`` of the element kernels' versions compiled ahead with the
+#: contact chain (`porthamiltonian.kernels._njit.njit`'s ``prebuilt``, which adds them)
+PREBUILT = []
 
 #: seconds after which a claim is taken over even if its process seems alive: the largest
 #: kernel tree compiles in seconds, so a claim that old is left over from a process on another

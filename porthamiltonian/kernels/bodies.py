@@ -29,6 +29,12 @@ from numba.extending import overload
 from .lie import (adjoint, mm, pose_gradient, pose_rate_into, pose_rate_map, pose_to_matrix, put, put2, se3_inverse,
                   se3_jacobian_inverse, se3_log)
 
+#: argument types of the versions compiled ahead (`porthamiltonian.kernels._njit.njit`'s
+#: ``prebuilt``): those the built-in models' right-hand sides and the Python path call
+_F_I = "f8[::1], i8[::1]"
+_OUTPUTS_ARGS = f"f8, f8[::1], Tuple(()), {_F_I}"
+_ENERGY_ARGS = "f8[::1], f8[::1]"
+
 #: the pose of the world frame, passed for a frame on the ground
 IDENTITY_POSE = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
 
@@ -62,7 +68,7 @@ def _twist(F, x):
     return T
 
 
-@njit
+@njit(prebuilt=(_ENERGY_ARGS,))
 def body_energy(F, x):
     """Return the kinetic energy of a rigid body.
 
@@ -238,7 +244,7 @@ def pack_gravity(mass, g, com, Ad_FB, Ad_BF):
     return np.concatenate(([float(mass)], g, com, Ad_BF.T.ravel(), Ad_FB.T.ravel())).astype(np.float64)
 
 
-@njit
+@njit(prebuilt=(_ENERGY_ARGS,))
 def gravity_energy(F, pose):
     """Return the potential energy of a body in a uniform gravity field.
 
@@ -462,7 +468,7 @@ def point_damper_efforts(F, x_a, x_b, T_a, T_b):
 # code (first-run JIT cost, see `porthamiltonian.kernels.compliant`).
 
 
-@njit
+@njit(prebuilt=(_OUTPUTS_ARGS,))
 def rigid_body_outputs1(t, x, refs, F, I):
     return (body_outputs(F, x),)
 
@@ -488,7 +494,7 @@ def rigid_body_outputs4(t, x, refs, F, I):
 RIGID_BODY_OUTPUTS = (rigid_body_outputs1, rigid_body_outputs2, rigid_body_outputs3, rigid_body_outputs4)
 
 
-@njit
+@njit(prebuilt=(f"f8, f8[::1], Tuple(()), UniTuple(f8[::1], 1), {_F_I}",))
 def rigid_body_rates(t, x, refs, inputs, F, I):
     """`body_rates` with the port wrenches given frame by frame."""
     W = np.empty(6 * len(inputs))
@@ -497,7 +503,7 @@ def rigid_body_rates(t, x, refs, inputs, F, I):
     return body_rates(F, x, W)
 
 
-@njit
+@njit(prebuilt=(_OUTPUTS_ARGS,))
 def ground_outputs1(t, x, refs, F, I):
     return (np.zeros(6),)
 
@@ -520,7 +526,7 @@ def ground_outputs4(t, x, refs, F, I):
 GROUND_OUTPUTS = (ground_outputs1, ground_outputs2, ground_outputs3, ground_outputs4)
 
 
-@njit
+@njit(prebuilt=(f"f8, f8[::1], UniTuple(f8[::1], 1), {_F_I}",))
 def gravity_outputs(t, x, refs, F, I):
     return (gravity_effort(F, refs[0]),)
 

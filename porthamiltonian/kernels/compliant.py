@@ -260,7 +260,7 @@ def _stored(x, law, delta, F):
     return _kc.normal_potential(law, delta) + 0.5 * (F[K_SPIN] * (s0 * s0) + F[K_T] * (s1 * s1) + F[K_T] * (s2 * s2))
 
 
-@njit
+@njit(prebuilt=("f8[:, ::1], f8[:, ::1], f8[:, ::1], f8[::1], i8[::1]",))
 def spring_energies(X, PA, PB, F, I):
     """Stored energy [J] of a compliant contact's spring at N states (the energy ledger's
     samples: `library.compliant_contact.ContactSpring.energies`), one compiled loop.
@@ -344,7 +344,7 @@ def _limits(sh, s, F, I):
             max(lim_t - F[K_T] * math.sqrt(s[1] * s[1] + s[2] * s[2]), 0.0))
 
 
-@njit
+@njit(prebuilt=(f"f8, UniTuple(f8[::1], 2), UniTuple(f8[::1], 8), {_SHARED}, f8[::1], i8[::1]",))
 def damper_law(t, inputs, refs, sh, F, I):
     """Port efforts ``(e_a, e_b)`` of the damper (refs: the spring's x, charts, flag, the
     poses, the momenta, the deformation last)."""
@@ -386,7 +386,7 @@ def _twist_of_momentum(F, at, P, out):
         out[i] = acc
 
 
-@njit
+@njit(prebuilt=(f"f8, UniTuple(f8[::1], 1), UniTuple(f8[::1], 8), {_SHARED}, f8[::1], i8[::1]",))
 def friction_law(t, inputs, refs, sh, F, I):
     """Slip rates ``(v,)`` of the friction element (refs as `damper_law`)."""
     lim_spin, lim_t, c_slip, spin, slide = _slip_arguments(refs, sh, F, I)

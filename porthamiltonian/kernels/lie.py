@@ -189,7 +189,7 @@ def quat_to_rotation_into(q, R):
     R[2, 2] = 1.0 - xx - yy
 
 
-@njit
+@njit(prebuilt=("f8[::1]",))
 def quat_to_rotation(q):
     """Return the rotation matrix of a quaternion, normalized on the fly.
 
@@ -447,7 +447,7 @@ def pose_gradient(x, dV_dT):
     return out
 
 
-@njit
+@njit(prebuilt=("f8, f8, f8",))
 def so3_exp(x, y, z):
     """``exp(hat(phi))`` (3, 3) of the rotation vector ``phi = (x, y, z)``, as
     `porthamiltonian.lie.so3.exp` (Rodrigues, no cancellation, series below 1e-4 rad)."""
@@ -649,7 +649,7 @@ def se3_jacobian_inverse(sign, xi):
     return out
 
 
-@njit
+@njit(prebuilt=("f8[::1]",))
 def se3_exp(xi):
     """Return ``exp(hat(xi))``, shape (4, 4), of exponential coordinates ``xi = (phi, rho)``
     (the formula of `porthamiltonian.lie.se3.exp`: R = so3 exp(phi), p = J_l(phi) rho)."""
@@ -717,12 +717,16 @@ def pose_step(x, xi):
     return mid, end, adjoint(E2), adjoint(E)
 
 
-@njit(versions=("f8[::1], i8, i8", "i8[::1], i8, i8"))
+_SPANS = ("f8[::1], i8, i8", "i8[::1], i8, i8")
+
+
+@njit(versions=_SPANS, prebuilt=_SPANS)
 def span(a, start, stop):
     """``a[start:stop]`` of a 1-D array: the generated right-hand sides' slices of the state
     and of the packed constants (`porthamiltonian.compile.jit`), one compiled function instead
     of a slice lowered anew in the source at each of its ~160 places (2.2 s of the main job's
     first run). Two declared versions (`porthamiltonian.kernels._njit.njit`'s ``versions``,
     compiled at the first call, not at import): a call with literal bounds would otherwise
-    compile a version per pair of bounds."""
+    compile a version per pair of bounds. Both are prebuilt (compiled at install and by
+    ``porthamiltonian warmup``): every generated right-hand side calls them."""
     return a[start:stop]

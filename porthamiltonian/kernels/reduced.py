@@ -96,7 +96,7 @@ def _jet_rsqrt(q):
                      f2 * q[2] * q[2] + f1 * q[5]))
 
 
-@njit
+@njit(prebuilt=("f8[:, :, ::1]",))
 def patch_frame(D):
     """The patch frame at a point: origin ``c``, ``x = c_s / |c_s|``, ``z`` the unit normal
     ``c_s x c_t / |c_s x c_t|``, ``y = z x x`` (Kry & Pai 2003, eqs. 5-6), from a derivative array of

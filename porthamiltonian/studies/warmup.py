@@ -50,8 +50,10 @@ def warmup(models=None, *, out=None):
 
     First the kernels' cache entries compiled against other kernel sources are deleted
     (`porthamiltonian.kernels._njit.prune_stale_cache`: never read, but kept on disk until
-    overwritten; importing the package deletes nothing), then the contact chain's kernels (`porthamiltonian.kernels._parallel.DECLARED`, each for
-    its declared argument types, under the claims other processes honour), then, for each
+    overwritten; importing the package deletes nothing), then the contact chain's kernels
+    (`porthamiltonian.kernels._parallel.DECLARED`, each for its declared argument types, under
+    the claims other processes honour) and the element kernels' prebuilt versions (`porthamiltonian.
+    kernels._parallel.PREBUILT`: those the main job calls), then, for each
     model of `models` in every contact kind it builds at its default parameters, its compiled
     right-hand side (`records.prepare`: the path of every run), which compiles the element
     kernels it calls for the argument types it calls them with. What is already in the cache
@@ -68,7 +70,7 @@ def warmup(models=None, *, out=None):
     -------
     list of dict
         One per item: ``what`` ("stale cache entries" when some were deleted, "contact
-        kernels" or "MODEL (KIND)"), ``status``
+        kernels", "element kernel versions" or "MODEL (KIND)"), ``status``
         ("compiled", "cached", "python: <why>" for a model without a compiled right-hand side,
         or "refused: <why>" for a contact kind the model does not offer), ``seconds``.
 
@@ -99,6 +101,10 @@ def warmup(models=None, *, out=None):
     n, cached = _njit.compile_declared()
     tell(f"contact kernels ({n})", "cached" if cached == n else f"compiled ({n - cached} of {n})",
          time.perf_counter() - start)
+    t0 = time.perf_counter()
+    n, cached = _njit.compile_prebuilt()
+    tell(f"element kernel versions ({n})", "cached" if cached == n else f"compiled ({n - cached} of {n})",
+         time.perf_counter() - t0)
     for name, kind in _variants(names):
         label = name if kind is None else f"{name} ({kind})"
         t0 = time.perf_counter()
