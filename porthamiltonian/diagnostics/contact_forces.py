@@ -15,7 +15,8 @@ tangent plane, so that:
 
 The forces on body a are the opposite ones at the same point (no moment arm: the wrench acts
 at the frame origin, whose x-y torques vanish). Not for the hot path: it evaluates every bond
-at every sample.
+at every sample, once for all contacts (`contacts_forces`; `Trajectory.contact_forces` keeps
+the result, which the centre of pressure and the support polygon read).
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ["ContactForces", "contact_bodies", "contact_forces", "contact_frames", "center_of_pressure", "contact_names",
-           "support_polygon"]
+__all__ = ["ContactForces", "contact_bodies", "contact_forces", "contacts_forces", "contact_frames", "center_of_pressure",
+           "contact_names", "support_polygon"]
 
 
 class ContactForces(NamedTuple):
@@ -99,26 +100,46 @@ def contact_forces(trajectory, name):
     ModelError
         If the system has no contact component of that name (the message lists them).
     """
+    return contacts_forces(trajectory, [name])[name]
+
+
+def contacts_forces(trajectory, names):
+    """`contact_forces` of several contact components at once: dict name -> ContactForces.
+
+    One pass over the samples: the system's port variables are evaluated once per sample for
+    all of them (the cost of this function: one evaluation of every bond per sample), and not
+    at all at a sample where every one of them is off its bounded surface.
+
+    Raises
+    ------
+    ModelError
+        If the system has no contact component of one of these names.
+    """
     system = trajectory.system
-    leaves = _leaves(system, name)
-    pair = system.elements[leaves[0]].pair
+    leaves = {n: _leaves(system, n) for n in names}
     N = len(trajectory.t)
-    normal, spin = np.zeros(N), np.zeros(N)
-    tangential, point, direction = np.zeros((N, 3)), np.zeros((N, 3)), np.zeros((N, 3))
+    normal, spin = {n: np.zeros(N) for n in names}, {n: np.zeros(N) for n in names}
+    tangential, point, direction = ({n: np.zeros((N, 3)) for n in names} for _ in range(3))
     for k, (t, x) in enumerate(zip(trajectory.t, trajectory.x)):
-        st, H_WC = _geometry(system, leaves, x)
-        if H_WC is None:       # the contact point is off a bounded surface: no contact, no point
-            point[k] = direction[k] = np.nan
-            continue
-        pv = system.port_variables(t, x)
-        e_b = sum(pv[(p, "b")][0] for p in leaves if (p, "b") in pv)
-        W = np.linalg.solve(st.G_b.T, -e_b)        # wrench on body b, contact frame
-        R = H_WC[:3, :3]
-        normal[k], spin[k] = W[5], W[2]
-        tangential[k] = R[:, 0] * W[3] + R[:, 1] * W[4]
-        point[k], direction[k] = H_WC[:3, 3], R[:, 2]
-    return ContactForces(trajectory.t, normal, tangential, spin, point, direction, pair.body_a.name,
-                         pair.body_b.name)
+        pv = None
+        for n in names:
+            st, H_WC = _geometry(system, leaves[n], x)
+            if H_WC is None:       # the contact point is off a bounded surface: no contact, no point
+                point[n][k] = direction[n][k] = np.nan
+                continue
+            pv = system.port_variables(t, x) if pv is None else pv
+            e_b = sum(pv[(p, "b")][0] for p in leaves[n] if (p, "b") in pv)
+            W = np.linalg.solve(st.G_b.T, -e_b)        # wrench on body b, contact frame
+            R = H_WC[:3, :3]
+            normal[n][k], spin[n][k] = W[5], W[2]
+            tangential[n][k] = R[:, 0] * W[3] + R[:, 1] * W[4]
+            point[n][k], direction[n][k] = H_WC[:3, 3], R[:, 2]
+    out = {}
+    for n in names:
+        pair = system.elements[leaves[n][0]].pair
+        out[n] = ContactForces(trajectory.t, normal[n], tangential[n], spin[n], point[n], direction[n],
+                               pair.body_a.name, pair.body_b.name)
+    return out
 
 
 def contact_frames(trajectory, name):
@@ -196,7 +217,7 @@ def center_of_pressure(trajectory, body, contacts=None):
         contacts = contact_bodies(system).get(body, [])
     if not contacts:
         raise ModelError(f"no contact of system {system.name!r} involves body {body!r}")
-    forces = [contact_forces(trajectory, n) for n in contacts]
+    forces = [trajectory.contact_forces(n) for n in contacts]   # computed once per trajectory
     # pressure pushes: a contact whose law pulls (a damper at separation) is left out of the
     # centre (weighted by a negative force, it would throw the centre outside the contacts)
     pushes = [np.maximum(f.normal, 0.0) for f in forces]
@@ -234,7 +255,7 @@ def support_polygon(trajectory, body, contacts=None):
         contacts = contact_bodies(system).get(body, [])
     if not contacts:
         raise ModelError(f"no contact of system {system.name!r} involves body {body!r}")
-    forces = [contact_forces(trajectory, n) for n in contacts]
+    forces = [trajectory.contact_forces(n) for n in contacts]   # computed once per trajectory
     pushing = np.array([(f.normal > 0.0) & np.all(np.isfinite(f.point), axis=1) for f in forces])
     count = pushing.sum(axis=0)
     if not count.size or count.max() == 0:

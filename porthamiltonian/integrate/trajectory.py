@@ -158,13 +158,15 @@ class Trajectory:
 
     def contact_forces(self, name):
         """Normal and tangential force, spin torque and contact point of contact component
-        `name` over time (`porthamiltonian.diagnostics.contact_forces`); computed once per
-        contact (a trajectory's samples do not change)."""
-        from ..diagnostics.contact_forces import contact_forces
+        `name` over time (`porthamiltonian.diagnostics.contact_forces`). The first call
+        computes every contact's in one pass over the samples (`contacts_forces`), kept for
+        the later calls (a trajectory's samples do not change)."""
+        from ..diagnostics.contact_forces import contact_names, contacts_forces
 
         cache = self.__dict__.setdefault("_contact_forces", {})
         if name not in cache:
-            cache[name] = contact_forces(self, name)
+            names = contact_names(self.system)
+            cache.update(contacts_forces(self, names if name in names else [name]))
         return cache[name]
 
     def center_of_pressure(self, body, contacts=None):
