@@ -187,8 +187,12 @@ class PHSystem:
         try:
             module = load_jit(j["source"])
             signature = tuple(numba.typeof(a) for a in (0.0, x, self._u0, F, I))
-            wanted = _parallel.helpers_wanted(vars(module).values())
-            self._say_first_compile(module, len(wanted), _parallel._on_disk(module.rhs, signature))
+            # a cached right-hand side loads the kernels it calls (their hooks: `_njit.separate`);
+            # the declared kernels of the modules it reaches that it does not call stay missing
+            # and are neither announced nor given to helpers
+            rhs_cached = _parallel._on_disk(module.rhs, signature)
+            wanted = [] if rhs_cached else _parallel.helpers_wanted(vars(module).values())
+            self._say_first_compile(module, len(wanted), rhs_cached)
             helpers = _parallel.start_helpers(wanted)
             module.rhs.compile(signature)
         except _parallel.HelperCountError:

@@ -103,6 +103,27 @@ def test_the_first_compile_of_a_model_is_announced_once_then_never(warmed):
     assert re.search(r"^ball-drop \(compliant\) +cached ", out.stdout, re.M), out.stdout
 
 
+def test_a_cached_right_hand_side_announces_no_kernel_it_does_not_call(warmed):
+    """A declared kernel of a module ball-drop's right-hand side reaches but never calls (the
+    point foot's evaluation, `contact_pair.point_evaluate`), missing from numba's cache: once
+    the right-hand side is cached, a run loads what it calls and says nothing; that kernel
+    stays uncompiled (its index file stays absent). Before, every such run announced
+    "compiling 1 contact kernel" and compiled nothing."""
+    folder, _ = warmed
+    _run(folder, ["-c", textwrap.dedent(COMPILE_BALL_DROP)])   # ball-drop's right-hand side cached
+    index = list((folder / "numba").rglob("contact_pair.point_evaluate-*.nbi"))
+    assert len(index) == 1
+    saved = index[0].read_bytes()
+    index[0].unlink()
+    try:
+        again = _run(folder, ["-c", textwrap.dedent(COMPILE_BALL_DROP)])
+        assert again.stdout.split() == ["numba"]
+        assert "porthamiltonian: compiling" not in again.stderr, again.stderr
+        assert not index[0].exists()
+    finally:
+        index[0].write_bytes(saved)
+
+
 def test_the_notice_says_what_and_about_how_long():
     assert notice("m", 0, 17, True, 0) is None   # everything in the cache: nothing said
     assert notice("m", 1, 17, True, 0) == (
