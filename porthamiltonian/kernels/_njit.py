@@ -275,17 +275,6 @@ def prune_stale_cache(folders=None):
     return removed
 
 
-def _import_kernel_modules():
-    """Import every kernel module: each declares its kernels (`_parallel.DECLARED`,
-    `_parallel.PREBUILT`) as it is imported."""
-    import pkgutil
-
-    package = importlib.import_module(__name__.rsplit(".", 1)[0])
-    for info in pkgutil.iter_modules(package.__path__):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{package.__name__}.{info.name}")
-
-
 def _compile_versions(versions, skip_claimed):
     """Compile, or load from numba's cache, each ``(kernel, argtypes)`` of `versions` under the
     claims other processes honour (`_parallel.compile_claimed`); returns how many numba's
@@ -318,8 +307,9 @@ def compile_declared(skip_claimed=False):
         The number of declared kernels, and how many of them numba's caches (the user's or
         the shipped one) held before.
     """
-    _import_kernel_modules()
     from . import _parallel
+
+    _parallel.import_kernel_modules()
 
     versions = [(k, k._fixed) for k in _parallel.DECLARED]
     return len(versions), _compile_versions(versions, skip_claimed)
@@ -331,8 +321,9 @@ def compile_prebuilt(skip_claimed=False):
     wrappers call, so that the main job's first run after install compiles its generated
     right-hand side only. Same parameters; returns the number of versions and how many the
     caches held before."""
-    _import_kernel_modules()
     from . import _parallel
+
+    _parallel.import_kernel_modules()
 
     versions = list(_parallel.PREBUILT)
     return len(versions), _compile_versions(versions, skip_claimed)

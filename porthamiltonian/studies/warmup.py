@@ -12,21 +12,10 @@ after such an install, `warmup` loads those kernels and compiles the rest.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import sys
 import time
 
 __all__ = ["warmup"]
-
-
-def _kernel_modules():
-    """Import every kernel module (each adds its declared kernels to `_parallel.DECLARED`)."""
-    from .. import kernels
-
-    for info in pkgutil.iter_modules(kernels.__path__):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{kernels.__name__}.{info.name}")
 
 
 def _variants(models):
@@ -82,12 +71,12 @@ def warmup(models=None, *, out=None):
     from porthamiltonian.errors import ParameterError
     from porthamiltonian.models import MODELS, get_model
 
-    from ..kernels import _njit
+    from ..kernels import _njit, _parallel
     from .records import RunSpec, prepare, resolve_parameters
 
     out = out if out is not None else sys.stdout
     names = sorted(MODELS) if models is None else [get_model(m).name for m in models]
-    _kernel_modules()
+    _parallel.import_kernel_modules()
     report = []
 
     def tell(what, status, seconds):

@@ -18,7 +18,6 @@ import pytest
 
 from porthamiltonian.cli import main
 from porthamiltonian.compile.notice import CONTACT_KERNELS_S, ELEMENT_KERNEL_S, RHS_S, notice
-from porthamiltonian.studies.warmup import _kernel_modules
 from porthamiltonian.kernels import _parallel
 
 #: in a child process: compile ball-drop's right-hand side (as a run does) and say how
@@ -55,7 +54,7 @@ def warmed(tmp_path_factory):
 
 def test_warmup_compiles_every_contact_kernel_into_numbas_cache(warmed):
     folder, out = warmed
-    _kernel_modules()   # every declared kernel, as the warmup saw them
+    _parallel.import_kernel_modules()   # every declared kernel, as the warmup saw them
     n = len(_parallel.DECLARED)
     assert re.search(rf"^contact kernels \({n}\) +compiled \({n} of {n}\) +\d+\.\d s$", out.stdout, re.M), out.stdout
     # a prebuilt version can be compiled already as a callee of the contact chain's kernels
