@@ -558,13 +558,12 @@ class PHSystem:
 
         A unilateral contact elsewhere cannot pull: the impulse is first solved with every
         other active unilateral contact released (`ConstraintElement.released`); a released
-        contact that would then approach or stay (normal velocity residual above
-        -`RELEASE_TOL` times the impact's approach speed) is restored, the most approaching
-        first, and the impulse solved again, until every contact still released separates.
-        This is an active-set solution of the impact's complementarity problem, exact where
-        the contacts that stay are independent (a rimless wheel's or a walker's heel strike:
-        the trailing foot leaves the ground), and it never solves with the redundant rows of
-        two feet held at once.
+        contact that would then approach or stay (normal velocity residual above minus
+        `_release_tolerance`) is restored, the most approaching first, and the impulse solved
+        again, until every contact still released separates. This is an active-set solution of
+        the impact's complementarity problem, exact where the contacts that stay are
+        independent (a rimless wheel's or a walker's heel strike: the trailing foot leaves the
+        ground), and it never solves with the redundant rows of two feet held at once.
 
         Returns
         -------
@@ -670,7 +669,8 @@ class PHSystem:
         an active contact is released); one that does not (c^+ at its target: redundant
         contacts, a plastic impact at rest) stays on; an impacting one takes its handler's
         state after (a bounce leaves it off). Tolerances: Lambda_i >= -1e-12 max|Lambda|,
-        c_i^+ <= g_i + `RELEASE_TOL` times the largest approach speed.
+        c_i^+ <= g_i + `RELEASE_TOL` times the largest approach speed (at least `REST_TOL`
+        times the contacts' largest ``rest_speed``: `_release_tolerance`).
         """
         plan = self._plan
         cons = {c["path"]: c for c in plan.constraints}
@@ -692,7 +692,7 @@ class PHSystem:
         r = np.zeros(plan.n_rows)
         for p in comp:
             r[cons[p]["rows"]] = goal[p] - c_now[p]
-        speed = max(max(c_now[p][0] for p in goals), 0.0)
+        tol = self._release_tolerance([cons[p]["obj"] for p in comp], max(max(c_now[p][0] for p in goals), 0.0))
         rows_of = {p: np.arange(plan.n_rows)[cons[p]["rows"]] for p in comp}
         cols_of = {p: np.arange(A.shape[1])[cons[p]["lam"].unknown] for p in comp}
         n = len(comp)
@@ -712,7 +712,7 @@ class PHSystem:
             c_after = A @ lam
             scale = np.abs(lam).max()
             ok = all(lam[cols_of[p][0]] >= -1e-12 * scale for p in inside) and all(
-                c_now[p][0] + c_after[rows_of[p][0]] <= goal[p][0] + self.RELEASE_TOL * speed
+                c_now[p][0] + c_after[rows_of[p][0]] <= goal[p][0] + tol
                 for p in comp if p not in inside)
             if ok:
                 break
@@ -722,7 +722,7 @@ class PHSystem:
         # a contact without impulse that does not separate (c+ at its target to the tolerance:
         # redundant contacts, a plastic impact already at rest) stays on; one that separates is off
         touching = set(inside) | {p for p in comp if c_now[p][0] + c_after[rows_of[p][0]]
-                                   >= goal[p][0] - self.RELEASE_TOL * speed}
+                                   >= goal[p][0] - tol}
         released = []
         for p in comp:
             if p not in touching and p != element:
@@ -746,10 +746,27 @@ class PHSystem:
     #: faster than RELEASE_TOL times the impact's approach speed (`apply_impulse`)
     RELEASE_TOL = 1e-9
 
+    #: ... or than REST_TOL times the largest `rest_speed` of the contacts taking part
+    REST_TOL = 1e-6
+
+    @classmethod
+    def _release_tolerance(cls, contacts, speed):
+        """How fast a contact must separate after an impulse to count as separated [m/s]:
+        `RELEASE_TOL` times the impact's approach `speed`, and at least `REST_TOL` times the
+        largest `rest_speed` of the `contacts` taking part (the speed below which their impacts
+        are plastic). A foot touching down at rest has an approach speed of round-off size; a
+        tolerance relative to it alone read the -2.7e-11 m/s the impulse solve left on such a
+        foot as a separation, switched the contact off with the foot on the ground and
+        accelerating into it, and its impact fired again at the same instant without end
+        (robot-drop on the sliding plane, 10 cm: 10,000 impacts at t = 0.329 s, issue 33)."""
+        rest = max((float(getattr(c, "rest_speed", 0.0)) for c in contacts), default=0.0)
+        return max(cls.RELEASE_TOL * speed, cls.REST_TOL * rest)
+
     def _restored_contact(self, t, xn, released, speed):
         """The released contact that would approach most (or not separate) after the impulse
         that gave state `xn`, or None if every one separates (`apply_impulse`)."""
-        worst, found = -self.RELEASE_TOL * speed, None
+        objs = {c["path"]: c["obj"] for c in self._plan.constraints}
+        worst, found = -self._release_tolerance([objs[p] for p in released], speed), None
         for path in released:
             sl, active = released[path]
             xa = xn.copy()

@@ -108,3 +108,28 @@ def test_the_energy_lost_equals_the_ledger_entry(landing):
     # and the ledger closes over the run (integration tolerance: rtol 1e-10 over 0.2 ms)
     budget = traj.power_budget()
     assert np.abs(budget.residual).max() < 1e-8 * max(1.0, np.abs(budget.H).max())
+
+
+def test_a_foot_touching_down_at_rest_stays_on(landing):
+    """Go1 standing on its four feet (gap 0), two of them (rear) on, two detached, the base
+    rising at 1e-11 m/s: every foot's normal velocity separates by a round-off-sized amount.
+    The front-left foot's impact, joined by the front-right (within the impact gap), is plastic
+    and takes no impulse; the foot stays on. Independent check, the unilateral contact's
+    complementarity: with it on, its normal force at that state is positive (the robot's
+    weight pushes it into the ground), so switching it off would leave it accelerating into
+    the ground; before, a tolerance relative to the ~0 approach speed alone read the
+    separation as real, switched it off, and its impact fired again at the same instant
+    without end (robot-drop on the sliding plane, issue 33)."""
+    system, robot, q, paths = landing["system"], landing["robot"], landing["q"], landing["paths"]
+    element, partner = (next(p for p in paths if p.startswith(f"{leg}_foot")) for leg in ("FL", "FR"))
+    v = np.zeros(robot.nv)
+    v[5] = 1e-11
+    x = system.initial_state({"robot.q": q, "robot.v": v,
+                              **{f"{p}.active": 0.0 if p in (element, partner) else 1.0 for p in paths}})
+    lay = system.layout
+    b = next(b for b in system.events if b.element == element and b.spec.name == "impact")
+    out = b.spec.handler(0.0, x[b.own], tuple(x[s] for s in b.refs))
+    x[b.own] = out.x
+    xn = system.apply_impulse(0.0, x, element, out.impulse)
+    assert xn[lay[f"{element}.active"]][0] == 1.0
+    assert system.multipliers(0.0, xn)[element][0] > 0.0
