@@ -4,9 +4,10 @@ main job needs compiled for the machine that builds it (issue 36, "The first run
 ``pip install .`` (or ``pip install porthamiltonian`` from a source distribution) builds the
 wheel on the user's own machine through this backend, in an environment holding the build
 requirements (``pyproject.toml``: setuptools, numba, numpy). `build_wheel` builds the wheel
-with setuptools, unpacks it into a temporary folder, compiles there the kernels ``porthamiltonian
-warmup`` compiles first (the contact chain and the element kernels' prebuilt versions:
-`porthamiltonian.kernels._njit.compile_declared`, `compile_prebuilt`, in two processes sharing the work through the kernels' claims), and adds numba's cache of them
+with setuptools, unpacks it into a temporary folder, compiles there the kernels
+``porthamiltonian warmup`` compiles first (the contact chain and the element kernels'
+prebuilt versions: `porthamiltonian.kernels._njit.compile_declared`, `compile_prebuilt`, in
+two processes sharing the work through the kernels' claims), and adds numba's cache of them
 to the wheel, in a folder ``_numba_cache`` beside each kernel module
 (`porthamiltonian.kernels._njit.SHIPPED_FOLDER`). At run time every kernel's cache
 (`porthamiltonian.kernels._njit.KernelCache`) reads the user's cache first, then that folder.
