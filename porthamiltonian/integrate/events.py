@@ -95,7 +95,16 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     next segment and the next, and the event function's own rounding, which the state's does
     not bound, beat it: Go1's front-left foot, restarted at g0 = -9.3758e-13 m and leaving at
     3.9 mm/s, read -9.37592e-13 m 3e-15 s later, 1.3e-17 m beyond g0 where 8 ulps of the state
-    move it 1.0e-17 m, and fired its impact again at once).
+    move it 1.0e-17 m, and fired its impact again at once). Within that window a value of the
+    other sign is held whatever its size, not only within the band: a function leaving its zero
+    at rate r cannot come back to it within 100 band / r (it would need an acceleration of
+    r^2 / (50 band), 10^12 m/s^2 for a foot leaving at 4 cm/s with a band of 1e-17 m), and the
+    solver's dense output strays further than the state's rounding near the start of a long
+    step (Go1's front-left foot, bouncing off at 3.7 cm/s from g0 = -2.4e-18 m, band 1.4e-17 m:
+    DOP853's first step was 3.2e-4 s, over which the foot flew and landed again, and the root
+    search's first probe, 4.4e-16 s after the start, read the interpolated gap as -1.5e-17 m
+    where it was +1.4e-17 m; the impact fired at the start, again and again, instead of at the
+    landing). Without a window (a zero rate) only the band holds.
     """
     g0, sign, linear, rate = _trend(fun, t_start, x_start, rhs)
     band = -1.0   # the start's round-off band (docstring); -1: none
@@ -115,7 +124,7 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
         if t == t_start:
             return start_value
         g = fun(t, x)
-        return start_value if abs(g) <= band and np.sign(g) != sign and t <= until else g
+        return start_value if np.sign(g) != sign and t <= until and (abs(g) <= band or until < math.inf) else g
 
     ev.direction = direction
     ev.terminal = terminal
@@ -126,13 +135,13 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
 @njit
 def start_rule(g, t, start_value, sign, band, until):
     """`wrap_event`'s rule on a vector of raw event values `g` (shape (m,)) at time `t`, away
-    from the segment's start time: an entry within its start's round-off band (``|g| <= band``)
-    with the other sign than the one it leaves its start's zero with (`sign`), at a time within
-    its band's window (``t <= until``), reads as its `start_value`; a band of -1 (none) keeps
-    every value. Compiled: it runs at every step. Returns a new array, shape (m,)."""
+    from the segment's start time: an entry with the other sign than the one it leaves its
+    start's zero with (`sign`), at a time within its leaving window (``t <= until``), reads as
+    its `start_value` (with no window, ``until = inf``, only within its start's round-off
+    band, ``|g| <= band``); a band of -1 (none) keeps every value. Compiled: it runs at every step. Returns a new array, shape (m,)."""
     out = np.empty(g.size)
     for k in range(g.size):
-        held = abs(g[k]) <= band[k] and np.sign(g[k]) != sign[k] and t <= until[k]
+        held = np.sign(g[k]) != sign[k] and t <= until[k] and (abs(g[k]) <= band[k] or until[k] < np.inf)
         out[k] = start_value[k] if held else g[k]
     return out
 

@@ -128,3 +128,30 @@ def test_round_off_ignores_values_that_are_not_finite():
     """An event function that cannot occur away from the start (inf) has no rounding to
     measure: a band of inf would hold the leaving sign for ever."""
     assert round_off(lambda t, x: 0.0 if x[0] == 1.0 else math.inf, 0.0, np.array([1.0])) == 0.0
+
+
+def test_within_the_leaving_window_the_other_sign_is_held_beyond_the_band():
+    """Go1's front-left foot bouncing off the ground at 3.7 cm/s from g0 = -2.446e-18 m
+    (robot-drop, sliding-plane feet): the root search probed the dense output of a 3.2e-4 s
+    first step 4.4e-16 s after the start and read -1.49e-17 m, beyond the band (|g0| plus the
+    state's rounding) but well inside the leaving window, where the foot cannot be back: the
+    leaving sign is held (before, the impact fired at the start, 1999 times). A value of the
+    other sign after the window is the function itself, and a real landing later fires at its
+    root."""
+    g0, rate, a = -2.446e-18, 0.037, 9.81 * 25.0     # rises, then falls back through 0 at about 0.3 ms
+
+    def flight(t, x):
+        return np.array([rate - 2.0 * a * t])
+
+    x0 = np.array([g0])
+    ev = wrap_event(gap, -1.0, True, 0.0, x0, flight)
+    _, _, band, until = ev.rule[1:]
+    stray = np.array([-1.49e-17])
+    assert gap(4.4e-16, stray) < -band < 0.0 and 4.4e-16 < until
+    assert ev(4.4e-16, stray) > 0.0
+    assert ev(2.0 * until, stray) == gap(2.0 * until, stray) < 0.0
+    sol = solve_ivp(flight, (0.0, 1e-3), x0, events=[ev], first_step=3.2e-4, method="DOP853", rtol=1e-12,
+                    atol=1e-15)
+    root = (rate + math.sqrt(rate * rate + 4.0 * a * g0)) / (2.0 * a)
+    assert sol.status == 1
+    np.testing.assert_allclose(sol.t_events[0][0], root, rtol=1e-9)
