@@ -26,8 +26,12 @@ def start_trend(fun, t_start, x_start, rhs):
     """(value, sign just after, leaves at a nonzero rate) of an event function at a segment start.
 
     The sign an instant later comes from two Euler predictor steps dt and 2 dt; the function
-    leaves zero at a nonzero rate when it is zero at the start and g(2 dt) / g(dt) is close to
-    2 (a grazing start, where the rate vanishes, gives 4 or more, round-off anything).
+    leaves zero at a nonzero rate when it is zero at the start (within 1e-10) and
+    (g(2 dt) - g0) / (g(dt) - g0) is close to 2 (a grazing start, where the rate vanishes, gives
+    4 or more, round-off anything). The differences from g0, not the values: a start a few
+    femtometres off zero leaving at a rate of the same order per dt gave g(2 dt) / g(dt) = 3.3
+    and read as grazing (Go1's rear-left foot released 8.4e-15 m inside the ground, leaving at
+    1.5e-7 m/s: no band, and its impact fired again at the start 10,000 times).
     """
     return _trend(fun, t_start, x_start, rhs)[:3]
 
@@ -41,7 +45,7 @@ def _trend(fun, t_start, x_start, rhs):
     f0 = rhs(t_start, x_start)
     g1 = fun(t_start + dt, x_start + dt * f0)
     g2 = fun(t_start + 2 * dt, x_start + 2 * dt * f0)
-    linear = g1 != 0 and 1.5 < g2 / g1 < 2.5
+    linear = g1 != g0 and 1.5 < (g2 - g0) / (g1 - g0) < 2.5
     return g0, (np.sign(g1) if g1 != 0 else 1.0), linear, (float(g1) - g0) / dt
 
 
@@ -97,10 +101,12 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     3.9 mm/s, read -9.37592e-13 m 3e-15 s later, 1.3e-17 m beyond g0 where 8 ulps of the state
     move it 1.0e-17 m, and fired its impact again at once). Within that window a value of the
     other sign is held whatever its size, not only within the band: a function leaving its zero
-    at rate r cannot come back to it within 100 band / r (it would need an acceleration of
-    r^2 / (50 band), 10^12 m/s^2 for a foot leaving at 4 cm/s with a band of 1e-17 m), and the
-    solver's dense output strays further than the state's rounding near the start of a long
-    step (Go1's front-left foot, bouncing off at 3.7 cm/s from g0 = -2.4e-18 m, band 1.4e-17 m:
+    at rate r comes back to it within 100 band / r only under an acceleration above
+    r^2 / (50 band) (10^12 m/s^2 for a foot leaving at 4 cm/s with a band of 1e-17 m; where the
+    band is a larger g0 and the rate small, such a return fires at the window's end instead of
+    its root, a (100 band / r)^2 deep: 3e-10 m for Go1's foot leaving at 1.5e-7 m/s from
+    8.4e-15 m inside under 10 m/s^2), and the solver's dense output strays further than the
+    state's rounding near the start of a long step (Go1's front-left foot, bouncing off at 3.7 cm/s from g0 = -2.4e-18 m, band 1.4e-17 m:
     DOP853's first step was 3.2e-4 s, over which the foot flew and landed again, and the root
     search's first probe, 4.4e-16 s after the start, read the interpolated gap as -1.5e-17 m
     where it was +1.4e-17 m; the impact fired at the start, again and again, instead of at the

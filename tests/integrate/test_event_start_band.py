@@ -155,3 +155,22 @@ def test_within_the_leaving_window_the_other_sign_is_held_beyond_the_band():
     root = (rate + math.sqrt(rate * rate + 4.0 * a * g0)) / (2.0 * a)
     assert sol.status == 1
     np.testing.assert_allclose(sol.t_events[0][0], root, rtol=1e-9)
+
+
+def test_a_start_just_off_zero_leaving_slowly_is_a_leaving_start():
+    """Go1's rear-left foot, released by another foot's impact 8.4e-15 m inside the ground and
+    leaving it at 1.5e-7 m/s (robot-drop, sliding-plane feet, 10 cm): over the predictor's
+    1e-7 s the gap moves by 1.5e-14 m, the order of g0, so g(2 dt) / g(dt) is 3.3, not 2, and
+    the start read as grazing (no band): the first probe's -8.4e-15 m fired the impact at the
+    start, 10,000 times. Measured from g0 the motion is linear: a leaving start, held."""
+    g0, rate = -8.4e-15, 1.5e-7
+
+    def leaving(t, x):
+        return np.array([rate])
+
+    ev = wrap_event(gap, -1.0, True, 0.0, np.array([g0]), leaving)
+    _, start_value, sign, band, until = ev.rule
+    assert start_value > 0.0 and sign > 0.0 and band >= abs(g0)
+    assert ev(1e-15, np.array([g0])) > 0.0
+    sol = solve_ivp(leaving, (0.0, 1e-3), [g0], events=[ev], method="DOP853", rtol=1e-12, atol=1e-20)
+    assert sol.status == 0 and sol.t_events[0].size == 0
