@@ -93,7 +93,7 @@ def test_standing_robot_feet_carry_its_weight(robot):
     assert np.abs(cop[0, :2] - com[:2]).max() < 1e-7
 
 
-@pytest.mark.parametrize("contact, reason", [("sliding_plane", "still chatters")])
+@pytest.mark.parametrize("contact, reason", [("sliding_plane", "not offered until")])
 def test_slow_contacts_refused_by_name(contact, reason):
     with pytest.raises(ParameterError, match=rf"model 'robot-drop' is not built for the {contact} contact kind.*{reason}"):
         build_model("robot-drop", contact=contact)
