@@ -202,7 +202,9 @@ def test_a_save_to_the_cache_waits_for_the_lock_of_its_index(kernels):
 
 def test_compiling_a_right_hand_side_stops_its_helpers(monkeypatch):
     """`PHSystem.compiled` starts helpers for the kernels the generated module reaches (here
-    a stand-in process), compiles, and stops them; the result is the compiled path."""
+    a stand-in process), compiles, and stops them; the result is the compiled path. The
+    right-hand side is taken as missing from numba's cache (a cached one loads the kernels it
+    calls and starts no helper: `tests/core/test_warmup.py`), whatever earlier tests left."""
     import porthamiltonian as ph
     from porthamiltonian.models import build_model
 
@@ -218,6 +220,7 @@ def test_compiling_a_right_hand_side_stops_its_helpers(monkeypatch):
 
     monkeypatch.setattr(_parallel, "start_helpers", start)
     monkeypatch.setattr(_parallel, "helpers_wanted", wanted)
+    monkeypatch.setattr(_parallel, "_on_disk", lambda kernel, argtypes: False)
     model = build_model("ball-drop", contact="compliant")
     system = ph.compile(model.graph, baumgarte=model.baumgarte)
     assert system.compiled == "numba"
