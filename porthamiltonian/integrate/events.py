@@ -103,11 +103,12 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     other sign is held whatever its size, not only within the band: a function leaving its zero
     at rate r comes back to it within 100 band / r only under an acceleration above
     r^2 / (50 band) (10^12 m/s^2 for a foot leaving at 4 cm/s with a band of 1e-17 m; where the
-    band is a larger g0 and the rate small, such a return fires at the window's end instead of
-    its root, a (100 band / r)^2 deep: 3e-10 m for Go1's foot leaving at 1.5e-7 m/s from
-    8.4e-15 m inside under 10 m/s^2), and the solver's dense output strays further than the
-    state's rounding near the start of a long step (Go1's front-left foot, bouncing off at 3.7 cm/s from g0 = -2.4e-18 m, band 1.4e-17 m:
-    DOP853's first step was 3.2e-4 s, over which the foot flew and landed again, and the root
+    band is a larger g0 and the rate small, such a return under an acceleration acc fires at
+    the window's end instead of its root, at most about acc (100 band / r)^2 / 2 past it:
+    1.6e-10 m for Go1's foot leaving at 1.5e-7 m/s from 8.4e-15 m inside under 10 m/s^2), and
+    the solver's dense output strays further than the state's rounding near the start of a
+    long step (Go1's front-left foot, bouncing off at 3.7 cm/s from g0 = -2.4e-18 m, band
+    1.4e-17 m: DOP853's first step was 3.2e-4 s, over which the foot flew and landed again, and the root
     search's first probe, 4.4e-16 s after the start, read the interpolated gap as -1.5e-17 m
     where it was +1.4e-17 m; the impact fired at the start, again and again, instead of at the
     landing). Without a window (a zero rate) only the band holds.
