@@ -87,10 +87,44 @@ class _Gen:
         generator, `porthamiltonian.compile.jit`, maps it to the element's numba kernel)."""
         return f"{self.k(path, attr)}({', '.join(args)})"
 
+    # -- array algebra: numpy expressions here, compiled kernels in the compiled code (`jit`)
     @staticmethod
     def transposed_product(A, b, matrix):
         """Expression of ``A.T @ b`` (``b`` a vector, or a matrix)."""
         return f"{A}.T @ {b}"
+
+    @staticmethod
+    def mul(A, b, matrix=False):
+        """Expression of ``A @ b`` (``b`` a vector, or a matrix)."""
+        return f"{A} @ {b}"
+
+    @staticmethod
+    def mul_add(A, b, c):
+        """Expression of ``A @ b + c`` (vectors)."""
+        return f"{A} @ {b} + {c}"
+
+    @staticmethod
+    def blend(a, row, lam, matrix):
+        """Expression of a row of a constraint with activity ``a`` (1 active, 0 not):
+        ``a * row + (1 - a) * lam``, and of its sensitivities (`matrix`: one row per entry)."""
+        if matrix:
+            return f"{a}[:, None] * {row} + (1.0 - {a})[:, None] * {lam}"
+        return f"{a} * {row} + (1.0 - {a}) * {lam}"
+
+    @staticmethod
+    def stabilized_row(cd, c, g, kc, kg):
+        """Expression of ``cd + kc c + kg nan_to_num(g)`` (the gap term only where ``kg``
+        is not 0): a constraint's acceleration row with Baumgarte's terms."""
+        row = f"{cd} + {kc!r} * {c}"
+        return row + f" + {kg!r} * np.nan_to_num({g})" if kg else row
+
+    def residual_power(self, lam, c, J, F):
+        """Expression of ``lam . (c - J F)``."""
+        return self.dot(lam, f"({c} - {J} @ {F})")
+
+    def difference_power(self, lam, D, J, F):
+        """Expression of ``lam . ((D - J) F)``."""
+        return self.dot(lam, f"(({D} - {J}) @ {F})")
 
     def const(self, name, value):
         self.ns[name] = value
@@ -177,7 +211,8 @@ class _Gen:
                 for (v, sg), d in zip(s.inputs, dims):
                     sens.append(self.sgn(sg, v.name + "_s") if v.udep else self.zsens(d))
                 self.emit(f"_J = {self.call(el, 'law_jacobian', [str(pat), 't', f'({ins},)', self.r(el)])}")
-                self.emit(f"_S = _J @ np.concatenate(({', '.join(sens)},), axis=0)")
+                cat = "np.concatenate((" + ", ".join(sens) + ",), axis=0)"
+                self.emit(f"_S = {self.mul('_J', cat, True)}")
                 a = 0
                 for (v, sg), d in zip(s.outputs, dims):
                     self.emit(f"{tgt[v.name]}_s = {self.sgn(sg, f'_S[{a}:{a + d}]')}")
@@ -227,12 +262,13 @@ class _Gen:
     def tf_apply(self, el, mode, m, vec):
         obj = self.p.report.flat.elements[el]
         i = self.index(el)
+        matrix = vec.endswith(("_s", "_ts"))   # a sensitivity: one column per unknown
         if mode == "m":
-            return f"{m} @ {vec}"
+            return self.mul(m, vec, matrix)
         if mode == "mT":
-            return f"{m}.T @ {vec}"
+            return self.transposed_product(m, vec, matrix)
         if not obj.modulated:
-            return f"Mi{i} @ {vec}" if mode == "minv" else f"Mi{i}.T @ {vec}"
+            return self.mul(f"Mi{i}", vec, matrix) if mode == "minv" else self.transposed_product(f"Mi{i}", vec, matrix)
         return f"np.linalg.solve({m}, {vec})" if mode == "minv" else f"np.linalg.solve({m}.T, {vec})"
 
     # -- tangents (time derivatives of variables read by constraints)
@@ -251,13 +287,13 @@ class _Gen:
             parts = []
             if has_x:
                 self.emit(f"_OJ = {self.call(el, 'output_jacobian', ['t', self.xe(el), self.r(el)])}")
-                parts.append(f"_OJ @ xd{i}")
+                parts.append(self.mul("_OJ", f"xd{i}"))
             if self.p.refs[el]:
                 parts.append(self.call(el, "output_ref_rate", ["t", self.xe(el), self.r(el), f"rr{i}"]))
             self.emit("_d = " + (" + ".join(parts) if parts else f"np.zeros({sum(st['dims'])})"))
             has_s = has_x and self.has_rate_sens(el)
             if has_s:
-                self.emit(f"_ds = _OJ @ xd{i}_s")
+                self.emit(f"_ds = {self.mul('_OJ', f'xd{i}_s', True)}")
             offs = np.cumsum([0] + st["dims"])
             for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
                 a, b = offs[idx], offs[idx + 1]
@@ -277,9 +313,9 @@ class _Gen:
                 self.ensure_modrate(el)
                 md = f"Md{i}"
                 if mode == "m":
-                    term = f"{md} @ {w.name} + {term}"
+                    term = self.mul_add(md, w.name, term)
                 elif mode == "mT":
-                    term = f"{md}.T @ {w.name} + {term}"
+                    term = f"{self.transposed_product(md, w.name, False)} + {term}"
                 elif mode == "minv":  # d(m^-1 w) = m^-1 (w' - m' m^-1 w)
                     term = f"np.linalg.solve({m}, {w.name}_t - {md} @ np.linalg.solve({m}, {w.name}))"
                 else:
@@ -314,11 +350,11 @@ class _Gen:
             dims = s.data["dims"]
             self.emit(f"_J = {self.call(el, 'law_jacobian', [str(pat), 't', f'({ins},)', '()'])}")
             tin = ", ".join(self.sgn(sg, v.name + "_t") for v, sg in s.inputs)
-            self.emit(f"_T = _J @ np.concatenate(({tin},))")
+            self.emit(f"_T = {self.mul('_J', f'np.concatenate(({tin},))')}")
             any_s = any(self.tan.get(v.name) for v, _ in s.inputs)
             if any_s:
                 ts = ", ".join(self.sgn(sg, v.name + "_ts") if self.tan.get(v.name) else self.zsens(d) for (v, sg), d in zip(s.inputs, dims))
-                self.emit(f"_TS = _J @ np.concatenate(({ts},), axis=0)")
+                self.emit(f"_TS = {self.mul('_J', f'np.concatenate(({ts},), axis=0)', True)}")
             a = 0
             for (v, sg), d in zip(s.outputs, dims):
                 self.emit(f"{v.name}_t = {self.sgn(sg, f'_T[{a}:{a + d}]')}")
@@ -379,7 +415,7 @@ class _Gen:
             self.check_terms(i)
             flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
             self.emit(f"F{i} = np.concatenate(({flows},))")
-            self.emit(f"c{i} = J{i} @ F{i} + b{i}")
+            self.emit(f"c{i} = {self.mul_add(f'J{i}', f'F{i}', f'b{i}')}")
             if type(c["obj"]).effort_map is not ConstraintElement.effort_map:
                 self.effort_map(i, c, flows)
             else:
@@ -471,11 +507,11 @@ class _Gen:
         self.emit(f"# {blk.what}: a product of matrices assembled at compile time")
         terms = []
         if blk.A is not None:
-            terms.append(f"{self.const(blk.name + '_A', blk.A)} @ x[{blk.x_cols.start}:{blk.x_cols.stop}]")
+            terms.append(self.mul(self.const(blk.name + '_A', blk.A), f"x[{blk.x_cols.start}:{blk.x_cols.stop}]"))
         if blk.B is not None:
             names = [v.name for v in blk.ext]
             w = names[0] if len(names) == 1 else f"np.concatenate(({', '.join(names)},))"
-            terms.append(f"{self.const(blk.name + '_B', blk.B)} @ {w}")
+            terms.append(self.mul(self.const(blk.name + '_B', blk.B), w))
         self.emit(f"{y} = {' + '.join(terms) if terms else f'np.zeros({blk.rows})'}")
         if bind:
             for v, a in blk.outputs:
@@ -510,18 +546,16 @@ class _Gen:
             obj = c["obj"]
             ft = ", ".join(self.sgn(sg, fv.name + "_t") for fv, sg, _, _ in c["ports"])
             flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
-            self.emit(
-                f"cd{i} = J{i} @ np.concatenate(({ft},)) + "
-                f"{self.call(c['path'], 'acceleration_bias', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])}"
-            )
+            bias = self.call(c['path'], 'acceleration_bias', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])
+            self.emit(f"cd{i} = {self.mul_add(f'J{i}', f'np.concatenate(({ft},))', bias)}")
             sens = [
                 (self.sgn(sg, fv.name + "_ts") if self.tan.get(fv.name) else self.zsens(fv.dim))
                 for fv, sg, _, _ in c["ports"]
             ]
-            self.emit(f"cd{i}_s = J{i} @ np.concatenate(({', '.join(sens)},), axis=0)")
-            row = f"cd{i} + {2 * c['alpha']!r} * c{i}"
-            if type(obj).gap is not ConstraintElement.gap and c["beta"]:
-                row += f" + {c['beta'] ** 2!r} * np.nan_to_num(g{i})"
+            cat = "np.concatenate((" + ", ".join(sens) + ",), axis=0)"
+            self.emit(f"cd{i}_s = {self.mul(f'J{i}', cat, True)}")
+            kg = c["beta"] ** 2 if type(obj).gap is not ConstraintElement.gap else 0.0
+            row = self.stabilized_row(f"cd{i}", f"c{i}", f"g{i}", 2 * c["alpha"], kg)
             gamma = float(getattr(obj, "softening", 0.0) or 0.0)
             if gamma:
                 row += f" + {gamma!r} * {c['lam'].name}"
@@ -530,8 +564,8 @@ class _Gen:
             if type(obj).active is not ConstraintElement.active:
                 lam = c["lam"]
                 self.emit(f"a{i} = {self.call(c['path'], 'active', [self.xe(c['path'])])}")
-                self.emit(f"row{i} = a{i} * row{i} + (1.0 - a{i}) * {lam.name}")
-                self.emit(f"row{i}_s = a{i}[:, None] * row{i}_s + (1.0 - a{i})[:, None] * SEL_{lam.name}")
+                self.emit(f"row{i} = {self.blend(f'a{i}', f'row{i}', lam.name, False)}")
+                self.emit(f"row{i}_s = {self.blend(f'a{i}', f'row{i}_s', f'SEL_{lam.name}', True)}")
             rows_v.append(f"row{i}")
             rows_s.append(f"row{i}_s")
         for j, ci in enumerate(p.cuts):
@@ -575,10 +609,9 @@ class _Gen:
             self.emit(f"xd{i} = {self.call(path, 'rates', args)}")
             if any_s:
                 self._rate_sens.add(path)
-                self.emit(
-                    f"xd{i}_s = {self.call(path, 'input_matrix', ['t', self.xe(path), self.r(path)])} @ "
-                    f"np.concatenate(({', '.join(sens)},), axis=0)"
-                )
+                G = self.call(path, 'input_matrix', ['t', self.xe(path), self.r(path)])
+                cat = "np.concatenate((" + ", ".join(sens) + ",), axis=0)"
+                self.emit(f"xd{i}_s = {self.mul(G, cat, True)}")
         for c in p.constraints:
             obj = c["obj"]
             if obj.n_states:
@@ -589,7 +622,7 @@ class _Gen:
     def final(self, v):
         """Expression of a variable's final value (after the unknowns are solved)."""
         if v.udep:
-            return f"({v.name} + {v.name}_s @ du)"
+            return f"({self.mul_add(v.name + '_s', 'du', v.name)})"
         return v.name
 
     def finish_rates(self):
@@ -604,7 +637,7 @@ class _Gen:
                 continue
             i = self.index(st["path"])
             sl = st["slice"]
-            expr = f"xd{i} + xd{i}_s @ du" if st["path"] in self._rate_sens else f"xd{i}"
+            expr = self.mul_add(f"xd{i}_s", "du", f"xd{i}") if st["path"] in self._rate_sens else f"xd{i}"
             self.emit(self.put("xdot", sl, expr))
         for c in p.constraints:
             if c["obj"].n_states:
@@ -630,9 +663,9 @@ class _Gen:
             sl = c["lam"].unknown
             self.emit(f"lamF{i} = uf[{sl.start}:{sl.stop}]")
             self.emit(f"xdot[{led[(c['path'], 'stabilization')]}] = {self.dot(f'lamF{i}', f'c{i}')}")
-            self.emit(f"xdot[{led[(c['path'], 'supplied')]}] = {self.dot(f'lamF{i}', f'(c{i} - J{i} @ F{i})')}")
+            self.emit(f"xdot[{led[(c['path'], 'supplied')]}] = {self.residual_power(f'lamF{i}', f'c{i}', f'J{i}', f'F{i}')}")
             if (c["path"], "dissipated") in led:
-                self.emit(f"xdot[{led[(c['path'], 'dissipated')]}] = {self.dot(f'lamF{i}', f'((D{i} - J{i}) @ F{i})')}")
+                self.emit(f"xdot[{led[(c['path'], 'dissipated')]}] = {self.difference_power(f'lamF{i}', f'D{i}', f'J{i}', f'F{i}')}")
         for j, ci in enumerate(p.cuts):
             sl = ci["mult"].unknown
             self.emit(f"xdot[{NP + ci['ledger']}] = {self.dot(f'uf[{sl.start}:{sl.stop}]', f'cc{j}')}")

@@ -50,9 +50,9 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from ..kernels._njit import njit
 
 from .. import kernels as _kernels
+from ..kernels import algebra as _alg
 from .codegen import SINGULAR_GROWTH, _Gen
 
 __all__ = ["generate_jit", "load_jit", "cache_dir"]
@@ -62,11 +62,17 @@ __all__ = ["generate_jit", "load_jit", "cache_dir"]
 _SPARSE_DENSE_MAX = 1_000_000
 
 
+#: the generated code's local names of `porthamiltonian.kernels.algebra`'s kernels
+_ALGEBRA = {"_solve": "solve", "_reduceat": "reduceat", "_mv": "mv", "_mva": "mv_add", "_mm": "mm", "_mtv": "mtv",
+            "_mtm": "mtm", "_fin": "all_finite", "_bl": "blend", "_blr": "blend_rows", "_srow": "stabilized_row", "_rpow": "residual_power",
+            "_dpow": "difference_power"}
+
+
 class NoJit(Exception):
     """The plan has a part the compiled right-hand side does not cover (the reason)."""
 
 
-#: the kernels' digest and this file's (`_reduceat`, `_solve`): the header of every generated source
+#: the kernels' digest and this file's: the header of every generated source
 _SOURCES_DIGEST = hashlib.sha256((_kernels.SOURCES_DIGEST + Path(__file__).read_text()).encode()).hexdigest()[:20]
 
 
@@ -173,11 +179,32 @@ class _JitGen(_Gen):
         formatted shape-error message into the right-hand side."""
         return f"_put({target}, {sl.start}, {expr})"
 
+    # -- array algebra: calls of `porthamiltonian.kernels.algebra` (its docstring says why)
     @staticmethod
     def transposed_product(A, b, matrix):
-        """``A.T @ b`` by the written-out products of `porthamiltonian.kernels.lie` (``A`` is a
-        view of a constraint's columns: numba's ``@`` would warn and copy)."""
-        return f"_mm({A}.T, {b})" if matrix else f"_mtv({A}, {b})"
+        return f"_mtm({A}, {b})" if matrix else f"_mtv({A}, {b})"
+
+    @staticmethod
+    def mul(A, b, matrix=False):
+        return f"_mm({A}, {b})" if matrix else f"_mv({A}, {b})"
+
+    @staticmethod
+    def mul_add(A, b, c):
+        return f"_mva({A}, {b}, {c})"
+
+    @staticmethod
+    def blend(a, row, lam, matrix):
+        return f"_blr({a}, {row}, {lam})" if matrix else f"_bl({a}, {row}, {lam})"
+
+    @staticmethod
+    def stabilized_row(cd, c, g, kc, kg):
+        return f"_srow({cd}, {c}, {g}, {float(kc)!r}, {float(kg)!r})"
+
+    def residual_power(self, lam, c, J, F):
+        return f"_rpow({lam}, {c}, {J}, {F})"
+
+    def difference_power(self, lam, D, J, F):
+        return f"_dpow({lam}, {D}, {J}, {F})"
 
     def call(self, path, attr, args):
         """The call expression of an element's kernel: the Python method's arguments (without
@@ -235,7 +262,7 @@ class _JitGen(_Gen):
     def check_terms(self, i):
         """A constraint kernel that meets a state it does not handle returns NaN terms: the
         evaluation goes to Python (before the multipliers' solve, which would refuse them)."""
-        self.emit(f"if not np.all(np.isfinite(J{i})):")
+        self.emit(f"if not _fin(J{i}):")
         self.emit("    return xdot, 3, _E, _E, _E, _E")
 
     def effort_map(self, i, c, flows):
@@ -282,7 +309,7 @@ class _JitGen(_Gen):
             events = None
         for line in events or ["_ev = _E"]:
             self.emit(line)
-        self.emit("if not np.all(np.isfinite(xdot)):")
+        self.emit("if not _fin(xdot):")
         self.emit("    return xdot, 2, _E, _E, _E, _E")
         # the multipliers, the constraints' velocity residuals and gaps, for post-processing
         cs = ", ".join(f"c{self.index(c['path'])}" for c in p.constraints)
@@ -298,9 +325,10 @@ class _JitGen(_Gen):
             f"# kernels {_SOURCES_DIGEST}",
             "import numpy as np",
             "from porthamiltonian.kernels._njit import njit, separate",
-            "from porthamiltonian.compile.jit import _reduceat, _solve",
-            "from porthamiltonian.kernels.lie import dot as _dot, mm as _mm, mtv as _mtv, put as _put, span as _sp",
+            "from porthamiltonian.kernels.lie import dot as _dot, put as _put, span as _sp",
+            "from porthamiltonian.kernels import algebra as _alg",
         ]
+        head += [f"{local} = separate(_alg.{name})" for local, name in _ALGEBRA.items()]
         for fn, name in self.imports.items():
             head += [f"from {fn.__module__} import {fn.__name__} as {name}_", f"{name} = separate({name}_)"]
         src = "\n".join(head) + "\n\n\n@njit\ndef rhs(t, x, u_in, F, I):\n" + "\n".join(body) + "\n"
@@ -367,31 +395,6 @@ def load_jit(source, prefix="porthamiltonian_rhs"):
     return module
 
 
-#: `codegen.SINGULAR_GROWTH` written out here: numba freezes a global into the machine code it
-#: caches, and its cache follows this file, not the module a global came from
-_SINGULAR_GROWTH = 1e10
-assert _SINGULAR_GROWTH == SINGULAR_GROWTH
-
-
-@njit
-def _solve(A, b):
-    """`porthamiltonian.compile.codegen._solve` compiled: LU, least squares if it is
-    (numerically) singular."""
-    try:
-        x = np.linalg.solve(A, b)
-        if np.max(np.abs(x)) * np.max(np.abs(A)) <= _SINGULAR_GROWTH * np.max(np.abs(b)):
-            return x
-    except Exception:  # noqa: BLE001 - numba raises LinAlgError for a singular matrix
-        pass
-    return np.linalg.lstsq(A, b)[0]
-
-
-@njit
-def _reduceat(values, starts):
-    """``np.add.reduceat(values, starts)`` (numba has no ufunc methods)."""
-    out = np.zeros(starts.shape[0])
-    for k in range(starts.shape[0]):
-        end = starts[k + 1] if k + 1 < starts.shape[0] else values.shape[0]
-        for j in range(starts[k], end):
-            out[k] += values[j]
-    return out
+# `kernels.algebra.SINGULAR_GROWTH` is the compiled `_solve`'s bound, written out there (numba freezes a
+# global into the machine code it caches, and its cache follows that file)
+assert _alg.SINGULAR_GROWTH == SINGULAR_GROWTH

@@ -18,9 +18,10 @@ contact kinematics, contact frame and its rates; `contact_laws`, the laws read o
 `curvature`, the relative curvature and its rates), `point` (the contact kinematics in
 radius-of-curvature form, for a point foot against a surface), `reduced` (Kry & Pai's
 contact matrices and the reduced dynamics' solve), `hertz` (elliptical Hertz stiffness),
-`bodies` (rigid-body rates, gravity, springs and dampers), and the element kernels of the compiled right-hand
+`bodies` (rigid-body rates, gravity, springs and dampers), the element kernels of the compiled right-hand
 side: `compliant` (compliant contact), `soil` (soil contact and its law), `sliding_plane`
-(sliding-plane constraint), `joints`.
+(sliding-plane constraint), `joints`, and `algebra`, the array algebra the generated code
+strings them with (products, constraint rows, the multipliers' solve).
 """
 
 import hashlib

@@ -99,7 +99,8 @@ def njit(*args, argtypes=None, versions=None, prebuilt=None, **options):
             _typed_as_declared(dispatcher)
             DECLARED.append(dispatcher)
         elif versions is not None and hasattr(dispatcher, "py_func"):
-            _typed_as_versions(dispatcher, [tuple(sigutils.normalize_signature(f"({a},)")[0]) for a in versions])
+            dispatcher._versions = [tuple(sigutils.normalize_signature(f"({a},)")[0]) for a in versions]
+            _typed_as_versions(dispatcher, dispatcher._versions)
         if prebuilt is not None and hasattr(dispatcher, "py_func"):
             PREBUILT.extend((dispatcher, tuple(sigutils.normalize_signature(f"({a},)")[0])) for a in prebuilt)
         return dispatcher
@@ -393,13 +394,16 @@ def separate(kernel):
     8.9 -> 4.1 s, its code generation 7.9 -> 4.1 s; with the generated code's slices
     (`lie.span`), the first run 43.5-47.2 -> 35.2-37.6 s, interleaved, warm 6.3-7.0 s.
 
-    The price is LLVM's inlining across that call (a few nanoseconds per call; use it for
-    kernels that do real work, not for small helpers) and these mechanics:
+    The price is LLVM's inlining across that call (a few nanoseconds per call: use it for
+    kernels that do real work, or where a call site's compile time matters more, as for the
+    generated code's array algebra, `porthamiltonian.kernels.algebra`) and these mechanics:
 
     - At typing, the caller's argument types (literals widened: ``2`` is an ``int64``) select
       the callee's compiled version, compiled or loaded from numba's cache like any call (for
       a kernel declared with `njit`'s ``argtypes``, they must be those, and another process
-      may be compiling it: `porthamiltonian.kernels._parallel.compile_claimed`); its
+      may be compiling it: `porthamiltonian.kernels._parallel.compile_claimed`; for one
+      declared with ``versions``, the first version they convert to, array layouts included,
+      so that views and contiguous arrays share one version); its
       address is registered in this process under a name made of the kernel's module, name
       and argument types (`llvmlite.binding.add_symbol`, as numba registers its runtime).
     - The caller's machine code refers to that name. So that a caller loaded from numba's
@@ -440,6 +444,12 @@ def separate(kernel):
         if fixed is not None and argtypes != fixed:
             raise TypingError(f"{module}.{name} is compiled for {fixed} (its declared argtypes), "
                               f"called with {argtypes}")
+        versions = getattr(kernel, "_versions", None)
+        if versions is not None:   # the declared version the arguments convert to
+            argtypes = next((v for v in versions if len(v) == len(args) and all(
+                typingctx.can_convert(a, t) is not None for a, t in zip(argtypes, v))), None)
+            if argtypes is None:
+                raise TypingError(f"{module}.{name} is declared for {versions}, called with {args}")
         symbol = _Symbol.name_of(module, name, argtypes)
         hook = _Symbol(module, name, argtypes, _register(kernel, argtypes, symbol), symbol)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from porthamiltonian.compile.codegen import SINGULAR_GROWTH, _solve
-from porthamiltonian.compile.jit import _solve as _solve_compiled
+from porthamiltonian.kernels.algebra import solve as _solve_compiled
 
 SOLVES = [_solve, _solve_compiled]
 

@@ -179,13 +179,6 @@ def test_generated_sources_are_cached_in_the_cache_directory(tmp_path, monkeypat
     np.testing.assert_array_equal(out, [0.0, 2.0, 4.0])
 
 
-def test_reduceat_matches_numpy():
-    rng = np.random.default_rng(3)
-    values = rng.normal(size=17)
-    starts = np.array([0, 2, 3, 9, 16])
-    np.testing.assert_allclose(_jit._reduceat(values, starts), np.add.reduceat(values, starts), rtol=1e-14)
-
-
 #: variants whose events compile too: the reduced contacts' events stay in Python (models
 #: built on the reduced contact with no `contact` parameter: REDUCED_ONLY), and so do those of
 #: contacts with a touchdown guard, which reads other bodies' poses (GUARDED)
