@@ -151,6 +151,14 @@ class EventSpec:
         bool``, whether the contact is close enough (its stated tolerance) to take part in an
         impulse happening elsewhere now; it then joins that impulse as a simultaneous Newton
         impact, with this event's `handler` outcome (`PHSystem.apply_impulse`).
+    past_start : bool
+        A segment that starts with `function` already past its zero in `direction` (a
+        contact released, or left detached, inside its surface) measures the crossing from
+        that start value instead of from zero (`porthamiltonian.integrate.events.wrap_event`):
+        the event fires when the function goes further past it (the contact coming back
+        deeper than it was), or at once if it is going there at the start. Without it such
+        a start could never fire in its segment (Go1's feet, released 7e-7 m inside the ground
+        by another foot's impact, sank 21 cm through it, issue 33).
     """
 
     name: str
@@ -159,6 +167,7 @@ class EventSpec:
     handler: Callable
     uses_system: bool = False
     joins_impact: Callable | None = None
+    past_start: bool = False
 
 
 class Kernel(NamedTuple):

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..kernels._njit import njit
 
-__all__ = ["start_trend", "starts_crossing", "wrap_event", "round_off", "SegmentEvents", "start_rule"]
+__all__ = ["start_trend", "starts_crossing", "wrap_event", "round_off", "SegmentEvents", "start_rule", "past_start_shift"]
 
 #: ulps of every state entry by which `round_off` moves the state: the solver's dense output
 #: an instant after a segment start carries a few ulps of rounding in each entry
@@ -49,10 +49,27 @@ def _trend(fun, t_start, x_start, rhs):
     return g0, (np.sign(g1) if g1 != 0 else 1.0), linear, (float(g1) - g0) / dt
 
 
-def starts_crossing(fun, direction, t_start, x_start, rhs):
+def past_start_shift(fun, direction, t_start, x_start, past_start):
+    """The value `wrap_event` measures an event's crossing from: its value at the start where
+    it is past its zero in `direction` (beyond the zero's 1e-10) and the event says so
+    (`EventSpec.past_start`), else 0."""
+    if not past_start or direction == 0:
+        return 0.0
+    g0 = float(fun(t_start, x_start))
+    return g0 if math.isfinite(g0) and g0 * direction > 0 and abs(g0) > 1e-10 * max(1.0, abs(g0)) else 0.0
+
+
+def _shifted(fun, shift):
+    return fun if shift == 0.0 else (lambda t, x: float(fun(t, x)) - shift)
+
+
+def starts_crossing(fun, direction, t_start, x_start, rhs, past_start=False):
     """True if `fun` is zero at the segment start and leaves zero at a nonzero rate in its
-    event's direction (an initial condition exactly on an event surface, moving through it).
-    A grazing start (zero rate) is left to the integration: it fires if the function crosses."""
+    event's direction (an initial condition exactly on an event surface, moving through it);
+    with `past_start`, a start past the zero in that direction counts as zero
+    (`past_start_shift`). A grazing start (zero rate) is left to the integration: it fires
+    if the function crosses."""
+    fun = _shifted(fun, past_start_shift(fun, direction, t_start, x_start, past_start))
     _, sign, linear = start_trend(fun, t_start, x_start, rhs)
     return linear and ((sign < 0 and direction <= 0) or (sign > 0 and direction >= 0))
 
@@ -71,8 +88,12 @@ def round_off(fun, t, x):
     return max((c for c in changes if math.isfinite(c)), default=0.0)
 
 
-def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
+def wrap_event(fun, direction, terminal, t_start, x_start, rhs, past_start=False):
     """An event function whose value at the segment start has the sign it takes just after.
+
+    With `past_start` (`EventSpec.past_start`), a start past the zero in the event's direction
+    is measured from its start value (`past_start_shift`): the wrapped function is ``fun -
+    g0``, and the rules below apply to it as to a start on its zero.
 
     After an event, the restarted segment begins exactly on the zero of that event's function
     (or of others); solve_ivp would see a sign change 0 -> +-, and fire again. We replace the
@@ -113,6 +134,8 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
     where it was +1.4e-17 m; the impact fired at the start, again and again, instead of at the
     landing). Without a window (a zero rate) only the band holds.
     """
+    shift = past_start_shift(fun, direction, t_start, x_start, past_start)
+    fun = _shifted(fun, shift)
     g0, sign, linear, rate = _trend(fun, t_start, x_start, rhs)
     band = -1.0   # the start's round-off band (docstring); -1: none
     until = math.inf
@@ -135,7 +158,7 @@ def wrap_event(fun, direction, terminal, t_start, x_start, rhs):
 
     ev.direction = direction
     ev.terminal = terminal
-    ev.rule = (t_start, start_value, sign, band, until)   # for `SegmentEvents`: the same rule on a vector
+    ev.rule = (t_start, start_value, sign, band, until, shift)   # for `SegmentEvents`: the same rule on a vector
     return ev
 
 
@@ -180,6 +203,7 @@ class SegmentEvents:
         self.sign = np.array([r[2] for r in rules], dtype=float)
         self.band = np.array([r[3] for r in rules], dtype=float)
         self.until = np.array([r[4] for r in rules], dtype=float)
+        self.shift = np.array([r[5] for r in rules], dtype=float)
         self.others = self.wrapped[m:]
 
     def __call__(self, t, x):
@@ -189,8 +213,8 @@ class SegmentEvents:
         elif t == self.t_start:
             head = self.start_value.copy()
         else:
-            head = start_rule(np.asarray(self.raw(t, x), dtype=float), float(t), self.start_value, self.sign, self.band,
-                              self.until)
+            head = start_rule(np.asarray(self.raw(t, x), dtype=float) - self.shift, float(t), self.start_value,
+                              self.sign, self.band, self.until)
         if not self.others:
             return head
         return np.concatenate([head, [float(e(t, x)) for e in self.others]])

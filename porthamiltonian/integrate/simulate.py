@@ -791,7 +791,8 @@ class _Segments:
         (not fired at this instant yet), or None."""
         for b in self.element_events:
             if (b.name, t) not in self.fired_at_start and starts_crossing(
-                    lambda tt, xx, b=b: b.value(tt, xx, self.system), b.spec.direction, t, x, self.rhs):
+                    lambda tt, xx, b=b: b.value(tt, xx, self.system), b.spec.direction, t, x, self.rhs,
+                    b.spec.past_start):
                 return b
         return None
 
@@ -800,7 +801,8 @@ class _Segments:
         stores its samples. Returns ``(sol, event functions)``, sol None if solve_ivp raised."""
         system, rhs = self.system, self.rhs
         evs = [
-            wrap_event(lambda tt, xx, k=k: system.event_value(k, tt, xx), b.spec.direction, True, t, x, rhs)
+            wrap_event(lambda tt, xx, k=k: system.event_value(k, tt, xx), b.spec.direction, True, t, x, rhs,
+                       b.spec.past_start)
             for k, b in enumerate(self.element_events)
         ]
         evs += [

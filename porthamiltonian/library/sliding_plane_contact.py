@@ -290,7 +290,7 @@ class SlidingPlaneConstraint(ConstraintElement):
                 # (a reduced contact, `ReducedContactConstraint`, is integrated in its own phase: it
                 # does not join other contacts' impulses)
                 joins = None if getattr(self, "reduced", False) else self._joins_impact
-                ev.append(EventSpec("impact", self._impact_fn, -1.0, self._impact, joins_impact=joins))
+                ev.append(EventSpec("impact", self._impact_fn, -1.0, self._impact, joins_impact=joins, past_start=True))
             else:
                 ev.append(EventSpec("impact", self._guarded_impact_fn, -1.0, self._guarded_impact, uses_system=True))
         return tuple(ev)

@@ -145,7 +145,7 @@ def test_within_the_leaving_window_the_other_sign_is_held_beyond_the_band():
 
     x0 = np.array([g0])
     ev = wrap_event(gap, -1.0, True, 0.0, x0, flight)
-    _, _, band, until = ev.rule[1:]
+    _, _, band, until, _ = ev.rule[1:]
     stray = np.array([-1.49e-17])
     assert gap(4.4e-16, stray) < -band < 0.0 and 4.4e-16 < until
     assert ev(4.4e-16, stray) > 0.0
@@ -169,7 +169,7 @@ def test_a_start_just_off_zero_leaving_slowly_is_a_leaving_start():
         return np.array([rate])
 
     ev = wrap_event(gap, -1.0, True, 0.0, np.array([g0]), leaving)
-    _, start_value, sign, band, until = ev.rule
+    _, start_value, sign, band, until, _ = ev.rule
     assert start_value > 0.0 and sign > 0.0 and band >= abs(g0)
     assert ev(1e-15, np.array([g0])) > 0.0
     sol = solve_ivp(leaving, (0.0, 1e-3), [g0], events=[ev], method="DOP853", rtol=1e-12, atol=1e-20)
