@@ -26,8 +26,8 @@ Observables: the base height and the base's vertical velocity.
 
 ``contact="sliding_plane"`` is refused by name, for its measured reason (`_REFUSED`). On
 sliding-plane feet (built here with `IMPACT_GAP`: feet within it of the ground when one lands
-join its impact, one simultaneous Newton impact) the landings no longer chatter, but Go1's
-10 cm drop ends off its feet (benchmarks/results/robot_drop_grounds.md). `attach_feet` builds
+join its impact, one simultaneous Newton impact) Go1, A1 and Solo12 come to rest after a
+10 cm drop, ANYmal C's landing fails (benchmarks/results/robot_drop_grounds.md). `attach_feet` builds
 every kind, for models that need them.
 
 Feet on soil (``contact="soil"``; decisions, the issue is silent):
@@ -87,9 +87,9 @@ CONTACTS = ("compliant", "soil")
 IMPACT_GAP = 1e-5
 #: kinds refused, with the measured reason (`benchmarks/robot_drop_rigid.py`, DOP853 rtol 1e-8, loaded machine)
 _REFUSED = {
-    "sliding_plane": "the feet's landings no longer chatter (Go1's 2 cm drop: 7 impacts, ledger 2.3e-11; A1's "
-                     "10 cm drop lands and settles), but Go1's 10 cm drop ends off its feet at 1 s (the feet carry "
-                     "0.43 m g after 3 detaches): not offered until every robot's drop is checked to rest "
+    "sliding_plane": "Go1's, A1's and Solo12's 10 cm drops come to rest on their four feet (the feet carry m g to "
+                     "1.2e-3 at 1 s, ledgers 1e-10), but ANYmal C's fails 4 ms after touchdown (step size "
+                     "underflow, a foot pulling at -57 m g): not offered until every robot's drop comes to rest "
                      "(benchmarks/results/robot_drop_grounds.md)",
 }
 #: the robots' default terrain (module docstring: every robot of `ROBOTS` stands within the law's range)
