@@ -41,6 +41,7 @@ import os
 import numba
 from numba.core import caching, sigutils
 
+from . import _parallel
 from ._parallel import DECLARED, PREBUILT, compile_claimed, lock_saves, version_name
 
 __all__ = ["njit", "separate", "OPTIONS", "KernelCache", "SHIPPED_FOLDER", "cache_folders", "prune_stale_cache",
@@ -280,8 +281,6 @@ def _compile_versions(versions, skip_claimed):
     """Compile, or load from numba's cache, each ``(kernel, argtypes)`` of `versions` under the
     claims other processes honour (`_parallel.compile_claimed`); returns how many numba's
     caches (the user's or the shipped one) held before."""
-    from . import _parallel
-
     cached = sum(_parallel._on_disk(k, a) for k, a in versions)
     for kernel, argtypes in versions:
         _parallel.compile_claimed(kernel, argtypes, skip_claimed=skip_claimed)
@@ -308,8 +307,6 @@ def compile_declared(skip_claimed=False):
         The number of declared kernels, and how many of them numba's caches (the user's or
         the shipped one) held before.
     """
-    from . import _parallel
-
     _parallel.import_kernel_modules()
 
     versions = [(k, k._fixed) for k in _parallel.DECLARED]
@@ -322,8 +319,6 @@ def compile_prebuilt(skip_claimed=False):
     wrappers call, so that the main job's first run after install compiles its generated
     right-hand side only. Same parameters; returns the number of versions and how many the
     caches held before."""
-    from . import _parallel
-
     _parallel.import_kernel_modules()
 
     versions = list(_parallel.PREBUILT)

@@ -116,7 +116,7 @@ from porthamiltonian.contact.soil import SoilLaw
 from porthamiltonian.errors import RobotFileWarning
 
 from .registry import Model, Parameter, register_model
-from .robot_drop import SOIL_TERRAIN, _takes_terrain, attach_feet
+from .robot_drop import SOIL_TERRAIN, takes_terrain, attach_feet
 
 __all__ = ["quadruped_trot", "LEGS", "trot_references", "trot_foot_path", "TRUNK_HALF_HEIGHT"]
 
@@ -293,7 +293,7 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
         groups={"base": ["base height", "base x"], "velocity": ["base forward velocity"]},
         notes=f"Go1 ({description.mass:.4g} kg) trotting at a reference {speed} m/s, stride {period} s, step "
               f"{step_height} m, PD kp {kp} N m/rad kd {kd} N m s/rad{' through DC motors' if motors else ''}, "
-              f"on {contact} ground" + (f" ({terrain})" if _takes_terrain(contact) else ""),
+              f"on {contact} ground" + (f" ({terrain})" if takes_terrain(contact) else ""),
         inputs=None if servos is None else partial(_motor_pd, servos=servos),
     )
 

@@ -77,7 +77,7 @@ from porthamiltonian.geometry import Plane, Sphere
 from .registry import Model, Parameter, register_model
 
 __all__ = ["robot_drop", "ROBOTS", "robot_description", "attach_feet", "foot_options", "stand_on_feet",
-           "standing_sinkage", "SOIL_TERRAIN"]
+           "takes_terrain", "standing_sinkage", "SOIL_TERRAIN"]
 
 #: robots the model offers (example-robot-data names with a standing pose)
 ROBOTS = ("go1", "a1", "anymal_c", "solo12")
@@ -217,11 +217,11 @@ def assemble(robot, contact, drop, material, *, joint_stiffness=40.0, joint_damp
         units={"base height": "m", "base vertical velocity": "m/s"},
         groups={"base": ["base height"], "velocity": ["base vertical velocity"]},
         notes=f"{robot} ({description.mass:.4g} kg, {len(feet_names)} feet: {', '.join(feet_names)}) dropped "
-              f"{drop} m on {contact} ground" + (f" ({terrain})" if _takes_terrain(contact) else ""),
+              f"{drop} m on {contact} ground" + (f" ({terrain})" if takes_terrain(contact) else ""),
     )
 
 
-def _takes_terrain(kind):
+def takes_terrain(kind):
     """Whether contact `kind`'s factory takes a `terrain` (the notes name it)."""
     from porthamiltonian.library import CONTACT_KINDS
 
