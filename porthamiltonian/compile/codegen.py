@@ -21,17 +21,16 @@ import numpy as np
 
 from ..bondgraph.element import ConstraintElement
 from ..errors import IntegrationError
+from ..kernels import algebra as _algebra
 from .linear import assemble
 from .plan import Plan
 
 __all__ = ["generate"]
 
 
-#: `_solve` takes the least-squares solution when |A| |x| exceeds this times |b| (max norms).
-#: Measured along the registered models' runs: regular systems reach 3e6 (double pendulum; the
-#: clearance four-bar 9e5, whose drive drifts 5 times more if it is solved by lstsq), a body
-#: standing on two no-slip feet 1e31
-SINGULAR_GROWTH = 1e10
+#: `_solve` takes the least-squares solution when |A| |x| exceeds this times |b| (max norms):
+#: the compiled solve's bound (`porthamiltonian.kernels.algebra.SINGULAR_GROWTH`), one value for both paths
+SINGULAR_GROWTH = _algebra.SINGULAR_GROWTH
 
 
 def _solve(A, b):

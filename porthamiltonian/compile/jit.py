@@ -52,8 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import kernels as _kernels
-from ..kernels import algebra as _alg
-from .codegen import SINGULAR_GROWTH, _Gen
+from .codegen import _Gen
 
 __all__ = ["generate_jit", "load_jit", "cache_dir"]
 
@@ -64,8 +63,8 @@ _SPARSE_DENSE_MAX = 1_000_000
 
 #: the generated code's local names of `porthamiltonian.kernels.algebra`'s kernels
 _ALGEBRA = {"_solve": "solve", "_reduceat": "reduceat", "_mv": "mv", "_mva": "mv_add", "_mm": "mm", "_mtv": "mtv",
-            "_mtm": "mtm", "_fin": "all_finite", "_bl": "blend", "_blr": "blend_rows", "_srow": "stabilized_row", "_rpow": "residual_power",
-            "_dpow": "difference_power"}
+            "_mtm": "mtm", "_fin": "all_finite", "_bl": "blend", "_blr": "blend_rows", "_srow": "stabilized_row",
+            "_rpow": "residual_power", "_dpow": "difference_power"}
 
 
 class NoJit(Exception):
@@ -393,8 +392,3 @@ def load_jit(source, prefix="porthamiltonian_rhs"):
     spec.loader.exec_module(module)
     sys.modules[name] = module
     return module
-
-
-# `kernels.algebra.SINGULAR_GROWTH` is the compiled `_solve`'s bound, written out there (numba freezes a
-# global into the machine code it caches, and its cache follows that file)
-assert _alg.SINGULAR_GROWTH == SINGULAR_GROWTH
