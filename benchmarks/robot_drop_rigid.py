@@ -1,7 +1,8 @@
 """robot-drop on rigid (sliding-plane) feet for every robot: evaluations, events, ledger, rest.
 
     python benchmarks/robot_drop_rigid.py [--robots go1 a1 anymal_c solo12] [--drop 0.1] [--t-end 1.0]
-                                          [--slip-speed 0.01] [--out benchmarks/results/robot_drop_rigid.md]
+                                          [--slip-speed 0.01] [--friction 0.8]
+                                          [--out benchmarks/results/robot_drop_rigid.md]
 
 Each robot of `models.robot_drop.ROBOTS` is built by the registered model
 (``contact="sliding_plane"``, the model's own solver: DOP853 rtol 1e-8, atol 1e-10), dropped
@@ -28,14 +29,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import porthamiltonian as ph  # noqa: E402
 from porthamiltonian.diagnostics.contact_forces import contact_forces, contact_names  # noqa: E402
-from porthamiltonian.models.robot_drop import _G, IMPACT_GAP, ROBOTS, assemble  # noqa: E402
-from porthamiltonian.library import ContactMaterial  # noqa: E402
-from porthamiltonian.contact.laws import NormalLaw  # noqa: E402
-
-#: the feet's slip speed of the smoothed Coulomb law [m/s] (the sliding-plane contact's `eps`;
-#: its default, 1 mm/s, makes the light feet's friction a stiff damper: robot_drop_grounds.md)
-SLIP_SPEED = 0.01
-
+from porthamiltonian.models.robot_drop import ROBOTS, SLIP_SPEED, assemble, feet_material  # noqa: E402
 
 def total_mass(robot, description):
     try:
@@ -47,12 +41,10 @@ def total_mass(robot, description):
     return pin.computeTotalMass(model), "Pinocchio"
 
 
-def run(robot, drop, t_end, slip_speed):
-    # the registered model refuses sliding_plane (robot_drop._REFUSED): built from its parts,
-    # with the registered model's defaults (friction 0.8, restitution 0.3)
-    material = ContactMaterial(friction=0.8, restitution=0.3, normal=NormalLaw("linear", stiffness=5.0e4),
-                               impact_speed=np.sqrt(2.0 * _G * drop))
-    model = assemble(robot, "sliding_plane", drop, material, impact_gap=IMPACT_GAP, eps=slip_speed)
+def run(robot, drop, t_end, slip_speed, friction):
+    # the registered model's scene (`assemble`), its defaults (restitution 0.3) but the slip
+    # speed and friction given
+    model = assemble(robot, "sliding_plane", drop, feet_material(drop, friction=friction), eps=slip_speed)
     system = ph.compile(model.graph)
     x0 = system.initial_state(model.initial)
     assert system.compiled == "numba", system.compiled   # built now, before the clock starts
@@ -77,14 +69,15 @@ def main():
     ap.add_argument("--drop", type=float, default=0.1)
     ap.add_argument("--t-end", type=float, default=1.0)
     ap.add_argument("--slip-speed", type=float, default=SLIP_SPEED)
+    ap.add_argument("--friction", type=float, default=0.8)
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
-    lines = [f"drop {args.drop} m, {args.t_end} s, slip_speed {args.slip_speed} m/s, DOP853 rtol 1e-8 atol 1e-10",
+    lines = [f"drop {args.drop} m, {args.t_end} s, slip_speed {args.slip_speed} m/s, friction {args.friction}, DOP853 rtol 1e-8 atol 1e-10",
              "", "| robot | status | rhs evaluations | impacts (lossy + none) | detach | first / last impact [s] | "
              "lost [J] | ledger residual | feet's force / m g at the end | max speed at the end | wall [s] |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for robot in args.robots:
-        r = run(robot, args.drop, args.t_end, args.slip_speed)
+        r = run(robot, args.drop, args.t_end, args.slip_speed, args.friction)
         row = (f"| {robot} ({r['mass']:.4g} kg, {r['source']}) | {r['status']} | {r['nfev']} | {r['impacts']} + "
                f"{r['idle']} | {r['detach']} | {r['first']:.5f} / {r['last']:.5f} | {r['lost']:.4g} | "
                f"{r['residual']:.2e} | {r['support']:.9f} | {r['vmax']:.2e} | {r['wall']:.0f} |")

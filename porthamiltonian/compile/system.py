@@ -9,7 +9,7 @@ import numba
 import numpy as np
 
 from .._validate import as_array
-from ..errors import ModelError, ParameterError, PhaseError, PortHamiltonianError
+from ..errors import IntegrationError, ModelError, ParameterError, PhaseError, PortHamiltonianError
 from ..bondgraph.element import ConstraintElement
 from .codegen import _solve
 
@@ -581,11 +581,19 @@ class PHSystem:
         if rows is None:
             raise ModelError(f"{element!r} is not a constraint element of system {self.name!r}")
         x = np.array(x, dtype=float)
+        speed = abs(float(self._rhs(t, x, self._u0, True, True)["c"][element][0]))
         partners = self._impact_partners(t, x, element)
-        if partners:
-            out = self._simultaneous_impulse(t, x, element, target, partners, work)
-            if out is not None:
-                return out
+        out = self._simultaneous_impulse(t, x, element, target, partners) if partners else None
+        xn, works, released = out if out is not None else self._single_impulse(t, x, element, target, rows)
+        xn, pulling = self._release_pulling(t, xn, speed)
+        if not work:
+            return xn
+        return xn, works(), sorted(released + pulling)
+
+    def _single_impulse(self, t, x, element, target, rows):
+        """`apply_impulse` at `element` alone: ``(state after, works, released)``, ``works``
+        a callable giving the impulse's work per constraint (`_impulse_works`)."""
+        plan = self._plan
         released = {}   # path -> (state slice, own state while active)
         for c in plan.constraints:
             own = c["obj"].released(x[c["slice"]]) if c["path"] != element else None
@@ -609,9 +617,7 @@ class PHSystem:
                 break
             sl, active = released.pop(back)
             x[sl] = active
-        if not work:
-            return xn
-        return xn, self._impulse_works(t, x, xn, ev, lam), sorted(released)
+        return xn, lambda: self._impulse_works(t, x, xn, ev, lam), sorted(released)
 
     def _impulse_works(self, t, x, xn, ev, lam):
         """The impulse `lam` (taking x to xn; ``ev`` the evaluation at x) split per constraint
@@ -650,9 +656,10 @@ class PHSystem:
     #: (2^n small solves); beyond it, the single-contact active-set rule of `apply_impulse`
     MAX_SIMULTANEOUS = 10
 
-    def _simultaneous_impulse(self, t, x, element, target, partners, work):
-        """The simultaneous Newton impact of `element` and its `partners` (`apply_impulse`),
-        or None when no active set solves it (then the caller resolves `element` alone).
+    def _simultaneous_impulse(self, t, x, element, target, partners):
+        """The simultaneous Newton impact of `element` and its `partners` (`apply_impulse`):
+        ``(state after, works, released)`` as `_single_impulse`, or None when no active set
+        solves it (then the caller resolves `element` alone).
 
         The contacts taking part are the impacting ones (`element`, the partners: normal
         target -e c^-, their other rows such as no-slip held at their targets) and the other
@@ -732,7 +739,7 @@ class PHSystem:
                 else:
                     xn[sl] = cons[p]["obj"].released(x[sl])
                     released.append(p)
-        works = self._impulse_works(t, x, xn, ev, lam) if work else None
+        x_impulse = xn.copy()
         for p, after in afters.items():
             if p in touching and after is not None:
                 xn[cons[p]["slice"]] = after(self, t, xn)
@@ -740,7 +747,103 @@ class PHSystem:
             xn[cons[element]["slice"]] = cons[element]["obj"].released(x[cons[element]["slice"]])
         _log.debug("simultaneous impact at t = %.9g s: %s with impulse, %s without", t, inside,
                    [p for p in comp if p not in inside])
-        return (xn, works, sorted(released)) if work else xn
+        return xn, lambda: self._impulse_works(t, x, x_impulse, ev, lam), released
+
+    #: a contact left on by an impulse is released when its normal force pulls by more than this
+    #: times the largest normal force of the contacts left on (`_release_pulling`)
+    PULL_TOL = 1e-8
+
+    def _release_pulling(self, t, x, speed):
+        """State `x` right after an impulse, with the unilateral contacts that it leaves on but
+        whose normal force would pull switched off, and the list of their paths.
+
+        An impulse settles velocities only: a contact it leaves on at rest (a plastic impact, a
+        foot that joined a simultaneous impact) may have to pull to stay on, and its detach event
+        (the normal force crossing zero) would then start past its zero and never fire. ANYmal
+        C's 10 cm drop on sliding-plane feet did that: its last landing impact left all four
+        feet on while the legs' springs, compressed by the landing, pushed them off the ground
+        (-4,700 N each), and the pulling forces grew until the step size underflowed (issue 33).
+
+        Among the contacts left on with a normal velocity residual at rest (within
+        `_release_tolerance` of the impact's approach `speed`; a bounce leaving is not at rest and is
+        not touched here), this solves the acceleration-level complementarity problem of their normal
+        forces and accelerations::
+
+            lambda_i >= 0,   a_i <= 0,   lambda_i a_i = 0
+
+        (a_i the normal row of contact i, positive approaching), by enumerating the active sets
+        from the largest, as `_simultaneous_impulse` does for impulses, with the rows linear in
+        the multipliers about the evaluation's solution (the acceleration-level matrix A: rows(u)
+        = A (u - u*)). Contacts outside the first set that solves it are released. Tolerances:
+        lambda_i >= -`PULL_TOL` max|lambda|, a_i <= `PULL_TOL` max|A u*| (relative round-off of
+        the solve). When every force already pushes (the common case) nothing changes, at the
+        cost of one evaluation; more than `MAX_SIMULTANEOUS` candidates, or no set solving it,
+        change nothing either (the detach events decide, as before).
+        """
+        plan = self._plan
+        active = [c for c in plan.constraints if c["obj"].released(x[c["slice"]]) is not None]
+        if not active:
+            return x, []
+        ev = self._rhs(t, x, self._u0, True)
+        tol = self._release_tolerance([c["obj"] for c in active], speed)
+        resting = [c for c in active if float(ev["c"][c["path"]][0]) >= -tol]
+        if not resting or len(resting) > self.MAX_SIMULTANEOUS:
+            return x, []
+        leaving = [c for c in active if c not in resting]
+        if leaving:   # a bounce: off for the force problem (its event's `after` switches it off)
+            xe = x.copy()
+            for c in leaving:
+                xe[c["slice"]] = c["obj"].released(x[c["slice"]])
+            ev = self._rhs(t, xe, self._u0, True)
+        A, u = ev["A"], np.asarray(ev["u"], dtype=float)
+        ncol = [np.arange(len(u))[c["lam"].unknown][0] for c in resting]
+        nrow = [np.arange(plan.n_rows)[c["rows"]][0] for c in resting]
+        lam_tol = self.PULL_TOL * max(np.abs(u[ncol]).max(), 1e-300)
+        if np.all(u[ncol] >= -lam_tol):
+            return x, []
+        b = A @ u
+        acc_tol = self.PULL_TOL * max(np.abs(b[nrow]).max(), 1e-300)
+        n = len(resting)
+        for mask in sorted(range(1 << n), key=lambda m: (-bin(m).count("1"), m))[1:]:
+            off = [i for i in range(n) if not mask >> i & 1]
+            keep_r, keep_c = np.ones(plan.n_rows, bool), np.ones(len(u), bool)
+            for i in off:
+                keep_r[resting[i]["rows"]] = keep_c[resting[i]["lam"].unknown] = False
+            v = np.zeros(len(u))
+            try:
+                v[keep_c] = np.linalg.solve(A[np.ix_(keep_r, keep_c)], b[keep_r])
+            except np.linalg.LinAlgError:
+                continue
+            if not np.all(np.isfinite(v)):
+                continue
+            a = A @ v - b
+            if all(v[ncol[i]] >= -lam_tol for i in range(n) if mask >> i & 1) and all(a[nrow[i]] <= acc_tol for i in off):
+                break
+        else:
+            raise IntegrationError(self._no_contact_forces(t, x, resting, u[ncol]))
+        x = x.copy()
+        for i in off:
+            x[resting[i]["slice"]] = resting[i]["obj"].released(x[resting[i]["slice"]])
+        return x, [resting[i]["path"] for i in off]
+
+    def _no_contact_forces(self, t, x, resting, pull):
+        """The message of `_release_pulling` when no active set solves the contacts' forces:
+        which contacts, their forces, and whether friction is the cause (the frictionless,
+        associated problem solved with the same contacts on pushes: Painlevé's paradox)."""
+        ev = self._rhs(t, x, self._u0, True, True)
+        push = np.array([ev["u"][c["lam"].unknown][0] for c in resting])
+        names = ", ".join(c["path"] for c in resting)
+        forces = ", ".join(f"{f:.4g}" for f in pull)
+        msg = (f"at t = {t:.9g} s the contacts an impulse left on at rest ({names}) cannot carry their forces: "
+               f"held, their normal forces pull ({forces} N); released, they would move into their surfaces. "
+               "No set of them solves the complementarity problem of the normal forces")
+        if np.all(push >= 0.0):
+            mus = sorted({float(c["obj"].mu) for c in resting if getattr(c["obj"], "friction", "") == "coulomb"})
+            msg += (f". Without friction the same contacts push ({', '.join(f'{f:.4g}' for f in push)} N): "
+                    "friction reverses their normal mobility (Painlevé's paradox"
+                    + (f", friction coefficient {', '.join(f'{m:g}' for m in mus)}" if mus else "")
+                    + "); a lower friction coefficient or a compliant contact avoids it")
+        return msg
 
     #: a contact released for an impulse elsewhere stays released only if it then separates
     #: faster than RELEASE_TOL times the impact's approach speed (`apply_impulse`)

@@ -888,7 +888,12 @@ class _Segments:
         if k < len(self.element_events):
             b = self.element_events[k]
             self.fired_at_start.add((b.name, te_))  # it just fired: not again at the restart
-            x = self.fire(b, te_, xe)
+            try:
+                x = self.fire(b, te_, xe)
+            except IntegrationError as exc:   # the event's impulse left no consistent contact forces
+                self.record_event(te_, xe, xe, b.name, f"not applied: {exc}", 0.0)
+                self.status, self.message = -1, f"event {b.name}: {exc}"
+                return te_, xe, True
             self.n_events += 1
             if self.n_events > self.max_events:
                 self.status, self.message = -1, (

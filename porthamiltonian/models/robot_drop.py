@@ -12,23 +12,37 @@ above the ground, and falls:
            /\\  /\\
           o  o  o  o   feet: `feet()`'s sphere of each leg (Go1, A1, ANYmal C); Solo12's
      ~~~~~~~~~~~~~~~~  mesh feet a sphere enclosing the foot mesh (`robot_description`)
-     ground z = 0, contact `contact`: compliant or soil
+     ground z = 0, contact `contact`: compliant, sliding_plane (rigid) or soil
 
 Parameters scale with the robot: the joint stiffness is ``joint_stiffness * m`` and the damping
 ``joint_damping * m`` (m the robot's mass), so every robot sags by about the same angle.
 
 Every foot's contact is built from one `ContactMaterial` (``friction``, ``restitution``, the
 linear ``stiffness``) by `make_contact`, whatever the kind; what the material cannot say is
-given per kind once (`foot_options`: the sliding plane's simultaneous-impact gap, the soil's
-law, friction and tangential stiffness below), so no line here branches on the kind.
+given per kind once (`foot_options`: the sliding plane's simultaneous-impact gap and slip
+speed, the soil's law, friction and tangential stiffness below), so no line here branches on
+the kind.
 
 Observables: the base height and the base's vertical velocity.
 
-``contact="sliding_plane"`` is refused by name, for its measured reason (`_REFUSED`). On
-sliding-plane feet (built here with `IMPACT_GAP`: feet within it of the ground when one lands
-join its impact, one simultaneous Newton impact) Go1, A1 and Solo12 come to rest after a
-10 cm drop, ANYmal C's landing fails (benchmarks/results/robot_drop_grounds.md). `attach_feet` builds
-every kind, for models that need them.
+Feet on rigid ground (``contact="sliding_plane"``; decisions, the issue is silent):
+
+* A landing is a Newton impact with the material's restitution (below the contact's rest speed,
+  1 mm/s, plastic): frictionless, as every impact of the package (`PHSystem.apply_impulse`).
+  Feet within `IMPACT_GAP` (10 um, 10 us at 1 m/s) of the ground when one lands join its
+  impact: one simultaneous Newton impact, not a cascade microseconds apart. A foot an impact
+  leaves on whose normal force would pull is released (the contacts' forces solved as a
+  complementarity problem after every impulse).
+* Between impacts the feet's friction is the smoothed Coulomb law with slip speed `SLIP_SPEED`
+  (1 cm/s; the contact's default 1 mm/s makes the light feet's friction a damper so stiff that
+  DOP853 crawls: benchmarks/results/robot_drop_grounds.md).
+* Measured (`benchmarks/robot_drop_rigid.py`, 10 cm, 1 s): Go1, A1 and Solo12 land and come to
+  rest on their four feet (the feet carry m g to 1e-3 at 1 s, the joints still settling at
+  mm/s; ledgers 1e-10). ANYmal C's legs at the default friction 0.8 meet Painlevé's paradox at
+  the landing: the impact leaves its four feet on at rest, sliding, and with that friction
+  their normal forces would pull while, released, the feet would move into the ground; no set
+  of contact forces exists, and the run stops at that impact with the reason (frictionless,
+  the same feet push). At friction 0.5 it lands and settles.
 
 Feet on soil (``contact="soil"``; decisions, the issue is silent):
 
@@ -76,22 +90,17 @@ from porthamiltonian.geometry import Plane, Sphere
 
 from .registry import Model, Parameter, register_model
 
-__all__ = ["robot_drop", "ROBOTS", "robot_description", "attach_feet", "foot_options", "stand_on_feet",
+__all__ = ["robot_drop", "ROBOTS", "robot_description", "attach_feet", "foot_options", "stand_on_feet", "feet_material",
            "takes_terrain", "standing_sinkage", "SOIL_TERRAIN"]
 
 #: robots the model offers (example-robot-data names with a standing pose)
 ROBOTS = ("go1", "a1", "anymal_c", "solo12")
-CONTACTS = ("compliant", "soil")
+CONTACTS = ("compliant", "sliding_plane", "soil")
 #: sliding_plane: feet within this gap of the ground when another foot's impact happens take
 #: part in it (one simultaneous Newton impact, `SlidingPlaneContact`'s `impact_gap`) [m]
 IMPACT_GAP = 1e-5
-#: kinds refused, with the measured reason (`benchmarks/robot_drop_rigid.py`, DOP853 rtol 1e-8, loaded machine)
-_REFUSED = {
-    "sliding_plane": "Go1's, A1's and Solo12's 10 cm drops come to rest on their four feet (the feet carry m g to "
-                     "1.2e-3 at 1 s, ledgers 1e-10), but ANYmal C's fails 4 ms after touchdown (step size "
-                     "underflow, a foot pulling at -57 m g): not offered until every robot's drop comes to rest "
-                     "(benchmarks/results/robot_drop_grounds.md)",
-}
+#: sliding_plane: the feet's slip speed of the smoothed Coulomb law [m/s] (module docstring)
+SLIP_SPEED = 0.01
 #: the robots' default terrain (module docstring: every robot of `ROBOTS` stands within the law's range)
 SOIL_TERRAIN = "sandy_loam"
 _G = 9.81
@@ -148,16 +157,15 @@ def robot_description(robot, *, joint_stiffness, joint_damping):
 @register_model(
     "robot-drop",
     "a real robot (example-robot-data URDF: go1, a1, anymal_c, solo12) dropped on the ground, joints held by "
-    "springs and dampers at its standing pose, on compliant ground or soil",
+    "springs and dampers at its standing pose, on compliant, rigid (sliding-plane) or soil ground",
     robot=Parameter("go1", "-", "robot: go1, a1, anymal_c or solo12"),
-    contact=Parameter("compliant", "-", "ground contact: compliant or soil (sliding_plane not offered yet)",
-                      choices=CONTACTS, refused=_REFUSED),
+    contact=Parameter("compliant", "-", "ground contact: compliant, sliding_plane or soil", choices=CONTACTS),
     drop=Parameter(0.1, "m", "height of the lowest foot above the ground at release", rule="positive"),
     joint_stiffness=Parameter(40.0, "N m/rad/kg", "joint spring stiffness per kg of robot", rule="positive"),
     joint_damping=Parameter(0.5, "N m s/rad/kg", "joint damping per kg of robot", rule="positive"),
     stiffness=Parameter(5.0e4, "N/m", "compliant: normal stiffness of each foot contact", rule="positive"),
     restitution=Parameter(0.3, "-", "coefficient of restitution of the feet", rule="positive"),
-    friction=Parameter(0.8, "-", "compliant: Coulomb friction coefficient of the feet (soil: the terrain's tan(phi))",
+    friction=Parameter(0.8, "-", "Coulomb friction coefficient of the feet (soil: the terrain's tan(phi))",
                        rule="nonnegative"),
     terrain=Parameter(SOIL_TERRAIN, "-", "soil: the measured terrain under the feet (SoilLaw.terrain)",
                       choices=_terrains()),
@@ -176,25 +184,28 @@ def robot_drop(*, robot="go1", contact="compliant", drop=0.1, joint_stiffness=40
     """
     if robot not in ROBOTS:
         raise ph.ParameterError(f"model 'robot-drop': `robot` must be one of {ROBOTS}, got {robot!r}")
-    if contact in _REFUSED:
-        raise ph.ParameterError(
-            f"model 'robot-drop': `contact` {contact!r} is not offered yet: {_REFUSED[contact]}; use 'compliant'")
     if contact not in CONTACTS:
         raise ph.ParameterError(f"model 'robot-drop': `contact` must be one of {CONTACTS}, got {contact!r}")
     # one material for every kind: the feet's friction, restitution and linear stiffness (the
     # soil takes its terrain's friction instead: `foot_options`)
-    material = ContactMaterial(friction=friction, restitution=restitution, normal=NormalLaw("linear", stiffness=stiffness),
-                               impact_speed=math.sqrt(2.0 * _G * drop))
+    material = feet_material(drop, friction=friction, restitution=restitution, stiffness=stiffness)
     return assemble(robot, contact, drop, material, joint_stiffness=joint_stiffness, joint_damping=joint_damping,
                     terrain=terrain, foot_footprint=foot_footprint)
+
+
+def feet_material(drop, *, friction=0.8, restitution=0.3, stiffness=5.0e4):
+    """The feet's `ContactMaterial` of a `drop` [m] (`robot_drop`'s parameters and defaults): the
+    friction, restitution and linear stiffness given, the impact speed of a fall from `drop`
+    (which sets the compliant law's damping for that restitution)."""
+    return ContactMaterial(friction=friction, restitution=restitution, normal=NormalLaw("linear", stiffness=stiffness),
+                           impact_speed=math.sqrt(2.0 * _G * drop))
 
 
 def assemble(robot, contact, drop, material, *, joint_stiffness=40.0, joint_damping=0.5, terrain=SOIL_TERRAIN,
              foot_footprint=0.0, **options):
     """The drop's `Model` for validated arguments (`robot_drop`, whose parameters these are),
     with `material` on every foot and `options` passed to every foot's contact factory; also
-    builds the variants the registered model refuses (`_REFUSED`), for their benchmarks
-    (`benchmarks/robot_drop_rigid.py`)."""
+    serves the benchmarks (`benchmarks/robot_drop_rigid.py`) with options of their own."""
     from porthamiltonian.library import ArticulatedBody, Ground, add_joint_dynamics
 
     description, foot_surfaces = robot_description(robot, joint_stiffness=joint_stiffness, joint_damping=joint_damping)
@@ -354,7 +365,7 @@ def foot_options(sphere, share, terrain=SOIL_TERRAIN, footprint=None, given=()):
         ``{kind: {option: value}}``.
     """
     law = _foot_soil(terrain, sphere, footprint)
-    out = {"sliding_plane": dict(impact_gap=IMPACT_GAP),
+    out = {"sliding_plane": dict(impact_gap=IMPACT_GAP, eps=SLIP_SPEED),
            "soil": dict(soil=law, terrain=terrain, friction=None,
                         tangential_stiffness=share / law.static_sinkage(share))}
     given = set(given)

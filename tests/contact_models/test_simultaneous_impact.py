@@ -31,7 +31,7 @@ def landing():
     from porthamiltonian.library import ArticulatedBody, Ground, add_joint_dynamics
     from porthamiltonian.models.robot_drop import IMPACT_GAP, attach_feet, robot_description, stand_on_feet
 
-    # robot-drop's scene on sliding-plane feet (the model refuses that ground for now)
+    # robot-drop's scene on sliding-plane feet
     description, feet = robot_description("go1", joint_stiffness=40.0, joint_damping=0.5)
     robot = ArticulatedBody("robot", description)
     ground = Ground("ground")

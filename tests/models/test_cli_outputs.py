@@ -177,3 +177,23 @@ def test_sigint_during_a_run_prints_one_line_and_exits_130(tmp_path):
     assert lines[1:] == ["interrupted: `porthamiltonian run` stopped; no output was written or replaced"], err
     assert _snapshot(out) == before
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_the_pulling_note_skips_the_round_off_of_rigid_contacts(capsys):
+    """A normal force below zero is noted on the contact-force figure unless it is within
+    `PULL_ROUND_OFF` of the run's largest normal force (a rigid contact's multiplier solve
+    leaves -3e-13 N on feet carrying 130 N)."""
+    import matplotlib.pyplot as plt
+    from types import SimpleNamespace
+
+    from porthamiltonian.cli import PULL_ROUND_OFF, _flag_pulling
+
+    fig, ax = plt.subplots()
+    forces = {"a": SimpleNamespace(normal=np.array([130.0, 65.0, -0.5 * PULL_ROUND_OFF * 130.0])),
+              "b": SimpleNamespace(normal=np.array([10.0, 0.0]))}
+    _flag_pulling(ax, forces)
+    assert "pulling" not in capsys.readouterr().out and not ax.texts
+    forces["b"] = SimpleNamespace(normal=np.array([10.0, -2.0 * PULL_ROUND_OFF * 130.0]))
+    _flag_pulling(ax, forces)
+    assert "in 1 contact(s), down to -2.6e-07 N (b)" in capsys.readouterr().out and ax.texts
+    plt.close(fig)

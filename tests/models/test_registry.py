@@ -15,7 +15,7 @@ for name, spec in sorted(MODELS.items()):
     choices = [{}]
     if "contact" in spec.parameters:
         choices = [dict(contact=c) for c in ("compliant", "sliding_plane")]
-    if name in ("robot-drop", "quadruped-trot"):  # sliding_plane and soil refused by name (the models say why)
+    if name == "quadruped-trot":  # sliding_plane refused by name (the model says why)
         choices = [dict(contact="compliant")]
     if name == "four-bar-clearance":
         choices.append(dict(model="massless_link"))

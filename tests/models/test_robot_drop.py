@@ -12,7 +12,7 @@ import porthamiltonian as ph
 from porthamiltonian.diagnostics.contact_forces import contact_forces, contact_names
 from porthamiltonian.errors import ParameterError
 from porthamiltonian.models import build_model
-from porthamiltonian.models.robot_drop import ROBOTS, robot_description
+from porthamiltonian.models.robot_drop import ROBOTS, assemble, feet_material, robot_description
 
 pytest.importorskip("yourdfpy")
 
@@ -60,18 +60,31 @@ def _standing_equilibrium(system, q_guess, given=None):
     return state(sol.x), float(np.abs(sol.fun).max())
 
 
+@pytest.mark.parametrize("contact", ["compliant", "sliding_plane"])
 @pytest.mark.parametrize("robot", ROBOTS)
-def test_standing_robot_feet_carry_its_weight(robot):
+def test_standing_robot_feet_carry_its_weight(robot, contact):
     # reference: the total mass of Pinocchio's own parse of the same URDF, times g
     pin = pytest.importorskip("pinocchio")
     from porthamiltonian.robots import example
 
     mass = pin.computeTotalMass(pin.buildModelFromUrdf(str(example(robot)), pin.JointModelFreeFlyer()))
-    model = build_model("robot-drop", robot=robot, contact="compliant", drop=0.001)
+    model = build_model("robot-drop", robot=robot, contact=contact, drop=0.001)
+    given = None
+    if contact == "sliding_plane":
+        # the registered scene, its feet held on, built with a 1 m `max_gap` (the gap within which a
+        # contact may start on: the root search's first steps move the held feet centimetres off
+        # the ground); the rows' stabilization terms put the root's feet on it (their gaps enter
+        # the rows: at the root the gaps vanish with the accelerations)
+        model = assemble(robot, contact, 0.001, feet_material(0.001), max_gap=1.0)
     system = ph.compile(model.graph)
     q_guess = system.initial_state(model.initial)[system.layout["robot.q"]]
-    q_guess[6] -= 0.0015  # the feet ~0.5 mm into the floor: near the static penetration m g / (4 k)
-    x, residual = _standing_equilibrium(system, q_guess)
+    if contact == "sliding_plane":
+        q_guess[6] -= 0.001   # the feet on the ground
+        given = {f"{p}.active": 1.0 for p in system.elements if p.endswith("-contact/constraint")}
+        assert len(given) == 4
+    else:
+        q_guess[6] -= 0.0015  # the feet ~0.5 mm into the floor: near the static penetration m g / (4 k)
+    x, residual = _standing_equilibrium(system, q_guess, given)
     # the generalized accelerations [m/s^2, rad/s^2] vanish to round-off at the root
     assert residual < 1e-8
     # it is a rest state of the whole system (contact states included): it stays there
@@ -93,10 +106,9 @@ def test_standing_robot_feet_carry_its_weight(robot):
     assert np.abs(cop[0, :2] - com[:2]).max() < 1e-7
 
 
-@pytest.mark.parametrize("contact, reason", [("sliding_plane", "not offered until")])
-def test_slow_contacts_refused_by_name(contact, reason):
-    with pytest.raises(ParameterError, match=rf"model 'robot-drop' is not built for the {contact} contact kind.*{reason}"):
-        build_model("robot-drop", contact=contact)
+def test_unknown_robots_and_kinds_refused_by_name():
+    with pytest.raises(ParameterError, match=r"model 'robot-drop' is not built for the reduced contact kind"):
+        build_model("robot-drop", contact="reduced")
     with pytest.raises(ParameterError, match=r"model 'robot-drop': `robot` must be one of .*'go1'.*, got 'cassie'"):
         build_model("robot-drop", robot="cassie")
 
@@ -154,3 +166,44 @@ def _q_index(description, name):
             return start
         start += joint.nq
     raise KeyError(name)
+
+
+#: the feet's friction of the rigid drops: ANYmal C's landing at the default 0.8 meets Painlevé's
+#: paradox (`test_anymal_rigid_landing_at_friction_08_stops_at_painleves_paradox`)
+RIGID_FRICTION = {"anymal_c": 0.5}
+
+
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_rigid_drop_lands_at_the_free_fall_time_and_closes_its_ledger(robot):
+    drop = 0.02
+    model = build_model("robot-drop", robot=robot, contact="sliding_plane", drop=drop,
+                        friction=RIGID_FRICTION.get(robot, 0.8))
+    system, tr = _run(model, 0.12)
+    assert tr.status == 0, tr.message
+    impacts = [e for e in tr.events if e.name.endswith(".impact")]
+    # the feet, level, land together at the free-fall time sqrt(2 h / g): an event's root (rtol 1e-10)
+    assert impacts[0].t == pytest.approx(np.sqrt(2.0 * drop / 9.81), rel=1e-8)
+    assert all(e.lost >= 0.0 for e in impacts) and sum(e.lost for e in impacts) > 0.0
+    base = tr.state("robot.q")[:, 6]
+    assert base[-1] < base[0] - drop   # it fell onto its feet (and the joints gave)
+    # the impacts' losses are booked: the balance closes at the integration tolerance
+    assert tr.power_budget().relative_residual < 1e-8
+
+
+def test_anymal_rigid_landing_at_friction_08_stops_at_painleves_paradox():
+    """ANYmal C's legs, landing on sliding-plane feet with friction 0.8: the last impact of the
+    landing leaves the four feet on at rest, sliding, where their normal forces would pull and,
+    released, the feet would move into the ground; frictionless, the same feet push. No set of
+    contact forces exists (`PHSystem.apply_impulse`): the run stops at that impact with the
+    reason, keeping what it integrated (before, it ran on 3.4 ms with forces pulling up to -57 m g
+    until the step size underflowed)."""
+    model = build_model("robot-drop", robot="anymal_c", contact="sliding_plane", drop=0.02)
+    system = ph.compile(model.graph)
+    tr = ph.simulate(system, (0.0, 0.12), system.initial_state(model.initial), throw=False, **TIGHT)
+    assert tr.status == -1
+    assert "Painlevé's paradox, friction coefficient 0.8" in tr.message, tr.message
+    last = tr.events[-1]
+    assert last.name.endswith(".impact") and last.message.startswith("not applied") and last.lost == 0.0
+    assert tr.t[-1] == last.t
+    assert 0.0638 < last.t < 0.0650   # within a millisecond of touchdown (0.06386 s)
+    assert tr.power_budget().relative_residual < 1e-8

@@ -1,0 +1,96 @@
+"""Contacts an impulse leaves on at rest whose normal forces would pull (`PHSystem.apply_impulse`:
+the acceleration-level complementarity problem of the contacts it leaves on).
+
+Scene: a uniform bar (mass M, length L) lying level on two frictionless sliding-plane sphere
+feet at its ends, at rest under gravity, its right end pulled up by a vertical spring with force
+F. Both feet held, the forces are lambda_L = M g / 2 and lambda_R = (M g - 2 F) / 2: for F > M g / 2
+the right foot pulls. With it released, the bar pivots on the left foot (frictionless: only the
+foot's vertical acceleration is held) and, with kappa = M L^2 / (4 I_y),
+
+    lambda_L = (M g + (kappa - 1) F) / (1 + kappa),   right end's vertical acceleration -alpha L > 0,
+
+alpha = L (lambda_L - F) / (2 I_y) (Newton-Euler about the centre of mass; closed forms written
+here, independent of the solve).
+"""
+
+import numpy as np
+import pytest
+
+import porthamiltonian as ph
+from porthamiltonian.geometry import Plane, Sphere
+from porthamiltonian.lie import se3
+from porthamiltonian.library import Gravity, Ground, PointSpring, RigidBody, make_contact
+
+M, L, W, R, G = 2.0, 0.6, 0.04, 0.02, 9.81
+IY = M * (L * L + W * W) / 12.0
+KAPPA = M * L * L / (4.0 * IY)
+K_SPRING, REACH = 1.0e3, 0.5      # the lifting spring [N/m] and its anchor's height above the bar end [m]
+
+
+def bar_on_two_feet(lift, at=L / 2):
+    """(system, state): the bar at rest with both feet on, the spring pulling up with force `lift`
+    [N] at the point `at` [m] of its axis (the right end by default)."""
+    bar = RigidBody("bar", M, [M * W * W / 6.0, IY, IY], pose=se3.make(np.eye(3), (0.0, 0.0, R)))
+    ground = Ground("ground")
+    bg = ph.BondGraph("bar")
+    bg.add(bar, ground, Gravity("gravity", bar, (0.0, 0.0, -G)))
+    bg.connect(bar.frame().port, "gravity")
+    for name, x in (("left", -L / 2), ("right", L / 2)):
+        bg.add(make_contact("sliding_plane", name, bar, Sphere(R), ground, Plane(),
+                            pose_a=se3.make(np.eye(3), (x, 0.0, 0.0)), friction="frictionless"))
+        bg.connect(bar.frame().port, (name, "a"))
+        bg.connect(ground.frame().port, (name, "b"))
+    bg.add(PointSpring("lift", bar.frame(), ground.frame(), stiffness=K_SPRING, rest_length=REACH - lift / K_SPRING,
+                       point_a=(at, 0.0, 0.0), point_b=(at, 0.0, R + REACH)))
+    bg.connect(bar.frame().port, ("lift", "a"))
+    bg.connect(ground.frame().port, ("lift", "b"))
+    system = ph.compile(bg)
+    return system, system.initial_state({"left/constraint.active": 1.0, "right/constraint.active": 1.0})
+
+
+def normal_force(system, x, path):
+    return float(system.multipliers(0.0, x)[path][0])
+
+
+def test_a_foot_left_on_that_would_pull_is_released():
+    lift = 0.8 * M * G
+    system, x = bar_on_two_feet(lift)
+    # the premise, held: the right foot pulls (round-off of the 2 x 2 solve: 1e-12 of M g)
+    assert normal_force(system, x, "right/constraint") == pytest.approx((M * G - 2 * lift) / 2, rel=1e-12, abs=1e-12 * M * G)
+    assert normal_force(system, x, "left/constraint") == pytest.approx(M * G / 2, rel=1e-12)
+    # a plastic impact at rest at the left foot (target: zero normal velocity) leaves it on
+    xn, works, released = system.apply_impulse(0.0, x, "left/constraint", np.zeros(1), work=True)
+    lay = system.layout
+    assert released == ["right/constraint"]
+    assert xn[lay["right/constraint.active"]][0] == 0.0 and xn[lay["left/constraint.active"]][0] == 1.0
+    assert np.array_equal(xn[lay["bar.pose"]], x[lay["bar.pose"]]) and not np.any(xn[lay["bar.P"]])  # nothing moved
+    lam_left = (M * G + (KAPPA - 1.0) * lift) / (1.0 + KAPPA)
+    assert normal_force(system, xn, "left/constraint") == pytest.approx(lam_left, rel=1e-10)
+    # released, the right end rises: its vertical acceleration, from the body's rates
+    alpha = L * (lam_left - lift) / (2.0 * IY)
+    Pdot = system.rhs(0.0, xn)[lay["bar.P"]]
+    assert Pdot[1] / IY == pytest.approx(alpha, rel=1e-10)          # the angular rate about y
+    assert -alpha * L > 0.0
+    assert all(w == (0.0, 0.0) for w in works.values())             # a zero impulse does no work
+
+
+def test_feet_that_push_stay_on():
+    lift = 0.3 * M * G
+    system, x = bar_on_two_feet(lift)
+    xn, _, released = system.apply_impulse(0.0, x, "left/constraint", np.zeros(1), work=True)
+    assert released == []
+    assert normal_force(system, xn, "right/constraint") == pytest.approx((M * G - 2 * lift) / 2, rel=1e-12)
+
+
+def test_both_feet_released_when_lifted_by_the_middle_beyond_the_weight():
+    """Lifted by its centre with F > M g, both feet pull by (M g - F) / 2 and both leave: the bar
+    rises level at (F - M g) / M."""
+    lift = 1.5 * M * G
+    system, x = bar_on_two_feet(lift, at=0.0)
+    for p in ("left/constraint", "right/constraint"):
+        assert normal_force(system, x, p) == pytest.approx((M * G - lift) / 2, rel=1e-12)
+    xn, _, released = system.apply_impulse(0.0, x, "left/constraint", np.zeros(1), work=True)
+    assert released == ["left/constraint", "right/constraint"]
+    Pdot = system.rhs(0.0, xn)[system.layout["bar.P"]]
+    assert Pdot[5] / M == pytest.approx((lift - M * G) / M, rel=1e-10)
+    assert abs(Pdot[1]) < 1e-12 * M * G * L
