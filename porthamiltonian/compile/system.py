@@ -585,7 +585,7 @@ class PHSystem:
         partners = self._impact_partners(t, x, element)
         out = self._simultaneous_impulse(t, x, element, target, partners) if partners else None
         xn, works, released = out if out is not None else self._single_impulse(t, x, element, target, rows)
-        xn, pulling = self._release_pulling(t, xn, speed)
+        xn, pulling = self.release_pulling_contacts(t, xn, speed)
         if not work:
             return xn
         return xn, works(), sorted(released + pulling)
@@ -750,38 +750,51 @@ class PHSystem:
         return xn, lambda: self._impulse_works(t, x, x_impulse, ev, lam), released
 
     #: a contact left on by an impulse is released when its normal force pulls by more than this
-    #: times the largest normal force of the contacts left on (`_release_pulling`)
+    #: times the largest normal force of the contacts left on (`release_pulling_contacts`)
     PULL_TOL = 1e-8
 
-    def _release_pulling(self, t, x, speed):
-        """State `x` right after an impulse, with the unilateral contacts that it leaves on but
-        whose normal force would pull switched off, and the list of their paths.
+    def release_pulling_contacts(self, t, x, speed=0.0):
+        """State `x` with the unilateral contacts that are on at rest but whose normal force
+        would pull switched off, and the list of their paths (`apply_impulse` after every
+        impulse, `porthamiltonian.simulate` at a run's start).
 
-        An impulse settles velocities only: a contact it leaves on at rest (a plastic impact, a
-        foot that joined a simultaneous impact) may have to pull to stay on, and its detach event
-        (the normal force crossing zero) would then start past its zero and never fire. ANYmal
-        C's 10 cm drop on sliding-plane feet did that: its last landing impact left all four
-        feet on while the legs' springs, compressed by the landing, pushed them off the ground
-        (-4,700 N each), and the pulling forces grew until the step size underflowed (issue 33).
+        The normal forces of contacts that stay on change continuously in time, except where an
+        event changes the state: an impulse settles velocities only, so a contact it leaves on
+        at rest (a plastic impact, a foot that joined a simultaneous impact) may have to pull
+        to stay on, and a run may start with one. Its detach event (the normal force crossing
+        zero) would then start past its zero and never fire, and the contact would hold its
+        bodies together. ANYmal C's 10 cm drop on sliding-plane feet did that: its last landing
+        impact left all four feet on, their forces pulling (-4,700 N each), and the pulls grew
+        until the step size underflowed 3.4 ms later (issue 33).
 
-        Among the contacts left on with a normal velocity residual at rest (within
-        `_release_tolerance` of the impact's approach `speed`; a bounce leaving is not at rest and is
-        not touched here), this solves the acceleration-level complementarity problem of their normal
-        forces and accelerations::
+        Among the contacts on with a normal velocity residual at rest (within
+        `_release_tolerance` of an impact's approach `speed` [m/s], 0 at a run's start; a bounce
+        leaving is not at rest and is left to its event), this solves the acceleration-level
+        complementarity problem of their normal forces and accelerations::
 
             lambda_i >= 0,   a_i <= 0,   lambda_i a_i = 0
 
         (a_i the normal row of contact i, positive approaching), by enumerating the active sets
         from the largest, as `_simultaneous_impulse` does for impulses, with the rows linear in
-        the multipliers about the evaluation's solution (the acceleration-level matrix A: rows(u)
-        = A (u - u*)). Contacts outside the first set that solves it are released. Tolerances:
-        lambda_i >= -`PULL_TOL` max|lambda|, a_i <= `PULL_TOL` max|A u*| (relative round-off of
-        the solve). When every force already pushes (the common case) nothing changes, at the
-        cost of one evaluation; more than `MAX_SIMULTANEOUS` candidates, or no set solving it,
-        change nothing either (the detach events decide, as before).
+        the multipliers about the evaluation's solution (its acceleration-level matrix A: rows(u)
+        = A (u - u*)); the contacts outside the first set that solves it are released. Tolerances:
+        lambda_i >= -`PULL_TOL` max|lambda|, a_i <= `PULL_TOL` max|A u*| (the solve's relative
+        round-off). When every force already pushes (the common case) nothing changes, at the
+        cost of one evaluation; beyond `MAX_SIMULTANEOUS` candidates nothing changes either.
+        A contact that takes the integration over while it is on (`integrator_phases`: the
+        reduced contact) is left to its phase, which separates a pulling contact when it starts.
+
+        Raises
+        ------
+        IntegrationError
+            No set of the contacts has consistent forces: held, some pull; released, some move
+            into their surfaces. The message names them and their forces, and Painlevé's paradox
+            where the same contacts without friction push (ANYmal C's legs landing with friction
+            0.8, sliding: friction reverses their normal mobility).
         """
         plan = self._plan
-        active = [c for c in plan.constraints if c["obj"].released(x[c["slice"]]) is not None]
+        active = [c for c in plan.constraints if c["obj"].released(x[c["slice"]]) is not None
+                  and not getattr(c["obj"], "integrator_phases", ())]
         if not active:
             return x, []
         ev = self._rhs(t, x, self._u0, True)
@@ -827,7 +840,7 @@ class PHSystem:
         return x, [resting[i]["path"] for i in off]
 
     def _no_contact_forces(self, t, x, resting, pull):
-        """The message of `_release_pulling` when no active set solves the contacts' forces:
+        """The message of `release_pulling_contacts` when no active set solves the contacts' forces:
         which contacts, their forces, and whether friction is the cause (the frictionless,
         associated problem solved with the same contacts on pushes: Painlevé's paradox)."""
         ev = self._rhs(t, x, self._u0, True, True)

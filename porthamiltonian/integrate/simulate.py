@@ -727,6 +727,11 @@ class _Segments:
         """Run from ``(t0, x0)`` to `t1`, a terminal user event, a failure, or too many events."""
         self.T.append(np.array([t0]))
         self.X.append(x0[None, :])
+        try:
+            x0 = self._release_pulling(t0, x0)
+        except IntegrationError as exc:   # no consistent contact forces at the start
+            self.status, self.message = -1, f"at the start: {exc}"
+            return
         t, x = t0, x0
         next_projection = t0 + self.projection if self.projection is not None else np.inf
         while True:
@@ -763,6 +768,20 @@ class _Segments:
             if reached:
                 t, x = t_stop, self._project(t_stop, x)
                 next_projection = t + self.projection
+
+    def _release_pulling(self, t, x):
+        """The run's first state with the unilateral contacts that are on but would pull
+        released (`PHSystem.release_pulling_contacts`), each release an event record (a
+        contact's detach, no energy): a contact starting on with a pulling force would
+        otherwise hold its bodies together, its detach event starting past its zero."""
+        x_after, released = self.system.release_pulling_contacts(t, x)
+        for path in released:
+            sl = self.system.layout.element_slice(path)
+            x_next = x.copy()
+            x_next[sl] = x_after[sl]
+            x = self.record_event(t, x, x_next, f"{path}.detach", "released at the start: its normal force would "
+                                  "pull", 0.0)
+        return x
 
     def _phase(self, x):
         """``(phase, what it takes over)`` of the first phase that takes state `x` over, or

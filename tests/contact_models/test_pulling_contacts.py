@@ -94,3 +94,25 @@ def test_both_feet_released_when_lifted_by_the_middle_beyond_the_weight():
     Pdot = system.rhs(0.0, xn)[system.layout["bar.P"]]
     assert Pdot[5] / M == pytest.approx((lift - M * G) / M, rel=1e-10)
     assert abs(Pdot[1]) < 1e-12 * M * G * L
+
+
+def test_a_run_starting_with_a_pulling_foot_releases_it():
+    """The bar lifted at its right end, both feet on at the start: the run releases the right
+    foot at t = 0 (a detach record, no energy), and the bar pivots on the left foot with the
+    closed form's angular acceleration (before, the right contact pulled and held the bar level
+    for the whole run: its detach event started past its zero)."""
+    lift = 0.8 * M * G
+    system, x0 = bar_on_two_feet(lift)
+    T = 1e-4
+    tr = ph.simulate(system, (0.0, T), x0, t_eval=[0.0, T], method="DOP853", rtol=1e-12, atol=1e-14)
+    assert tr.status == 0, tr.message
+    first = tr.events[0]
+    assert (first.t, first.name, first.lost) == (0.0, "right/constraint.detach", 0.0)
+    assert first.message == "released at the start: its normal force would pull"
+    assert [e.name for e in tr.events] == ["right/constraint.detach"]   # the left foot stays on
+    # after 0.1 ms: omega_y = alpha t to first order; the spring's force falls by its stiffness
+    # times the end's rise (-alpha L t^2 / 2 = 4.4 t^2 m), relative 2.8e2 t^2: 3e-6 at 0.1 ms
+    alpha = L * ((M * G + (KAPPA - 1.0) * lift) / (1.0 + KAPPA) - lift) / (2.0 * IY)
+    P = tr.state("bar.P")[-1]
+    assert P[1] / IY == pytest.approx(alpha * T, rel=1e-5)
+    assert tr.power_budget().relative_residual < 1e-10
