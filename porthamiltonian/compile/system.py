@@ -70,6 +70,27 @@ class EventBinding:
         return self.spec.function(t, x[self.own], tuple(x[s] for s in self.refs))
 
 
+
+def _active_sets(A, b, blocks):
+    """The active sets of a complementarity problem over `blocks` (each the rows and columns
+    of one contact in ``A x = b``), from the largest: ``(held, x)``, `held` the indices of
+    the blocks kept, `x` solving ``A x = b`` on the kept rows with the other blocks' columns
+    zero. A set whose system is singular or gives a non-finite solution is skipped."""
+    n = len(blocks)
+    for mask in sorted(range(1 << n), key=lambda m: (-bin(m).count("1"), m)):
+        held = [i for i in range(n) if mask >> i & 1]
+        keep_r, keep_c = np.ones(A.shape[0], bool), np.ones(A.shape[1], bool)
+        for i in range(n):
+            if not mask >> i & 1:
+                keep_r[blocks[i][0]] = keep_c[blocks[i][1]] = False
+        x = np.zeros(A.shape[1])
+        try:
+            x[keep_c] = np.linalg.solve(A[np.ix_(keep_r, keep_c)], b[keep_r])
+        except np.linalg.LinAlgError:
+            continue
+        if np.all(np.isfinite(x)):
+            yield held, x
+
 class PHSystem:
     """A compiled port-Hamiltonian system: dx/dt = (J - R) grad H + B u + G lambda.
 
@@ -702,20 +723,8 @@ class PHSystem:
         tol = self._release_tolerance([cons[p]["obj"] for p in comp], max(max(c_now[p][0] for p in goals), 0.0))
         rows_of = {p: np.arange(plan.n_rows)[cons[p]["rows"]] for p in comp}
         cols_of = {p: np.arange(A.shape[1])[cons[p]["lam"].unknown] for p in comp}
-        n = len(comp)
-        for mask in sorted(range(1 << n), key=lambda m: (-bin(m).count("1"), m)):
-            inside = [comp[i] for i in range(n) if mask >> i & 1]
-            keep_r, keep_c = np.ones(plan.n_rows, bool), np.ones(A.shape[1], bool)
-            for p in comp:
-                if p not in inside:
-                    keep_r[rows_of[p]] = keep_c[cols_of[p]] = False
-            lam = np.zeros(A.shape[1])
-            try:
-                lam[keep_c] = np.linalg.solve(A[np.ix_(keep_r, keep_c)], r[keep_r])
-            except np.linalg.LinAlgError:
-                continue
-            if not np.all(np.isfinite(lam)):
-                continue
+        for held, lam in _active_sets(A, r, [(rows_of[p], cols_of[p]) for p in comp]):
+            inside = [comp[i] for i in held]
             c_after = A @ lam
             scale = np.abs(lam).max()
             ok = all(lam[cols_of[p][0]] >= -1e-12 * scale for p in inside) and all(
@@ -816,21 +825,10 @@ class PHSystem:
             return x, []
         b = A @ u
         acc_tol = self.PULL_TOL * max(np.abs(b[nrow]).max(), 1e-300)
-        n = len(resting)
-        for mask in sorted(range(1 << n), key=lambda m: (-bin(m).count("1"), m))[1:]:
-            off = [i for i in range(n) if not mask >> i & 1]
-            keep_r, keep_c = np.ones(plan.n_rows, bool), np.ones(len(u), bool)
-            for i in off:
-                keep_r[resting[i]["rows"]] = keep_c[resting[i]["lam"].unknown] = False
-            v = np.zeros(len(u))
-            try:
-                v[keep_c] = np.linalg.solve(A[np.ix_(keep_r, keep_c)], b[keep_r])
-            except np.linalg.LinAlgError:
-                continue
-            if not np.all(np.isfinite(v)):
-                continue
+        for held, v in _active_sets(A, b, [(c["rows"], c["lam"].unknown) for c in resting]):
+            off = [i for i in range(len(resting)) if i not in held]
             a = A @ v - b
-            if all(v[ncol[i]] >= -lam_tol for i in range(n) if mask >> i & 1) and all(a[nrow[i]] <= acc_tol for i in off):
+            if all(v[ncol[i]] >= -lam_tol for i in held) and all(a[nrow[i]] <= acc_tol for i in off):
                 break
         else:
             raise IntegrationError(self._no_contact_forces(t, x, resting, u[ncol]))
