@@ -70,7 +70,6 @@ class EventBinding:
         return self.spec.function(t, x[self.own], tuple(x[s] for s in self.refs))
 
 
-
 def _active_sets(A, b, blocks):
     """The active sets of a complementarity problem over `blocks` (each the rows and columns
     of one contact in ``A x = b``), from the largest: ``(held, x)``, `held` the indices of
@@ -90,6 +89,7 @@ def _active_sets(A, b, blocks):
             continue
         if np.all(np.isfinite(x)):
             yield held, x
+
 
 class PHSystem:
     """A compiled port-Hamiltonian system: dx/dt = (J - R) grad H + B u + G lambda.
@@ -845,7 +845,7 @@ class PHSystem:
         push = np.array([ev["u"][c["lam"].unknown][0] for c in resting])
         names = ", ".join(c["path"] for c in resting)
         forces = ", ".join(f"{f:.4g}" for f in pull)
-        msg = (f"at t = {t:.9g} s the contacts an impulse left on at rest ({names}) cannot carry their forces: "
+        msg = (f"at t = {t:.9g} s the contacts on at rest ({names}) cannot carry their forces: "
                f"held, their normal forces pull ({forces} N); released, they would move into their surfaces. "
                "No set of them solves the complementarity problem of the normal forces")
         if np.all(push >= 0.0):
