@@ -50,7 +50,10 @@ def _num(v):
 
 
 def symbolic_equations(system, parameters="symbols"):
-    """Build the `SymbolicEquations` of a compiled scalar system (see module docstring).
+    """Build the `SymbolicEquations` of a compiled scalar system (see module docstring), in
+    named steps: the state symbols (`_state_symbols`), the storages' outputs and the
+    Hamiltonian (`_storage_outputs`), the plan's steps as expressions (`_step_expressions`),
+    the storages' rates, and the multipliers and loop variables solved (`_solve_unknowns`).
 
     Raises
     ------
@@ -61,135 +64,165 @@ def symbolic_equations(system, parameters="symbols"):
     if parameters not in ("symbols", "values"):
         raise ModelError(f"`parameters` must be 'symbols' or 'values', got {parameters!r}")
     plan = system._plan
-    flat = plan.report.flat
-    els = flat.elements
-    for b in flat.bonds:
+    for b in plan.report.flat.bonds:
         if b.dim != 1:
             raise ModelError(f"symbolic equations need scalar bonds; bond {b.name!r} has dimension {b.dim}")
+    if plan.constraints:
+        raise ModelError("symbolic equations do not support constraint elements (only cuts and loops)")
     params = {}
 
     def par(name, value):
+        """A parameter: a positive symbol named after its element (kept in `params` with its
+        value), or its value itself with ``parameters="values"``."""
         if parameters == "values":
             return _num(value)
-        s = sp.Symbol(name.replace("/", "_"), positive=True)
-        params[s] = float(value)
-        return s
+        sym = sp.Symbol(name.replace("/", "_"), positive=True)
+        params[sym] = float(value)
+        return sym
 
-    # state symbols
+    states, xsym = _state_symbols(plan)
+    outputs, H = _storage_outputs(plan, xsym, par)
+    vals, cand = _step_expressions(plan, outputs, par)
+    rates = {}
+    for st in plan.storages:
+        (pi,) = [p for p in st["ports"] if p is not None]
+        rates[st["path"]] = _sgn(pi[1]) * vals[pi[0].name]
+    sol = _solve_unknowns(plan, states, xsym, rates, vals, cand)
+    out = sp.Matrix([sp.simplify(sp.sympify(rates[st["path"]]).subs(sol)) for st in plan.storages])
+    return SymbolicEquations(states, out, params, sp.simplify(H))
+
+
+def _state_symbols(plan):
+    """``(states, storage path -> symbol)``: a sympy energy's own symbol, else one named after
+    the storage's state and path."""
     states, xsym = [], {}
     for st in plan.storages:
         obj = st["obj"]
         if not isinstance(obj, (C, I)):
             raise ModelError(f"{obj.label} has no symbolic form (only C, I, R, Se, Sf, TF, GY, MTF, MGY, junctions)")
         if obj.hamiltonian is not None and obj.hamiltonian.kind == "sympy":
-            s = obj.hamiltonian.symbols[0]
+            sym = obj.hamiltonian.symbols[0]
         else:
-            s = sp.Symbol(f"{obj._state}_{st['path'].replace('/', '_')}", real=True)
-        states.append(s)
-        xsym[st["path"]] = s
+            sym = sp.Symbol(f"{obj._state}_{st['path'].replace('/', '_')}", real=True)
+        states.append(sym)
+        xsym[st["path"]] = sym
+    return states, xsym
 
-    vals = {}
-    for v in plan.vars.values():
-        if v.unknown is not None:
-            vals[v.name] = sp.Symbol(f"_u_{v.name}")
-    cand = {}
-    H = sp.Integer(0)
+
+def _storage_outputs(plan, xsym, par):
+    """``(storage path -> output expression, H)``: a linear storage's ``k q`` or ``q / c``
+    (its energy ``y q / 2``), a sympy energy's gradient."""
+    outputs, H = {}, sp.Integer(0)
     for st in plan.storages:
         obj = st["obj"]
         q = xsym[st["path"]]
         if obj.linear:
             K = obj.matrix[0, 0]
-            if obj.matrix_name == "stiffness":
-                k = par(st["path"], K)
-                y = k * q
-            else:
-                c = par(st["path"], K)
-                y = q / c
+            y = par(st["path"], K) * q if obj.matrix_name == "stiffness" else q / par(st["path"], K)
             H += y * q / 2
         else:
             if obj.hamiltonian.kind != "sympy":
                 raise ModelError(f"{obj.label}: a Python-callable energy has no symbolic form; use sympy")
             H += obj.hamiltonian.expr
             y = sp.diff(obj.hamiltonian.expr, q)
-        st["_sym_y"] = y
-    storage_of = {st["path"]: st for st in plan.storages}
+        outputs[st["path"]] = y
+    return outputs, H
+
+
+def _step_expressions(plan, outputs, par):
+    """``(vals, cand)``: every bond variable's expression (the unknowns as symbols ``_u_<name>``)
+    from the plan's steps in order, and the computed values of torn variables (`cand`, whose
+    equality with their symbols closes an algebraic loop)."""
+    els = plan.report.flat.elements
+    vals = {v.name: sp.Symbol(f"_u_{v.name}") for v in plan.vars.values() if v.unknown is not None}
+    cand = {}
     for s in plan.pre_steps + plan.u_steps:
-        el = s.element
-        obj = els[el]
-        out = {}
-        if s.kind == "source":
-            (v, sg), = s.outputs
-            if obj.is_input:
-                val = sp.Symbol(f"u_{el.replace('/', '_')}")
-            elif obj.signal.kind == "constant":
-                val = par(el, obj.signal._const[0])
-            elif obj.signal.kind == "sympy":
-                val = obj.signal.expr[0]
-            else:
-                raise ModelError(f"{obj.label}: a Python-callable signal has no symbolic form; use sympy in t")
-            out[v.name] = _sgn(sg) * val
-        elif s.kind == "storage_out":
-            st = storage_of[el]
-            (v, sg), = s.outputs
-            out[v.name] = _sgn(sg) * st["_sym_y"]
-        elif s.kind == "resistor":
-            (w, si), = s.inputs
-            (v, so), = s.outputs
-            inp = _sgn(si) * vals[w.name]
-            if obj.linear:
-                r = par(el, obj.resistance[0, 0])
-                val = r * inp if s.data["pattern"] == 0 else inp / r
-            elif obj.law_expr is not None:
-                val = obj.law_expr[0].subs(obj.law_vars[0], inp)
-            else:
-                raise ModelError(f"{obj.label}: a Python-callable law has no symbolic form; use sympy")
-            out[v.name] = _sgn(so) * val
-        elif s.kind == "tf":
-            (v, _), = s.outputs
-            (w, _), = s.inputs
-            if isinstance(obj, (TF, GY)):
-                m = par(el, obj.m[0, 0])
-            elif isinstance(obj, (MTF, MGY)) and obj.expr is not None:
-                m = obj.expr[0, 0]
-            else:
-                raise ModelError(f"{obj.label} has no symbolic modulus")
-            mode, sg = s.data["mode"], s.data["sign"]
-            out[v.name] = _sgn(sg) * (m * vals[w.name] if mode in ("m", "mT") else vals[w.name] / m)
-        elif s.kind == "copy":
-            (v, _), = s.outputs
-            (w, _), = s.inputs
-            out[v.name] = vals[w.name]
-        elif s.kind == "sum":
-            (v, _), = s.outputs
-            out[v.name] = sum((_sgn(c) * vals[w.name] for w, c in s.inputs), sp.Integer(0))
-        else:
-            raise ModelError(f"{obj.label} has no symbolic form")
-        for name, val in out.items():
+        for name, val in _STEP.get(s.kind, _no_form)(s, els[s.element], vals, outputs, par).items():
             if s.targets.get(name, name) != name:
                 cand[name] = val
             else:
                 vals[name] = val
-    rates = {}
-    for st in plan.storages:
-        (pi,) = [p for p in st["ports"] if p is not None]
-        vi, si = pi[0], pi[1]
-        rates[st["path"]] = _sgn(si) * vals[vi.name]
+    return vals, cand
+
+
+def _source(s, obj, vals, outputs, par):
+    (v, sg), = s.outputs
+    if obj.is_input:
+        val = sp.Symbol(f"u_{s.element.replace('/', '_')}")
+    elif obj.signal.kind == "constant":
+        val = par(s.element, obj.signal._const[0])
+    elif obj.signal.kind == "sympy":
+        val = obj.signal.expr[0]
+    else:
+        raise ModelError(f"{obj.label}: a Python-callable signal has no symbolic form; use sympy in t")
+    return {v.name: _sgn(sg) * val}
+
+
+def _storage_out(s, obj, vals, outputs, par):
+    (v, sg), = s.outputs
+    return {v.name: _sgn(sg) * outputs[s.element]}
+
+
+def _resistor(s, obj, vals, outputs, par):
+    (w, si), = s.inputs
+    (v, so), = s.outputs
+    inp = _sgn(si) * vals[w.name]
+    if obj.linear:
+        r = par(s.element, obj.resistance[0, 0])
+        val = r * inp if s.data["pattern"] == 0 else inp / r
+    elif obj.law_expr is not None:
+        val = obj.law_expr[0].subs(obj.law_vars[0], inp)
+    else:
+        raise ModelError(f"{obj.label}: a Python-callable law has no symbolic form; use sympy")
+    return {v.name: _sgn(so) * val}
+
+
+def _twoport(s, obj, vals, outputs, par):
+    (v, _), = s.outputs
+    (w, _), = s.inputs
+    if isinstance(obj, (TF, GY)):
+        m = par(s.element, obj.m[0, 0])
+    elif isinstance(obj, (MTF, MGY)) and obj.expr is not None:
+        m = obj.expr[0, 0]
+    else:
+        raise ModelError(f"{obj.label} has no symbolic modulus")
+    mode, sg = s.data["mode"], s.data["sign"]
+    return {v.name: _sgn(sg) * (m * vals[w.name] if mode in ("m", "mT") else vals[w.name] / m)}
+
+
+def _copy(s, obj, vals, outputs, par):
+    (v, _), = s.outputs
+    (w, _), = s.inputs
+    return {v.name: vals[w.name]}
+
+
+def _sum(s, obj, vals, outputs, par):
+    (v, _), = s.outputs
+    return {v.name: sum((_sgn(c) * vals[w.name] for w, c in s.inputs), sp.Integer(0))}
+
+
+def _no_form(s, obj, vals, outputs, par):
+    raise ModelError(f"{obj.label} has no symbolic form")
+
+
+#: a plan step's kind -> its expressions (`_step_expressions`); any other kind has no symbolic form
+_STEP = {"source": _source, "storage_out": _storage_out, "resistor": _resistor, "tf": _twoport, "copy": _copy,
+         "sum": _sum}
+
+
+def _solve_unknowns(plan, states, xsym, rates, vals, cand):
+    """The multipliers and loop variables solved: a torn variable equals its computed value,
+    and a cut's constraint holds differentiated once along the rates (no stabilization)."""
     unknowns = [vals[v.name] for v in plan.vars.values() if v.unknown is not None]
-    eqs = []
-    for v in plan.tears:
-        eqs.append(sp.Eq(vals[v.name], cand[v.name]))
+    if not unknowns:
+        return {}
+    eqs = [sp.Eq(vals[v.name], cand[v.name]) for v in plan.tears]
     xdot = {xsym[p]: r for p, r in rates.items()}
     for ci in plan.cuts:
         c = vals[ci["tail"].name] - vals[ci["head"].name]
         cdot = sum((sp.diff(c, s) * xdot[s] for s in states), sp.Integer(0)) + sp.diff(c, T_SYMBOL)
         eqs.append(sp.Eq(cdot, 0))
-    if plan.constraints:
-        raise ModelError("symbolic equations do not support constraint elements (only cuts and loops)")
-    sol = {}
-    if unknowns:
-        sols = sp.solve(eqs, unknowns, dict=True)
-        if not sols:
-            raise ModelError("symbolic equations: could not solve for the multipliers/loop variables")
-        sol = sols[0]
-    out = sp.Matrix([sp.simplify(sp.sympify(rates[st["path"]]).subs(sol)) for st in plan.storages])
-    return SymbolicEquations(states, out, params, sp.simplify(H))
+    sols = sp.solve(eqs, unknowns, dict=True)
+    if not sols:
+        raise ModelError("symbolic equations: could not solve for the multipliers/loop variables")
+    return sols[0]

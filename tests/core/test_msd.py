@@ -97,6 +97,9 @@ def test_symbolic_equations_are_the_textbook_ones():
     m, k, b, F = sym["m"], sym["k"], sym["b"], sym["F"]
     textbook = sp.Matrix([F - k * q - b * p / m, p / m])
     assert sp.simplify(eq.rates - textbook) == sp.zeros(2, 1)
+    # it reads the compiled plan and writes nothing into it (it once kept the storages' outputs there)
+    assert all(set(st) == {"path", "obj", "slice", "ports", "dims", "step"} for st in system._plan.storages), \
+        [sorted(st) for st in system._plan.storages]
 
 
 def test_symbolic_equations_with_a_sympy_force():
