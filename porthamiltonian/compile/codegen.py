@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..bondgraph.element import ConstraintElement
-from ..errors import IntegrationError
+from ..errors import IntegrationError, ModelError
 from ..kernels import algebra as _algebra
 from .linear import assemble
 from .plan import Plan
@@ -184,69 +184,81 @@ class _Gen:
             s += f" {op} {n}"
         return s
 
-    # -- step emitters: value (and sensitivities for unknown-dependent steps)
+    # -- step emitters: value (and sensitivities for unknown-dependent steps), one method per kind
     def step_value(self, s, with_sens):
-        el = s.element
-        tgt = s.targets
-        if s.kind == "source":
-            (v, sg), = s.outputs
-            sl = s.data["input"]
-            u = f"u_in[{sl.start}:{sl.stop}]" if sl is not None else "None"
-            call = self.call(el, "value", ["t", u])
-            self.emit(f"{tgt[v.name]} = {self.sgn(sg, call)}")
-        elif s.kind == "storage_out":
-            self.emit(f"_o = {self.call(el, 'outputs', ['t', self.xe(el), self.r(el)])}")
-            for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
-                self.emit(f"{tgt[v.name]} = {self.sgn(sg, f'_o[{idx}]')}")
-        elif s.kind == "resistor":
-            ins = ", ".join(self.sgn(sg, v.name) for v, sg in s.inputs)
-            pat = s.data["pattern"]
-            self.emit(f"_o = {self.call(el, 'law', [str(pat), 't', f'({ins},)', self.r(el)])}")
-            for j, (v, sg) in enumerate(s.outputs):
-                self.emit(f"{tgt[v.name]} = {self.sgn(sg, f'_o[{j}]')}")
-            if with_sens:
-                dims = s.data["dims"]
-                sens = []
-                for (v, sg), d in zip(s.inputs, dims):
-                    sens.append(self.sgn(sg, v.name + "_s") if v.udep else self.zsens(d))
-                self.emit(f"_J = {self.call(el, 'law_jacobian', [str(pat), 't', f'({ins},)', self.r(el)])}")
-                cat = "np.concatenate((" + ", ".join(sens) + ",), axis=0)"
-                self.emit(f"_S = {self.mul('_J', cat, True)}")
-                a = 0
-                for (v, sg), d in zip(s.outputs, dims):
-                    self.emit(f"{tgt[v.name]}_s = {self.sgn(sg, f'_S[{a}:{a + d}]')}")
-                    a += d
-        elif s.kind == "tf":
-            (v, _), = s.outputs
-            (w, _), = s.inputs
-            m = self.modulus(el)
-            mode, sg = s.data["mode"], s.data["sign"]
-            expr = self.tf_apply(el, mode, m, w.name)
-            self.emit(f"{tgt[v.name]} = {self.sgn(sg, expr)}")
-            if with_sens and w.udep:
-                self.emit(f"{tgt[v.name]}_s = {self.sgn(sg, self.tf_apply(el, mode, m, w.name + '_s'))}")
-        elif s.kind == "copy":
-            (v, _), = s.outputs
-            (w, _), = s.inputs
-            self.emit(f"{tgt[v.name]} = {w.name}")
-            if with_sens:
-                self.emit(f"{tgt[v.name]}_s = {w.name}_s")
-        elif s.kind == "sum":
-            (v, _), = s.outputs
-            expr = self.lincomb([(c, w.name) for w, c in s.inputs]) or self.zeros(v.dim)
-            self.emit(f"{tgt[v.name]} = {expr}")
-            if with_sens:
-                sexpr = self.lincomb([(c, w.name + "_s" if w.udep else None) for w, c in s.inputs])
-                self.emit(f"{tgt[v.name]}_s = {sexpr or self.zsens(v.dim)}")
-        elif s.kind == "cforce":
-            (v, _), = s.outputs
-            (lam, _), = s.inputs
-            cols = s.data["cols"]
-            D = f"D{self.index(el)}[:, {cols.start}:{cols.stop}]"
-            self.emit(f"{tgt[v.name]} = {self.transposed_product(D, lam.name, False)}")
-            self.emit(f"{tgt[v.name]}_s = {self.transposed_product(D, lam.name + '_s', True)}")
-        else:  # pragma: no cover - plan and generator are built together
+        """Emit a plan step's value (and, `with_sens`, its sensitivities to the unknowns)."""
+        emit = getattr(self, f"_value_{s.kind}", None)
+        if emit is None:  # pragma: no cover - plan and generator are built together
             raise AssertionError(s.kind)
+        emit(s, with_sens)
+
+    def _value_source(self, s, with_sens):
+        (v, sg), = s.outputs
+        sl = s.data["input"]
+        u = f"u_in[{sl.start}:{sl.stop}]" if sl is not None else "None"
+        call = self.call(s.element, "value", ["t", u])
+        self.emit(f"{s.targets[v.name]} = {self.sgn(sg, call)}")
+
+    def _value_storage_out(self, s, with_sens):
+        el = s.element
+        self.emit(f"_o = {self.call(el, 'outputs', ['t', self.xe(el), self.r(el)])}")
+        for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
+            self.emit(f"{s.targets[v.name]} = {self.sgn(sg, f'_o[{idx}]')}")
+
+    def _value_resistor(self, s, with_sens):
+        el, tgt = s.element, s.targets
+        ins = ", ".join(self.sgn(sg, v.name) for v, sg in s.inputs)
+        pat = s.data["pattern"]
+        self.emit(f"_o = {self.call(el, 'law', [str(pat), 't', f'({ins},)', self.r(el)])}")
+        for j, (v, sg) in enumerate(s.outputs):
+            self.emit(f"{tgt[v.name]} = {self.sgn(sg, f'_o[{j}]')}")
+        if not with_sens:
+            return
+        dims = s.data["dims"]
+        sens = []
+        for (v, sg), d in zip(s.inputs, dims):
+            sens.append(self.sgn(sg, v.name + "_s") if v.udep else self.zsens(d))
+        self.emit(f"_J = {self.call(el, 'law_jacobian', [str(pat), 't', f'({ins},)', self.r(el)])}")
+        cat = "np.concatenate((" + ", ".join(sens) + ",), axis=0)"
+        self.emit(f"_S = {self.mul('_J', cat, True)}")
+        a = 0
+        for (v, sg), d in zip(s.outputs, dims):
+            self.emit(f"{tgt[v.name]}_s = {self.sgn(sg, f'_S[{a}:{a + d}]')}")
+            a += d
+
+    def _value_tf(self, s, with_sens):
+        el, tgt = s.element, s.targets
+        (v, _), = s.outputs
+        (w, _), = s.inputs
+        m = self.modulus(el)
+        mode, sg = s.data["mode"], s.data["sign"]
+        expr = self.tf_apply(el, mode, m, w.name)
+        self.emit(f"{tgt[v.name]} = {self.sgn(sg, expr)}")
+        if with_sens and w.udep:
+            self.emit(f"{tgt[v.name]}_s = {self.sgn(sg, self.tf_apply(el, mode, m, w.name + '_s'))}")
+
+    def _value_copy(self, s, with_sens):
+        (v, _), = s.outputs
+        (w, _), = s.inputs
+        self.emit(f"{s.targets[v.name]} = {w.name}")
+        if with_sens:
+            self.emit(f"{s.targets[v.name]}_s = {w.name}_s")
+
+    def _value_sum(self, s, with_sens):
+        (v, _), = s.outputs
+        expr = self.lincomb([(c, w.name) for w, c in s.inputs]) or self.zeros(v.dim)
+        self.emit(f"{s.targets[v.name]} = {expr}")
+        if with_sens:
+            sexpr = self.lincomb([(c, w.name + "_s" if w.udep else None) for w, c in s.inputs])
+            self.emit(f"{s.targets[v.name]}_s = {sexpr or self.zsens(v.dim)}")
+
+    def _value_cforce(self, s, with_sens):
+        (v, _), = s.outputs
+        (lam, _), = s.inputs
+        cols = s.data["cols"]
+        D = f"D{self.index(s.element)}[:, {cols.start}:{cols.stop}]"
+        self.emit(f"{s.targets[v.name]} = {self.transposed_product(D, lam.name, False)}")
+        self.emit(f"{s.targets[v.name]}_s = {self.transposed_product(D, lam.name + '_s', True)}")
 
     def modulus(self, el):
         obj = self.p.report.flat.elements[el]
@@ -270,97 +282,104 @@ class _Gen:
             return self.mul(f"Mi{i}", vec, matrix) if mode == "minv" else self.transposed_product(f"Mi{i}", vec, matrix)
         return f"np.linalg.solve({m}, {vec})" if mode == "minv" else f"np.linalg.solve({m}.T, {vec})"
 
-    # -- tangents (time derivatives of variables read by constraints)
+    # -- tangents (time derivatives of variables read by constraints), one method per kind
     def step_tangent(self, s):
-        el = s.element
-        if s.kind == "source":
-            (v, sg), = s.outputs
-            call = self.call(el, "value_rate", ["t"])
-            self.emit(f"{v.name}_t = {self.sgn(sg, call)}")
-            self.tan[v.name] = False
-        elif s.kind == "storage_out":
-            st = self._storage[el]
-            i = self.index(el)
-            obj = st["obj"]
-            has_x = obj.n_states > 0
-            parts = []
-            if has_x:
-                self.emit(f"_OJ = {self.call(el, 'output_jacobian', ['t', self.xe(el), self.r(el)])}")
-                parts.append(self.mul("_OJ", f"xd{i}"))
-            if self.p.refs[el]:
-                parts.append(self.call(el, "output_ref_rate", ["t", self.xe(el), self.r(el), f"rr{i}"]))
-            self.emit("_d = " + (" + ".join(parts) if parts else f"np.zeros({sum(st['dims'])})"))
-            has_s = has_x and self.has_rate_sens(el)
-            if has_s:
-                self.emit(f"_ds = {self.mul('_OJ', f'xd{i}_s', True)}")
-            offs = np.cumsum([0] + st["dims"])
-            for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
-                a, b = offs[idx], offs[idx + 1]
-                self.emit(f"{v.name}_t = {self.sgn(sg, f'_d[{a}:{b}]')}")
-                if has_s:
-                    self.emit(f"{v.name}_ts = {self.sgn(sg, f'_ds[{a}:{b}]')}")
-                self.tan[v.name] = has_s
-        elif s.kind == "tf":
-            (v, _), = s.outputs
-            (w, _), = s.inputs
-            obj = self.p.report.flat.elements[el]
-            i = self.index(el)
-            m = self.modulus(el)
-            mode, sg = s.data["mode"], s.data["sign"]
-            term = self.tf_apply(el, mode, m, w.name + "_t")
-            if obj.modulated:
-                self.ensure_modrate(el)
-                md = f"Md{i}"
-                if mode == "m":
-                    term = self.mul_add(md, w.name, term)
-                elif mode == "mT":
-                    term = f"{self.transposed_product(md, w.name, False)} + {term}"
-                elif mode == "minv":  # d(m^-1 w) = m^-1 (w' - m' m^-1 w)
-                    term = f"np.linalg.solve({m}, {w.name}_t - {md} @ np.linalg.solve({m}, {w.name}))"
-                else:
-                    term = f"np.linalg.solve({m}.T, {w.name}_t - {md}.T @ np.linalg.solve({m}.T, {w.name}))"
-            self.emit(f"{v.name}_t = {self.sgn(sg, term)}")
-            if self.tan.get(w.name):
-                self.emit(f"{v.name}_ts = {self.sgn(sg, self.tf_apply(el, mode, m, w.name + '_ts'))}")
-            self.tan[v.name] = bool(self.tan.get(w.name))
-        elif s.kind == "copy":
-            (v, _), = s.outputs
-            (w, _), = s.inputs
-            self.emit(f"{v.name}_t = {w.name}_t")
-            if self.tan.get(w.name):
-                self.emit(f"{v.name}_ts = {w.name}_ts")
-            self.tan[v.name] = bool(self.tan.get(w.name))
-        elif s.kind == "sum":
-            (v, _), = s.outputs
-            texpr = self.lincomb([(c, w.name + "_t") for w, c in s.inputs]) or self.zeros(v.dim)
-            self.emit(f"{v.name}_t = {texpr}")
-            sexpr = self.lincomb([(c, w.name + "_ts" if self.tan.get(w.name) else None) for w, c in s.inputs])
-            if sexpr:
-                self.emit(f"{v.name}_ts = {sexpr}")
-            self.tan[v.name] = sexpr is not None
-        elif s.kind == "resistor":
-            obj = self.p.report.flat.elements[el]
-            if self.p.refs[el]:
-                from ..errors import ModelError
+        """Emit a plan step's time derivative ``<name>_t`` (and its sensitivities ``_ts`` to the
+        unknowns where it has any: `tan`)."""
+        getattr(self, f"_tangent_{s.kind}")(s)
 
-                raise ModelError(f"{obj.label} reads other states and lies on a constraint's path: unsupported")
-            ins = ", ".join(self.sgn(sg, v.name) for v, sg in s.inputs)
-            pat = s.data["pattern"]
-            dims = s.data["dims"]
-            self.emit(f"_J = {self.call(el, 'law_jacobian', [str(pat), 't', f'({ins},)', '()'])}")
-            tin = ", ".join(self.sgn(sg, v.name + "_t") for v, sg in s.inputs)
-            self.emit(f"_T = {self.mul('_J', f'np.concatenate(({tin},))')}")
-            any_s = any(self.tan.get(v.name) for v, _ in s.inputs)
+    def _tangent_source(self, s):
+        (v, sg), = s.outputs
+        call = self.call(s.element, "value_rate", ["t"])
+        self.emit(f"{v.name}_t = {self.sgn(sg, call)}")
+        self.tan[v.name] = False
+
+    def _tangent_storage_out(self, s):
+        el = s.element
+        st = self._storage[el]
+        i = self.index(el)
+        has_x = st["obj"].n_states > 0
+        parts = []
+        if has_x:
+            self.emit(f"_OJ = {self.call(el, 'output_jacobian', ['t', self.xe(el), self.r(el)])}")
+            parts.append(self.mul("_OJ", f"xd{i}"))
+        if self.p.refs[el]:
+            parts.append(self.call(el, "output_ref_rate", ["t", self.xe(el), self.r(el), f"rr{i}"]))
+        self.emit("_d = " + (" + ".join(parts) if parts else f"np.zeros({sum(st['dims'])})"))
+        has_s = has_x and self.has_rate_sens(el)
+        if has_s:
+            self.emit(f"_ds = {self.mul('_OJ', f'xd{i}_s', True)}")
+        offs = np.cumsum([0] + st["dims"])
+        for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
+            a, b = offs[idx], offs[idx + 1]
+            self.emit(f"{v.name}_t = {self.sgn(sg, f'_d[{a}:{b}]')}")
+            if has_s:
+                self.emit(f"{v.name}_ts = {self.sgn(sg, f'_ds[{a}:{b}]')}")
+            self.tan[v.name] = has_s
+
+    def _tangent_tf(self, s):
+        el = s.element
+        (v, _), = s.outputs
+        (w, _), = s.inputs
+        obj = self.p.report.flat.elements[el]
+        m = self.modulus(el)
+        mode, sg = s.data["mode"], s.data["sign"]
+        term = self.tf_apply(el, mode, m, w.name + "_t")
+        if obj.modulated:
+            self.ensure_modrate(el)
+            md = f"Md{self.index(el)}"
+            if mode == "m":
+                term = self.mul_add(md, w.name, term)
+            elif mode == "mT":
+                term = f"{self.transposed_product(md, w.name, False)} + {term}"
+            elif mode == "minv":  # d(m^-1 w) = m^-1 (w' - m' m^-1 w)
+                term = f"np.linalg.solve({m}, {w.name}_t - {md} @ np.linalg.solve({m}, {w.name}))"
+            else:
+                term = f"np.linalg.solve({m}.T, {w.name}_t - {md}.T @ np.linalg.solve({m}.T, {w.name}))"
+        self.emit(f"{v.name}_t = {self.sgn(sg, term)}")
+        if self.tan.get(w.name):
+            self.emit(f"{v.name}_ts = {self.sgn(sg, self.tf_apply(el, mode, m, w.name + '_ts'))}")
+        self.tan[v.name] = bool(self.tan.get(w.name))
+
+    def _tangent_copy(self, s):
+        (v, _), = s.outputs
+        (w, _), = s.inputs
+        self.emit(f"{v.name}_t = {w.name}_t")
+        if self.tan.get(w.name):
+            self.emit(f"{v.name}_ts = {w.name}_ts")
+        self.tan[v.name] = bool(self.tan.get(w.name))
+
+    def _tangent_sum(self, s):
+        (v, _), = s.outputs
+        texpr = self.lincomb([(c, w.name + "_t") for w, c in s.inputs]) or self.zeros(v.dim)
+        self.emit(f"{v.name}_t = {texpr}")
+        sexpr = self.lincomb([(c, w.name + "_ts" if self.tan.get(w.name) else None) for w, c in s.inputs])
+        if sexpr:
+            self.emit(f"{v.name}_ts = {sexpr}")
+        self.tan[v.name] = sexpr is not None
+
+    def _tangent_resistor(self, s):
+        el = s.element
+        obj = self.p.report.flat.elements[el]
+        if self.p.refs[el]:
+            raise ModelError(f"{obj.label} reads other states and lies on a constraint's path: unsupported")
+        ins = ", ".join(self.sgn(sg, v.name) for v, sg in s.inputs)
+        pat = s.data["pattern"]
+        dims = s.data["dims"]
+        self.emit(f"_J = {self.call(el, 'law_jacobian', [str(pat), 't', f'({ins},)', '()'])}")
+        tin = ", ".join(self.sgn(sg, v.name + "_t") for v, sg in s.inputs)
+        self.emit(f"_T = {self.mul('_J', f'np.concatenate(({tin},))')}")
+        any_s = any(self.tan.get(v.name) for v, _ in s.inputs)
+        if any_s:
+            ts = ", ".join(self.sgn(sg, v.name + "_ts") if self.tan.get(v.name) else self.zsens(d) for (v, sg), d in zip(s.inputs, dims))
+            self.emit(f"_TS = {self.mul('_J', f'np.concatenate(({ts},), axis=0)', True)}")
+        a = 0
+        for (v, sg), d in zip(s.outputs, dims):
+            self.emit(f"{v.name}_t = {self.sgn(sg, f'_T[{a}:{a + d}]')}")
             if any_s:
-                ts = ", ".join(self.sgn(sg, v.name + "_ts") if self.tan.get(v.name) else self.zsens(d) for (v, sg), d in zip(s.inputs, dims))
-                self.emit(f"_TS = {self.mul('_J', f'np.concatenate(({ts},), axis=0)', True)}")
-            a = 0
-            for (v, sg), d in zip(s.outputs, dims):
-                self.emit(f"{v.name}_t = {self.sgn(sg, f'_T[{a}:{a + d}]')}")
-                if any_s:
-                    self.emit(f"{v.name}_ts = {self.sgn(sg, f'_TS[{a}:{a + d}]')}")
-                self.tan[v.name] = any_s
-                a += d
+                self.emit(f"{v.name}_ts = {self.sgn(sg, f'_TS[{a}:{a + d}]')}")
+            self.tan[v.name] = any_s
+            a += d
 
     def has_rate_sens(self, path):
         return path in self._rate_sens

@@ -269,31 +269,28 @@ class _JitGen(_Gen):
         has no map of its own (the compiled function never evaluates the associated system)."""
         self.emit(f"D{i} = {self.call(c['path'], 'effort_map', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])}")
 
-    # -- steps
-    def step_value(self, s, with_sens):
+    # -- steps (the other kinds as the Python generator writes them)
+    def _value_storage_out(self, s, with_sens):
         el = s.element
-        if s.kind == "storage_out":
-            obj, kern, _ = self.kernel(el, "outputs")
-            self._n += 1
-            o = f"_o{self._n}"   # a fresh name: each element's outputs tuple has its own type
-            self.emit(f"{o} = {self.call(el, 'outputs', ['t', self.xe(el), self.r(el)])}")
-            if kern.shares:
-                sh = f"SH{self.index(el)}"
-                self.emit(f"{sh} = {o}[{len(obj.ports())}]")
-                self.emit(f"if {sh}[0] != 0:")
-                self.emit("    return xdot, 1, _E, _E, _E, _E")
-                self.shared[id(obj)] = sh
-            for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
-                self.emit(f"{s.targets[v.name]} = {self.sgn(sg, f'{o}[{idx}]')}")
-        elif s.kind in ("resistor", "tf", "copy", "sum", "cforce"):
-            super().step_value(s, with_sens)
-        elif s.kind == "source":   # a signal with a kernel (t, F, I), or an input's (t, u, F, I)
-            (v, sg), = s.outputs
-            sl = s.data["input"]
-            args = ["t"] if sl is None else ["t", self.span("u_in", sl.start, sl.stop)]
-            self.emit(f"{s.targets[v.name]} = {self.sgn(sg, self.call(el, 'value', args))}")
-        else:
-            raise NoJit(f"a {s.kind} step")
+        obj, kern, _ = self.kernel(el, "outputs")
+        self._n += 1
+        o = f"_o{self._n}"   # a fresh name: each element's outputs tuple has its own type
+        self.emit(f"{o} = {self.call(el, 'outputs', ['t', self.xe(el), self.r(el)])}")
+        if kern.shares:
+            sh = f"SH{self.index(el)}"
+            self.emit(f"{sh} = {o}[{len(obj.ports())}]")
+            self.emit(f"if {sh}[0] != 0:")
+            self.emit("    return xdot, 1, _E, _E, _E, _E")
+            self.shared[id(obj)] = sh
+        for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
+            self.emit(f"{s.targets[v.name]} = {self.sgn(sg, f'{o}[{idx}]')}")
+
+    def _value_source(self, s, with_sens):
+        """A signal with a kernel (t, F, I), or an input's (t, u, F, I)."""
+        (v, sg), = s.outputs
+        sl = s.data["input"]
+        args = ["t"] if sl is None else ["t", self.span("u_in", sl.start, sl.stop)]
+        self.emit(f"{s.targets[v.name]} = {self.sgn(sg, self.call(s.element, 'value', args))}")
 
     def build(self):
         p = self.p
