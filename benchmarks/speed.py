@@ -458,7 +458,9 @@ def mujoco_trot(model, t_end, dt=1e-3):
     legs = [(leg, k, f"{leg}_{part}_joint") for leg in refs for k, part in enumerate(("hip", "thigh", "calf"))]
     acts = [f'<position joint="{jn}" kp="{P["kp"]}" kv="{P["kd"]}"/>' for _, _, jn in legs]
     xml = "\n".join([f'<mujoco><option timestep="{dt}" integrator="RK4" gravity="0 0 -9.81"/>',
-                      '<compiler angle="radian" boundmass="1e-6" boundinertia="1e-10"/>',
+                      # balanceinertia: the description's balanced base inertia (A + B = C) is refused by
+                      # MuJoCo 4's compiler at round-off (A + B < C by ~1e-17); it rebalances as we did
+                      '<compiler angle="radian" boundmass="1e-6" boundinertia="1e-10" balanceinertia="true"/>',
                       '<worldbody><geom type="plane" size="50 50 0.1" friction="%s 0.005 0.0001"/>' % P["friction"],
                       *body(d.joints[0], "  "), "</worldbody><actuator>", *acts, "</actuator></mujoco>"])
     m = mujoco.MjModel.from_xml_string(xml)
