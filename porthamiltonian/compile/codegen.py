@@ -336,17 +336,19 @@ class _Gen:
                 term = f"np.linalg.solve({m}, {w.name}_t - {md} @ np.linalg.solve({m}, {w.name}))"
             else:
                 term = f"np.linalg.solve({m}.T, {w.name}_t - {md}.T @ np.linalg.solve({m}.T, {w.name}))"
-        self.emit(f"{v.name}_t = {self.sgn(sg, term)}")
-        if self.tan.get(w.name):
-            self.emit(f"{v.name}_ts = {self.sgn(sg, self.tf_apply(el, mode, m, w.name + '_ts'))}")
-        self.tan[v.name] = bool(self.tan.get(w.name))
+        self._pass_tangent(v, w, self.sgn(sg, term), lambda: self.sgn(sg, self.tf_apply(el, mode, m, w.name + "_ts")))
 
     def _tangent_copy(self, s):
         (v, _), = s.outputs
         (w, _), = s.inputs
-        self.emit(f"{v.name}_t = {w.name}_t")
+        self._pass_tangent(v, w, f"{w.name}_t", lambda: f"{w.name}_ts")
+
+    def _pass_tangent(self, v, w, tangent, sensitivity):
+        """``v``'s tangent `tangent`, and its sensitivities (the expression `sensitivity()`)
+        where ``w``, the step's input, has some."""
+        self.emit(f"{v.name}_t = {tangent}")
         if self.tan.get(w.name):
-            self.emit(f"{v.name}_ts = {w.name}_ts")
+            self.emit(f"{v.name}_ts = {sensitivity()}")
         self.tan[v.name] = bool(self.tan.get(w.name))
 
     def _tangent_sum(self, s):
