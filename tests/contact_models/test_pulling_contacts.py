@@ -11,15 +11,19 @@ foot's vertical acceleration is held) and, with kappa = M L^2 / (4 I_y),
 
 alpha = L (lambda_L - F) / (2 I_y) (Newton-Euler about the centre of mass; closed forms written
 here, independent of the solve).
+
+And Painlevé's rod (below): where no force is consistent, the run stops and names the paradox.
 """
+
+import math
 
 import numpy as np
 import pytest
 
 import porthamiltonian as ph
-from porthamiltonian.geometry import Plane, Sphere
+from porthamiltonian.geometry import Plane, Point, Sphere
 from porthamiltonian.lie import se3
-from porthamiltonian.library import Gravity, Ground, PointSpring, RigidBody, make_contact
+from porthamiltonian.library import Gravity, Ground, PointSpring, RigidBody, SlidingPlaneContact, make_contact
 
 M, L, W, R, G = 2.0, 0.6, 0.04, 0.02, 9.81
 IY = M * (L * L + W * W) / 12.0
@@ -116,3 +120,67 @@ def test_a_run_starting_with_a_pulling_foot_releases_it():
     P = tr.state("bar.P")[-1]
     assert P[1] / IY == pytest.approx(alpha * T, rel=1e-5)
     assert tr.power_budget().relative_residual < 1e-10
+
+
+# ---------------------------------------------------------------- Painlevé's rod
+#
+# A uniform rod (mass M, length 2 l) leaning at angle theta on a plane, one end A a point foot
+# on a sliding-plane contact with Coulomb friction mu, translating at speed v along the plane
+# (no rotation yet). Newton-Euler in the rod's plane (Painlevé 1895), friction -mu N sign(v_A):
+#
+#     N = M g / (1 + 3 cos^2 theta + 3 mu sign(v_A) sin theta cos theta),
+#
+# positive for the end sliding away from below the centre of mass; for the end sliding toward
+# it and 3 mu sin theta cos theta > 1 + 3 cos^2 theta (mu > 4/3 at best), N < 0 held, and
+# released the end falls with the rod: no consistent force (the paradox).
+
+ROD_M, ROD_L, ROD_MU, ROD_THETA = 1.0, 0.5, 2.0, math.radians(60.0)
+
+
+def painleve_rod(v):
+    """(system, state): the rod at ROD_THETA, its end A at the origin on the plane z = 0 (its
+    contact on), translating at `v` [m/s] along x, the contact's slip speed 1e-4 m/s."""
+    c, s = math.cos(ROD_THETA), math.sin(ROD_THETA)
+    R = np.array([[c, 0.0, -s], [0.0, 1.0, 0.0], [s, 0.0, c]])   # body x along the rod, from A up
+    inertia = ROD_M * (2 * ROD_L) ** 2 / 12.0
+    rod = RigidBody("rod", ROD_M, [1e-6, inertia, inertia], pose=se3.make(R, (ROD_L * c, 0.0, ROD_L * s)),
+                    twist=np.r_[0.0, 0.0, 0.0, R.T @ np.array([v, 0.0, 0.0])])
+    ground = Ground("ground")
+    bg = ph.BondGraph("painleve")
+    bg.add(rod, ground, Gravity("gravity", rod, (0.0, 0.0, -G)))
+    bg.connect(rod.frame().port, "gravity")
+    bg.add(SlidingPlaneContact("end", ground, Plane(), rod, Point((-ROD_L, 0.0, 0.0)), friction="coulomb",
+                               mu=ROD_MU, eps=1e-4))
+    bg.connect(ground.frame().port, ("end", "a"))
+    bg.connect(rod.frame().port, ("end", "b"))
+    system = ph.compile(bg)
+    return system, system.initial_state({"end/constraint.active": 1.0})
+
+
+def painleve_force(sign, eps=1e-4, v=1.0):
+    """Painlevé's N with the contact's smoothed Coulomb law: mu v / sqrt(v^2 + eps^2) at slip
+    speed v (1 - 5e-9 of mu here, which moves N by 1.5e-8 near the paradox)."""
+    c, s = math.cos(ROD_THETA), math.sin(ROD_THETA)
+    mu = ROD_MU * v / math.hypot(v, eps)
+    return ROD_M * G / (1.0 + 3.0 * c * c + 3.0 * mu * sign * s * c)
+
+
+def test_painleves_rod_sliding_away_carries_the_closed_form_force():
+    system, x = painleve_rod(1.0)
+    assert normal_force(system, x, "end/constraint") == pytest.approx(painleve_force(+1), rel=1e-12)
+    tr = ph.simulate(system, (0.0, 1e-3), x, method="DOP853", rtol=1e-10, atol=1e-12)
+    assert tr.status == 0 and not tr.events
+
+
+def test_painleves_rod_sliding_in_stops_the_run_at_the_start_naming_the_paradox():
+    system, x = painleve_rod(-1.0)
+    pull = painleve_force(-1)
+    assert pull < 0.0
+    assert normal_force(system, x, "end/constraint") == pytest.approx(pull, rel=1e-12)
+    tr = ph.simulate(system, (0.0, 1e-3), x, throw=False)
+    assert tr.status == -1 and tr.message.startswith("at the start: at t = 0 s the contacts on at rest (end/constraint)")
+    # the forces it names: held (the paradox's N), and frictionless (M g / (1 + 3 cos^2 theta))
+    push = ROD_M * G / (1.0 + 3.0 * math.cos(ROD_THETA) ** 2)
+    assert f"pull ({pull:.4g} N)" in tr.message and f"push ({push:.4g} N)" in tr.message
+    assert "Painlevé's paradox, friction coefficient 2" in tr.message
+    assert list(tr.t) == [0.0]
