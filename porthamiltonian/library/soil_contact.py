@@ -61,6 +61,7 @@ from porthamiltonian.bondgraph.element import EventOutcome, EventSpec, Kernel, r
 from porthamiltonian.bondgraph.ports import StateBlock, StateRef
 from porthamiltonian.contact.soil import SoilLaw
 from porthamiltonian.errors import GeometryError, ParameterError
+from porthamiltonian.geometry.point import Point
 from porthamiltonian.geometry.sphere import Sphere
 from porthamiltonian.kernels import contact as _kcontact
 from porthamiltonian.kernels import soil as _ksoil
@@ -517,6 +518,10 @@ def SoilContact(name, body_a, surface_a, body_b, surface_b, *, soil=None, terrai
     """
     if not isinstance(cull, bool):
         raise ParameterError(f"`cull` must be True or False, got {cull!r}")
+    if isinstance(surface_a, Point) or isinstance(surface_b, Point):
+        raise ParameterError(
+            f"soil contact {name!r}: a point foot (`geometry.Point`) has no sole: the soil law's sinkage is that of a "
+            "round sole or a plate; give the foot a radius (a Sphere) or use another contact kind")
     if soil is None:
         soil = _default_soil(name, surface_a, terrain)
     elif not isinstance(soil, SoilLaw):

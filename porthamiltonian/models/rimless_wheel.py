@@ -40,7 +40,7 @@ Point feet (``foot=0``): each foot is a `porthamiltonian.geometry.Point` at the 
 meeting the plane as the contact's body b (the ground's plane is body a, whose normal is the
 contact's); r = 0 in the formulas above, whose eta is then (rho^2 + L^2 cos 2 alpha) /
 (rho^2 + L^2), angular momentum about the new stance foot conserved. The soil contact needs
-a round sole (`foot` > 0).
+a round sole (`foot` > 0): `SoilContact` refuses a point foot.
 
 Contacts: "sliding_plane" (the stiff contact the closed forms are for) or "compliant" (a
 spring-damper foot: the impact is spread over the contact's duration, so its loss differs
@@ -247,7 +247,8 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
     ------
     ParameterError
         Fewer than 5 spokes (at alpha >= 45 degrees the trailing foot does not leave the
-        ground at a strike), feet not smaller than the spoke spacing, or an unknown contact.
+        ground at a strike), feet not smaller than the spoke spacing, or an unknown contact;
+        point feet (``foot=0``) on soil, from `SoilContact`.
     """
     if float(spokes) != int(spokes) or int(spokes) < 5:
         raise ph.ParameterError(f"`spokes` must be an integer >= 5 (alpha = pi / N < 45 degrees), got {spokes!r}")
@@ -260,10 +261,6 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
     if contact not in CONTACTS:
         raise ph.ParameterError(f"`contact` must be one of {CONTACTS} (the wheel has a contact per foot; the "
                                 f"reduced contact follows one contact point), got {contact!r}")
-    if foot == 0.0 and contact == "soil":
-        raise ph.ParameterError("`foot` = 0 (point feet) with `contact` = 'soil': the soil law's sinkage is that of "
-                                "a round sole of the foot's radius, which a point does not have; give `foot` > 0 or "
-                                "another contact")
     if not slope < math.pi / 2:
         raise ph.ParameterError(f"`slope` must be below pi/2 rad, got {slope!r}")
     n, downhill = slope_axes(slope)

@@ -18,7 +18,7 @@ from scipy.integrate import quad
 import porthamiltonian as ph
 from porthamiltonian.contact import SoilLaw
 from porthamiltonian.errors import GeometryError, ParameterError
-from porthamiltonian.geometry import BSplineSurface, Ellipsoid, Plane, Sphere
+from porthamiltonian.geometry import BSplineSurface, Ellipsoid, Plane, Point, Sphere
 
 from .conftest import assert_ledger_closes, ball, body_on_plane, world_force, world_momenta
 
@@ -232,6 +232,16 @@ def test_a_sole_without_a_footprint_needs_a_soil_law():
     body = ph.library.RigidBody("ball", 1.0, [4e-3] * 3, pose=H)
     with pytest.raises(ParameterError, match=r"give `soil=SoilLaw\(..., area=A\)`.*Ellipsoid sole"):
         body_on_plane(body, Ellipsoid(0.08, 0.07, 0.06), kind="soil")
+
+
+def test_a_point_foot_is_refused_whatever_the_soil_law():
+    """A point has no sole: refused by name even with a soil law given (which would otherwise
+    bypass the sole's footprint), on either side of the pair."""
+    body = ph.library.RigidBody("ball", 1.0, [4e-3] * 3)
+    ground = ph.library.Ground("ground")
+    for sides in ((ground, Plane(), body, Point((0.0, 0.0, 0.0))), (body, Point((0.0, 0.0, 0.0)), ground, Plane())):
+        with pytest.raises(ParameterError, match=r"soil contact 'c': a point foot \(`geometry.Point`\) has no sole"):
+            ph.library.SoilContact("c", *sides, soil=SAND)
 
 
 def test_a_soil_contact_survives_a_model_file(tmp_path):
