@@ -31,6 +31,7 @@ import porthamiltonian as ph  # noqa: E402
 from porthamiltonian.diagnostics.contact_forces import contact_forces, contact_names  # noqa: E402
 from porthamiltonian.models.robot_drop import ROBOTS, SLIP_SPEED, assemble, feet_material  # noqa: E402
 
+
 def total_mass(robot, description):
     try:
         import pinocchio as pin

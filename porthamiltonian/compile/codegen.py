@@ -187,10 +187,7 @@ class _Gen:
     # -- step emitters: value (and sensitivities for unknown-dependent steps), one method per kind
     def step_value(self, s, with_sens):
         """Emit a plan step's value (and, `with_sens`, its sensitivities to the unknowns)."""
-        emit = getattr(self, f"_value_{s.kind}", None)
-        if emit is None:  # pragma: no cover - plan and generator are built together
-            raise AssertionError(s.kind)
-        emit(s, with_sens)
+        getattr(self, f"_value_{s.kind}")(s, with_sens)
 
     def _value_source(self, s, with_sens):
         (v, sg), = s.outputs

@@ -602,18 +602,18 @@ class PHSystem:
         if rows is None:
             raise ModelError(f"{element!r} is not a constraint element of system {self.name!r}")
         x = np.array(x, dtype=float)
-        speed = abs(float(self._rhs(t, x, self._u0, True, True)["c"][element][0]))
         partners = self._impact_partners(t, x, element)
         out = self._simultaneous_impulse(t, x, element, target, partners) if partners else None
-        xn, works, released = out if out is not None else self._single_impulse(t, x, element, target, rows)
+        xn, works, released, speed = out if out is not None else self._single_impulse(t, x, element, target, rows)
         xn, pulling = self.release_pulling_contacts(t, xn, speed)
         if not work:
             return xn
         return xn, works(), sorted(released + pulling)
 
     def _single_impulse(self, t, x, element, target, rows):
-        """`apply_impulse` at `element` alone: ``(state after, works, released)``, ``works``
-        a callable giving the impulse's work per constraint (`_impulse_works`)."""
+        """`apply_impulse` at `element` alone: ``(state after, works, released, speed)``,
+        ``works`` a callable giving the impulse's work per constraint (`_impulse_works`),
+        ``speed`` the approach speed before the impulse [m/s]."""
         plan = self._plan
         released = {}   # path -> (state slice, own state while active)
         for c in plan.constraints:
@@ -631,14 +631,15 @@ class PHSystem:
             # zero target they take no impulse
             lam = _solve(ev["A"], r)
             xn = x + ev["Gx"] @ lam
+            speed = abs(float(c_now[0]))   # the contacts released here leave the element's residual as it is
             if not released:
                 break
-            back = self._restored_contact(t, xn, released, abs(float(c_now[0])))
+            back = self._restored_contact(t, xn, released, speed)
             if back is None:
                 break
             sl, active = released.pop(back)
             x[sl] = active
-        return xn, lambda: self._impulse_works(t, x, xn, ev, lam), sorted(released)
+        return xn, lambda: self._impulse_works(t, x, xn, ev, lam), sorted(released), speed
 
     def _impulse_works(self, t, x, xn, ev, lam):
         """The impulse `lam` (taking x to xn; ``ev`` the evaluation at x) split per constraint
@@ -679,7 +680,8 @@ class PHSystem:
 
     def _simultaneous_impulse(self, t, x, element, target, partners):
         """The simultaneous Newton impact of `element` and its `partners` (`apply_impulse`):
-        ``(state after, works, released)`` as `_single_impulse`, or None when no active set
+        ``(state after, works, released, speed)`` as `_single_impulse` (``speed`` the largest
+        approach speed of the impacting contacts), or None when no active set
         solves it (then the caller resolves `element` alone).
 
         The contacts taking part are the impacting ones (`element`, the partners: normal
@@ -720,7 +722,8 @@ class PHSystem:
         r = np.zeros(plan.n_rows)
         for p in comp:
             r[cons[p]["rows"]] = goal[p] - c_now[p]
-        tol = self._release_tolerance([cons[p]["obj"] for p in comp], max(max(c_now[p][0] for p in goals), 0.0))
+        speed = max(max(c_now[p][0] for p in goals), 0.0)
+        tol = self._release_tolerance([cons[p]["obj"] for p in comp], speed)
         rows_of = {p: np.arange(plan.n_rows)[cons[p]["rows"]] for p in comp}
         cols_of = {p: np.arange(A.shape[1])[cons[p]["lam"].unknown] for p in comp}
         for held, lam in _active_sets(A, r, [(rows_of[p], cols_of[p]) for p in comp]):
@@ -756,7 +759,7 @@ class PHSystem:
             xn[cons[element]["slice"]] = cons[element]["obj"].released(x[cons[element]["slice"]])
         _log.debug("simultaneous impact at t = %.9g s: %s with impulse, %s without", t, inside,
                    [p for p in comp if p not in inside])
-        return xn, lambda: self._impulse_works(t, x, x_impulse, ev, lam), released
+        return xn, lambda: self._impulse_works(t, x, x_impulse, ev, lam), released, speed
 
     #: a contact left on by an impulse is released when its normal force pulls by more than this
     #: times the largest normal force of the contacts left on (`release_pulling_contacts`)
