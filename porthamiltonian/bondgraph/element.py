@@ -599,6 +599,15 @@ class ConstraintElement(Element):
         constraints never release)."""
         return None
 
+    def impact_friction(self, q):
+        """For an impulse (`PHSystem.apply_impulse`): the factor that scales the non-associated
+        part of the first row of the effort map, D_0 - J_0, frozen at the state before the
+        impulse, to the friction an impulse carries (Coulomb's mu Lambda_0 along the slip
+        before it), given ``q = (D_0 - J_0) . f`` at the flows f before [W per unit of the
+        first multiplier]; None if the impulse carries no friction (the default: an impulse is
+        directed by J alone)."""
+        return None
+
     def rates(self, t, x, refs, flows):
         """Rate of the element's own (auxiliary) state. Default: none."""
         return np.zeros(self.n_states)

@@ -11,8 +11,9 @@ Signature of the generated function::
     rhs(t, x, u_in, full, associated) -> xdot                      (full=False)
     rhs(t, x, u_in, full, associated) -> dict of every quantity    (full=True)
 
-``associated=True`` replaces every constraint's effort map D by its Jacobian J (used for
-impulses, which are frictionless).
+``associated=True`` replaces every constraint's effort map D by its Jacobian J (the impulses'
+matrices; `compile.impact_friction` blends in the non-associated ones). The full dict also
+carries each constraint's J, D and port flows (``maps``).
 """
 
 from __future__ import annotations
@@ -718,7 +719,10 @@ class _Gen:
         else:
             self.emit("A = None")
             self.emit("Gx = None")
-        self.emit(f"return dict(xdot=xdot, u=uf, vars=V, c={{{cs}}}, g={{{gs}}}, cut_c={{{ccs}}}, A=A, Gx=Gx)")
+        # each constraint's rows J, effort map D and port flows F (c = J F + b): impulses with friction
+        maps = ", ".join(f"{c['path']!r}: (J{i}, D{i}, F{i})" for c in p.constraints for i in [self.index(c['path'])])
+        self.emit(f"return dict(xdot=xdot, u=uf, vars=V, c={{{cs}}}, g={{{gs}}}, cut_c={{{ccs}}}, A=A, Gx=Gx, "
+                  f"maps={{{maps}}})")
 
 
 def generate(plan: Plan):

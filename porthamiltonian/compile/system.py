@@ -12,6 +12,7 @@ from .._validate import as_array
 from ..errors import IntegrationError, ModelError, ParameterError, PhaseError, PortHamiltonianError
 from ..bondgraph.element import ConstraintElement
 from .codegen import _solve
+from .impact_friction import ImpactFriction
 
 _log = logging.getLogger(__name__)
 
@@ -572,10 +573,12 @@ class PHSystem:
 
         Every other constraint that takes part (and every cut) keeps its velocity residual; the impulse is the
         one of least kinetic-energy change (the acceleration-level matrices A and G of the
-        compiled system), directed by the constraint Jacobians J even where an effort map D
-        adds friction between impacts: an impact is a frictionless Newton impulse (a Coulomb
-        friction impulse directed by the pre-impact sliding can overshoot and inject energy);
-        no-slip rows, being constraints, still stick exactly. Inactive rows carry no impulse.
+        compiled system), directed by the constraint Jacobians J; where an effort map D adds
+        Coulomb friction (`ConstraintElement.impact_friction`), each such contact's impulse
+        also carries friction along its slip before the impulse, up to mu times its normal
+        impulse and never more than stops the slip (`compile.impact_friction.ImpactFriction`:
+        Routh's stick-or-slide impact; its work is booked as absorbed by the contact). No-slip
+        rows, being constraints, stick exactly. Inactive rows carry no impulse.
 
         A unilateral contact elsewhere cannot pull: the impulse is first solved with every
         other active unilateral contact released (`ConstraintElement.released`); a released
@@ -622,15 +625,16 @@ class PHSystem:
                 released[c["path"]] = (c["slice"], x[c["slice"]].copy())
                 x[c["slice"]] = own
         while True:
-            ev = self._rhs(t, x, self._u0, True, True)  # impulses along J: impacts are frictionless
+            ev = self._rhs(t, x, self._u0, True, True)
             c_now = ev["c"][element]
             goal = target(c_now) if callable(target) else target
             r = np.zeros(plan.n_rows)
             r[rows] = np.asarray(goal, dtype=float) - c_now
             # inactive rows of unilateral constraints are identity rows of A (see codegen): with a
             # zero target they take no impulse
-            lam = _solve(ev["A"], r)
-            xn = x + ev["Gx"] @ lam
+            friction = ImpactFriction(self, t, x, ev, self._active_paths(x))
+            s, (lam, G) = friction.settle(lambda A, G: (_solve(A, r), G))
+            xn = x + G @ lam
             speed = abs(float(c_now[0]))   # the contacts released here leave the element's residual as it is
             if not released:
                 break
@@ -639,11 +643,16 @@ class PHSystem:
                 break
             sl, active = released.pop(back)
             x[sl] = active
-        return xn, lambda: self._impulse_works(t, x, xn, ev, lam), sorted(released), speed
+        return xn, lambda: self._impulse_works(t, x, xn, ev, lam, friction.works(lam, s)), sorted(released), speed
 
-    def _impulse_works(self, t, x, xn, ev, lam):
+    def _active_paths(self, x):
+        """The constraint paths whose first row is active at state x."""
+        return {c["path"] for c in self._plan.constraints if c["obj"].active(x[c["slice"]])[0] > 0.5}
+
+    def _impulse_works(self, t, x, xn, ev, lam, friction):
         """The impulse `lam` (taking x to xn; ``ev`` the evaluation at x) split per constraint
-        path -> (supplied, absorbed) [J] (`apply_impulse`)."""
+        path -> (supplied, absorbed) [J] (`apply_impulse`); ``friction``: path -> the work its
+        friction impulse absorbed (`ImpactFriction.works`)."""
         plan = self._plan
         ev2 = self._rhs(t, xn, self._u0, True, True)
         works = {}
@@ -652,7 +661,7 @@ class PHSystem:
             obj = c["obj"]
             b = obj.terms(t, x[c["slice"]], tuple(x[sl] for sl in plan.refs[c["path"]]))[1]
             c_mean = 0.5 * (ev["c"][c["path"]] + ev2["c"][c["path"]])
-            works[c["path"]] = (float(L @ b), float(L @ c_mean))
+            works[c["path"]] = (float(L @ b), float(L @ c_mean) + friction.get(c["path"], 0.0))
         for j, ci in enumerate(plan.cuts):
             L = lam[ci["mult"].unknown]
             c_mean = 0.5 * (ev["cut_c"][j] + ev2["cut_c"][j])
@@ -715,7 +724,6 @@ class PHSystem:
         if len(comp) > self.MAX_SIMULTANEOUS:
             return None
         ev = self._rhs(t, x, self._u0, True, True)
-        A, Gx = ev["A"], ev["Gx"]
         c_now = {p: np.asarray(ev["c"][p], dtype=float) for p in comp}
         goal = {p: np.asarray(g(c_now[p]) if callable(g) else g, dtype=float) for p, g in goals.items()}
         goal.update({p: c_now[p].copy() for p in others})
@@ -725,18 +733,23 @@ class PHSystem:
         speed = max(max(c_now[p][0] for p in goals), 0.0)
         tol = self._release_tolerance([cons[p]["obj"] for p in comp], speed)
         rows_of = {p: np.arange(plan.n_rows)[cons[p]["rows"]] for p in comp}
-        cols_of = {p: np.arange(A.shape[1])[cons[p]["lam"].unknown] for p in comp}
-        for held, lam in _active_sets(A, r, [(rows_of[p], cols_of[p]) for p in comp]):
-            inside = [comp[i] for i in held]
-            c_after = A @ lam
-            scale = np.abs(lam).max()
-            ok = all(lam[cols_of[p][0]] >= -1e-12 * scale for p in inside) and all(
-                c_now[p][0] + c_after[rows_of[p][0]] <= goal[p][0] + tol
-                for p in comp if p not in inside)
-            if ok:
-                break
-        else:
+        cols_of = {p: np.arange(ev["A"].shape[1])[cons[p]["lam"].unknown] for p in comp}
+
+        def newton_lcp(A, G):
+            for held, lam in _active_sets(A, r, [(rows_of[p], cols_of[p]) for p in comp]):
+                inside = [comp[i] for i in held]
+                c_after = A @ lam
+                scale = np.abs(lam).max()
+                if all(lam[cols_of[p][0]] >= -1e-12 * scale for p in inside) and all(
+                        c_now[p][0] + c_after[rows_of[p][0]] <= goal[p][0] + tol for p in comp if p not in inside):
+                    return lam, G, inside, c_after
             return None
+
+        friction = ImpactFriction(self, t, x, ev, self._active_paths(x))
+        settled = friction.settle(newton_lcp)
+        if settled is None:
+            return None
+        s, (lam, Gx, inside, c_after) = settled
         xn = x + Gx @ lam
         # a contact without impulse that does not separate (c+ at its target to the tolerance:
         # redundant contacts, a plastic impact already at rest) stays on; one that separates is off
@@ -759,7 +772,7 @@ class PHSystem:
             xn[cons[element]["slice"]] = cons[element]["obj"].released(x[cons[element]["slice"]])
         _log.debug("simultaneous impact at t = %.9g s: %s with impulse, %s without", t, inside,
                    [p for p in comp if p not in inside])
-        return xn, lambda: self._impulse_works(t, x, x_impulse, ev, lam), released, speed
+        return xn, lambda: self._impulse_works(t, x, x_impulse, ev, lam, friction.works(lam, s)), released, speed
 
     #: a contact left on by an impulse is released when its normal force pulls by more than this
     #: times the largest normal force of the contacts left on (`release_pulling_contacts`)

@@ -34,8 +34,10 @@ whose dissipation is booked in the ledger); "rolling": no slip (two more rows).
 
 Unilateral (default): the contact detaches when the normal multiplier crosses zero (an event on
 the system's multiplier) and is re-established by a Newton impact when the gap closes:
-c_n after = -e c_n before (and zero sliding for "rolling"); the kinetic energy the impact
-removes is booked as lost. A `TouchdownGuard` (``guard=``) lets the impact happen only once
+c_n after = -e c_n before (and zero sliding for "rolling"; with "coulomb" the impulse carries
+friction along the slip before it, at most mu times the normal impulse and never more than
+stops the slip: `impact_friction`, `porthamiltonian.compile.impact_friction`); the kinetic
+energy the impact removes is booked as lost. A `TouchdownGuard` (``guard=``) lets the impact happen only once
 the guard is armed (a walker's swing foot passing through the ground at mid-stance,
 `porthamiltonian.library.touchdown`).
 """
@@ -43,6 +45,7 @@ the guard is armed (a walker's swing foot passing through the ground at mid-stan
 from __future__ import annotations
 
 import difflib
+import math
 import warnings
 
 import numpy as np
@@ -248,6 +251,24 @@ class SlidingPlaneConstraint(ConstraintElement):
         if self.friction != "coulomb":
             return None
         return self._kernel_at(_ksp.effort_map, t, x, refs, flows)
+
+    #: below this slip speed before an impulse, relative to `eps`, the impulse carries no friction: the
+    #: slip's direction is then round-off (D - J, of size mu |v| / eps, is a difference of rows of size 1)
+    IMPACT_SLIP = 1e-6
+
+    def impact_friction(self, q):
+        """With Coulomb friction, the factor sqrt(|v|^2 + eps^2) / |v| that turns the regularized
+        friction of the effort map (`effort_map`: mu f_n |v| / sqrt(|v|^2 + eps^2) against the slip v)
+        into Coulomb's mu Lambda_n along the slip before the impulse, |v| recovered from the
+        dissipated power per newton ``q = mu |v|^2 / sqrt(|v|^2 + eps^2)``; None without Coulomb
+        friction or when |v| < `IMPACT_SLIP` eps (`ConstraintElement.impact_friction`)."""
+        if self.friction != "coulomb" or not self.mu > 0.0 or not q > 0.0:
+            return None
+        a, e2 = q / self.mu, self.eps * self.eps
+        v2 = 0.5 * (a * a + a * math.sqrt(a * a + 4.0 * e2))
+        if not v2 >= (self.IMPACT_SLIP * self.eps) ** 2:
+            return None
+        return math.sqrt((v2 + e2) / v2)
 
     def rates(self, t, x, refs, flows):
         """`porthamiltonian.kernels.sliding_plane.rates`: the tracked parameters' (the contact

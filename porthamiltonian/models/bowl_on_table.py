@@ -21,8 +21,8 @@ and `spin` (world frame).
 
 Contact: the reduced contact (the paper's method) with the paper's friction: dynamic Coulomb
 while sliding, no slip below `slip_speed` (5 mm/s), left when the friction force leaves the
-cone; Newton impacts with `restitution`, continuous contact established by impacts slower
-than `rest_speed`. The rigid contact keeps a rocking or rolling bowl going for ever (no slip,
+cone; Newton impacts with `restitution` and Coulomb friction in the impulse (stick or
+slide), continuous contact established by impacts slower than `rest_speed`. The rigid contact keeps a rocking or rolling bowl going for ever (no slip,
 no loss); a real bowl comes to rest because its contact patch resists rolling and spinning:
 `rolling_damping` and `spin_damping` (viscous moments, booked as dissipated) model that. The
 scene has no `contact` parameter: the sliding-plane and compliant contacts have no stick and

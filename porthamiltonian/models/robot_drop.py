@@ -28,7 +28,8 @@ Observables: the base height and the base's vertical velocity.
 Feet on rigid ground (``contact="sliding_plane"``; decisions, the issue is silent):
 
 * A landing is a Newton impact with the material's restitution (below the contact's rest speed,
-  1 mm/s, plastic): frictionless, as every impact of the package (`PHSystem.apply_impulse`).
+  1 mm/s, plastic), its impulse carrying Coulomb friction along the foot's slip, up to stopping
+  it (`PHSystem.apply_impulse`, `compile.impact_friction`).
   Feet within `IMPACT_GAP` (10 um, 10 us at 1 m/s) of the ground when one lands join its
   impact: one simultaneous Newton impact, not a cascade microseconds apart. A foot an impact
   leaves on whose normal force would pull is released (the contacts' forces solved as a
@@ -36,13 +37,13 @@ Feet on rigid ground (``contact="sliding_plane"``; decisions, the issue is silen
 * Between impacts the feet's friction is the smoothed Coulomb law with slip speed `SLIP_SPEED`
   (1 cm/s; the contact's default 1 mm/s makes the light feet's friction a damper so stiff that
   DOP853 crawls: benchmarks/results/robot_drop_grounds.md).
-* Measured (`benchmarks/robot_drop_rigid.py`, 10 cm, 1 s): Go1, A1 and Solo12 land and come to
+* Measured (`benchmarks/robot_drop_rigid.py`, 10 cm, 1 s): the four robots land and come to
   rest on their four feet (the feet carry m g to 1e-3 at 1 s, the joints still settling at
-  mm/s; ledgers 1e-10). ANYmal C's legs at the default friction 0.8 meet Painlevé's paradox at
-  the landing: the impact leaves its four feet on at rest, sliding, and with that friction
-  their normal forces would pull while, released, the feet would move into the ground; no set
-  of contact forces exists, and the run stops at that impact with the reason (frictionless,
-  the same feet push). At friction 0.5 it lands and settles.
+  mm/s; ledgers 1e-10). With frictionless impacts ANYmal C's legs at friction 0.8 met
+  Painlevé's paradox at the landing (the impact left the four feet on at rest, sliding, with
+  forces that would pull); the impacts' friction now stops that slip (a tangential impact).
+  Where no set of contact forces exists all the same, the run stops at that impact with the
+  reason.
 
 Feet on soil (``contact="soil"``; decisions, the issue is silent):
 

@@ -113,23 +113,34 @@ def test_a_sliding_ball_sticks_at_the_closed_form_time():
     assert np.abs(traj.x[:, system.layout["ball.pose"]][:, 6] - r).max() < 1e-14
 
 
-def test_a_dropped_ball_bounces_then_rolls():
-    """Dropped with a horizontal speed: Newton impacts with e = 0.5 (each keeps e of the normal
-    speed and loses (1 - e^2) of its energy), the last one below `rest_speed` plastic and
-    continuous contact from there, sliding, then rolling; the ledger closes."""
-    z0, e, r_ = 0.2, 0.5, 0.05
-    system, r, m = _ball(z0, restitution=e)
+@pytest.mark.parametrize("v0", [2.0, 4.0])
+def test_a_dropped_ball_bounces_then_rolls(v0):
+    """Dropped with a horizontal speed v0 and no spin: Newton impacts with e = 0.5 (each keeps
+    e of the normal speed) and Coulomb friction (mu = 0.3). Routh's closed form for a solid
+    sphere: an impact with normal speed v_n reduces the slip by at most 3.5 mu (1 + e) v_n (the
+    effective mass at the contact point is m / 3.5). At v0 = 2 m/s the first impact
+    (v_n = sqrt(2 g h)) stops the slip: it loses m g h (1 - e^2) + m v0^2 / 7 and the ball rolls
+    on at 5/7 v0. At v0 = 4 m/s it slides through it: the friction impulse mu m (1 + e) v_n
+    also does the work mu m (1 + e) v_n (s- + s+) / 2 (s the slip before and after); the second
+    impact stops the slip. Rolling, the ball keeps 5/7 v0 (angular momentum about the contact
+    point); no stick event follows; the ledger closes."""
+    z0, e, r_, mu = 0.2, 0.5, 0.05, 0.3
+    system, r, m = _ball(z0, restitution=e, v0=v0, mu=mu)
     x0 = system.initial_state({})
-    traj = ph.simulate(system, (0.0, 1.0), x0, rtol=1e-10, atol=1e-12)
+    # the ball spins in its flights after the first impact: the ledger's residual there is the
+    # integrator's (8e-11 of H at rtol 1e-10, 1.7e-11 at 1e-11)
+    traj = ph.simulate(system, (0.0, 1.0), x0, rtol=1e-11, atol=1e-12)
     impacts = [ev for ev in traj.events if ev.name.endswith(".impact")]
     t1 = math.sqrt(2 * (z0 - r_) / G)
+    vn = G * t1
+    normal = m * G * (z0 - r_) * (1 - e * e)
+    s_after = v0 - 3.5 * mu * (1 + e) * vn
+    friction = m * v0**2 / 7 if s_after <= 0.0 else mu * m * (1 + e) * vn * 0.5 * (v0 + s_after)
     assert impacts[0].t == pytest.approx(t1, rel=1e-8)
-    assert impacts[0].lost == pytest.approx(m * G * (z0 - r_) * (1 - e * e), rel=1e-8)
+    assert impacts[0].lost == pytest.approx(normal + friction, rel=1e-8)
     assert impacts[1].t - impacts[0].t == pytest.approx(2 * e * t1, rel=1e-7)   # flight at e g t1 up
-    rest = impacts[-1].t
-    stick = [ev for ev in traj.events if ev.name.endswith(".stick")]
-    assert len(stick) == 1 and stick[0].t > rest
-    assert stick[0].t - rest == pytest.approx((2.0 - 5e-3) / (3.5 * 0.3 * G), rel=1e-6)
+    assert not [ev for ev in traj.events if ev.name.endswith(".stick")]
+    assert np.linalg.norm(_velocity(system, traj.x[-1], m)) == pytest.approx(5 / 7 * v0, rel=1e-9)
     assert np.abs(traj.power_budget().residual).max() < 1e-10 * system.energy(x0)
 
 

@@ -83,7 +83,8 @@ def test_the_impulse_solves_newtons_complementarity_problem(landing):
     M = robot.mass_matrix(landing["q"])
     lam, *_ = np.linalg.lstsq(Jn.T, M @ (v_plus - v_minus), rcond=None)
     scale = np.abs(M @ (v_plus - v_minus)).max()
-    # the jump is a combination of the four normal rows only (frictionless Newton impulse):
+    # the jump is a combination of the four normal rows only (the feet land without slip, so
+    # their impulses carry no friction, `compile.impact_friction`):
     # round-off of the impulse solve and of M (18 x 18, condition ~1e4): 1e-10 of the jump
     assert np.abs(Jn.T @ lam - M @ (v_plus - v_minus)).max() < 1e-10 * scale
     c_minus, c_plus = -Jn @ v_minus, -Jn @ v_plus

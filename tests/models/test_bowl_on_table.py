@@ -13,7 +13,7 @@ from porthamiltonian.models import build_model
 CONTACT = "contact/constraint"
 
 
-def _run(step, t_end=3.0, **params):
+def _run(step, t_end=4.0, **params):
     model = build_model("bowl-on-table", step=step, **params)
     system = ph.compile(model.graph, baumgarte=model.baumgarte)
     x0 = system.initial_state(model.initial)
@@ -23,9 +23,11 @@ def _run(step, t_end=3.0, **params):
 @pytest.mark.parametrize("step", [0.001, 0.016, 0.064])
 def test_the_bowl_bounces_then_rolls_and_slides_to_rest_on_the_table(step):
     """Thrown with a spin, the bowl bounces (impacts with restitution 0.4, each returning it to
-    the air), establishes continuous contact by a plastic impact, slides, sticks at 5 mm/s,
-    rocks over many patches of both networks and is at rest on the table after 3 s (kinetic
-    energy below 1e-5 of the throw's, centre inside the table). The patch transitions leave
+    the air), establishes continuous contact by a plastic impact, its slip stopped by the
+    impacts' Coulomb friction (or, at the coarsest step, by a stick at 5 mm/s after them),
+    rocks over many patches of both networks and is at rest on the table after 4 s (kinetic
+    energy below 1e-5 of the throw's, centre inside the table; frictionless impacts left it
+    sliding and it rested by 3 s, measured 1e-7 at 4 s now). The patch transitions leave
     the bowl's pose and momentum unchanged; in continuous contact the gap is round-off at
     every sample; the ledger closes to RK4's truncation error."""
     model, system, x0, traj = _run(step)
@@ -38,7 +40,6 @@ def test_the_bowl_bounces_then_rolls_and_slides_to_rest_on_the_table(step):
         assert traj.status == 0, traj.message
     names = [e.name for e in traj.events]
     assert names.count(f"{CONTACT}.impact") >= 3
-    assert names.count(f"{CONTACT}.stick") >= 1
     assert names.count(f"{CONTACT}.chart") >= 10           # patch transitions (measured 26-27)
     # a patch transition re-expresses the contact coordinates without moving the bowl
     body = np.r_[np.arange(system.layout.size)[system.layout["bowl.pose"]],
@@ -53,9 +54,9 @@ def test_the_bowl_bounces_then_rolls_and_slides_to_rest_on_the_table(step):
     assert max(gaps) < 1e-12                                # measured 5e-17
     ob = model.observables
     x_end = traj.x[-1]
-    assert ob["kinetic"](system, 3.0, x_end) < 1e-5 * ob["kinetic"](system, 0.0, x0)
-    assert abs(ob["x"](system, 3.0, x_end)) < 0.2 and abs(ob["y"](system, 3.0, x_end)) < 0.2
-    assert ob["tilt"](system, 3.0, x_end) < 0.05
+    assert ob["kinetic"](system, 4.0, x_end) < 1e-5 * ob["kinetic"](system, 0.0, x0)
+    assert abs(ob["x"](system, 4.0, x_end)) < 0.2 and abs(ob["y"](system, 4.0, x_end)) < 0.2
+    assert ob["tilt"](system, 4.0, x_end) < 0.05
     residual = np.abs(traj.power_budget().residual).max()
     # RK4's energy-balance error: measured 2e-7 J at 1 ms, 5.7e-3 J at 16 ms, 1.5e-2 J at 64 ms,
     # of H(0) = 1.13 J (within the h^4 growth from 1 ms: 2e-7 J x 16^4 = 1.3e-2 J). At 16 ms the
