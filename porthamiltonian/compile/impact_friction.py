@@ -19,11 +19,11 @@ columns with the non-associated one's exactly.
 
 This is Coulomb's law with the friction's direction fixed by the slip before the impulse (the
 classical stick-or-slide impact): exact where the contact's tangential mobility keeps that
-direction (a sphere on a plane: Routh's oblique impact, stick if (2/7)|v_t| <= mu (1 + e) v_n
+direction (a sphere on a plane: Routh's oblique impact, stick if ``(2/7) |v_t| <= mu (1 + e) v_n``
 for a solid ball); where the mobility turns the slip, the slip across v_k left by the impulse is
 left to the regularized friction after it. A friction impulse never reverses the slip, so it
-only dissipates: its work over the impulse, sigma_k s_k Lambda_k (D_k - J_k) f_mean =
-s_k mu Lambda_k (v_k . v_mean) / |v_k| >= 0, is booked as absorbed by the contact.
+only dissipates: its work over the impulse, ``sigma_k s_k Lambda_k (D_k - J_k) f_mean =
+s_k mu Lambda_k (v_k . v_mean) / |v_k| >= 0``, is booked as absorbed by the contact.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ class ImpactFriction:
         return A, G
 
     def slip_ratio(self, lam, s):
-        """Per contact, the slip after the impulse ``lam`` along the slip before it, over |v_k|^2:
+        """Per contact, the slip after the impulse ``lam`` along the slip before it, over ``|v_k|^2``:
         1 unchanged, 0 stuck along v_k, negative reversed."""
         z = np.concatenate((lam, s * lam[self.cols]))
         return 1.0 + (self.psi @ z) / self.q

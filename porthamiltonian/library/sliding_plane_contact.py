@@ -253,15 +253,15 @@ class SlidingPlaneConstraint(ConstraintElement):
         return self._kernel_at(_ksp.effort_map, t, x, refs, flows)
 
     #: below this slip speed before an impulse, relative to `eps`, the impulse carries no friction: the
-    #: slip's direction is then round-off (D - J, of size mu |v| / eps, is a difference of rows of size 1)
+    #: slip's direction is then round-off (D - J, of size ``mu |v| / eps``, is a difference of rows of size 1)
     IMPACT_SLIP = 1e-6
 
     def impact_friction(self, q):
-        """With Coulomb friction, the factor sqrt(|v|^2 + eps^2) / |v| that turns the regularized
-        friction of the effort map (`effort_map`: mu f_n |v| / sqrt(|v|^2 + eps^2) against the slip v)
-        into Coulomb's mu Lambda_n along the slip before the impulse, |v| recovered from the
-        dissipated power per newton ``q = mu |v|^2 / sqrt(|v|^2 + eps^2)``; None without Coulomb
-        friction or when |v| < `IMPACT_SLIP` eps (`ConstraintElement.impact_friction`)."""
+        """With Coulomb friction, the factor ``sqrt(|v|^2 + eps^2) / |v|`` that turns the regularized
+        friction of the effort map (`effort_map`: ``mu f_n |v| / sqrt(|v|^2 + eps^2)`` against the
+        slip v) into Coulomb's mu Lambda_n along the slip before the impulse, ``|v|`` recovered from
+        the dissipated power per newton ``q = mu |v|^2 / sqrt(|v|^2 + eps^2)``; None without Coulomb
+        friction or when ``|v| < IMPACT_SLIP eps`` (`ConstraintElement.impact_friction`)."""
         if self.friction != "coulomb" or not self.mu > 0.0 or not q > 0.0:
             return None
         a, e2 = q / self.mu, self.eps * self.eps
