@@ -71,7 +71,7 @@ from porthamiltonian.library.contacts import contact_flag
 from porthamiltonian.lie import quaternion, se3, so3
 from porthamiltonian.studies import StrideMap
 
-from .registry import Model, Parameter, register_model
+from .registry import Model, Parameter, check_parameter, register_model
 from .slope import UPRIGHT_LOCK, slope_axes, slope_pose
 
 __all__ = ["compass_walker", "walker_contacts", "walker_geometry", "leg_states", "leg_angles", "stride_map",
@@ -307,7 +307,7 @@ _NO_SOIL = ("it has no knees, and on soft soil its stance foot sinks (5 cm on dr
     stance_rate=Parameter(1.102817, "rad/s", "initial angular speed of the stance leg about y"),
     swing_rate=Parameter(0.367443, "rad/s", "initial angular speed of the swing leg about y"),
     contact=Parameter("sliding_plane", "-", "contact model of both feet: sliding_plane or compliant",
-                      choices=('sliding_plane', 'compliant'), refused={"soil": _NO_SOIL}),
+                      choices=CONTACTS, refused={"soil": _NO_SOIL}),
     stiffness=Parameter(1.0e6, "N/m", "compliant: normal and tangential stiffness", rule="positive"),
     friction=Parameter(100.0, "-", "compliant: friction coefficient (the default sticks, as the stiff feet do)",
                        rule="positive"),
@@ -335,10 +335,7 @@ def compass_walker(*, leg_mass=5.0, hip_mass=10.0, leg=1.0, com=0.5, gyration=0.
     leg, foot, com, slope = float(leg), float(foot), float(com), float(slope)
     q1, q2 = float(stance_angle), float(swing_angle)
     _check(leg, foot, com, slope, q1, q2)
-    if contact == "soil":
-        raise ph.ParameterError(f"`contact` 'soil' is not offered for the compass walker: {_NO_SOIL}")
-    if contact not in CONTACTS:
-        raise ph.ParameterError(f"`contact` must be one of {CONTACTS}, got {contact!r}")
+    check_parameter("compass-walker", "contact", contact)
     total = 2.0 * leg_mass + hip_mass
     # one material for both feet and every kind: the feet's friction, plastic strikes, the
     # compliant law's own damping (a fraction of critical for the walker's total mass:

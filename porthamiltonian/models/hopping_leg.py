@@ -39,7 +39,7 @@ from porthamiltonian.library import (
 )
 from porthamiltonian.studies import PoincareSection, StrideMap
 
-from .registry import Model, Parameter, register_model
+from .registry import Model, Parameter, check_parameter, register_model
 
 __all__ = ["hopping_leg", "apex_map", "APEX", "CONTACTS"]
 
@@ -122,7 +122,7 @@ def apex_map(system, x_apex, *, horizon=3.0, **solver):
     drop=Parameter(0.1, "m", "height of the foot above the ground at the start (both bodies at rest)",
                    rule="positive"),
     contact=Parameter("compliant", "-", "contact of the foot: compliant, sliding_plane or soil (dry sand)",
-                      choices=('compliant', 'sliding_plane', 'soil')),
+                      choices=CONTACTS),
     stiffness=Parameter(1.0e4, "N/m", "compliant: stiffness of the ground (at 1e5 the undamped foot chatters)", rule="positive"),
     damping_ratio=Parameter(0.0, "-", "compliant: ground damping, fraction of critical for the foot's mass",
                             rule="nonnegative"),
@@ -139,8 +139,7 @@ def hopping_leg(*, hip_mass=5.0, foot_mass=0.5, foot=0.05, leg=0.5, leg_stiffnes
     ParameterError
         An unknown contact kind.
     """
-    if contact not in CONTACTS:
-        raise ph.ParameterError(f"`contact` must be one of {CONTACTS}, got {contact!r}")
+    check_parameter("hopping-leg", "contact", contact)
     foot, leg, drop = float(foot), float(leg), float(drop)
     H_foot, H_hip = np.eye(4), np.eye(4)
     H_foot[2, 3] = foot + drop

@@ -114,7 +114,7 @@ from porthamiltonian.contact.materials import ContactMaterial
 from porthamiltonian.contact.soil import SoilLaw
 from porthamiltonian.errors import RobotFileWarning
 
-from .registry import Model, Parameter, register_model
+from .registry import Model, Parameter, check_parameter, register_model
 from .robot_drop import SOIL_TERRAIN, takes_terrain, attach_feet
 
 __all__ = ["quadruped_trot", "LEGS", "trot_references", "trot_foot_path", "TRUNK_HALF_HEIGHT"]
@@ -242,15 +242,8 @@ def quadruped_trot(*, contact="compliant", terrain=SOIL_TERRAIN, motors=False, s
     from porthamiltonian.library.controllers import pd_controller
     from porthamiltonian.robots import feet as find_feet
 
-    if contact in _REFUSED:
-        raise ph.ParameterError(
-            f"model 'quadruped-trot': `contact` {contact!r} is not offered yet: {_REFUSED[contact]}; use 'compliant'")
-    if contact not in CONTACTS:
-        raise ph.ParameterError(f"model 'quadruped-trot': `contact` must be one of {CONTACTS}, got {contact!r}")
-    if terrain not in _terrains():
-        raise ph.ParameterError(f"model 'quadruped-trot': `terrain` must be one of {_terrains()}, got {terrain!r}")
-    if not isinstance(motors, (bool, np.bool_)):
-        raise ph.ParameterError(f"model 'quadruped-trot': `motors` must be true or false, got {motors!r}")
+    for name, value in (("contact", contact), ("terrain", terrain), ("motors", motors)):
+        check_parameter("quadruped-trot", name, value)
     if restitution > 1:
         raise ph.ParameterError(f"model 'quadruped-trot': `restitution` must be in (0, 1], got {restitution!r}")
     description = _description(motors=bool(motors))

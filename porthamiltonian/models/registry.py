@@ -256,6 +256,13 @@ def register_model(name, description, **parameters):
     return deco
 
 
+def check_parameter(model, name, value):
+    """The registry's check of one parameter (`Parameter.check`, a refused choice with its
+    reason), for a build function called directly rather than through `build_model`, so the
+    function states no rule of its own."""
+    get_model(model).parameters[name].check(model, name, value)
+
+
 def get_model(name) -> ModelSpec:
     """The registered model called `name`; ModelError suggesting the nearest name otherwise."""
     if name not in MODELS:

@@ -61,7 +61,7 @@ from porthamiltonian.library import CONTACT_KINDS, ContactMaterial, Gravity, Gro
 from porthamiltonian.lie import quaternion, se3, so3
 from porthamiltonian.studies import StrideMap
 
-from .registry import Model, Parameter, register_model
+from .registry import Model, Parameter, check_parameter, register_model
 from .slope import UPRIGHT_LOCK, slope_axes, slope_pose
 
 __all__ = ["rimless_wheel", "impact_factor", "stride_gain", "steady_speed", "critical_slope", "vaults",
@@ -211,7 +211,9 @@ _METHODS = {"compliant": "BDF"}
     slope=Parameter(0.1, "rad", "inclination gamma of the ground (downhill is +x)", rule="positive"),
     speed=Parameter(1.2, "rad/s", "angular speed at mid-stance of the first step", rule="positive"),
     contact=Parameter("sliding_plane", "-", "contact model of every foot: sliding_plane, compliant or soil (on `terrain`)",
-                      choices=('sliding_plane', 'compliant', 'soil')),
+                      choices=CONTACTS,
+                      refused={"reduced": "the wheel has a contact per foot; the reduced contact follows one contact "
+                                          "point"}),
     stiffness=Parameter(1.0e5, "N/m", "compliant: normal and tangential stiffness", rule="positive"),
     friction=Parameter(100.0, "-", "compliant, soil: friction coefficient of the feet (the default sticks, as the stiff "
                        "feet do)",
@@ -258,9 +260,7 @@ def rimless_wheel(*, spokes=8, leg=1.0, foot=0.02, mass=1.0, gyration=0.1, slope
     if not foot < leg * math.sin(a):
         raise ph.ParameterError(f"`foot` must be smaller than leg sin(pi / N) = {leg * math.sin(a):.6g} m "
                                 f"(neighbouring feet would overlap), got {foot!r}")
-    if contact not in CONTACTS:
-        raise ph.ParameterError(f"`contact` must be one of {CONTACTS} (the wheel has a contact per foot; the "
-                                f"reduced contact follows one contact point), got {contact!r}")
+    check_parameter("rimless-wheel", "contact", contact)
     if not slope < math.pi / 2:
         raise ph.ParameterError(f"`slope` must be below pi/2 rad, got {slope!r}")
     n, downhill = slope_axes(slope)

@@ -89,7 +89,7 @@ from porthamiltonian.contact.soil import SoilLaw
 from porthamiltonian.errors import RobotFileWarning
 from porthamiltonian.geometry import Plane, Sphere
 
-from .registry import Model, Parameter, register_model
+from .registry import Model, Parameter, check_parameter, register_model
 
 __all__ = ["robot_drop", "ROBOTS", "robot_description", "attach_feet", "foot_options", "stand_on_feet", "feet_material",
            "takes_terrain", "standing_sinkage", "SOIL_TERRAIN"]
@@ -185,8 +185,7 @@ def robot_drop(*, robot="go1", contact="compliant", drop=0.1, joint_stiffness=40
     """
     if robot not in ROBOTS:
         raise ph.ParameterError(f"model 'robot-drop': `robot` must be one of {ROBOTS}, got {robot!r}")
-    if contact not in CONTACTS:
-        raise ph.ParameterError(f"model 'robot-drop': `contact` must be one of {CONTACTS}, got {contact!r}")
+    check_parameter("robot-drop", "contact", contact)
     # one material for every kind: the feet's friction, restitution and linear stiffness (the
     # soil takes its terrain's friction instead: `foot_options`)
     material = feet_material(drop, friction=friction, restitution=restitution, stiffness=stiffness)

@@ -139,3 +139,24 @@ def test_the_declared_parameters():
     assert MODELS["bezier-rattleback"].parameters["mu"].contacts is None   # "coulomb:" is not a contact kind
     # a material's restitution: every kind's registration uses it but the soil's (its own law unloads)
     assert MODELS["ball-drop"].parameters["restitution"].contacts == ("compliant", "sliding_plane", "reduced")
+
+
+@pytest.mark.parametrize("model, fn, kwargs, message", [
+    ("compass-walker", "porthamiltonian.models.compass_walker:compass_walker", dict(contact="soil"),
+     r"model 'compass-walker' is not built for the soil contact kind .* \(it has no knees"),
+    ("rimless-wheel", "porthamiltonian.models.rimless_wheel:rimless_wheel", dict(contact="reduced"),
+     r"model 'rimless-wheel' is not built for the reduced contact kind .* \(the wheel has a contact per foot"),
+    ("quadruped-trot", "porthamiltonian.models.quadruped_trot:quadruped_trot", dict(motors=1),
+     r"model 'quadruped-trot': `motors` must be True or False, got 1"),
+])
+def test_a_build_function_called_directly_refuses_with_the_registrys_words(model, fn, kwargs, message):
+    """Called directly, not through `build_model`, a build function checks its choices by the
+    registry's `Parameter` (`registry.check_parameter`): the same message, reason included."""
+    import importlib
+
+    module, name = fn.split(":")
+    build = getattr(importlib.import_module(module), name)
+    with pytest.raises(ph.ParameterError, match=message):
+        build(**kwargs)
+    with pytest.raises(ph.ParameterError, match=message):
+        build_model(model, **kwargs)
