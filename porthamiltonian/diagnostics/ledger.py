@@ -57,7 +57,7 @@ class PowerBudget:
     residual : ndarray, shape (N,)
     parts : dict
         Storage path -> {part name -> energy (N,)}: how a storage that reports its parts
-        (`energy_parts(x)`: an articulated body's kinetic energy per subtree and its weight's
+        (`energy_parts_series(X)`: an articulated body's kinetic energy per subtree and its weight's
         potential) splits its H_e; shown under its row, not added to the totals.
     """
 
@@ -127,10 +127,8 @@ class PowerBudget:
         labels = {p: sysm.report.flat.label(p) for p in sysm.elements}
         parts = {}
         for p, obj in sysm.elements.items():
-            if hasattr(obj, "energy_parts"):
-                own = traj.x[:, L.element_slice(p)]
-                per = [obj.energy_parts(x) for x in own]
-                parts[p] = {k: np.array([d[k] for d in per]) for k in (per[0] if per else {})}
+            if hasattr(obj, "energy_parts_series"):
+                parts[p] = obj.energy_parts_series(traj.x[:, L.element_slice(p)])
         return cls(traj.t, traj.hamiltonian, traj.energies, entries, labels, parts, rtol=traj.rtol, atol=traj.atol,
                    fixed_step=traj.method in FIXED_STEP_NAMES, notes=getattr(traj, "notes", ()))
 

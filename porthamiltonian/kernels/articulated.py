@@ -757,15 +757,40 @@ def energy(F, I, q, v):
     return kinetic_energies(F, I, vel).sum() + armature_energy(F, I, v) + weight_potential(F, I, Rw, pw)
 
 
+@njit(inline="always")
+def _armature_term(F, I, v, i):
+    """Kinetic energy 1/2 a_i v_i^2 of joint i's armature [J] (0 for a joint that has none)."""
+    kind, iv = I[_IHEAD + 4 * i + 1], I[_IHEAD + 4 * i + 3]
+    if kind == 1 or kind == 2:
+        return 0.5 * F[_HEAD + _LINK * i + 51] * v[iv] * v[iv]
+    return 0.0
+
+
 @njit
 def armature_energy(F, I, v):
     """Kinetic energy of the joints' armatures, sum 1/2 a_i v_i^2 [J]."""
     E = 0.0
     for i in range(I[0]):
-        kind, iv = I[_IHEAD + 4 * i + 1], I[_IHEAD + 4 * i + 3]
-        if kind == 1 or kind == 2:
-            E += 0.5 * F[_HEAD + _LINK * i + 51] * v[iv] * v[iv]
+        E += _armature_term(F, I, v, i)
     return E
+
+
+@njit
+def energy_series(F, I, Q, V):
+    """``(E, P)`` at the states (rows of Q and V): E (N, n) the links' kinetic energies, each
+    with its joint's armature, and P (N,) the weight's potential [J] (one compiled loop: the
+    ledger's split of a trajectory, `ArticulatedBody.energy_parts_series`)."""
+    n, N = I[0], Q.shape[0]
+    E, P = np.empty((N, n)), np.empty(N)
+    Rl, tl, Rw, pw, vel = np.empty(9 * n), np.empty(3 * n), np.empty(9 * n), np.empty(3 * n), np.empty(6 * n)
+    for s in range(N):
+        forward_kinematics(F, I, Q[s], Rl, tl, Rw, pw)
+        link_velocities(F, I, Rl, tl, V[s], vel)
+        E[s] = kinetic_energies(F, I, vel)
+        for i in range(n):
+            E[s, i] += _armature_term(F, I, V[s], i)
+        P[s] = weight_potential(F, I, Rw, pw)
+    return E, P
 
 
 @njit

@@ -381,37 +381,50 @@ class ArticulatedBody(StorageElement):
     def link_energies(self, x):
         """Kinetic energy of each link [J], shape (n_links,), from the own state (a joint's
         armature counted with its child link)."""
-        q, v = x[: self.nq], x[self.nq : self.nq + self.nv]
-        e = _k.kinetic_energies(self._TF, self._TI, self._kinematics(q, v)[2].ravel())
-        for i, j in enumerate(self.joints):
-            if j.armature > 0:
-                e[i] += 0.5 * j.armature * v[self._vo[i]] ** 2
-        return e
+        return self._energy_series(np.asarray(x, dtype=float)[None, :])[0][0]
 
     def subtree_energies(self, x):
         """Kinetic energy of the subtree of each link (the link and its descendants) [J]."""
-        e = self.link_energies(x)
-        out = e.copy()
+        return self._subtrees(self.link_energies(x)[None, :])[0]
+
+    def _energy_series(self, X):
+        """``(E, P)``: the links' kinetic energies (N, n_links) and the weight's potential (N,)
+        at the own states X (N, n) (`porthamiltonian.kernels.articulated.energy_series`)."""
+        Q = np.ascontiguousarray(X[:, : self.nq], dtype=float)
+        V = np.ascontiguousarray(X[:, self.nq : self.nq + self.nv], dtype=float)
+        return _k.energy_series(self._TF, self._TI, Q, V)
+
+    def _subtrees(self, E):
+        """Each link's energy plus its descendants', per row of E (N, n_links)."""
+        out = E.copy()
         parents = self._TI[3::4][: len(self.joints)]
-        for i in range(len(e) - 1, 0, -1):
+        for i in range(E.shape[1] - 1, 0, -1):
             if parents[i] >= 0:
-                out[parents[i]] += out[i]
+                out[:, parents[i]] += out[:, i]
+        return out
+
+    def energy_parts_series(self, X):
+        """The energy split for the ledger (`PowerBudget.parts`) at the own states X (N, n),
+        each an array (N,) [J]: the kinetic energy of the root link, of each subtree hanging
+        from it (a leg, an arm), and the weight's potential (one compiled loop)."""
+        E, P = self._energy_series(np.asarray(X, dtype=float))
+        sub = self._subtrees(E)
+        parents = self._TI[3::4][: len(self.joints)]
+        out = {f"kinetic {self.link_names[0]}": E[:, 0]}
+        for i in range(1, E.shape[1]):
+            if parents[i] == 0:
+                out[f"kinetic {self.link_names[i]} subtree"] = sub[:, i]
+        out["weight potential"] = P
         return out
 
     def energy_parts(self, x):
-        """The energy split for the ledger (`PowerBudget.parts`) [J]: the kinetic energy of the
-        root link, of each subtree hanging from it (a leg, an arm), and the weight's potential."""
-        q = x[: self.nq]
-        sub = self.subtree_energies(x)
-        e = self.link_energies(x)
-        parents = self._TI[3::4][: len(self.joints)]
-        out = {f"kinetic {self.link_names[0]}": float(e[0])}
-        for i in range(1, len(e)):
-            if parents[i] == 0:
-                out[f"kinetic {self.link_names[i]} subtree"] = float(sub[i])
-        Rw, pw, _ = self._kinematics(q, np.zeros(self.nv))
-        out["weight potential"] = float(_k.weight_potential(self._TF, self._TI, Rw.ravel(), pw.ravel()))
-        return out
+        """`energy_parts_series` at one state: dict of floats [J]."""
+        return {k: float(v[0]) for k, v in self.energy_parts_series(np.asarray(x, dtype=float)[None, :]).items()}
+
+    def energies(self, X, refs=()):
+        """`energy` at the own states X (N, n) [J] (`PHSystem.element_energy_series`)."""
+        E, P = self._energy_series(np.asarray(X, dtype=float))
+        return E.sum(axis=1) + P
 
     def mirror_drift(self, x):
         """Largest difference between the mirrored link poses/twists and those of (q, v)."""

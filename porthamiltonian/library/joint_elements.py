@@ -202,7 +202,12 @@ class JointSpring(_JointPotential):
         return {"robot": self.robot, "joint": self.joint.name, "stiffness": self.k, "rest": self.rest}
 
     def energy(self, x, refs):
-        return 0.5 * self.k * (self._q(refs) - self.rest) ** 2
+        return float(self.energies(None, (np.asarray(refs[0])[None, :],))[0])
+
+    def energies(self, X, refs):
+        """1/2 k (q - rest)^2 at every state of a series (`PHSystem.element_energy_series`): the
+        robot's states refs[0] (N, n)."""
+        return 0.5 * self.k * (refs[0][:, self._iq[0]] - self.rest) ** 2
 
 
 @register_element

@@ -210,6 +210,35 @@ def test_link_and_subtree_energies_sum_to_the_kinetic_energy():
     assert abs(robot.energy(x) - T) < 1e-12 * T
 
 
+def test_the_energy_series_equals_the_energy_state_by_state():
+    """`energies` and `energy_parts_series` (one compiled loop over the states) against the
+    kinetic energy 1/2 v.M(q).v from the mass matrix (CRBA) plus the weight's potential
+    -sum m_i g.c_i, state by state, with an armature on every hinge (as quadruped-trot's
+    rotors); the parts add up to the energy."""
+    import dataclasses
+
+    from porthamiltonian.robots.examples import quadruped
+
+    d = quadruped()
+    d = dataclasses.replace(d, joints=tuple(dataclasses.replace(j, armature=0.01 * (k + 1)) if j.nv == 1 else j
+                                            for k, j in enumerate(d.joints)))
+    robot = ArticulatedBody("go1", d, gravity=(0.0, 0.0, -9.81))
+    rng = np.random.default_rng(7)
+    hinges = [j.name for j in robot.joints if j.nv == 1]
+    X = np.array([robot.state(joints=dict(zip(hinges, rng.normal(size=len(hinges)))), v=rng.normal(size=robot.nv))
+                  for _ in range(5)])
+    H = robot.energies(X)
+    parts = robot.energy_parts_series(X)
+    for s, x in enumerate(X):
+        q, v = x[: robot.nq], x[robot.nq : robot.nq + robot.nv]
+        T = 0.5 * v @ robot.mass_matrix(q) @ v
+        assert abs(H[s] - robot.energy(x)) < 1e-12 * T
+        assert abs(sum(p[s] for k, p in parts.items() if k.startswith("kinetic")) - T) < 1e-12 * T
+        assert abs(sum(p[s] for p in parts.values()) - robot.energy(x)) < 1e-12 * T
+        one = robot.energy_parts(x)
+        assert set(one) == set(parts) and all(abs(one[k] - parts[k][s]) <= 1e-14 * T for k in one)
+
+
 def test_ledger_shows_the_kinetic_energy_per_subtree():
     robot = ArticulatedBody("tree", pendulum_tree(), q=[1.2, -0.4])
     bg = ph.BondGraph("tree")
