@@ -78,3 +78,55 @@ def test_a_frictionless_contact_keeps_its_tangential_speed():
     np.testing.assert_allclose(v, [2.0, 0.0, 0.5 * VN], rtol=0, atol=1e-9)
     np.testing.assert_allclose(w, 0.0, rtol=0, atol=1e-9)
     assert impact.lost == pytest.approx(0.5 * M * VN * VN * 0.75, rel=1e-9)
+
+
+def test_two_balls_landing_together_stick_and_slide_in_one_impulse():
+    """Two balls dropped from the same height land at the same instant: one simultaneous Newton
+    impact (the second contact joins the first's impulse, `PHSystem.apply_impulse`) in which
+    each contact's friction is settled (one sticks: v_t = 1 m/s, mu 0.3; the other slides:
+    v_t = 5 m/s, mu 0.2). The bodies are independent, so each ball ends as Routh's closed form
+    for its own impact, and the impact's loss is the sum of both."""
+    from porthamiltonian.geometry import Plane, Sphere
+    from porthamiltonian.library import Gravity, Ground, RigidBody, SlidingPlaneContact
+    from porthamiltonian.lie import se3
+
+    e = 0.5
+    balls = {"stick": (1.0, 0.3, 1.0), "slide": (5.0, 0.2, -1.0)}   # v_t, mu, y position
+    ground = Ground("ground")
+    bg = ph.BondGraph("two_balls")
+    bg.add(ground)
+    for name, (vt, mu, y) in balls.items():
+        ball = RigidBody(name, M, [0.4 * M * R * R] * 3, pose=se3.make(np.eye(3), (0.0, y, H)))
+        bg.add(ball, Gravity(f"g-{name}", ball, (0.0, 0.0, -G)))
+        bg.connect(ball.frame().port, f"g-{name}")
+        bg.add(SlidingPlaneContact(f"c-{name}", ball, Sphere(R), ground, Plane(), friction="coulomb", mu=mu,
+                                   restitution=e))
+        bg.connect(ball.frame().port, (f"c-{name}", "a"))
+        bg.connect(ground.frame().port, (f"c-{name}", "b"))
+    system = ph.compile(bg)
+    x0 = system.initial_state()
+    lay = system.layout
+    for name, (vt, mu, y) in balls.items():
+        P = x0[lay[f"{name}.P"]].copy()
+        P[3] = M * vt
+        x0[lay[f"{name}.P"]] = P
+    traj = ph.simulate(system, (0.0, T1 + 1e-3), x0, rtol=1e-12, atol=1e-14)
+    impacts = [ev for ev in traj.events if ev.name.endswith(".impact")]
+    assert len(impacts) == 1 and impacts[0].t == pytest.approx(T1, rel=1e-9)
+    x = traj.x[np.flatnonzero(traj.t == impacts[0].t)[-1]]
+    lost = 0.5 * 2 * M * VN * VN * (1.0 - e * e)
+    for name, (vt, mu, y) in balls.items():
+        P = x[lay[f"{name}.P"]]
+        Rot = quaternion.to_matrix(x[lay[f"{name}.pose"]][:4])
+        v, w = Rot @ P[3:6] / M, Rot @ P[:3] / (0.4 * M * R * R)
+        if name == "stick":
+            assert 2.0 / 7.0 * vt <= mu * (1.0 + e) * VN
+            vt_after, spin, lost = 5.0 / 7.0 * vt, 5.0 / 7.0 * vt / R, lost + M * vt * vt / 7.0
+        else:
+            assert 2.0 / 7.0 * vt > mu * (1.0 + e) * VN
+            vt_after, spin = vt - mu * (1.0 + e) * VN, 2.5 * mu * (1.0 + e) * VN / R
+            lost += mu * M * (1.0 + e) * VN * 0.5 * (vt + vt_after - R * spin)
+        np.testing.assert_allclose(v, [vt_after, 0.0, e * VN], rtol=0, atol=1e-9 * vt)
+        np.testing.assert_allclose(w, [0.0, spin, 0.0], rtol=0, atol=1e-9 * vt / R)
+    assert impacts[0].lost == pytest.approx(lost, rel=1e-9)
+    assert traj.power_budget().relative_residual < 1e-10
