@@ -96,8 +96,9 @@ def two_ellipsoids(stiffnesses, out, t_end):
     first landing, flat: the compliant bounce converges as its duration pi sqrt(m/k), so as
     1/sqrt(k)) and over the whole run (later impacts are off-centre: the compliant law's
     restitution depends on the effective mass at the contact point, while the model sets
-    the stiff restitution from the body mass; compliant impacts also carry friction, the
-    stiff Newton impulses do not, so the two need not converge there).
+    the stiff restitution from the body mass; the stiff impulses hold the rolling contact's
+    no-slip rows, unlimited friction, where the compliant impacts carry the finite friction of
+    their tangential spring-damper, so the two need not converge there).
     """
     t = np.linspace(0.0, t_end, int(400 * t_end) + 1)
     traj, stiff, wall = simulate(build_model("two-ellipsoids", contact="sliding_plane"), t)
