@@ -112,6 +112,26 @@ def test_the_cli_offers_a_registered_kind(linear_point_kind, tmp_path, capsys):
     assert ph.compile(model.graph).elements["contact/spring"].p.law.stiffness == 1e5
 
 
+def test_the_viewer_draws_a_registered_kind(linear_point_kind):
+    """The viewer's scene of ball-drop on the new kind: the ball's sphere and the contact, whose
+    drawn force is the weight once the ball rests (e = 0.5: settled after 0.4 s)."""
+    from porthamiltonian.viewer.scene import scene_from_trajectory
+
+    model = _ball_drop("linear_point", stiffness=1e5, restitution=0.5, mass=1.0)
+    system = ph.compile(model.graph)
+    traj = ph.simulate(system, (0.0, 0.4), system.initial_state(), rtol=1e-9, atol=1e-12, method="DOP853")
+    scene = scene_from_trajectory(traj, resolution=16)
+    bodies = {b["name"]: b for b in scene.data["bodies"]}
+    v = np.reshape(bodies["ball"]["meshes"][0]["vertices"], (-1, 3))
+    assert_allclose(np.linalg.norm(v, axis=1), 0.05, rtol=1e-5)      # the sphere, 6 digits kept
+    contacts = {c["name"]: c for c in scene.data["contacts"]}
+    assert list(contacts) == ["contact"]
+    # at rest the ball presses the floor (body b, the force the scene holds) with its weight
+    # (settled to ~1e-4 of it, as above), and the arrow is drawn on the ball (body a, -1)
+    assert_allclose(contacts["contact"]["force"][-1], [0.0, 0.0, -G], rtol=0, atol=1e-3 * G)
+    assert contacts["contact"]["arrows"] == [-1]
+
+
 def test_a_kinds_ignored_material_fields_are_the_sweeps_ignored_parameters(linear_point_kind):
     assert ignored_parameters("ball-drop", {"contact": "linear_point"}) == ("friction",)
     assert ignored_parameters("ball-drop", {"contact": "sliding_plane"}) == ("stiffness", "law")
