@@ -338,7 +338,7 @@ class _JitGen(_Gen):
         `PHSystem.events`, from the evaluation's shared values, one kernel call per element;
         None if an element with events exports no events kernel (then they stay in Python)."""
         lines, at = [], 0
-        lam = {c["path"]: c["lam"].unknown for c in self.p.constraints}
+        cons = {c["path"]: c for c in self.p.constraints}
         for path, obj in self.p.report.flat.elements.items():
             specs = obj.events()
             if not specs:
@@ -346,8 +346,10 @@ class _JitGen(_Gen):
             if obj.kernel("events") is None:
                 return None
             args = ["t", self.xe(path), self.r(path)]
-            if path in lam:   # a constraint's events read its multipliers (`Kernel`)
-                args.append(f"uf[{lam[path].start}:{lam[path].stop}]")
+            if path in cons:   # a constraint's events read its multipliers and its port flows (`Kernel`)
+                c = cons[path]
+                args.append(f"uf[{c['lam'].unknown.start}:{c['lam'].unknown.stop}]")
+                args.append("(" + ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"]) + ",)")
             lines.append(self.put("_ev", slice(at, at + len(specs)), self.call(path, "events", args)))
             at += len(specs)
         return [f"_ev = np.empty({at})"] + lines if at else None

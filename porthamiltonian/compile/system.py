@@ -818,6 +818,7 @@ class PHSystem:
             0.8, sliding: friction reverses their normal mobility).
         """
         plan = self._plan
+        x = self._stuck_states(t, x)
         active = [c for c in plan.constraints if c["obj"].released(x[c["slice"]]) is not None
                   and not getattr(c["obj"], "integrator_phases", ())]
         if not active:
@@ -852,6 +853,19 @@ class PHSystem:
         for i in off:
             x[resting[i]["slice"]] = resting[i]["obj"].released(x[resting[i]["slice"]])
         return x, [resting[i]["path"] for i in off]
+
+    def _stuck_states(self, t, x):
+        """`x` with the stick phase of every contact that has one settled (its element's
+        ``stuck_state``: stuck where it slips slower than its slip speed and the no-slip force
+        lies in its friction cone, else sliding)."""
+        for c in self._plan.constraints:
+            settle = getattr(c["obj"], "stuck_state", None)
+            if settle is not None and not getattr(c["obj"], "integrator_phases", ()):
+                own = settle(self, t, x)
+                if not np.array_equal(own, x[c["slice"]]):
+                    x = x.copy()
+                    x[c["slice"]] = own
+        return x
 
     def _no_contact_forces(self, t, x, resting, pull):
         """The message of `release_pulling_contacts` when no active set solves the contacts' forces:

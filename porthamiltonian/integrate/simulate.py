@@ -775,6 +775,12 @@ class _Segments:
         contact's detach, no energy): a contact starting on with a pulling force would
         otherwise hold its bodies together, its detach event starting past its zero."""
         x_after, released = self.system.release_pulling_contacts(t, x)
+        for c, _, sl, _, _ in self.system.constraints:   # a contact's stick phase settled (`PHSystem._stuck_states`)
+            if c not in released and not np.array_equal(x_after[sl], x[sl]):
+                x_next = x.copy()
+                x_next[sl] = x_after[sl]
+                x = self.record_event(t, x, x_next, f"{c}.stick", "its stick phase settled at the start (stuck where "
+                                      "it slips slower than its slip speed within its friction cone)", 0.0)
         for path in released:
             sl = self.system.layout.element_slice(path)
             x_next = x.copy()

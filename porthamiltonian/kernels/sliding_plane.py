@@ -116,16 +116,22 @@ def effort_map(t, x, refs, flows, sh, F, I):
         D[:, :] = np.nan
         return D
     at = _tail(I)
-    if I[at + 1] != COULOMB:
-        for i in range(rows.shape[0]):
-            D[i] = _R(sh, rows[i])
+    for i in range(rows.shape[0]):
+        D[i] = _R(sh, rows[i])
+    if I[at + 1] != COULOMB or x[6] > 1.5:   # stuck: the no-slip rows carry the friction
         return D
-    T_C = _lie.mv(sh[P_GB], flows[1]) - _lie.mv(sh[P_GA], flows[0])
-    vx, vy = T_C[3], T_C[4]
+    vx, vy = _slip(sh, flows)
     mu, eps = F[I[at]], F[I[at] + 1]
     den = math.sqrt(vx * vx + vy * vy + eps * eps)
-    D[0] = _R(sh, 5) - mu * (vx * _R(sh, 3) + vy * _R(sh, 4)) / den
+    D[0] -= mu * (vx * _R(sh, 3) + vy * _R(sh, 4)) / den
     return D
+
+
+@njit(inline="always")
+def _slip(sh, flows):
+    """The slip (T_C)_3, (T_C)_4: the tangential relative velocity at the contact [m/s]."""
+    T_C = _lie.mv(sh[P_GB], flows[1]) - _lie.mv(sh[P_GA], flows[0])
+    return T_C[3], T_C[4]
 
 
 @njit
@@ -151,19 +157,25 @@ def rates(t, x, refs, flows, sh, F, I):
 
 @njit
 def active(x, F, I):
-    """1 on every row while the contact flag is set, else 0."""
-    return np.full(_rows(I).shape[0], 1.0 if x[6] > 0.5 else 0.0)
+    """1 on every row while the contact flag is set, else 0; with Coulomb friction the no-slip
+    rows only while the contact sticks (flag 2)."""
+    out = np.full(_rows(I).shape[0], 1.0 if x[6] > 0.5 else 0.0)
+    if I[_tail(I) + 1] == COULOMB and x[6] < 1.5:
+        out[1:] = 0.0
+    return out
 
 
 @njit
-def events(t, x, refs, lam, sh, F, I):
+def events(t, x, refs, lam, flows, sh, F, I):
     """Values of a unilateral constraint's event functions in the order of
-    `SlidingPlaneConstraint.events` (chart, detach, impact), as the Python ones, from the
-    evaluation's shared contact state and the constraint's multipliers `lam` (those of the
-    same compiled evaluation: the detach event is the normal multiplier's zero, with no
-    second solve). NaN where the kernels do not handle the state (the evaluation then falls
-    back to Python, which re-evaluates the events)."""
-    out = np.empty(3)
+    `SlidingPlaneConstraint.events` (chart, detach, impact; with Coulomb friction also stick
+    and slip), as the Python ones, from the evaluation's shared contact state, the
+    constraint's multipliers `lam` (those of the same compiled evaluation: the detach event is
+    the normal multiplier's zero, with no second solve) and its port flows. NaN where the
+    kernels do not handle the state (the evaluation then falls back to Python, which
+    re-evaluates the events)."""
+    coulomb = I[_tail(I) + 1] == COULOMB
+    out = np.empty(5 if coulomb else 3)
     if not _handled(sh):
         out[:] = np.nan
         return out
@@ -171,11 +183,19 @@ def events(t, x, refs, lam, sh, F, I):
     out[0] = _kcp.chart_margin(x, sh, F, I)
     out[1] = lam[0] if active else 1.0
     out[2] = 1.0 if active else -sh[P_DELTA]
+    if coulomb:
+        at = _tail(I)
+        out[3], out[4] = 1.0, 1.0
+        if active and x[6] < 1.5:    # sliding: sticks when the slip falls below eps
+            vx, vy = _slip(sh, flows)
+            out[3] = math.sqrt(vx * vx + vy * vy) - F[I[at] + 1]
+        elif active:                 # stuck: slips when the friction force leaves its cone
+            out[4] = F[I[at]] * lam[0] - math.sqrt(lam[1] * lam[1] + lam[2] * lam[2])
     return out
 
 
 @njit
-def events_bilateral(t, x, refs, lam, sh, F, I):
+def events_bilateral(t, x, refs, lam, flows, sh, F, I):
     """`events` of a bilateral constraint: its only event, the chart change."""
     out = np.empty(1)
     out[0] = _kcp.chart_margin(x, sh, F, I) if _handled(sh) else np.nan

@@ -90,6 +90,10 @@ class ReducedContactConstraint(SlidingPlaneConstraint):
         super().__init__(name, pair, friction=friction, mu=mu, eps=slip_speed, restitution=restitution, unilateral=True,
                          max_gap=max_gap, rest_speed=rest_speed)
         self.slip_speed = slip_speed
+        # "coulomb" sticks and slips in the reduced integrator's own phases (`integrate.reduced`):
+        # one row, not the sliding plane's no-slip rows
+        self._rows = (5, 3, 4) if friction == "rolling" else (5,)
+        self._row_array = np.array(self._rows, dtype=np.int64)
         self.rolling_damping = as_finite_float(rolling_damping, "rolling_damping", nonnegative=True)
         self.spin_damping = as_finite_float(spin_damping, "spin_damping", nonnegative=True)
         self.slip_relax = as_finite_float(slip_relax, "slip_relax", nonnegative=True)

@@ -112,7 +112,8 @@ class SlidingPlaneConstraint(ConstraintElement):
             raise ParameterError("`guard` gates the impact of a unilateral contact; a bilateral one (unilateral=False) "
                                  "is always on")
         self.guard = guard
-        self._rows = (5, 3, 4) if friction == "rolling" else (5,)
+        # Coulomb: the no-slip rows are active while the contact sticks (flag 2), `active`
+        self._rows = (5, 3, 4) if friction in ("rolling", "coulomb") else (5,)
         self._row_array = np.array(self._rows, dtype=np.int64)
 
     # ---- declaration
@@ -198,7 +199,10 @@ class SlidingPlaneConstraint(ConstraintElement):
         return self.terms(t, x, refs)[2]
 
     def active(self, x):
-        return np.full(len(self._rows), 1.0 if x[_ACT] > 0.5 else 0.0)
+        out = np.full(len(self._rows), 1.0 if x[_ACT] > 0.5 else 0.0)
+        if self.friction == "coulomb" and x[_ACT] < 1.5:
+            out[1:] = 0.0
+        return out
 
     def released(self, x):
         if not self.unilateral or x[_ACT] < 0.5:
@@ -279,7 +283,7 @@ class SlidingPlaneConstraint(ConstraintElement):
         """Contact force on body b in the contact frame (tau, f) = (0, 0, 0, f_x, f_y, f_n)."""
         W = np.zeros(6)
         W[5] = lam[0]
-        if self.friction == "rolling":
+        if len(lam) == 3:   # rolling, or Coulomb while stuck (0 while sliding: inactive rows)
             W[3], W[4] = -lam[1], -lam[2]
         return W
 
@@ -293,8 +297,8 @@ class SlidingPlaneConstraint(ConstraintElement):
         fn = {"terms": _ksp.terms, "acceleration_bias": _ksp.acceleration_bias, "effort_map": _ksp.effort_map,
               "rates": _ksp.rates, "active": _ksp.active}.get(role)
         if role == "events":
-            fn = {("chart", "detach", "impact"): _ksp.events, ("chart",): _ksp.events_bilateral}.get(
-                tuple(e.name for e in self.events())) if self.guard is None else None
+            fn = {("chart", "detach", "impact"): _ksp.events, ("chart", "detach", "impact", "stick", "slip"): _ksp.events,
+                  ("chart",): _ksp.events_bilateral}.get(tuple(e.name for e in self.events())) if self.guard is None else None
         packed = self._packed() if fn is not None else None
         if packed is None:
             return None
@@ -314,7 +318,71 @@ class SlidingPlaneConstraint(ConstraintElement):
                 ev.append(EventSpec("impact", self._impact_fn, -1.0, self._impact, joins_impact=joins, past_start=True))
             else:
                 ev.append(EventSpec("impact", self._guarded_impact_fn, -1.0, self._guarded_impact, uses_system=True))
+            if self._sticks:
+                ev.append(EventSpec("stick", self._stick_fn, -1.0, self._stick, uses_system=True))
+                ev.append(EventSpec("slip", self._slip_fn, -1.0, self._slip, uses_system=True))
         return tuple(ev)
+
+    @property
+    def _sticks(self):
+        """Whether the contact has a stick phase (unilateral with Coulomb friction: no-slip rows
+        while it sticks; `stuck_state`)."""
+        return self.unilateral and self.friction == "coulomb" and len(self._rows) == 3
+
+    def _slip_speed(self, system, t, x):
+        """|v_t| [m/s] at the full state x: the tangential rows' residuals (R_k . f = -(T_C)_k)."""
+        J, _, F = system.evaluate(t, x)["maps"][self._own_path(system)]
+        return float(np.hypot(J[1] @ F, J[2] @ F))
+
+    def _in_cone(self, lam):
+        return math.hypot(lam[1], lam[2]) <= self.mu * lam[0]
+
+    def _stick_fn(self, system, t, x):
+        own = x[system.layout.element_slice(self._own_path(system))]
+        if not 0.5 < own[_ACT] < 1.5:
+            return 1.0
+        return self._slip_speed(system, t, x) - self.eps
+
+    def _slip_fn(self, system, t, x):
+        path = self._own_path(system)
+        if x[system.layout.element_slice(path)][_ACT] < 1.5:
+            return 1.0
+        lam = system.multipliers(t, x)[path]
+        return self.mu * lam[0] - math.hypot(lam[1], lam[2])
+
+    def _stick(self, t, x, refs):
+        """The slip fell below `eps`: a tangential impulse stops it (its kinetic energy booked as
+        lost) and the no-slip rows hold it, unless the friction force they need is outside the
+        cone (then it slides on from rest)."""
+        out = np.array(x, dtype=float)
+        out[_ACT] = 2.0
+
+        def after(system, t_, xf):
+            return self.stuck_state(system, t_, xf)
+
+        return EventOutcome(out, 0.0, "stick", impulse=lambda c: np.array([c[0], 0.0, 0.0]), x_after=after)
+
+    def _slip(self, t, x, refs):
+        out = np.array(x, dtype=float)
+        out[_ACT] = 1.0
+        return EventOutcome(out, 0.0, "the friction force left its cone: slip")
+
+    def stuck_state(self, system, t, x):
+        """This contact's own state at the full state x with its stick phase settled: stuck
+        (flag 2) if it is on, slips slower than `eps` and the no-slip rows' force lies in the
+        friction cone; sliding (flag 1) otherwise; unchanged if off or without a stick phase
+        (`PHSystem.release_pulling_contacts` after every impulse and at a run's start)."""
+        sl = system.layout.element_slice(self._own_path(system))
+        own = np.array(x[sl], dtype=float)
+        if not self._sticks or own[_ACT] < 0.5:
+            return own
+        if self._slip_speed(system, t, x) >= self.eps:
+            own[_ACT] = 1.0
+            return own
+        xs = np.array(x, dtype=float)
+        xs[sl.start + _ACT] = 2.0
+        own[_ACT] = 2.0 if self._in_cone(system.multipliers(t, xs)[self._own_path(system)]) else 1.0
+        return own
 
     def _path(self, system):
         for p, o in system.elements.items():
@@ -390,9 +458,14 @@ class SlidingPlaneConstraint(ConstraintElement):
             # separating after the impulse (a bounce): the contact is off until the next impact;
             # also off if a simultaneous impact left it without impulse (it separates on its own,
             # `PHSystem.apply_impulse` switched it off)
-            own = xf[system.layout.element_slice(self._path(system))].copy()
-            own[_ACT] = 0.0 if bounced[0] or own[_ACT] < 0.5 else 1.0
-            return own
+            sl = system.layout.element_slice(self._path(system))
+            if bounced[0] or xf[sl][_ACT] < 0.5:
+                own = xf[sl].copy()
+                own[_ACT] = 0.0
+                return own
+            xs = np.array(xf, dtype=float)
+            xs[sl.start + _ACT] = 1.0
+            return self.stuck_state(system, t_, xs)   # on: sliding, or stuck if the impulse stopped its slip
 
         return EventOutcome(out, 0.0, f"impact (restitution {self.restitution:g})", impulse=target, x_after=after)
 
