@@ -629,9 +629,9 @@ class PHSystem:
             c_now = ev["c"][element]
             goal = target(c_now) if callable(target) else target
             r = np.zeros(plan.n_rows)
-            r[rows] = np.asarray(goal, dtype=float) - c_now
-            # inactive rows of unilateral constraints are identity rows of A (see codegen): with a
-            # zero target they take no impulse
+            # inactive rows (identity rows of A, see codegen: a sliding contact's no-slip rows) take
+            # no impulse: their targets are their residuals
+            r[rows] = (np.asarray(goal, dtype=float) - c_now) * self._active_rows(element, x)
             friction = ImpactFriction(self, t, x, ev, self._active_paths(x))
             s, (lam, G) = friction.settle(lambda A, G: (_solve(A, r), G))
             xn = x + G @ lam
@@ -644,6 +644,11 @@ class PHSystem:
             sl, active = released.pop(back)
             x[sl] = active
         return xn, lambda: self._impulse_works(t, x, xn, ev, lam, friction.works(lam, s)), sorted(released), speed
+
+    def _active_rows(self, path, x):
+        """The mask of `path`'s active rows at state x (`ConstraintElement.active`)."""
+        c = next(c for c in self._plan.constraints if c["path"] == path)
+        return np.asarray(c["obj"].active(x[c["slice"]]), dtype=float)
 
     def _active_paths(self, x):
         """The constraint paths whose first row is active at state x."""
@@ -729,7 +734,7 @@ class PHSystem:
         goal.update({p: c_now[p].copy() for p in others})
         r = np.zeros(plan.n_rows)
         for p in comp:
-            r[cons[p]["rows"]] = goal[p] - c_now[p]
+            r[cons[p]["rows"]] = (goal[p] - c_now[p]) * self._active_rows(p, x)
         speed = max(max(c_now[p][0] for p in goals), 0.0)
         tol = self._release_tolerance([cons[p]["obj"] for p in comp], speed)
         rows_of = {p: np.arange(plan.n_rows)[cons[p]["rows"]] for p in comp}
