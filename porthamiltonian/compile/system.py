@@ -608,10 +608,15 @@ class PHSystem:
         partners = self._impact_partners(t, x, element)
         out = self._simultaneous_impulse(t, x, element, target, partners) if partners else None
         xn, works, released, speed = out if out is not None else self._single_impulse(t, x, element, target, rows)
-        xn, pulling = self.release_pulling_contacts(t, xn, speed)
+        jam = {}
+        xn, pulling = self.release_pulling_contacts(t, xn, speed, works=jam)
         if not work:
             return xn
-        return xn, works(), sorted(released + pulling)
+        out = works()
+        for path, (supplied, absorbed) in jam.items():   # a tangential impact after it (`_jam`)
+            before = out.get(path, (0.0, 0.0))
+            out[path] = (before[0] + supplied, before[1] + absorbed)
+        return xn, out, sorted(released + pulling)
 
     def _single_impulse(self, t, x, element, target, rows):
         """`apply_impulse` at `element` alone: ``(state after, works, released, speed)``,
@@ -783,7 +788,7 @@ class PHSystem:
     #: times the largest normal force of the contacts left on (`release_pulling_contacts`)
     PULL_TOL = 1e-8
 
-    def release_pulling_contacts(self, t, x, speed=0.0):
+    def release_pulling_contacts(self, t, x, speed=0.0, works=None):
         """State `x` with the unilateral contacts that are on at rest but whose normal force
         would pull switched off, and the list of their paths (`apply_impulse` after every
         impulse, `porthamiltonian.simulate` at a run's start).
@@ -853,11 +858,44 @@ class PHSystem:
             if all(v[ncol[i]] >= -lam_tol for i in held) and all(a[nrow[i]] <= acc_tol for i in off):
                 break
         else:
-            raise IntegrationError(self._no_contact_forces(t, x, resting, u[ncol]))
+            jam = None if works is None else self._jam(t, x, resting)
+            if jam is None:
+                raise IntegrationError(self._no_contact_forces(t, x, resting, u[ncol]))
+            x, jam_works = jam
+            for path, (supplied, absorbed) in jam_works.items():
+                before = works.get(path, (0.0, 0.0))
+                works[path] = (before[0] + supplied, before[1] + absorbed)
+            return self.release_pulling_contacts(t, x, speed)
         x = x.copy()
         for i in off:
             x[resting[i]["slice"]] = resting[i]["obj"].released(x[resting[i]["slice"]])
         return x, [resting[i]["path"] for i in off]
+
+    def _jam(self, t, x, resting):
+        """Painlevé's paradox at sliding contacts with a stick phase resolved by a tangential
+        impact (Génot & Brogliato 1999: the dynamic jam): ``(state, works)`` after the impulse
+        that stops the slip of every such contact among `resting` (their no-slip rows held at
+        zero, every other residual kept), if that impulse lies in each one's friction cone
+        (normal impulse >= 0, tangential at most mu times it); else None."""
+        xs, jam = x.copy(), []
+        for c in resting:
+            own = getattr(c["obj"], "jammed", lambda own: None)(x[c["slice"]])
+            if own is not None:
+                xs[c["slice"]] = own
+                jam.append(c)
+        if not jam:
+            return None
+        ev = self._rhs(t, xs, self._u0, True, True)
+        r = np.zeros(self._plan.n_rows)
+        for c in jam:
+            rows = np.arange(self._plan.n_rows)[c["rows"]]
+            r[rows[1:]] = -np.asarray(ev["c"][c["path"]], dtype=float)[1:]
+        lam = _solve(ev["A"], r)
+        if not all(c["obj"].in_cone(lam[c["lam"].unknown]) for c in jam):
+            return None
+        xn = xs + ev["Gx"] @ lam
+        _log.debug("tangential impact (jam) at t = %.9g s: %s", t, [c["path"] for c in jam])
+        return xn, self._impulse_works(t, xs, xn, ev, lam, {})
 
     def _stuck_states(self, t, x):
         """`x` with the stick phase of every contact that has one settled (its element's

@@ -266,8 +266,8 @@ def _register_builtin():
     register_contact_kind(ContactKind(
         "sliding_plane", SlidingPlaneContact, _rigid_from_material,
         material_options=("mu", "restitution"), ignores=("normal", "impact_speed", "damping"),
-        events=("impact", "detach", "chart"),
-        summary="rigid constraint with Newton impacts (Tasora & Righettini)"), replace=True)
+        events=("impact", "detach", "chart", "stick", "slip"),
+        summary="rigid constraint with Newton impacts and Coulomb's stick and slip (Tasora & Righettini)"), replace=True)
     register_contact_kind(ContactKind(
         "reduced", ReducedContact, _rigid_from_material,
         material_options=("mu", "restitution"), ignores=("normal", "impact_speed", "damping"),

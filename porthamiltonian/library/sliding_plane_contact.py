@@ -28,9 +28,21 @@ the same equation (the wheel on a plane gives q_y'' = 0 exactly, seed eq. 43). F
 no-slip rows the moving-contact-point terms (dO/dt, de_k/dt) are what keeps rolling
 energy-conserving.
 
-Friction: "frictionless"; "coulomb": regularized Coulomb friction proportional to the normal
-multiplier, f_t = -mu lambda_n v_t / sqrt(|v_t|^2 + eps^2) (a non-associated effort map,
-whose dissipation is booked in the ledger); "rolling": no slip (two more rows).
+Friction: "frictionless"; "rolling": no slip (two more rows); "coulomb": Coulomb's law with a
+stick phase (a unilateral contact; the contact flag is 1 sliding, 2 stuck):
+
+* sliding, the friction is regularized and proportional to the normal multiplier,
+  f_t = -mu lambda_n v_t / sqrt(|v_t|^2 + eps^2) (a non-associated effort map, whose
+  dissipation is booked in the ledger);
+* when the slip speed falls below `eps` (event "stick") a tangential impulse stops it (its
+  kinetic energy booked as lost) and the two no-slip rows hold the contact, their force the
+  static friction (a body held by friction does not creep);
+* stuck, the contact slides again when that force leaves the cone mu lambda_n (event "slip");
+* after every impulse and at a run's start a contact on is settled (`stuck_state`): stuck
+  where it slips slower than `eps` and the no-slip force lies in the cone, else sliding (a
+  foot whose landing impulse stopped its slip lands stuck).
+
+(A bilateral "coulomb" contact has no stick phase: its friction stays the regularized law.)
 
 Unilateral (default): the contact detaches when the normal multiplier crosses zero (an event on
 the system's multiplier) and is re-established by a Newton impact when the gap closes:
@@ -334,8 +346,23 @@ class SlidingPlaneConstraint(ConstraintElement):
         J, _, F = system.evaluate(t, x)["maps"][self._own_path(system)]
         return float(np.hypot(J[1] @ F, J[2] @ F))
 
-    def _in_cone(self, lam):
-        return math.hypot(lam[1], lam[2]) <= self.mu * lam[0]
+    #: a sliding contact is stuck by `stuck_state` only if its no-slip force uses at most 1 - STICK_MARGIN
+    #: of the cone: at a slip event the force lies on the cone, and it must not stick again there
+    STICK_MARGIN = 1e-6
+
+    def in_cone(self, lam, margin=0.0):
+        """Whether the force (or impulse) `lam` (normal, two tangential) lies in the friction
+        cone: normal >= 0, tangential at most (1 - `margin`) mu times it."""
+        return lam[0] >= 0.0 and math.hypot(lam[1], lam[2]) <= (1.0 - margin) * self.mu * lam[0]
+
+    def jammed(self, x):
+        """For a tangential impact (`PHSystem.release_pulling_contacts`: Painlevé's paradox): the
+        own state stuck, if the contact is on and sliding with a stick phase; else None."""
+        if not self._sticks or not 0.5 < x[_ACT] < 1.5:
+            return None
+        out = np.array(x, dtype=float)
+        out[_ACT] = 2.0
+        return out
 
     def _stick_fn(self, system, t, x):
         own = x[system.layout.element_slice(self._own_path(system))]
@@ -363,9 +390,13 @@ class SlidingPlaneConstraint(ConstraintElement):
         return EventOutcome(out, 0.0, "stick", impulse=lambda c: np.array([c[0], 0.0, 0.0]), x_after=after)
 
     def _slip(self, t, x, refs):
+        """The friction force left its cone: the contact slides. Its forces change at once (the
+        regularized friction starts from zero slip), so the contacts' forces are solved again
+        (an impulse that keeps every residual: `PHSystem.apply_impulse` settles them)."""
         out = np.array(x, dtype=float)
         out[_ACT] = 1.0
-        return EventOutcome(out, 0.0, "the friction force left its cone: slip")
+        return EventOutcome(out, 0.0, "the friction force left its cone: slip",
+                            impulse=lambda c: np.array(c, dtype=float))
 
     def stuck_state(self, system, t, x):
         """This contact's own state at the full state x with its stick phase settled: stuck
@@ -381,7 +412,8 @@ class SlidingPlaneConstraint(ConstraintElement):
             return own
         xs = np.array(x, dtype=float)
         xs[sl.start + _ACT] = 2.0
-        own[_ACT] = 2.0 if self._in_cone(system.multipliers(t, xs)[self._own_path(system)]) else 1.0
+        lam = system.multipliers(t, xs)[self._own_path(system)]
+        own[_ACT] = 2.0 if self.in_cone(lam, 0.0 if own[_ACT] > 1.5 else self.STICK_MARGIN) else 1.0
         return own
 
     def _path(self, system):
@@ -523,7 +555,8 @@ def SlidingPlaneContact(name, body_a, surface_a, body_b, surface_b, *, pose_a=No
     mu : float
         Coulomb coefficient (for "coulomb").
     eps : float [m/s]
-        Regularization speed of "coulomb" (the friction force reaches mu f_n beyond it).
+        "coulomb": the slip speed of the regularized friction while sliding (the friction force
+        reaches mu f_n beyond it), and below which a unilateral contact sticks.
     restitution : float in [0, 1]
         Newton's coefficient at impacts (unilateral contacts).
     unilateral : bool

@@ -34,9 +34,10 @@ Feet on rigid ground (``contact="sliding_plane"``; decisions, the issue is silen
   impact: one simultaneous Newton impact, not a cascade microseconds apart. A foot an impact
   leaves on whose normal force would pull is released (the contacts' forces solved as a
   complementarity problem after every impulse).
-* Between impacts the feet's friction is the smoothed Coulomb law with slip speed `SLIP_SPEED`
-  (1 cm/s; the contact's default 1 mm/s makes the light feet's friction a damper so stiff that
-  DOP853 crawls: benchmarks/results/robot_drop_grounds.md).
+* Between impacts a foot sticks (no-slip rows while its friction force lies in the cone) or
+  slides under the smoothed Coulomb law with slip speed `SLIP_SPEED`, below which it sticks
+  again (1 cm/s; the contact's default 1 mm/s makes a sliding light foot's friction a damper
+  so stiff that DOP853 crawls: benchmarks/results/robot_drop_grounds.md).
 * Measured (`benchmarks/robot_drop_rigid.py`, 10 cm, 1 s): the four robots land and come to
   rest on their four feet (the feet carry m g to 1e-3 at 1 s, the joints still settling at
   mm/s; ledgers 1e-10). With frictionless impacts ANYmal C's legs at friction 0.8 met
@@ -100,7 +101,7 @@ CONTACTS = ("compliant", "sliding_plane", "soil")
 #: sliding_plane: feet within this gap of the ground when another foot's impact happens take
 #: part in it (one simultaneous Newton impact, `SlidingPlaneContact`'s `impact_gap`) [m]
 IMPACT_GAP = 1e-5
-#: sliding_plane: the feet's slip speed of the smoothed Coulomb law [m/s] (module docstring)
+#: sliding_plane: the feet's slip speed of the smoothed Coulomb law, below which they stick [m/s] (module docstring)
 SLIP_SPEED = 0.01
 #: the robots' default terrain (module docstring: every robot of `ROBOTS` stands within the law's range)
 SOIL_TERRAIN = "sandy_loam"

@@ -132,5 +132,5 @@ def test_a_foot_touching_down_at_rest_stays_on(landing):
     out = b.spec.handler(0.0, x[b.own], tuple(x[s] for s in b.refs))
     x[b.own] = out.x
     xn = system.apply_impulse(0.0, x, element, out.impulse)
-    assert xn[lay[f"{element}.active"]][0] == 1.0
+    assert xn[lay[f"{element}.active"]][0] == 2.0   # on, and stuck: it touched down without slip
     assert system.multipliers(0.0, xn)[element][0] > 0.0
