@@ -322,7 +322,9 @@ class SlidingPlaneConstraint(ConstraintElement):
     def events(self):
         ev = [EventSpec("chart", self._chart_fn, -1.0, self._chart)]
         if self.unilateral:
-            ev.append(EventSpec("detach", self._detach_fn, -1.0, self._detach, uses_system=True))
+            # past_start: a contact whose normal force starts pulling (the forces change at a slip
+            # event) detaches as soon as it pulls more
+            ev.append(EventSpec("detach", self._detach_fn, -1.0, self._detach, uses_system=True, past_start=True))
             if self.guard is None:
                 # (a reduced contact, `ReducedContactConstraint`, is integrated in its own phase: it
                 # does not join other contacts' impulses)
@@ -390,13 +392,12 @@ class SlidingPlaneConstraint(ConstraintElement):
         return EventOutcome(out, 0.0, "stick", impulse=lambda c: np.array([c[0], 0.0, 0.0]), x_after=after)
 
     def _slip(self, t, x, refs):
-        """The friction force left its cone: the contact slides. Its forces change at once (the
-        regularized friction starts from zero slip), so the contacts' forces are solved again
-        (an impulse that keeps every residual: `PHSystem.apply_impulse` settles them)."""
+        """The friction force left its cone: the contact slides (the regularized friction starts
+        from zero slip, so its normal force may start pulling: the detach event then fires at
+        once, `EventSpec.past_start`)."""
         out = np.array(x, dtype=float)
         out[_ACT] = 1.0
-        return EventOutcome(out, 0.0, "the friction force left its cone: slip",
-                            impulse=lambda c: np.array(c, dtype=float))
+        return EventOutcome(out, 0.0, "the friction force left its cone: slip")
 
     def stuck_state(self, system, t, x):
         """This contact's own state at the full state x with its stick phase settled: stuck
