@@ -818,6 +818,12 @@ class PHSystem:
         cost of one evaluation; beyond `MAX_SIMULTANEOUS` candidates nothing changes either.
         A contact that takes the integration over while it is on (`integrator_phases`: the
         reduced contact) is left to its phase, which separates a pulling contact when it starts.
+        Before that, the stick phases of the contacts that have one are settled
+        (`_stuck_states`). With `works` (a dict: `apply_impulse` passes one), a set of contacts
+        with no consistent forces is first given a tangential impact where it can take one
+        (`_jam`: the sliding contacts with a stick phase stopped by an impulse inside their
+        friction cones, Génot & Brogliato's dynamic jam), its work added to `works` (path ->
+        (supplied, absorbed)), and the forces solved again.
 
         Raises
         ------

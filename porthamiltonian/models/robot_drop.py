@@ -39,12 +39,13 @@ Feet on rigid ground (``contact="sliding_plane"``; decisions, the issue is silen
   again (1 cm/s; the contact's default 1 mm/s makes a sliding light foot's friction a damper
   so stiff that DOP853 crawls: benchmarks/results/robot_drop_grounds.md).
 * Measured (`benchmarks/robot_drop_rigid.py`, 10 cm, 1 s): the four robots land and come to
-  rest on their four feet (the feet carry m g to 1e-3 at 1 s, the joints still settling at
-  mm/s; ledgers 1e-10). With frictionless impacts ANYmal C's legs at friction 0.8 met
+  rest on their four stuck feet (the feet carry m g to 2e-3 at 1 s, the joints still settling
+  at mm/s; ledgers 1e-10). With frictionless impacts ANYmal C's legs at friction 0.8 met
   Painlevé's paradox at the landing (the impact left the four feet on at rest, sliding, with
-  forces that would pull); the impacts' friction now stops that slip (a tangential impact).
-  Where no set of contact forces exists all the same, the run stops at that impact with the
-  reason.
+  forces that would pull); the impacts' friction now stops that slip, and a paradox met by
+  sliding feet after an impulse is resolved by a tangential impact where its impulse lies in
+  the friction cones (`PHSystem.release_pulling_contacts`). Where no set of contact forces
+  exists all the same, the run stops at that impact with the reason.
 
 Feet on soil (``contact="soil"``; decisions, the issue is silent):
 

@@ -22,7 +22,7 @@ import pytest
 
 import porthamiltonian as ph
 from porthamiltonian.geometry import Plane, Point, Sphere
-from porthamiltonian.lie import se3
+from porthamiltonian.lie import quaternion, se3
 from porthamiltonian.library import Gravity, Ground, PointSpring, RigidBody, SlidingPlaneContact, make_contact
 
 M, L, W, R, G = 2.0, 0.6, 0.04, 0.02, 9.81
@@ -184,3 +184,38 @@ def test_painleves_rod_sliding_in_stops_the_run_at_the_start_naming_the_paradox(
     assert f"pull ({pull:.4g} N)" in tr.message and f"push ({push:.4g} N)" in tr.message
     assert "Painlevé's paradox, friction coefficient 2" in tr.message
     assert list(tr.t) == [0.0]
+
+
+def test_painleves_rod_sliding_in_is_stopped_by_a_tangential_impact_after_an_impulse():
+    """After an impulse (here a plastic one at rest, which takes nothing), the same paradox is
+    resolved by a tangential impact (Génot & Brogliato's dynamic jam): the impulse P at A that
+    stops the slip and keeps the normal velocity, with the rod's contact mobility (centre
+    velocity P / M, spin (r x P) / I, I = M l^2 / 3, r from the centre to A):
+
+        spin w = 3 sin(theta) v / (4 l),  P_n = -(3/4) M sin(theta) cos(theta) v,
+        P_t = M v (3 sin^2(theta) / 4 - 1),
+
+    inside the cone here (|P_t| = 0.4375 <= 2 x 0.3248), so the contact sticks; its kinetic
+    energy loss is booked with the impulse."""
+    v = -1.0
+    system, x = painleve_rod(v)
+    lay = system.layout
+    s, c = math.sin(ROD_THETA), math.cos(ROD_THETA)
+    P_n, P_t = -0.75 * ROD_M * s * c * v, ROD_M * v * (0.75 * s * s - 1.0)
+    assert P_n > 0.0 and abs(P_t) <= ROD_MU * P_n              # the premise: inside the cone
+    xn, works, released = system.apply_impulse(0.0, x, "end/constraint", np.zeros(3), work=True)
+    pose, P = xn[lay["rod.pose"]], xn[lay["rod.P"]]
+    Rot = quaternion.to_matrix(pose[:4])
+    inertia = ROD_M * (2 * ROD_L) ** 2 / 12.0
+    w = Rot @ (P[:3] / np.array([1e-6, inertia, inertia]))
+    V = Rot @ P[3:] / ROD_M
+    assert w[1] == pytest.approx(3.0 * s * v / (4.0 * ROD_L), rel=1e-10)
+    np.testing.assert_allclose(V, (v + P_t / ROD_M, 0.0, P_n / ROD_M), rtol=0, atol=1e-10)
+    r = np.array([-ROD_L * c, 0.0, -ROD_L * s])               # centre -> A
+    np.testing.assert_allclose(V + np.cross(w, r), 0.0, rtol=0, atol=1e-10)   # A at rest
+    lost = 0.5 * ROD_M * v * v - (0.5 * ROD_M * V @ V + 0.5 * inertia * w[1] ** 2)
+    assert works["end/constraint"][1] == pytest.approx(lost, rel=1e-9)
+    # stuck afterwards, its forces consistent: pushing, inside the cone
+    assert xn[lay["end/constraint.active"]][0] == 2.0 and released == []
+    lam = system.multipliers(0.0, xn)["end/constraint"]
+    assert lam[0] > 0.0 and math.hypot(lam[1], lam[2]) <= ROD_MU * lam[0]
