@@ -608,6 +608,18 @@ class ConstraintElement(Element):
         directed by J alone)."""
         return None
 
+    def stuck_state(self, system, t, x):
+        """For a contact with a stick phase: its own state at the full state x with that phase
+        settled (`PHSystem.release_pulling_contacts`, after every impulse and at a run's
+        start); None without one (the default)."""
+        return None
+
+    def jammed(self, x):
+        """For a tangential impact (`PHSystem.release_pulling_contacts`: Painlevé's paradox): the
+        own state `x` stuck, if the contact is on and sliding with a stick phase; else None (the
+        default). An element that returns one also answers ``in_cone(lam)``."""
+        return None
+
     def rates(self, t, x, refs, flows):
         """Rate of the element's own (auxiliary) state. Default: none."""
         return np.zeros(self.n_states)

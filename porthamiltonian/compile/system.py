@@ -868,9 +868,7 @@ class PHSystem:
             if jam is None:
                 raise IntegrationError(self._no_contact_forces(t, x, resting, u[ncol]))
             x, jam_works = jam
-            for path, (supplied, absorbed) in jam_works.items():
-                before = works.get(path, (0.0, 0.0))
-                works[path] = (before[0] + supplied, before[1] + absorbed)
+            works.update(jam_works)
             return self.release_pulling_contacts(t, x, speed)
         x = x.copy()
         for i in off:
@@ -885,7 +883,7 @@ class PHSystem:
         (normal impulse >= 0, tangential at most mu times it); else None."""
         xs, jam = x.copy(), []
         for c in resting:
-            own = getattr(c["obj"], "jammed", lambda own: None)(x[c["slice"]])
+            own = c["obj"].jammed(x[c["slice"]])
             if own is not None:
                 xs[c["slice"]] = own
                 jam.append(c)
@@ -908,10 +906,9 @@ class PHSystem:
         ``stuck_state``: stuck where it slips slower than its slip speed and the no-slip force
         lies in its friction cone, else sliding)."""
         for c in self._plan.constraints:
-            settle = getattr(c["obj"], "stuck_state", None)
-            if settle is not None and not getattr(c["obj"], "integrator_phases", ()):
-                own = settle(self, t, x)
-                if not np.array_equal(own, x[c["slice"]]):
+            if not getattr(c["obj"], "integrator_phases", ()):
+                own = c["obj"].stuck_state(self, t, x)
+                if own is not None and not np.array_equal(own, x[c["slice"]]):
                     x = x.copy()
                     x[c["slice"]] = own
         return x

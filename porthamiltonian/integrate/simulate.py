@@ -771,22 +771,20 @@ class _Segments:
 
     def _release_pulling(self, t, x):
         """The run's first state with the unilateral contacts that are on but would pull
-        released (`PHSystem.release_pulling_contacts`), each release an event record (a
-        contact's detach, no energy): a contact starting on with a pulling force would
-        otherwise hold its bodies together, its detach event starting past its zero."""
+        released and the contacts' stick phases settled (`PHSystem.release_pulling_contacts`),
+        each change an event record with no energy (a detach, a stick): a contact starting on
+        with a pulling force would otherwise hold its bodies together, its detach event
+        starting past its zero."""
         x_after, released = self.system.release_pulling_contacts(t, x)
-        for c, _, sl, _, _ in self.system.constraints:   # a contact's stick phase settled (`PHSystem._stuck_states`)
-            if c not in released and not np.array_equal(x_after[sl], x[sl]):
+        for path, _, sl, _, _ in self.system.constraints:
+            if not np.array_equal(x_after[sl], x[sl]):
                 x_next = x.copy()
                 x_next[sl] = x_after[sl]
-                x = self.record_event(t, x, x_next, f"{c}.stick", "its stick phase settled at the start (stuck where "
-                                      "it slips slower than its slip speed within its friction cone)", 0.0)
-        for path in released:
-            sl = self.system.layout.element_slice(path)
-            x_next = x.copy()
-            x_next[sl] = x_after[sl]
-            x = self.record_event(t, x, x_next, f"{path}.detach", "released at the start: its normal force would "
-                                  "pull", 0.0)
+                name, message = ((f"{path}.detach", "released at the start: its normal force would pull")
+                                 if path in released else
+                                 (f"{path}.stick", "its stick phase settled at the start (stuck where it slips "
+                                  "slower than its slip speed within its friction cone)"))
+                x = self.record_event(t, x, x_next, name, message, 0.0)
         return x
 
     def _phase(self, x):

@@ -174,7 +174,8 @@ def events(t, x, refs, lam, flows, sh, F, I):
     the normal multiplier's zero, with no second solve) and its port flows. NaN where the
     kernels do not handle the state (the evaluation then falls back to Python, which
     re-evaluates the events)."""
-    coulomb = I[_tail(I) + 1] == COULOMB
+    at = _tail(I)
+    coulomb = I[at + 1] == COULOMB
     out = np.empty(5 if coulomb else 3)
     if not _handled(sh):
         out[:] = np.nan
@@ -184,7 +185,6 @@ def events(t, x, refs, lam, flows, sh, F, I):
     out[1] = lam[0] if active else 1.0
     out[2] = 1.0 if active else -sh[P_DELTA]
     if coulomb:
-        at = _tail(I)
         out[3], out[4] = 1.0, 1.0
         if active and x[6] < 1.5:    # sliding: sticks when the slip falls below eps
             vx, vy = _slip(sh, flows)

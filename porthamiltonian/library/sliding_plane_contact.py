@@ -358,8 +358,7 @@ class SlidingPlaneConstraint(ConstraintElement):
         return lam[0] >= 0.0 and math.hypot(lam[1], lam[2]) <= (1.0 - margin) * self.mu * lam[0]
 
     def jammed(self, x):
-        """For a tangential impact (`PHSystem.release_pulling_contacts`: Painlevé's paradox): the
-        own state stuck, if the contact is on and sliding with a stick phase; else None."""
+        """`ConstraintElement.jammed`: flag 2 if on and sliding with a stick phase."""
         if not self._sticks or not 0.5 < x[_ACT] < 1.5:
             return None
         out = np.array(x, dtype=float)
@@ -384,12 +383,8 @@ class SlidingPlaneConstraint(ConstraintElement):
         lost) and the no-slip rows hold it, unless the friction force they need is outside the
         cone (then it slides on from rest)."""
         out = np.array(x, dtype=float)
-        out[_ACT] = 2.0
-
-        def after(system, t_, xf):
-            return self.stuck_state(system, t_, xf)
-
-        return EventOutcome(out, 0.0, "stick", impulse=lambda c: np.array([c[0], 0.0, 0.0]), x_after=after)
+        out[_ACT] = 2.0   # the impulse's `PHSystem.release_pulling_contacts` checks the cone (`stuck_state`)
+        return EventOutcome(out, 0.0, "stick", impulse=lambda c: np.array([c[0], 0.0, 0.0]))
 
     def _slip(self, t, x, refs):
         """The friction force left its cone: the contact slides (the regularized friction starts
@@ -402,11 +397,14 @@ class SlidingPlaneConstraint(ConstraintElement):
     def stuck_state(self, system, t, x):
         """This contact's own state at the full state x with its stick phase settled: stuck
         (flag 2) if it is on, slips slower than `eps` and the no-slip rows' force lies in the
-        friction cone; sliding (flag 1) otherwise; unchanged if off or without a stick phase
-        (`PHSystem.release_pulling_contacts` after every impulse and at a run's start)."""
+        friction cone; sliding (flag 1) otherwise; unchanged if off
+        (`PHSystem.release_pulling_contacts` after every impulse and at a run's start); None
+        without a stick phase (`ConstraintElement.stuck_state`)."""
+        if not self._sticks:
+            return None
         sl = system.layout.element_slice(self._own_path(system))
         own = np.array(x[sl], dtype=float)
-        if not self._sticks or own[_ACT] < 0.5:
+        if own[_ACT] < 0.5:
             return own
         if self._slip_speed(system, t, x) >= self.eps:
             own[_ACT] = 1.0
@@ -491,14 +489,11 @@ class SlidingPlaneConstraint(ConstraintElement):
             # separating after the impulse (a bounce): the contact is off until the next impact;
             # also off if a simultaneous impact left it without impulse (it separates on its own,
             # `PHSystem.apply_impulse` switched it off)
-            sl = system.layout.element_slice(self._path(system))
-            if bounced[0] or xf[sl][_ACT] < 0.5:
-                own = xf[sl].copy()
+            # on, its stick phase is as the impulse settled it (sliding, or stuck if it stopped the slip)
+            own = xf[system.layout.element_slice(self._path(system))].copy()
+            if bounced[0]:
                 own[_ACT] = 0.0
-                return own
-            xs = np.array(xf, dtype=float)
-            xs[sl.start + _ACT] = 1.0
-            return self.stuck_state(system, t_, xs)   # on: sliding, or stuck if the impulse stopped its slip
+            return own
 
         return EventOutcome(out, 0.0, f"impact (restitution {self.restitution:g})", impulse=target, x_after=after)
 
