@@ -587,7 +587,9 @@ class PHSystem:
         again, until every contact still released separates. This is an active-set solution of
         the impact's complementarity problem, exact where the contacts that stay are
         independent (a rimless wheel's or a walker's heel strike: the trailing foot leaves the
-        ground), and it never solves with the redundant rows of two feet held at once.
+        ground), and it never solves with the redundant rows of two feet held at once. The
+        contacts left on then come to rest (`come_to_rest`, the impacting ones excepted) and
+        keep only the forces that push (`release_pulling_contacts`).
 
         Returns
         -------
@@ -608,15 +610,54 @@ class PHSystem:
         partners = self._impact_partners(t, x, element)
         out = self._simultaneous_impulse(t, x, element, target, partners) if partners else None
         xn, works, released, speed = out if out is not None else self._single_impulse(t, x, element, target, rows)
+        xn, rest = self.come_to_rest(t, xn, work=True, skip={element, *(path for path, _ in partners)})
         jam = {}
         xn, pulling = self.release_pulling_contacts(t, xn, speed, works=jam)
         if not work:
             return xn
         out = works()
-        for path, (supplied, absorbed) in jam.items():   # a tangential impact after it (`_jam`)
-            before = out.get(path, (0.0, 0.0))
-            out[path] = (before[0] + supplied, before[1] + absorbed)
+        for extra in (rest, jam):   # the settling impulse, a tangential impact after it (`_jam`)
+            for path, (supplied, absorbed) in extra.items():
+                before = out.get(path, (0.0, 0.0))
+                out[path] = (before[0] + supplied, before[1] + absorbed)
         return xn, out, sorted(released + pulling)
+
+    def come_to_rest(self, t, x, work=False, skip=()):
+        """`x` after the impulse that zeroes the velocity residuals of the unilateral contacts
+        that are on, except the paths in `skip` (their active rows; every other row keeps its
+        residual); with ``work=True`` also its work per constraint path -> (0, absorbed) [J]
+        (`_impulse_works`). `apply_impulse` calls it after every impulse (skipping the
+        impacting contacts, whose residuals the impulse set: a bounce leaves), `porthamiltonian.simulate`
+        at every element event before its handler.
+
+        An on contact's residuals are zero in exact arithmetic; what they hold is the
+        integration's drift (mm/s after a few strides of a trot at rtol 1e-4, a "stuck" foot
+        creeping) or an impulse's slow separation, which the Newton law counts as staying
+        (`_release_tolerance`). Left in place, a held contact keeps doing work through them,
+        and one released with them comes straight back: a foot detached at zero force while
+        its drift approaches the ground lands again at the same instant, and a foot leaving
+        at 0.7 mm/s under its leg's thrust of hundreds of m/s^2 lands again 0.1 us later, its
+        landing lifting the other foot of the pair (Go1's trot on sliding-plane feet: 1,856
+        impacts at one instant, issue 34). This impulse is the change of least kinetic energy
+        that zeroes them (`project_constraints`' velocity step on those rows). It may pull, by
+        at most the residual times the contacts' effective mass, and it only removes kinetic
+        energy (a projection in the metric M^-1): absorbed by each contact, which an impulse
+        books with the impact's loss (`apply_impulse`: at an impact the contacts left at rest
+        are part of it) and `porthamiltonian.simulate` books as stabilization at other events.
+        The contacts' friction does not act in it: it corrects a residual, it is not an impact.
+        """
+        plan = self._plan
+        on = [c for c in plan.constraints if c["obj"].released(x[c["slice"]]) is not None
+              and not getattr(c["obj"], "integrator_phases", ()) and c["path"] not in skip]
+        r = np.zeros(plan.n_rows)
+        ev = self._rhs(t, x, self._u0, True, True) if on else None
+        for c in on:
+            r[c["rows"]] = -np.asarray(ev["c"][c["path"]], dtype=float) * self._active_rows(c["path"], x)
+        if not np.any(r):
+            return (x, {}) if work else x
+        lam = _solve(ev["A"], r)
+        xn = x + ev["Gx"] @ lam
+        return (xn, self._impulse_works(t, x, xn, ev, lam, {})) if work else xn
 
     def _single_impulse(self, t, x, element, target, rows):
         """`apply_impulse` at `element` alone: ``(state after, works, released, speed)``,
@@ -718,8 +759,8 @@ class PHSystem:
         an active contact is released); one that does not (c^+ at its target: redundant
         contacts, a plastic impact at rest) stays on; an impacting one takes its handler's
         state after (a bounce leaves it off). Tolerances: Lambda_i >= -1e-12 max|Lambda|,
-        c_i^+ <= g_i + `RELEASE_TOL` times the largest approach speed (at least `REST_TOL`
-        times the contacts' largest ``rest_speed``: `_release_tolerance`).
+        c_i^+ <= g_i + `RELEASE_TOL` times the largest approach speed (at least the
+        contacts' largest ``rest_speed``: `_release_tolerance`).
         """
         plan = self._plan
         cons = {c["path"]: c for c in plan.constraints}
@@ -936,21 +977,23 @@ class PHSystem:
     #: faster than RELEASE_TOL times the impact's approach speed (`apply_impulse`)
     RELEASE_TOL = 1e-9
 
-    #: ... or than REST_TOL times the largest `rest_speed` of the contacts taking part
-    REST_TOL = 1e-6
 
     @classmethod
     def _release_tolerance(cls, contacts, speed):
         """How fast a contact must separate after an impulse to count as separated [m/s]:
-        `RELEASE_TOL` times the impact's approach `speed`, and at least `REST_TOL` times the
-        largest `rest_speed` of the `contacts` taking part (the speed below which their impacts
-        are plastic). A foot touching down at rest has an approach speed of round-off size; a
-        tolerance relative to it alone read the -2.7e-11 m/s the impulse solve left on such a
-        foot as a separation, switched the contact off with the foot on the ground and
-        accelerating into it, and its impact fired again at the same instant without end
-        (robot-drop on the sliding plane, 10 cm: 10,000 impacts at t = 0.329 s, issue 33)."""
+        `RELEASE_TOL` times the impact's approach `speed`, and at least the largest
+        `rest_speed` of the `contacts` taking part (the speed below which their impacts are
+        plastic: a slower separation is a contact at rest, which `come_to_rest` then settles
+        and `release_pulling_contacts` keeps or releases by its force). A foot touching down
+        at rest has an approach speed of round-off size; a tolerance relative to it alone read
+        the -2.7e-11 m/s the impulse solve left on such a foot as a separation, switched the
+        contact off with the foot on the ground and accelerating into it, and its impact fired
+        again at the same instant without end (robot-drop on the sliding plane, 10 cm: 10,000
+        impacts at t = 0.329 s, issue 33). A floor of 1e-6 rest speeds, kept until Go1's trot
+        on sliding-plane feet, read a foot leaving at 0.7 mm/s after another's landing as
+        separated, and it landed again 0.1 us later, again and again (issue 34)."""
         rest = max((float(getattr(c, "rest_speed", 0.0)) for c in contacts), default=0.0)
-        return max(cls.RELEASE_TOL * speed, cls.REST_TOL * rest)
+        return max(cls.RELEASE_TOL * speed, rest)
 
     def _restored_contact(self, t, xn, released, speed):
         """The released contact that would approach most (or not separate) after the impulse

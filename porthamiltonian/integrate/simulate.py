@@ -715,6 +715,8 @@ class _Segments:
         self.lost_index = {e.element: layout.n_physical + e.index for e in layout.ledger if e.kind == "lost"}
         self.supplied_index = {e.element: layout.n_physical + e.index for e in layout.ledger if e.kind == "supplied"}
         self.proj_index = next((layout.n_physical + e.index for e in layout.ledger if e.element == "projection"), None)
+        self.stabilization_index = {e.element: layout.n_physical + e.index for e in layout.ledger
+                                    if e.kind == "stabilization"}
         self.T, self.X, self.records, self.pieces = [], [], [], []
         self.status, self.message = 0, "The solver successfully reached the end of the integration interval."
         self.njev = self.nlu = 0
@@ -936,10 +938,20 @@ class _Segments:
         return te_, xe, True
 
     def fire(self, b, te_, xe):
-        """Apply element event `b` at `te_` to state `xe`; book its energy; return the new state."""
+        """Apply element event `b` at `te_` to state `xe`; book its energy; return the new state.
+
+        The contacts that are on first come to rest (`PHSystem.come_to_rest`: their velocity
+        residuals, the integration's drift, zeroed by the impulse of least kinetic energy): a
+        contact detached at zero force, or slipping from a stick, starts its new phase from a
+        consistent state. Like a projection onto the constraint manifold, that impulse's work
+        is stabilization: booked in each constraint's stabilization entry, not as the event's
+        loss."""
         system = self.system
-        out = b.spec.handler(te_, xe[b.own], tuple(xe[s] for s in b.refs))
-        xn = xe.copy()
+        xs, works = system.come_to_rest(te_, xe, work=True)
+        for path, (_, absorbed) in works.items():
+            xs[self.stabilization_index.get(path, self.proj_index)] += absorbed
+        out = b.spec.handler(te_, xs[b.own], tuple(xs[s] for s in b.refs))
+        xn = xs.copy()
         xn[b.own] = out.x
         lost, message = float(out.lost), out.message
         if out.impulse is not None:
