@@ -239,8 +239,13 @@ def spring_events(t, x, refs, sh, F, I):
     zp = 0.0 if loading else permanent_sinkage(N, beta, x[_M])
     out[1] = zp - sh[P_DELTA] if active else -1.0
     touching = active and sh[P_CULLED] == 0.0
-    out[nb] = _sinkage_rate(refs, sh, F, I) if touching and loading else 1.0
-    out[nb + 1] = sh[P_DELTA] - x[_M] if active and not loading else -1.0
+    rate = _sinkage_rate(refs, sh, F, I) if touching else 0.0
+    out[nb] = rate if touching and loading else 1.0
+    # yield only while sinking: at an unload the memory is set to the sinkage (z - m = 0) with the
+    # rate zero to the root's accuracy, and a yield read off z - m alone fired at that instant
+    # (the quadruped trot's front-left foot at 0.1198 s: rate -1.65e-17 m/s), leaving the soil
+    # loading while the foot rose, its plastic force generating energy (issue 36)
+    out[nb + 1] = sh[P_DELTA] - x[_M] if active and not loading and rate > 0.0 else -1.0
     return out
 
 

@@ -21,7 +21,9 @@ the memory m, the deepest sinkage of the footprint [m], and the footprint's cent
 - elastic (z <= m): ``V(z, m) = 1/2 k_u(m) (z - z_p(m))^2``, the force its gradient.
 
 Events: "unload" when the sinkage rate dz/dt falls through 0 while loading (m := z, elastic);
-"yield" when z rises through m while elastic (loading again). Energy and force are continuous
+"yield" when z rises through m while elastic (loading again; its function is read only while
+dz/dt > 0, so that the unload's own instant, z = m at a rate zero to the root's accuracy, does
+not read as a yield). Energy and force are continuous
 at both (V(m, m) is the same on both branches). With the memory a state changed only at
 events, the vector field is smooth between them: a memory integrated as dm/dt = dz/dt while
 z >= m slides along m = z, and explicit solvers crawl there (measured: 1 us steps once the
@@ -333,7 +335,9 @@ class SoilSpring(ContactSpring):
                                       " m deep when the foot leaves)")
 
     def _yield_fn(self, t, x, refs):
-        """The sinkage beyond the memory while elastic and touching, else -1."""
+        """The sinkage beyond the memory while elastic, touching and sinking (dz/dt > 0: z
+        rises through m only while it rises; at the unload that set m := z the rate is zero
+        to the root's accuracy), else -1."""
         return self._event_values(x, refs)[-1]
 
     def _yield(self, t, x, refs):

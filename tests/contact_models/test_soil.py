@@ -313,3 +313,27 @@ def test_sinking_beyond_the_round_sole_is_flagged(reach):
     assert f"sank {deepest:.4g} m" in traj.warnings[0] and "beyond the soil law's range" in traj.warnings[0]
     with pytest.raises(AuditError, match="beyond the soil law's range"):
         ph.simulate(system, (0.0, 0.1), x0, audit="strict", **TIGHT)
+
+
+def test_the_unloads_own_instant_is_no_yield(drop):
+    """At an unload the memory is set to the sinkage (z - m = 0) with the sinkage rate zero to
+    the root's accuracy. Read off z - m alone, the yield fired at that same instant and left
+    the soil loading while the foot rose, its plastic force generating energy (the quadruped
+    trot's front-left foot, rate -1.65e-17 m/s, 0.25 J generated, issue 36). The yield's
+    function is read only while the foot sinks."""
+    (m, _), system, traj = drop
+    (unload,) = [e for e in traj.events if e.name == "c/spring.unload"]
+    i = np.nonzero(traj.t == unload.t)[0][-1]   # the state after the jump: elastic, m = z
+    x = traj.x[i].copy()
+    soil = x[system.layout["c/spring.soil"]]
+    assert soil[1] == 0.0
+    k = next(k for k, b in enumerate(system.events) if b.element == "c/spring" and b.spec.name == "yield")
+    P = system.layout["ball.P"].start + 5           # the ball's vertical momentum (no rotation: world z)
+    z = 0.05 - x[system.layout["ball.pose"]][6]
+    for rate, expected in ((1e-17, z - soil[0]), (-1e-17, -1.0), (1e-3, z - soil[0])):
+        x[P] = -m * rate                              # sinking is moving down
+        assert system.event_value(k, unload.t, x) == pytest.approx(expected, abs=1e-15)
+    # and the drop's ledger shows no plastic flow after the unload: the foot rose elastic
+    # (exactly: an elastic soil's plastic rate is the literal zero, which every step adds)
+    plastic = traj.power_budget().entries["dissipated"]["c/plastic"]
+    assert np.all(np.diff(plastic[i:]) == 0.0)
