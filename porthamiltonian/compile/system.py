@@ -645,10 +645,13 @@ class PHSystem:
         books with the impact's loss (`apply_impulse`: at an impact the contacts left at rest
         are part of it) and `porthamiltonian.simulate` books as stabilization at other events.
         The contacts' friction does not act in it: it corrects a residual, it is not an impact.
+        A softened contact (``softening`` > 0: compliant rows, whose residual is a motion) and
+        one that takes the integration over (`integrator_phases`) are left as they are.
         """
         plan = self._plan
         on = [c for c in plan.constraints if c["obj"].released(x[c["slice"]]) is not None
-              and not getattr(c["obj"], "integrator_phases", ()) and c["path"] not in skip]
+              and not getattr(c["obj"], "integrator_phases", ()) and c["obj"].softening == 0.0
+              and c["path"] not in skip]
         r = np.zeros(plan.n_rows)
         ev = self._rhs(t, x, self._u0, True, True) if on else None
         for c in on:
@@ -974,9 +977,9 @@ class PHSystem:
         return msg
 
     #: a contact released for an impulse elsewhere stays released only if it then separates
-    #: faster than RELEASE_TOL times the impact's approach speed (`apply_impulse`)
+    #: faster than RELEASE_TOL times the impact's approach speed, or than its rest speed
+    #: (`_release_tolerance`)
     RELEASE_TOL = 1e-9
-
 
     @classmethod
     def _release_tolerance(cls, contacts, speed):

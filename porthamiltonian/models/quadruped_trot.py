@@ -78,7 +78,7 @@ simultaneous-impact gap, the 1 cm/s slip speed below which a foot sticks), landi
 impacts with Coulomb friction at ``restitution`` (each landing bounces and settles below the
 rest speed within ~1 ms). Measured over 5 s (examples/quadruped_trot_grounds.py,
 benchmarks/results/quadruped_trot.md): 1.68 m, the base never below 0.2459 m, the ledger
-closed to 4.9e-7, 40.8k evaluations, about 50 events per stride (landings with their
+closed to 5.5e-7, 40.8k evaluations, about 50 events per stride (landings with their
 bounces, sticks, slips, lift-offs; every foot lands once per stride, 19-35 ms before its
 reference stance starts); the stride-to-stride change shrinks by ~0.7 per stride (a stable
 periodic gait). Its cost of

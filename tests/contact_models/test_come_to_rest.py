@@ -7,13 +7,18 @@ m delta alone (no spin), losing m delta^2 / 2; a stuck contact's slip s (tangent
 mobility 3.5 / m) by the tangential impulse m s / 3.5 at the contact point, losing
 (m / 3.5) s^2 / 2, after which the ball rolls with the angular momentum about the contact
 point it had. The impulse of least kinetic energy is these, whatever the sign: a residual
-that separates is removed by a pull.
+that separates is removed by a pull. A softened contact keeps its residual: it is its motion.
 """
+
+import math
 
 import numpy as np
 import pytest
 
-from porthamiltonian.lie import quaternion
+import porthamiltonian as ph
+from porthamiltonian.geometry import Plane, Sphere
+from porthamiltonian.library import Ground, RigidBody, SlidingPlaneContact
+from porthamiltonian.lie import quaternion, se3
 
 from .test_stick_phase import M, R, _ball, _motion
 
@@ -69,3 +74,18 @@ def test_a_contact_off_and_a_consistent_state_are_left_alone():
     assert xn is x and works == {}
     q = x[system.layout["ball.pose"]][:4]
     assert np.linalg.norm(quaternion.to_matrix(q) - np.eye(3)) < 1e-15
+
+
+def test_a_softened_contacts_residual_is_its_motion_and_is_kept():
+    ball = RigidBody("ball", M, [0.4 * M * R * R] * 3, pose=se3.make(np.eye(3), (0.0, 0.0, R)))
+    ground = Ground("ground")
+    bg = ph.BondGraph("soft")
+    bg.add(ball, ground, SlidingPlaneContact("c", ball, Sphere(R), ground, Plane(), friction="frictionless",
+                                             softening=1e-3))
+    bg.connect(ball.frame().port, ("c", "a"))
+    bg.connect(ground.frame().port, ("c", "b"))
+    system = ph.compile(bg)
+    x = system.initial_state({"c/constraint.active": 1.0})
+    x[system.layout["ball.P"].start + 5] = -M * 1e-3    # sinking into the compliant rows at 1 mm/s
+    assert math.isclose(system.velocity_residuals(0.0, x)[0], 1e-3, rel_tol=1e-12)
+    assert system.come_to_rest(0.0, x) is x

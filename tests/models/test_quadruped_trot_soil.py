@@ -1,4 +1,4 @@
-"""quadruped-trot on soil, and the cost of transport compared with compliant ground.
+"""quadruped-trot on soil, and the cost of transport compared with compliant and rigid ground.
 
 References: the energy ledger (closes to the integration tolerance; the soil's plastic, slip
 and damping entries read element by element); the closed-form static sinkage of the start
@@ -41,9 +41,11 @@ def soil_trot():
     return _run("soil")
 
 
-@pytest.fixture(scope="module")
-def compliant_trot():
-    return _run("compliant")
+@pytest.fixture(scope="module", params=["compliant", "sliding_plane"])
+def harder_trot(request):
+    """The trot on a harder ground: compliant, or rigid (its feet's first touches and releases
+    as the PD starts, impacts with friction, stuck stance feet)."""
+    return _run(request.param)
 
 
 def _energy(model, traj):
@@ -101,17 +103,17 @@ def test_cost_shares_add_up_to_the_cost_of_transport(soil_trot):
     assert abs(shares["residual"]) < 1e-6 * abs(te.cost_of_transport)
 
 
-def test_soil_against_compliant_the_difference_is_booked(soil_trot, compliant_trot):
-    a = _energy(*compliant_trot[::2])
+def test_soil_against_a_harder_ground_the_difference_is_booked(soil_trot, harder_trot):
+    a = _energy(*harder_trot[::2])
     b = _energy(*soil_trot[::2])
     c = compare_transport(a, b)
     # the ground's share: the soil's plastic, slip and damping work over m g d on soil against
-    # the compliant feet's damping, slip and impacts over m g d: read from the two ledgers
+    # the harder feet's damping, slip and impacts over m g d: read from the two ledgers
     ground_b = sum(b.by_category[k] for k in GROUND) / (b.mass * b.g * b.distance)
     ground_a = sum(a.by_category[k] for k in GROUND) / (a.mass * a.g * a.distance)
     assert c.ground == pytest.approx(ground_b - ground_a, rel=1e-12)
     assert c.shares["soil"] == pytest.approx(b.by_category["soil"] / (b.mass * b.g * b.distance), rel=1e-12)
-    # CoT(soil) - CoT(compliant) = ground + rest, to the two ledgers' residuals: 1e-6 of the
+    # CoT(soil) - CoT(harder) = ground + rest, to the two ledgers' residuals: 1e-6 of the
     # energy spent (each ledger closes to ~1e-7 relative at the model's rtol 1e-6)
     assert abs(c.closure) < 1e-6 * max(abs(a.cost_of_transport), abs(b.cost_of_transport))
     assert c.difference == pytest.approx(c.ground + c.rest + c.closure, rel=1e-12)
