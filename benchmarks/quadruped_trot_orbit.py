@@ -22,6 +22,15 @@ the contact flags are the reference state's (the same feet in stance near the or
 PD springs' tracking errors are theta_ref(t0) - theta (their meaning). `project(x)` reads z
 back, the yaw rotated out.
 
+On rigid ground (``--contact sliding_plane``) the section has no contact coordinates (33),
+and its points must lie on the constraint manifold: the lift moves roll, pitch and height
+(least change, Gauss-Newton) until the reference state's stance feet touch the ground, and
+projects the velocities onto their active rows (`PHSystem.project_constraints`: normal, and
+no slip for a stuck foot). P(z) lies on that manifold, so the fixed point does, and the
+directions the lift projects out have multipliers 0. The stride map is smooth only while a
+perturbation changes no landing's number of bounces (the rest speed cuts them off): checked
+on the way, a column of the Jacobian agrees at steps 1e-6 and 1e-5 to 1e-7 relative.
+
 Newton (`newton_fixed_point`, forward differences: 46 strides per iteration) starts from the
 state after `--periods` strides of the transient from the model's initial state; the Floquet
 multipliers come from the central-difference Jacobian at the fixed point (90 strides). The
@@ -49,6 +58,7 @@ import porthamiltonian as ph  # noqa: E402
 from porthamiltonian.lie import quaternion  # noqa: E402
 from porthamiltonian.models import build_model  # noqa: E402
 from porthamiltonian.models.quadruped_trot import LEGS, _description, _offsets, trot_references  # noqa: E402
+from porthamiltonian.robots import feet as find_feet  # noqa: E402
 from porthamiltonian.studies.gait import PeriodMap, newton_fixed_point  # noqa: E402
 
 FEET = ("FR", "FL", "RR", "RL")
@@ -57,11 +67,16 @@ FEET = ("FR", "FL", "RR", "RL")
 class TrotSection:
     """lift/project of the reduced section (module docstring); picklable."""
 
-    def __init__(self, system, x_ref, refs, t0, motors):
-        self.system, self.x_ref, self.t0 = system, np.array(x_ref), float(t0)
+    def __init__(self, system, x_ref, refs, t0, motors, rigid=False):
+        self.system, self.x_ref, self.t0, self.rigid = system, np.array(x_ref), float(t0), rigid
         L = system.layout
         self.q, self.v = L["robot.q"], L["robot.v"]
-        self.contacts = [f"{f}_foot-contact/spring" for f in FEET]
+        self.contacts = [f"{f}_foot-contact/{'constraint' if rigid else 'spring'}" for f in FEET]
+        robot = system.report.flat.elements["robot"]
+        self.robot, self.feet = robot, find_feet(robot.description)
+        # rigid: the stance feet of the reference state (on, stuck), which the lift puts on the ground
+        self.stance = [(f"{f}_foot", c) for f, c in zip(FEET, self.contacts)
+                       if rigid and self.x_ref[L[f"{c}.active"]][0] > 0.5]
         self.pd = []
         if not motors:
             offsets = dict(_offsets(system.report.flat.elements["robot"].description))
@@ -73,25 +88,51 @@ class TrotSection:
     def project(self, x):
         q, v = x[self.q], x[self.v]
         yaw, pitch, roll = Rotation.from_matrix(quaternion.to_matrix(q[:4])).as_euler("ZYX")
-        s = [x[self.system.layout[f"{c}.s"]] for c in self.contacts]
+        s = [] if self.rigid else [x[self.system.layout[f"{c}.s"]] for c in self.contacts]
         return np.concatenate(([roll, pitch, q[6]], q[7:], v, *s))
 
-    def lift(self, z):
-        roll, pitch, height = z[:3]
+    @staticmethod
+    def _configuration(roll, pitch, height, joints):
         q = np.zeros(19)
         xyzw = Rotation.from_euler("ZYX", [0.0, pitch, roll]).as_quat()
         q[:4] = (xyzw[3], xyzw[0], xyzw[1], xyzw[2])
         q[6] = height
-        q[7:] = z[3:15]
+        q[7:] = joints
+        return q
+
+    def _gaps(self, q):
+        poses = dict(zip(self.robot.link_names, self.robot.link_poses(q)))
+        return np.array([(poses[link] @ self.feet[link][0])[2, 3] - self.feet[link][1].radius for link, _ in self.stance])
+
+    def _on_ground(self, z):
+        """Rigid ground: (roll, pitch, height) moved by Gauss-Newton (least change) until the
+        reference state's stance feet touch the ground (to 1e-13 m; the contacts accept 1e-9)."""
+        a = np.array(z[:3], dtype=float)
+        for _ in range(20):
+            g = self._gaps(self._configuration(*a, z[3:15]))
+            if np.abs(g).max() < 1e-13:
+                break
+            J = np.column_stack([(self._gaps(self._configuration(*(a + 1e-7 * e), z[3:15])) - g) / 1e-7
+                                 for e in np.eye(3)])
+            a -= np.linalg.lstsq(J, g, rcond=None)[0]
+        return a
+
+    def lift(self, z):
+        roll, pitch, height = self._on_ground(z) if self.rigid else z[:3]
+        q = self._configuration(roll, pitch, height, z[3:15])
         v = z[15:33]
         values = {"robot.q": q, "robot.v": v}
         for k, c in enumerate(self.contacts):
-            values[f"{c}.s"] = z[33 + 3 * k : 36 + 3 * k]
+            if not self.rigid:
+                values[f"{c}.s"] = z[33 + 3 * k : 36 + 3 * k]
             for block in ("active", "charts"):
                 values[f"{c}.{block}"] = self.x_ref[self.system.layout[f"{c}.{block}"]]
         for block, qi, theta_ref in self.pd:
             values[block] = np.array([theta_ref - q[qi]])
-        return self.system.initial_state(values)
+        x = self.system.initial_state(values)
+        if self.rigid:   # the stance feet's velocities consistent with their rows (normal, no slip)
+            x = self.system.project_constraints(self.t0, x, position=False, velocity=True)
+        return x
 
 
 def _parse(items):
@@ -114,10 +155,14 @@ def main(argv=None):
                     help="finite-difference step, x max(1, |z_i|): above the strides' noise (rtol |z|) / step")
     ap.add_argument("--workers", type=int, default=0, help="Dask workers for the Jacobians' strides (0: here)")
     ap.add_argument("-p", action="append", default=[], help="model parameter name=value")
-    ap.add_argument("--out", default=str(HERE / "results" / "quadruped_trot_orbit.md"))
+    ap.add_argument("--out", default=None, help="default benchmarks/results/quadruped_trot_orbit.md "
+                                                  "(_sliding_plane.md, _soil.md for the other grounds)")
     args = ap.parse_args(argv)
 
     params = dict(contact=args.contact, **_parse(args.p))
+    if args.out is None:
+        suffix = "" if args.contact == "compliant" else f"_{args.contact}"
+        args.out = str(HERE / "results" / f"quadruped_trot_orbit{suffix}.md")
     model = build_model("quadruped-trot", **params)
     spec = {k: v for k, v in params.items() if k in ("speed", "period", "step_height", "height")}
     defaults = dict(speed=0.5, period=0.3, step_height=0.08, height=0.25)
@@ -133,7 +178,8 @@ def main(argv=None):
     warm = ph.simulate(system, (0.0, t_warm), x0, inputs=inputs, **solver)
     x_ref = warm.x[-1]
     refs = trot_references(_description(), **shape)
-    section = TrotSection(system, x_ref, refs, t0, bool(params.get("motors", False)))
+    section = TrotSection(system, x_ref, refs, t0, bool(params.get("motors", False)),
+                          rigid=args.contact == "sliding_plane")
     pmap = PeriodMap(system, T, section.lift, section.project, t0=t0, inputs=inputs, **solver)
     z0 = section.project(x_ref)
     # the lift is a true inverse of the projection on the reference state
@@ -174,7 +220,10 @@ def main(argv=None):
         f"{args.rtol:g}, atol {args.rtol * 1e-2:g}; finite-difference step {args.step:g} x max(1, |z_i|).",
         "",
         f"- section: {fp.z.size} coordinates (roll, pitch, base height, 12 joint angles, base twist, 12 joint "
-        f"speeds, 4 x contact (phi, s_x, s_y)); lift/project round trip on the reference state {lift_error:.2g}",
+        f"speeds{'' if section.rigid else ', 4 x contact (phi, s_x, s_y)'}); lift/project round trip on the "
+        f"reference state {lift_error:.2g}"
+        + (" (rigid ground: the lift puts the stance feet on the ground by roll, pitch and height, and their "
+           "velocities on their rows: the section's points are on the constraint manifold)" if section.rigid else ""),
         f"- start: after {args.periods} strides of the transient, |P(z0) - z0| = {fp.history[0]:.3g}",
         f"- Newton: {fp.iterations} iterations, residual history {[float(f'{h:.3g}') for h in fp.history]}, "
         f"{fp.evaluations} strides in all (forward-difference Jacobians of {fp.z.size + 1} strides, the final "

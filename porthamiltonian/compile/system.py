@@ -524,7 +524,13 @@ class PHSystem:
         constraint impulses would move them (`StorageElement.displace`); rows without a gap
         are kept still. Velocities: one impulse G lambda with A lambda = -c, which is the
         change of least kinetic energy (metric M^-1) that zeroes the velocity residuals.
-        `A` and `G` are the matrices of the acceleration-level solve.
+        `A` and `G` are the matrices of the acceleration-level solve, with every effort map D
+        replaced by its Jacobian J (associated: friction does not act in a projection; before,
+        a sliding contact's projection carried mu times its normal correction along the slip).
+        Only active rows are
+        projected (`ConstraintElement.active`): a detached foot keeps its gap and its
+        velocity, a sliding contact its slip (before, the projection pulled a detached foot
+        onto the ground and stopped it).
 
         Returns
         -------
@@ -537,14 +543,15 @@ class PHSystem:
         x = self.project(x)
         u0 = self._u0
 
-        def targets(ev, kind):
+        def targets(ev, kind, x):
             r = np.zeros(plan.n_rows)
             for c in plan.constraints:
+                active = np.asarray(c["obj"].active(x[c["slice"]]), dtype=float)
                 if kind == "position":
                     g = np.asarray(ev["g"][c["path"]], dtype=float)
-                    r[c["rows"]] = -np.where(np.isfinite(g), g, 0.0)
+                    r[c["rows"]] = -np.where(np.isfinite(g), g, 0.0) * active
                 else:
-                    r[c["rows"]] = -ev["c"][c["path"]]
+                    r[c["rows"]] = -ev["c"][c["path"]] * active
             if kind == "velocity":
                 for j, ci in enumerate(plan.cuts):
                     r[ci["rows"]] = -ev["cut_c"][j]
@@ -552,8 +559,8 @@ class PHSystem:
 
         if position and any(type(c["obj"]).gap is not ConstraintElement.gap for c in plan.constraints):
             for _ in range(max_iter):
-                ev = self._rhs(t, x, u0, True)
-                r = targets(ev, "position")
+                ev = self._rhs(t, x, u0, True, True)
+                r = targets(ev, "position", x)
                 if np.max(np.abs(r)) <= tol:
                     break
                 dx = ev["Gx"] @ _solve(ev["A"], r)
@@ -561,8 +568,8 @@ class PHSystem:
                     if sl.stop > sl.start:
                         x[sl] = obj.displace(x[sl], dx[sl])
         if velocity:
-            ev = self._rhs(t, x, u0, True)
-            r = targets(ev, "velocity")
+            ev = self._rhs(t, x, u0, True, True)
+            r = targets(ev, "velocity", x)
             if np.max(np.abs(r)) > 0:
                 x = x + ev["Gx"] @ _solve(ev["A"], r)
         return x

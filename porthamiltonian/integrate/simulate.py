@@ -366,9 +366,9 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
         raises `AuditError` (an IntegrationError, with the trajectory as its `trajectory`
         attribute) for any finding, throw or not.
     projection : float, optional
-        Project the state onto the constraint manifold (positions and velocities, see
-        `PHSystem.project_constraints`) every `projection` seconds of simulated time, on top
-        of Baumgarte stabilization. The energy the projections remove is reported in the
+        Project the state onto the constraint manifold (positions and velocities of the
+        active rows, along the constraints' Jacobians: `PHSystem.project_constraints`) every
+        `projection` seconds of simulated time, on top of Baumgarte stabilization. The energy the projections remove is reported in the
         ledger entry "projection" (stabilization).
 
     Returns

@@ -89,3 +89,20 @@ def test_a_softened_contacts_residual_is_its_motion_and_is_kept():
     x[system.layout["ball.P"].start + 5] = -M * 1e-3    # sinking into the compliant rows at 1 mm/s
     assert math.isclose(system.velocity_residuals(0.0, x)[0], 1e-3, rel_tol=1e-12)
     assert system.come_to_rest(0.0, x) is x
+
+
+def test_a_projection_onto_the_constraints_leaves_a_detached_contact_and_a_slip_alone():
+    # `project_constraints` (simulate's `projection`, a gait's lift) projects the active rows only,
+    # along J (least kinetic energy): before, it pulled a detached ball onto the plane and stopped
+    # it, and the normal correction of a sliding ball carried friction (slip 0.4 -> 0.3997 m/s)
+    system, x = _ball(0.4, mu=0.3, eps=1e-3)
+    x[system.layout["c/constraint.active"]] = 0.0
+    x[system.layout["ball.pose"].start + 6] = R + 0.01            # 1 cm above the plane
+    x[system.layout["ball.P"].start + 5] = -M * 0.2              # falling at 0.2 m/s
+    xp = system.project_constraints(0.0, x)
+    np.testing.assert_allclose(xp, x, rtol=0, atol=1e-15)          # quaternion renormalized: round-off
+    system, x = _with_residual(-1e-3, 0.4, 1.0)                    # on, sliding at 0.4 m/s, sinking 1 mm/s
+    xp = system.project_constraints(0.0, x)
+    v, w, slip = _motion(system, xp)
+    np.testing.assert_allclose(v, [0.4, 0.0, 0.0], rtol=0, atol=1e-14)   # the normal drift zeroed, the slip kept
+    assert slip == pytest.approx(0.4, rel=1e-12)
