@@ -8,7 +8,8 @@ failures of a model (the integrator reports them as a failed run) would then tur
 into a failed run. Two defences, used together:
 
 - `install` (the CLI calls it first) replaces the handlers of SIGINT and SIGTERM with one
-  that records the signal, then raises `Interrupted`; `check` re-raises it at every
+  that records the signal, then raises `Interrupted` (inside llvmlite's callbacks it only
+  records it: an exception cannot cross them); `check` re-raises it at every
   evaluation of the right-hand side during an integration and before the outputs replace
   the previous ones, so an interrupt swallowed anywhere is still honoured (one swallowed by
   the step-count estimate before a run used to leave a 1e5 s run going);
@@ -23,7 +24,9 @@ must not be split; they are delivered when it ends.
 
 from __future__ import annotations
 
+import os
 import signal
+import threading
 from contextlib import contextmanager
 
 __all__ = ["Interrupted", "install", "restore", "check", "received", "caused_by_interrupt", "reraise_interrupt", "deferred", "exit_status"]
@@ -42,9 +45,43 @@ class Interrupted(KeyboardInterrupt):
         self.signum = int(signum)
 
 
+def _in_native_callback(frame):
+    """Whether the interrupted code runs inside llvmlite (numba's LLVM binding), whose ctypes
+    callbacks (the object cache loading compiled code) cannot pass an exception back to C."""
+    while frame is not None:
+        if "llvmlite" in frame.f_code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
+
+
+#: inside llvmlite a signal is sent again after this many seconds [s] (`_handler`)
+RETRY = 0.05
+
+
+_pending = False   # a signal recorded inside llvmlite and not raised yet
+
+
+def _again(signum):
+    if _pending:
+        os.kill(os.getpid(), signum)
+
+
 def _handler(signum, frame):
-    global _received
+    """Record the signal and raise `Interrupted`, except inside llvmlite, where it is recorded
+    (`check` raises it at the next evaluation of a run, or before the outputs are written) and
+    sent again `RETRY` s later, to land outside: raised in the ctypes callback through which
+    LLVM loads cached compiled code (``ExecutionEngine._raw_object_cache_getbuffer``), the
+    exception was ignored, LLVM read an unset buffer and the process died of a segmentation
+    fault (a Ctrl-C as `porthamiltonian run` started integrating, CI, 2026-11-29)."""
+    global _received, _pending
     _received = signum
+    _pending = _in_native_callback(frame)
+    if _pending:
+        timer = threading.Timer(RETRY, _again, (signum,))
+        timer.daemon = True
+        timer.start()
+        return
     raise Interrupted(signum)
 
 
@@ -52,8 +89,8 @@ def install():
     """Handle SIGINT and SIGTERM with `Interrupted` (recorded for `check`); idempotent.
     Only in the main thread (signal handlers can be set nowhere else). Returns the previous
     handlers, for `restore`."""
-    global _received
-    _received = None
+    global _received, _pending
+    _received, _pending = None, False
     return {s: signal.signal(s, _handler) for s in SIGNALS}
 
 
@@ -70,7 +107,9 @@ def received():
 
 def check():
     """Raise `Interrupted` if a signal was received, even if its exception was swallowed."""
+    global _pending
     if _received is not None:
+        _pending = False
         raise Interrupted(_received)
 
 

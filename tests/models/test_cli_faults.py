@@ -133,6 +133,35 @@ def test_a_signal_swallowed_before_the_run_stops_it_at_its_first_evaluation():
         _interrupt._received = None
 
 
+def test_a_signal_inside_llvmlite_is_recorded_and_sent_again_not_raised(monkeypatch):
+    """LLVM loads cached compiled code through a ctypes callback of llvmlite; an exception
+    raised there is ignored and the process crashed (SIGSEGV, exit -11, where SIGINT must give
+    130). Inside llvmlite the handler records the signal for `check` and sends it again
+    `RETRY` s later (to land outside); elsewhere it raises."""
+    resent = []
+    monkeypatch.setattr(_interrupt, "_again", resent.append)   # not a real signal to this test session
+    monkeypatch.setattr(_interrupt, "RETRY", 0.0)
+    ns = {}
+    # a function whose code lives in an llvmlite file, as the object cache's callback does
+    exec(compile("def callback(handler, frame_of):\n    handler(signal.SIGINT, frame_of())\n",
+                 "/site-packages/llvmlite/binding/executionengine.py", "exec"), {"signal": signal}, ns)
+    try:
+        ns["callback"](_interrupt._handler, sys._getframe)     # returns: recorded only
+        assert _interrupt.received() == signal.SIGINT
+        deadline = time.monotonic() + 10
+        while not resent and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert resent == [signal.SIGINT]
+        with pytest.raises(_interrupt.Interrupted):
+            _interrupt.check()                                  # honoured at the next evaluation
+        assert not _interrupt._pending                          # a resend after it does nothing
+        _interrupt._received = None
+        with pytest.raises(_interrupt.Interrupted):
+            _interrupt._handler(signal.SIGINT, sys._getframe())   # anywhere else: raised at once
+    finally:
+        _interrupt._received, _interrupt._pending = None, False
+
+
 def test_ctrl_c_during_start_up_is_one_line(capsys, monkeypatch):
     import porthamiltonian.cli as cli
 
