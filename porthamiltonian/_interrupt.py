@@ -8,8 +8,8 @@ failures of a model (the integrator reports them as a failed run) would then tur
 into a failed run. Two defences, used together:
 
 - `install` (the CLI calls it first) replaces the handlers of SIGINT and SIGTERM with one
-  that records the signal, then raises `Interrupted` (inside llvmlite's callbacks it only
-  records it: an exception cannot cross them); `check` re-raises it at every
+  that records the signal, then raises `Interrupted` (inside llvmlite, whose callbacks an
+  exception cannot cross, it records it and sends it again shortly); `check` re-raises it at every
   evaluation of the right-hand side during an integration and before the outputs replace
   the previous ones, so an interrupt swallowed anywhere is still honoured (one swallowed by
   the step-count estimate before a run used to leave a 1e5 s run going);
