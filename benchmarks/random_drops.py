@@ -15,7 +15,9 @@ compliant contact has friction 0.5, the reduced one Coulomb friction with mu = 0
 stick/slip regimes).
 
 Each run is classified: "stall" (stopped by `--max-nfev` right-hand-side evaluations or
-failed), "error" (it could not be built or started), "leak" (the ledger residual above 1e-5 of the energy scale), "deep" (the centre went below
+failed), "error" (it could not be built or started), "leak" (the ledger residual above 1e-5 of the energy scale),
+"active" (the audit found an element generating energy, `not_passive`: a closed ledger can hide
+a law applied in the wrong mode), "deep" (the centre went below
 the soil's surface: beyond the round-sole law's range; the detail says whether the audit
 flagged it, `soil_depth`), else "clean". Prints one line per
 drop with `--verbose`, and the counts. `drop(kind, seed)` is the generator the tests use
@@ -101,6 +103,9 @@ def run(kind, seed, t_end=1.0, max_nfev=400_000, timeout=None):
     detail = f"residual {b.relative_residual:.2e} of scale, {traj.nfev} rhs, {len(traj.events)} events"
     if b.relative_residual > LEAK:
         return "leak", traj, wall, detail
+    if b.passivity_violations:
+        return "active", traj, wall, detail + "; generating: " + ", ".join(
+            f"{path} {generated:.2g} J from {t:.6g} s" for path, t, generated in b.passivity_violations)
     if kind == "soil" and traj.state("body.pose")[:, 6].min() < 0.0:   # the centre below the soil's surface
         return "deep", traj, wall, detail + (" (flagged)" if "soil_depth" in traj.flags else " (not flagged)")
     return "clean", traj, wall, detail
@@ -116,7 +121,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=None)
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args(argv)
-    counts = {"clean": 0, "leak": 0, "deep": 0, "stall": 0, "error": 0}
+    counts = {"clean": 0, "leak": 0, "active": 0, "deep": 0, "stall": 0, "error": 0}
     for seed in range(args.first, args.first + args.count):
         try:
             cls, _, wall, detail = run(args.kind, seed, args.t_end, args.max_nfev, args.timeout)
