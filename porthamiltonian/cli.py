@@ -103,7 +103,9 @@ def _save_contact_forces(model_name, traj, out, events):
     savez(out / "contact_forces.npz", t=traj.t, **arrays)
     fig = plot_series(traj.t, {f"{n}: normal force [N]": f.normal for n, f in forces.items()},
                       ylabel="normal force [N]", title=f"{model_name}: contact normal forces", events=events)
-    _flag_pulling(fig.axes[0], forces)
+    rigid = {n for n in forces if any(p.startswith(f"{n}/") and o.category == "constraint"
+                                      for p, o in traj.system.elements.items())}
+    _flag_pulling(fig.axes[0], forces, rigid=rigid, instants=traj.t, events=[e.t for e in traj.events])
     written = [save_figure(fig, out / "contact_forces.png")]
     if pressure:
         supports = {body: support_polygon(traj, body) for body in pressure}
@@ -118,20 +120,33 @@ def _save_contact_forces(model_name, traj, out, events):
 PULL_ROUND_OFF = 1e-9
 
 
-def _flag_pulling(ax, forces):
+def _flag_pulling(ax, forces, rigid=(), instants=None, events=()):
     """Say on the figure (and in the log) when a normal force pulls (< 0): a compliant law's
     damper pulls while the surfaces separate faster than its spring pushes (the law as given,
     plotted unclipped). A pull within `PULL_ROUND_OFF` of the largest normal force is the
     round-off of a rigid contact's multiplier solve (-3e-13 N on Go1's sliding-plane feet
-    carrying 130 N) and is not reported."""
+    carrying 130 N) and is not reported. A `rigid` contact's pull at an event instant (sample
+    times `instants`, event times `events`) is its force between two jumps of that instant (a
+    slip changes the forces, and the detach that follows at once switches the contact off:
+    -5.3 N on Go1's trotting feet) and is not reported either; a rigid contact pulling at
+    any other sample was held on while pulling, and is reported as such."""
+    import numpy as np
+
     scale = max((float(abs(f.normal).max()) for f in forces.values() if f.normal.size), default=0.0)
-    pulling = {n: float(f.normal.min()) for n, f in forces.items()
-               if f.normal.size and f.normal.min() < -PULL_ROUND_OFF * scale}
+    at_event = np.isin(instants, events) if instants is not None else None
+    pulling = {}
+    for n, f in forces.items():
+        pull = f.normal < -PULL_ROUND_OFF * scale
+        if n in rigid and at_event is not None:
+            pull &= ~at_event
+        if np.any(pull):
+            pulling[n] = float(f.normal[pull].min())
     if not pulling:
         return
     worst = min(pulling, key=pulling.get)
-    text = (f"normal force < 0 (pulling) in {len(pulling)} contact(s), down to {pulling[worst]:.3g} N ({worst}): "
-            "the contact law's damper pulls while the surfaces separate (plotted as the law gives it)")
+    why = ("a rigid contact held on while its force pulls (its detach did not fire)" if worst in rigid else
+           "the contact law's damper pulls while the surfaces separate (plotted as the law gives it)")
+    text = f"normal force < 0 (pulling) in {len(pulling)} contact(s), down to {pulling[worst]:.3g} N ({worst}): {why}"
     ax.axhline(0.0, color="k", lw=0.6)
     ax.text(0.01, 0.02, text, transform=ax.transAxes, fontsize="x-small", wrap=True, va="bottom",
             bbox={"facecolor": "white", "alpha": 0.8, "lw": 0})

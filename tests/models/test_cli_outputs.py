@@ -197,3 +197,26 @@ def test_the_pulling_note_skips_the_round_off_of_rigid_contacts(capsys):
     _flag_pulling(ax, forces)
     assert "in 1 contact(s), down to -2.6e-07 N (b)" in capsys.readouterr().out and ax.texts
     plt.close(fig)
+
+
+def test_the_pulling_note_tells_a_rigid_contacts_event_instant_from_a_held_pull(capsys):
+    """A rigid contact's force may pull between two jumps of one instant (a slip changes the
+    forces, the detach that follows at once switches it off): not reported. A rigid contact
+    pulling at any other sample was held on while pulling (a missed detach): reported as that,
+    not as a compliant law's damper."""
+    import matplotlib.pyplot as plt
+    from types import SimpleNamespace
+
+    from porthamiltonian.cli import _flag_pulling
+
+    fig, ax = plt.subplots()
+    t = np.array([0.0, 0.1, 0.2, 0.2, 0.2, 0.3])                     # an event at 0.2 s: three samples
+    forces = {"foot": SimpleNamespace(normal=np.array([50.0, 40.0, 20.0, -5.3, 0.0, 0.0]))}
+    _flag_pulling(ax, forces, rigid={"foot"}, instants=t, events=[0.2])
+    assert "pulling" not in capsys.readouterr().out and not ax.texts
+    forces["foot"].normal[1] = -4.0                                    # held on, pulling, between events
+    _flag_pulling(ax, forces, rigid={"foot"}, instants=t, events=[0.2])
+    assert "down to -4 N (foot): a rigid contact held on while its force pulls" in capsys.readouterr().out
+    _flag_pulling(ax, forces, instants=t, events=[0.2])                 # a compliant contact: its damper
+    assert "down to -5.3 N (foot): the contact law's damper pulls" in capsys.readouterr().out
+    plt.close(fig)
