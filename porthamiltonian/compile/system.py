@@ -543,24 +543,17 @@ class PHSystem:
         x = self.project(x)
         u0 = self._u0
 
-        def targets(ev, kind, x):
+        def gap_targets(ev, x):
             r = np.zeros(plan.n_rows)
             for c in plan.constraints:
-                active = np.asarray(c["obj"].active(x[c["slice"]]), dtype=float)
-                if kind == "position":
-                    g = np.asarray(ev["g"][c["path"]], dtype=float)
-                    r[c["rows"]] = -np.where(np.isfinite(g), g, 0.0) * active
-                else:
-                    r[c["rows"]] = -ev["c"][c["path"]] * active
-            if kind == "velocity":
-                for j, ci in enumerate(plan.cuts):
-                    r[ci["rows"]] = -ev["cut_c"][j]
+                g = np.asarray(ev["g"][c["path"]], dtype=float)
+                r[c["rows"]] = -np.where(np.isfinite(g), g, 0.0) * np.asarray(c["obj"].active(x[c["slice"]]), float)
             return r
 
         if position and any(type(c["obj"]).gap is not ConstraintElement.gap for c in plan.constraints):
             for _ in range(max_iter):
                 ev = self._rhs(t, x, u0, True, True)
-                r = targets(ev, "position", x)
+                r = gap_targets(ev, x)
                 if np.max(np.abs(r)) <= tol:
                     break
                 dx = ev["Gx"] @ _solve(ev["A"], r)
@@ -569,7 +562,9 @@ class PHSystem:
                         x[sl] = obj.displace(x[sl], dx[sl])
         if velocity:
             ev = self._rhs(t, x, u0, True, True)
-            r = targets(ev, "velocity", x)
+            r = self._zeroing_targets(ev, x, plan.constraints)
+            for j, ci in enumerate(plan.cuts):
+                r[ci["rows"]] = -ev["cut_c"][j]
             if np.max(np.abs(r)) > 0:
                 x = x + ev["Gx"] @ _solve(ev["A"], r)
         return x
@@ -659,15 +654,25 @@ class PHSystem:
         on = [c for c in plan.constraints if c["obj"].released(x[c["slice"]]) is not None
               and not getattr(c["obj"], "integrator_phases", ()) and c["obj"].softening == 0.0
               and c["path"] not in skip]
-        r = np.zeros(plan.n_rows)
-        ev = self._rhs(t, x, self._u0, True, True) if on else None
-        for c in on:
-            r[c["rows"]] = -np.asarray(ev["c"][c["path"]], dtype=float) * self._active_rows(c["path"], x)
+        if not on:
+            return (x, {}) if work else x
+        ev = self._rhs(t, x, self._u0, True, True)
+        r = self._zeroing_targets(ev, x, on)
         if not np.any(r):
             return (x, {}) if work else x
         lam = _solve(ev["A"], r)
         xn = x + ev["Gx"] @ lam
         return (xn, self._impulse_works(t, x, xn, ev, lam, {})) if work else xn
+
+    def _zeroing_targets(self, ev, x, constraints):
+        """The change of the rows that zeroes the velocity residuals of the active rows of
+        `constraints` (entries of the plan) at the evaluation `ev` of state x; 0 on every other
+        row (kept) (`project_constraints`, `come_to_rest`)."""
+        r = np.zeros(self._plan.n_rows)
+        for c in constraints:
+            active = np.asarray(c["obj"].active(x[c["slice"]]), dtype=float)
+            r[c["rows"]] = -np.asarray(ev["c"][c["path"]], dtype=float) * active
+        return r
 
     def _single_impulse(self, t, x, element, target, rows):
         """`apply_impulse` at `element` alone: ``(state after, works, released, speed)``,

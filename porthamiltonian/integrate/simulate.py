@@ -368,8 +368,8 @@ def simulate(system: PHSystem, t_span: ArrayLike, x0: ArrayLike, *, method: str 
     projection : float, optional
         Project the state onto the constraint manifold (positions and velocities of the
         active rows, along the constraints' Jacobians: `PHSystem.project_constraints`) every
-        `projection` seconds of simulated time, on top of Baumgarte stabilization. The energy the projections remove is reported in the
-        ledger entry "projection" (stabilization).
+        `projection` seconds of simulated time, on top of Baumgarte stabilization. The energy
+        the projections remove is reported in the ledger entry "projection" (stabilization).
 
     Returns
     -------

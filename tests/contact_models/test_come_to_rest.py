@@ -43,7 +43,8 @@ def test_a_normal_drift_is_removed_and_its_energy_booked(delta):
     supplied, absorbed = works["c/constraint"]
     assert supplied == 0.0   # a scleronomic contact supplies nothing (exactly: its b is zero)
     assert absorbed == pytest.approx(0.5 * M * delta * delta, rel=1e-10)
-    assert np.all(xn[system.layout["ball.pose"]] == x[system.layout["ball.pose"]])   # velocities only
+    # velocities only, exactly: the impulse's state change G lambda has structurally zero pose rows
+    assert np.all(xn[system.layout["ball.pose"]] == x[system.layout["ball.pose"]])
 
 
 def test_a_stuck_contacts_creep_is_stopped_with_the_rolling_closed_form():
