@@ -4,7 +4,8 @@ not a test)::
 
     python benchmarks/rhs_compile.py [MODEL[:param=value,...] ...] [--calls 300]
 
-For each model (default: the main job, the compass walker and the 8-foot rimless wheel): the
+For each model (default: the main job, the compass walker, the 8-foot rimless wheel on
+sliding-plane and on compliant feet, Go1's robot-drop and the trotting Go1): the
 generated source (`porthamiltonian.compile.jit.generate_jit`) is written to a new module and
 its ``rhs`` compiled in this process with numba's cache of the kernels kept (run once before,
 so that only the model's own function compiles; its first line says whether an element kernel
@@ -28,7 +29,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-DEFAULT = ["two-ellipsoids", "compass-walker", "rimless-wheel"]
+DEFAULT = ["two-ellipsoids", "compass-walker", "rimless-wheel", "rimless-wheel:contact=compliant", "robot-drop",
+           "quadruped-trot"]
 
 
 def _model(spec):

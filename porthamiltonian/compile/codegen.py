@@ -18,6 +18,9 @@ carries each constraint's J, D and port flows (``maps``).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from itertools import groupby
+
 import numpy as np
 
 from ..bondgraph.element import ConstraintElement
@@ -53,6 +56,12 @@ def _solve(A, b):
     return np.linalg.lstsq(A, b, rcond=None)[0]
 
 
+def _component(step):
+    """The component a step's element belongs to: its path up to the last ``/`` (a contact's
+    spring, damper and slip are ``foot0/spring``, ``foot0/damper``, ``foot0/slip``)."""
+    return step.element.rpartition("/")[0] or step.element
+
+
 class _Gen:
     def __init__(self, plan: Plan):
         self.p = plan
@@ -65,6 +74,7 @@ class _Gen:
         self.lin = assemble(plan)
         self.tan = {}  # var name -> has tangent sens (bool)
         self._rows_s = []
+        self.blocks = []   # (start, stop) of the lines of one element's step (`block`)
 
     # -- helpers
     def index(self, path):
@@ -73,6 +83,15 @@ class _Gen:
 
     def emit(self, line):
         self.lines.append("    " * self.ind + line)
+
+    @contextmanager
+    def block(self):
+        """Marks the lines emitted inside as one element's step: blocks of equal shape (every
+        foot's constraint rows) become calls of one helper in the compiled code
+        (`porthamiltonian.compile.outline`); the Python code keeps them inline."""
+        start = len(self.lines)
+        yield
+        self.blocks.append((start, len(self.lines)))
 
     def k(self, path, attr):
         """Namespace name of a kernel (bound method) of an element."""
@@ -102,6 +121,12 @@ class _Gen:
     def mul_add(A, b, c):
         """Expression of ``A @ b + c`` (vectors)."""
         return f"{A} @ {b} + {c}"
+
+    @staticmethod
+    def concat(parts, rows=False):
+        """Expression of the concatenation of `parts` (sources of vectors; `rows`: of
+        matrices, stacked by rows)."""
+        return f"np.concatenate(({', '.join(parts)},){', axis=0' if rows else ''})"
 
     @staticmethod
     def blend(a, row, lam, matrix):
@@ -166,8 +191,9 @@ class _Gen:
     def sgn(s, expr):
         return expr if s == 1.0 else f"(-{expr})"
 
-    def lincomb(self, terms):
-        """Sum of (coef, name) terms; names None are skipped. Returns None if empty."""
+    def lincomb(self, terms, rows=False):
+        """Sum of (coef, name) terms (vectors; matrices with `rows`); names None are skipped.
+        Returns None if empty."""
         parts = []
         for c, n in terms:
             if n is None:
@@ -217,8 +243,7 @@ class _Gen:
         for (v, sg), d in zip(s.inputs, dims):
             sens.append(self.sgn(sg, v.name + "_s") if v.udep else self.zsens(d))
         self.emit(f"_J = {self.call(el, 'law_jacobian', [str(pat), 't', f'({ins},)', self.r(el)])}")
-        cat = "np.concatenate((" + ", ".join(sens) + ",), axis=0)"
-        self.emit(f"_S = {self.mul('_J', cat, True)}")
+        self.emit(f"_S = {self.mul('_J', self.concat(sens, True), True)}")
         a = 0
         for (v, sg), d in zip(s.outputs, dims):
             self.emit(f"{tgt[v.name]}_s = {self.sgn(sg, f'_S[{a}:{a + d}]')}")
@@ -247,7 +272,7 @@ class _Gen:
         expr = self.lincomb([(c, w.name) for w, c in s.inputs]) or self.zeros(v.dim)
         self.emit(f"{s.targets[v.name]} = {expr}")
         if with_sens:
-            sexpr = self.lincomb([(c, w.name + "_s" if w.udep else None) for w, c in s.inputs])
+            sexpr = self.lincomb([(c, w.name + "_s" if w.udep else None) for w, c in s.inputs], rows=True)
             self.emit(f"{s.targets[v.name]}_s = {sexpr or self.zsens(v.dim)}")
 
     def _value_cforce(self, s, with_sens):
@@ -310,7 +335,7 @@ class _Gen:
         offs = np.cumsum([0] + st["dims"])
         for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
             a, b = offs[idx], offs[idx + 1]
-            self.emit(f"{v.name}_t = {self.sgn(sg, f'_d[{a}:{b}]')}")
+            self.emit(f"{v.name}_t = {self.sgn(sg, self.span('_d', a, b))}")
             if has_s:
                 self.emit(f"{v.name}_ts = {self.sgn(sg, f'_ds[{a}:{b}]')}")
             self.tan[v.name] = has_s
@@ -353,7 +378,7 @@ class _Gen:
         (v, _), = s.outputs
         texpr = self.lincomb([(c, w.name + "_t") for w, c in s.inputs]) or self.zeros(v.dim)
         self.emit(f"{v.name}_t = {texpr}")
-        sexpr = self.lincomb([(c, w.name + "_ts" if self.tan.get(w.name) else None) for w, c in s.inputs])
+        sexpr = self.lincomb([(c, w.name + "_ts" if self.tan.get(w.name) else None) for w, c in s.inputs], rows=True)
         if sexpr:
             self.emit(f"{v.name}_ts = {sexpr}")
         self.tan[v.name] = sexpr is not None
@@ -367,15 +392,15 @@ class _Gen:
         pat = s.data["pattern"]
         dims = s.data["dims"]
         self.emit(f"_J = {self.call(el, 'law_jacobian', [str(pat), 't', f'({ins},)', '()'])}")
-        tin = ", ".join(self.sgn(sg, v.name + "_t") for v, sg in s.inputs)
-        self.emit(f"_T = {self.mul('_J', f'np.concatenate(({tin},))')}")
+        tin = [self.sgn(sg, v.name + "_t") for v, sg in s.inputs]
+        self.emit(f"_T = {self.mul('_J', self.concat(tin))}")
         any_s = any(self.tan.get(v.name) for v, _ in s.inputs)
         if any_s:
-            ts = ", ".join(self.sgn(sg, v.name + "_ts") if self.tan.get(v.name) else self.zsens(d) for (v, sg), d in zip(s.inputs, dims))
-            self.emit(f"_TS = {self.mul('_J', f'np.concatenate(({ts},), axis=0)', True)}")
+            ts = [self.sgn(sg, v.name + "_ts") if self.tan.get(v.name) else self.zsens(d) for (v, sg), d in zip(s.inputs, dims)]
+            self.emit(f"_TS = {self.mul('_J', self.concat(ts, True), True)}")
         a = 0
         for (v, sg), d in zip(s.outputs, dims):
-            self.emit(f"{v.name}_t = {self.sgn(sg, f'_T[{a}:{a + d}]')}")
+            self.emit(f"{v.name}_t = {self.sgn(sg, self.span('_T', a, a + d))}")
             if any_s:
                 self.emit(f"{v.name}_ts = {self.sgn(sg, f'_TS[{a}:{a + d}]')}")
             self.tan[v.name] = any_s
@@ -395,8 +420,25 @@ class _Gen:
         """``J{i}, b{i}, g{i}``: a constraint's rows, velocity bias and gaps."""
         self.emit(f"J{i}, b{i}, g{i} = {self.call(c['path'], 'terms', ['t', self.xe(c['path']), self.r(c['path'])])}")
 
-    def check_terms(self, i):
-        """Hook after a constraint's terms: nothing here (the Python terms raise their errors)."""
+    def constraint_terms(self, i, c):
+        """A constraint's kernels that depend on the state only: ``J{i}, b{i}, g{i}``, its port
+        flows ``F{i}``, velocity residual ``c{i}`` and effort map ``D{i}``, and its own state's
+        rates (written into ``xdot``)."""
+        self.terms(i, c)
+        flows = [self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"]]
+        self.emit(f"F{i} = {self.concat(flows)}")
+        flows = ", ".join(flows)
+        self.emit(f"c{i} = {self.mul_add(f'J{i}', f'F{i}', f'b{i}')}")
+        if type(c["obj"]).effort_map is not ConstraintElement.effort_map:
+            self.effort_map(i, c, flows)
+        else:
+            self.emit(f"D{i} = J{i}")
+        if c["obj"].n_states:
+            self.emit(f"xd{i} = {self.call(c['path'], 'rates', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])}")
+            self.emit(self.put("xdot", c["slice"], f"xd{i}"))
+
+    def check_terms(self, indices):
+        """Hook after the constraints' terms: nothing here (the Python terms raise their errors)."""
 
     def effort_map(self, i, c, flows):
         """``D{i}``: the constraint's effort map (None from the element, or the associated
@@ -404,6 +446,18 @@ class _Gen:
         self.emit(f"D{i} = {self.call(c['path'], 'effort_map', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])}")
         self.emit(f"if D{i} is None or associated:")
         self.emit(f"    D{i} = J{i}")
+
+    def order_steps(self, steps):
+        """The order `pre_pass` emits `steps` in: the plan's here."""
+        return steps
+
+    def check_shared(self):
+        """Hook after the steps that do not depend on the unknowns: nothing here (the compiled
+        code tests its shared contact states there)."""
+
+    def constraint_events(self, c):
+        """Hook after a constraint's ledger powers: nothing here (the compiled code writes its
+        event values there)."""
 
     # -- whole function
     def build(self):
@@ -426,18 +480,12 @@ class _Gen:
             if obj.category == "twoport" and obj.modulated:
                 self.emit(f"M{self.index(path)} = {self.call(path, 'modulus', ['t', self.r(path)])}")
         self.pre_pass()
+        self.check_shared()
         # constraint kernels that depend on the state only
         for c in p.constraints:
-            i = self.index(c["path"])
-            self.terms(i, c)
-            self.check_terms(i)
-            flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
-            self.emit(f"F{i} = np.concatenate(({flows},))")
-            self.emit(f"c{i} = {self.mul_add(f'J{i}', f'F{i}', f'b{i}')}")
-            if type(c["obj"]).effort_map is not ConstraintElement.effort_map:
-                self.effort_map(i, c, flows)
-            else:
-                self.emit(f"D{i} = J{i}")
+            with self.block():
+                self.constraint_terms(self.index(c["path"]), c)
+        self.check_terms([self.index(c["path"]) for c in p.constraints])
         for j, ci in enumerate(p.cuts):
             self.emit(f"cc{j} = {ci['tail'].name} - {ci['head'].name}")
         self._rate_sens = set()
@@ -470,8 +518,10 @@ class _Gen:
         """Steps that do not depend on the unknowns: per step, or by assembled blocks."""
         p, lin = self.p, self.lin
         if lin is None:
-            for s in p.pre_steps:
-                self.step_value(s, with_sens=False)
+            for _, steps in groupby(self.order_steps(p.pre_steps), key=_component):   # a component's steps: one block
+                with self.block():
+                    for s in steps:
+                        self.step_value(s, with_sens=False)
             return
         # stage k's steps, then the block of stage k + 1 (see `linear`)
         by_stage = {}
@@ -500,7 +550,7 @@ class _Gen:
         read |= {owner for owners in p.ref_owners.values() for owner, _ in owners}
         for path in sorted(read & lin.storages, key=self.index):
             sl = self._storage[path]["slice"]
-            self.emit(f"xd{self.index(path)} = xdot[{sl.start}:{sl.stop}]")
+            self.emit(f"xd{self.index(path)} = {self.span('xdot', sl.start, sl.stop)}")
 
     @staticmethod
     def put(target, sl, expr):
@@ -525,15 +575,15 @@ class _Gen:
         self.emit(f"# {blk.what}: a product of matrices assembled at compile time")
         terms = []
         if blk.A is not None:
-            terms.append(self.mul(self.const(blk.name + '_A', blk.A), f"x[{blk.x_cols.start}:{blk.x_cols.stop}]"))
+            terms.append(self.mul(self.const(blk.name + '_A', blk.A), self.span("x", blk.x_cols.start, blk.x_cols.stop)))
         if blk.B is not None:
             names = [v.name for v in blk.ext]
-            w = names[0] if len(names) == 1 else f"np.concatenate(({', '.join(names)},))"
+            w = names[0] if len(names) == 1 else self.concat(names)
             terms.append(self.mul(self.const(blk.name + '_B', blk.B), w))
         self.emit(f"{y} = {' + '.join(terms) if terms else f'np.zeros({blk.rows})'}")
         if bind:
             for v, a in blk.outputs:
-                self.emit(f"{v.name} = {y}[{a}:{a + v.dim}]")
+                self.emit(f"{v.name} = {self.span(y, a, a + v.dim)}")
         return y
 
     def unknown_pass(self):
@@ -543,10 +593,12 @@ class _Gen:
             if v.unknown is not None:
                 sl = v.unknown
                 self.const(f"SEL_{v.name}", np.eye(p.n_u)[sl.start : sl.stop])
-                self.emit(f"{v.name} = ug[{sl.start}:{sl.stop}]")
+                self.emit(f"{v.name} = {self.span('ug', sl.start, sl.stop)}")
                 self.emit(f"{v.name}_s = SEL_{v.name}")
-        for s in p.u_steps:
-            self.step_value(s, with_sens=True)
+        for _, steps in groupby(p.u_steps, key=lambda s: s.element):   # an element's steps: one block
+            with self.block():
+                for s in steps:
+                    self.step_value(s, with_sens=True)
         self.storage_rates()
         # tangents of what the constraints read
         for path in p.refs:
@@ -554,42 +606,21 @@ class _Gen:
             if p.refs[path]:
                 parts = []
                 for owner, osl in p.ref_owners[path]:
-                    parts.append(f"xd{self.index(owner)}[{osl.start}:{osl.stop}]")
+                    parts.append(self.span(f"xd{self.index(owner)}", osl.start, osl.stop))
                 self.emit(f"rr{i} = ({', '.join(parts)},)")
         for s in p.tangent_steps:
             self.step_tangent(s)
         rows_v, rows_s = [], []
         for c in p.constraints:
             i = self.index(c["path"])
-            obj = c["obj"]
-            ft = ", ".join(self.sgn(sg, fv.name + "_t") for fv, sg, _, _ in c["ports"])
-            flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
-            bias = self.call(c['path'], 'acceleration_bias', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])
-            self.emit(f"cd{i} = {self.mul_add(f'J{i}', f'np.concatenate(({ft},))', bias)}")
-            sens = [
-                (self.sgn(sg, fv.name + "_ts") if self.tan.get(fv.name) else self.zsens(fv.dim))
-                for fv, sg, _, _ in c["ports"]
-            ]
-            cat = "np.concatenate((" + ", ".join(sens) + ",), axis=0)"
-            self.emit(f"cd{i}_s = {self.mul(f'J{i}', cat, True)}")
-            kg = c["beta"] ** 2 if type(obj).gap is not ConstraintElement.gap else 0.0
-            row = self.stabilized_row(f"cd{i}", f"c{i}", f"g{i}", 2 * c["alpha"], kg)
-            gamma = float(getattr(obj, "softening", 0.0) or 0.0)
-            if gamma:
-                row += f" + {gamma!r} * {c['lam'].name}"
-            self.emit(f"row{i} = {row}")
-            self.emit(f"row{i}_s = cd{i}_s" + (f" + {gamma!r} * SEL_{c['lam'].name}" if gamma else ""))
-            if type(obj).active is not ConstraintElement.active:
-                lam = c["lam"]
-                self.emit(f"a{i} = {self.call(c['path'], 'active', [self.xe(c['path'])])}")
-                self.emit(f"row{i} = {self.blend(f'a{i}', f'row{i}', lam.name, False)}")
-                self.emit(f"row{i}_s = {self.blend(f'a{i}', f'row{i}_s', f'SEL_{lam.name}', True)}")
+            with self.block():
+                self.constraint_row(i, c)
             rows_v.append(f"row{i}")
             rows_s.append(f"row{i}_s")
         for j, ci in enumerate(p.cuts):
             t, h = ci["tail"].name, ci["head"].name
             self.emit(f"rc{j} = {t}_t - {h}_t + {2 * ci['alpha']!r} * cc{j}")
-            sens = self.lincomb([(1.0, t + "_ts" if self.tan.get(t) else None), (-1.0, h + "_ts" if self.tan.get(h) else None)])
+            sens = self.lincomb([(1.0, t + "_ts" if self.tan.get(t) else None), (-1.0, h + "_ts" if self.tan.get(h) else None)], rows=True)
             self.emit(f"rc{j}_s = {sens or self.zsens(ci['tail'].dim)}")
             rows_v.append(f"rc{j}")
             rows_s.append(f"rc{j}_s")
@@ -599,7 +630,31 @@ class _Gen:
             rows_v.append(f"rt_{v.name}")
             rows_s.append(f"rt_{v.name}_s")
         self._rows_s = rows_s
-        self.emit(f"du = _solve(np.concatenate(({', '.join(rows_s)},), axis=0), -np.concatenate(({', '.join(rows_v)},)))")
+        self.emit(f"du = _solve({self.concat(rows_s, True)}, -{self.concat(rows_v)})")
+
+    def constraint_row(self, i, c):
+        """``row{i}``, ``row{i}_s``: a constraint's acceleration rows (Baumgarte's terms, the
+        softening, the inactive rows' multipliers set to zero) and their sensitivities."""
+        obj = c["obj"]
+        ft = [self.sgn(sg, fv.name + "_t") for fv, sg, _, _ in c["ports"]]
+        flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
+        bias = self.call(c['path'], 'acceleration_bias', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])
+        self.emit(f"cd{i} = {self.mul_add(f'J{i}', self.concat(ft), bias)}")
+        sens = [(self.sgn(sg, fv.name + "_ts") if self.tan.get(fv.name) else self.zsens(fv.dim))
+                for fv, sg, _, _ in c["ports"]]
+        self.emit(f"cd{i}_s = {self.mul(f'J{i}', self.concat(sens, True), True)}")
+        kg = c["beta"] ** 2 if type(obj).gap is not ConstraintElement.gap else 0.0
+        row = self.stabilized_row(f"cd{i}", f"c{i}", f"g{i}", 2 * c["alpha"], kg)
+        gamma = float(getattr(obj, "softening", 0.0) or 0.0)
+        if gamma:
+            row += f" + {gamma!r} * {c['lam'].name}"
+        self.emit(f"row{i} = {row}")
+        self.emit(f"row{i}_s = cd{i}_s" + (f" + {gamma!r} * SEL_{c['lam'].name}" if gamma else ""))
+        if type(obj).active is not ConstraintElement.active:
+            lam = c["lam"]
+            self.emit(f"a{i} = {self.call(c['path'], 'active', [self.xe(c['path'])])}")
+            self.emit(f"row{i} = {self.blend(f'a{i}', f'row{i}', lam.name, False)}")
+            self.emit(f"row{i}_s = {self.blend(f'a{i}', f'row{i}_s', f'SEL_{lam.name}', True)}")
 
     def storage_rates(self):
         p = self.p
@@ -624,18 +679,12 @@ class _Gen:
                 else:
                     sens.append(self.zsens(d) if p.n_u else None)
             args = ["t", self.xe(path), self.r(path), "(" + "".join(a + ", " for a in ins) + ")"]  # () without ports
-            self.emit(f"xd{i} = {self.call(path, 'rates', args)}")
-            if any_s:
-                self._rate_sens.add(path)
-                G = self.call(path, 'input_matrix', ['t', self.xe(path), self.r(path)])
-                cat = "np.concatenate((" + ", ".join(sens) + ",), axis=0)"
-                self.emit(f"xd{i}_s = {self.mul(G, cat, True)}")
-        for c in p.constraints:
-            obj = c["obj"]
-            if obj.n_states:
-                i = self.index(c["path"])
-                flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
-                self.emit(f"xd{i} = {self.call(c['path'], 'rates', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])}")
+            with self.block():
+                self.emit(f"xd{i} = {self.call(path, 'rates', args)}")
+                if any_s:
+                    self._rate_sens.add(path)
+                    G = self.call(path, 'input_matrix', ['t', self.xe(path), self.r(path)])
+                    self.emit(f"xd{i}_s = {self.mul(G, self.concat(sens, True), True)}")
 
     def final(self, v):
         """Expression of a variable's final value (after the unknowns are solved)."""
@@ -657,10 +706,6 @@ class _Gen:
             sl = st["slice"]
             expr = self.mul_add(f"xd{i}_s", "du", f"xd{i}") if st["path"] in self._rate_sens else f"xd{i}"
             self.emit(self.put("xdot", sl, expr))
-        for c in p.constraints:
-            if c["obj"].n_states:
-                i = self.index(c["path"])
-                self.emit(self.put("xdot", c["slice"], f"xd{i}"))
         # ledger quadratures
         NP = L.n_physical
         led = {(e.element, e.kind): NP + e.index for e in L.ledger}
@@ -679,14 +724,16 @@ class _Gen:
         for c in p.constraints:
             i = self.index(c["path"])
             sl = c["lam"].unknown
-            self.emit(f"lamF{i} = uf[{sl.start}:{sl.stop}]")
-            self.emit(f"xdot[{led[(c['path'], 'stabilization')]}] = {self.dot(f'lamF{i}', f'c{i}')}")
-            self.emit(f"xdot[{led[(c['path'], 'supplied')]}] = {self.residual_power(f'lamF{i}', f'c{i}', f'J{i}', f'F{i}')}")
-            if (c["path"], "dissipated") in led:
-                self.emit(f"xdot[{led[(c['path'], 'dissipated')]}] = {self.difference_power(f'lamF{i}', f'D{i}', f'J{i}', f'F{i}')}")
+            with self.block():
+                self.emit(f"lamF{i} = {self.span('uf', sl.start, sl.stop)}")
+                self.emit(f"xdot[{led[(c['path'], 'stabilization')]}] = {self.dot(f'lamF{i}', f'c{i}')}")
+                self.emit(f"xdot[{led[(c['path'], 'supplied')]}] = {self.residual_power(f'lamF{i}', f'c{i}', f'J{i}', f'F{i}')}")
+                if (c["path"], "dissipated") in led:
+                    self.emit(f"xdot[{led[(c['path'], 'dissipated')]}] = {self.difference_power(f'lamF{i}', f'D{i}', f'J{i}', f'F{i}')}")
+                self.constraint_events(c)
         for j, ci in enumerate(p.cuts):
             sl = ci["mult"].unknown
-            self.emit(f"xdot[{NP + ci['ledger']}] = {self.dot(f'uf[{sl.start}:{sl.stop}]', f'cc{j}')}")
+            self.emit(f"xdot[{NP + ci['ledger']}] = {self.dot(self.span('uf', sl.start, sl.stop), f'cc{j}')}")
 
     def finish_full(self):
         """``return xdot`` unless `full`; else the dict of every quantity."""

@@ -33,6 +33,16 @@ velocity residual and gap (concatenated in the plan's order) come with it, so th
 post-processing over thousands of samples (`PHSystem.multipliers`,
 `PHSystem.constraint_residuals`) costs a compiled call per sample.
 
+The generated function is written for numba's compile time, which grows with every statement
+and faster than the function (the 8-foot rimless wheel's: 12 s at 448 lines, 4 s now,
+`benchmarks/results/rhs_compile.md`): blocks repeated at least `outline.MIN_USES` times (every
+foot's constraint terms, rows, ledger powers and events; a contact's spring, damper and slip,
+their steps made adjacent by `_JitGen.order_steps`) are calls of one helper
+(`porthamiltonian.compile.outline`); aliases are dropped; concatenations, sums and the packed
+matrices are calls of kernels compiled once (`porthamiltonian.kernels.algebra`); an element's
+padded references are bound once; the constraints' terms and the contacts' shared states are
+each tested once, by one return statement (each return costs the release of every live array).
+
 The same evaluation returns every element event function's value (`PHSystem.events` order)
 where every element with events exports an events kernel (``HAS_EVENTS`` in the module): the
 solver asks all of them at the end of every step, at the state where an explicit
@@ -43,6 +53,7 @@ event functions from that one call (from the Python event functions at any other
 from __future__ import annotations
 
 import hashlib
+import heapq
 import importlib.util
 import os
 import re
@@ -52,7 +63,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import kernels as _kernels
-from .codegen import _Gen
+from .codegen import _Gen, _component
+from .outline import dealias, outline
 
 __all__ = ["generate_jit", "load_jit", "cache_dir"]
 
@@ -64,7 +76,15 @@ _SPARSE_DENSE_MAX = 1_000_000
 #: the generated code's local names of `porthamiltonian.kernels.algebra`'s kernels
 _ALGEBRA = {"_solve": "solve", "_reduceat": "reduceat", "_mv": "mv", "_mva": "mv_add", "_mm": "mm", "_mtv": "mtv",
             "_mtm": "mtm", "_fin": "all_finite", "_bl": "blend", "_blr": "blend_rows", "_srow": "stabilized_row",
-            "_rpow": "residual_power", "_dpow": "difference_power"}
+            "_rpow": "residual_power", "_dpow": "difference_power", "_cat": "join", "_catr": "join_rows",
+            "_sc": "scaled", "_asc": "add_scaled", "_scr": "scaled_rows", "_ascr": "add_scaled_rows", "_mat": "matrix"}
+
+
+#: the fewest terms of a sum the generated code writes as kernel calls rather than numpy's
+#: expression (`_JitGen.lincomb`). numba lowers an array expression anew at every place; a call
+#: allocates an array per term. Measured 2026-11-29 on Go1's robot-drop (20 sums of two terms):
+#: as calls 4.8 s of compile and 26.2 us per evaluation, as expressions 6.3 s and 25.5 us.
+LINCOMB_CALLS = 2
 
 
 class NoJit(Exception):
@@ -97,6 +117,8 @@ class _JitGen(_Gen):
         self.shared = {}        # id(element object) -> name of its shared value
         self._consts = {}       # name -> value of the constants read at the top (`const`)
         self._n = 0
+        self._padded = {}       # (element, its padded references) -> their name (`padded`)
+        self._unchecked = []    # the shared states not yet tested (`check_shared`)
 
     # -- constants: slices of F and I
     def _pack(self, value):
@@ -109,16 +131,17 @@ class _JitGen(_Gen):
         if key in self._slices:
             return self._slices[key][1]
         if arr.dtype.kind in "iub":
-            a = self.nI
+            name, a = "I", self.nI
             self.I.append(arr.astype(np.int64).ravel())
             self.nI += arr.size
-            expr = self.span("I", a, self.nI)
         else:
-            a = self.nF
+            name, a = "F", self.nF
             self.F.append(arr.astype(np.float64).ravel())
             self.nF += arr.size
-            expr = self.span("F", a, self.nF)
-        if arr.ndim > 1:
+        expr = self.span(name, a, a + arr.size)
+        if arr.ndim == 2:   # a compiled reshape (`porthamiltonian.kernels.algebra.matrix`)
+            expr = f"_mat({name}, {a}, {arr.shape[0]}, {arr.shape[1]})"
+        elif arr.ndim > 2:
             expr += f".reshape({arr.shape})"
         self._slices[key] = (value, expr)   # holds the array: its id stays unique
         return expr
@@ -192,6 +215,29 @@ class _JitGen(_Gen):
         return f"_mva({A}, {b}, {c})"
 
     @staticmethod
+    def concat(parts, rows=False):
+        """A concatenation as nested calls of `porthamiltonian.kernels.algebra.join` (one
+        compiled version each, not numba's concatenation lowered for every tuple type)."""
+        expr = parts[0]
+        for part in parts[1:]:
+            expr = f"{'_catr' if rows else '_cat'}({expr}, {part})"
+        return expr
+
+    def lincomb(self, terms, rows=False):
+        """A sum of (coef, name) terms (names None skipped; None if empty): of `LINCOMB_CALLS`
+        terms or more, nested calls of `porthamiltonian.kernels.algebra.scaled` and
+        `add_scaled` (their matrix versions for `rows`); a shorter one as numpy's expression,
+        which numba fuses into one loop and one array (a call allocates one per term)."""
+        terms = [(float(c), n) for c, n in terms if n is not None]
+        if len(terms) < LINCOMB_CALLS:
+            return _Gen.lincomb(self, terms)
+        (c, n), rest = terms[0], terms[1:]
+        expr = n if c == 1.0 else f"{'_scr' if rows else '_sc'}({c!r}, {n})"
+        for c, n in rest:
+            expr = f"{'_ascr' if rows else '_asc'}({expr}, {c!r}, {n})"
+        return expr
+
+    @staticmethod
     def blend(a, row, lam, matrix):
         return f"_blr({a}, {row}, {lam})" if matrix else f"_bl({a}, {row}, {lam})"
 
@@ -215,16 +261,16 @@ class _JitGen(_Gen):
             if args[0] != "0":
                 raise NoJit(f"{obj.label} in causal pattern {args[0]}")
             args = args[1:]
-        if kern.refs is not None:   # the slices of x themselves: taken only where the call runs
-            own, sls = self.r(path), self.p.refs[path]
-            padded = "(" + "".join(("_E" if k < 0 else self.span("x", sls[k].start, sls[k].stop)) + ", "
-                                   for k in kern.refs) + ")"
-            args = [padded if a == own else a for a in args]
+        if kern.refs is not None:   # the slices of x themselves, bound once per element and padding
+            own = self.r(path)
+            args = [self.padded(path, kern.refs) if a == own else a for a in args]
         sh = None
         if kern.reads is not None:
             sh = self.shared.get(id(kern.reads))
             if sh is None:
                 raise NoJit(f"{obj.label} reads a shared value not computed before it")
+            if kern.idle is None and sh in self._unchecked:   # it must not read a failed state
+                self.check_shared()
             args = args + [sh]
         packed = [self._pack(kern.F), self._pack(kern.I)]
         expr = f"{name}({', '.join(args + packed)})"
@@ -233,8 +279,85 @@ class _JitGen(_Gen):
                 idle = f"{self.imported(kern.idle)}({', '.join([args[0], args[1], f'{sh}[2]'] + packed)})"
             else:
                 idle = self._zeros_of(kern.idle)
-            expr = f"({idle} if {sh}[1] == 1.0 else {expr})"
+            expr = f"({idle} if {sh}[1] == 1.0{f' or {sh}[0] != 0' if sh in self._unchecked else ''} else {expr})"
         return expr
+
+    def padded(self, path, refs):
+        """The name of an element's references padded as `Kernel.refs` says (a tuple of
+        slices of x), bound at its first use: an element's kernels read it several times, and
+        each tuple written out costs the compile its slices again."""
+        sls = self.p.refs[path]
+        tup = "(" + "".join(("_E" if k < 0 else self.span("x", sls[k].start, sls[k].stop)) + ", " for k in refs) + ")"
+        name = self._padded.get((path, tup))
+        if name is None:
+            name = self._padded[(path, tup)] = f"R{self.index(path)}_{len(self._padded)}"
+            self.emit(f"{name} = {tup}")
+        return name
+
+    def order_steps(self, steps):
+        """`steps` reordered so that each component's are adjacent where their dependencies
+        allow (a contact's spring outputs, its copies, slip and damper laws, the sums of its
+        efforts): a component's block is then one template, which `outline` makes a call
+        where the component repeats. Of the steps whose dependencies (`_dependencies`) are
+        emitted, one of the last step's component comes next, else the plan's first."""
+        after = [[] for _ in steps]
+        waiting = []
+        for k, deps in enumerate(self._dependencies(steps)):
+            waiting.append(len(deps))
+            for j in deps:
+                after[j].append(k)
+        ready, by_component, order, last = [], {}, [], None
+
+        def release(k):
+            heapq.heappush(ready, k)
+            heapq.heappush(by_component.setdefault(_component(steps[k]), []), k)
+
+        for k in range(len(steps)):
+            if not waiting[k]:
+                release(k)
+        taken = [False] * len(steps)
+        while len(order) < len(steps):
+            same = by_component.get(last, [])
+            for heap in (same, ready):   # a step sits in both heaps: drop the ones taken
+                while heap and taken[heap[0]]:
+                    heapq.heappop(heap)
+            k = heapq.heappop(same or ready)
+            taken[k] = True
+            order.append(steps[k])
+            last = _component(steps[k])
+            for j in after[k]:
+                waiting[j] -= 1
+                if not waiting[j]:
+                    release(j)
+        return order
+
+    def _dependencies(self, steps):
+        """Each step's set of earlier steps it must follow: those writing the variables it
+        reads, and the outputs of the element whose shared value its kernels read."""
+        writer = {v.name: k for k, st in enumerate(steps) for v, _ in st.outputs}
+        outputs = {st.element: k for k, st in enumerate(steps) if st.kind == "storage_out"}
+        path_of = {id(obj): path for path, obj in self.p.report.flat.elements.items()}
+        deps = []
+        for k, st in enumerate(steps):
+            d = {writer[v.name] for v, _ in st.inputs if writer.get(v.name, k) < k}
+            obj = self.p.report.flat.elements[st.element]
+            for role in ("outputs", "law", "value"):
+                kern = obj.kernel(role)
+                if kern is not None and kern.reads is not None and outputs.get(path_of.get(id(kern.reads)), k) < k:
+                    d.add(outputs[path_of[id(kern.reads)]])
+            deps.append(d)
+        return deps
+
+    def check_shared(self):
+        """The test of the shared states computed and not yet tested (`_value_storage_out`):
+        one return for all, before the first kernel that reads one of them without a culled
+        path (a return costs the compile every live array's release: 1.2 s of the 8-foot
+        compliant rimless wheel's 10.8 s with one per foot). Until then the kernels that read
+        them take their culled path where the state failed."""
+        if self._unchecked:
+            self.emit(f"if {' or '.join(f'{sh}[0] != 0' for sh in self._unchecked)}:")
+            self.emit("    return xdot, 1, _E, _E, _E, _E")
+            self._unchecked = []
 
     def _zeros_of(self, idle):
         """The source of `Kernel.idle`'s zeros, one array or a tuple of arrays: constants
@@ -258,11 +381,15 @@ class _JitGen(_Gen):
         self.emit(f"J{i}, b{i}, g{i}, SC{i} = {call}")
         self.shared[id(obj)] = f"SC{i}"
 
-    def check_terms(self, i):
-        """A constraint kernel that meets a state it does not handle returns NaN terms: the
-        evaluation goes to Python (before the multipliers' solve, which would refuse them)."""
-        self.emit(f"if not _fin(J{i}):")
-        self.emit("    return xdot, 3, _E, _E, _E, _E")
+    def check_terms(self, indices):
+        """A constraint kernel that meets a state it does not handle returns NaN terms (and its
+        later kernels NaN or their declining values): the evaluation goes to Python, before
+        the multipliers' solve, which would refuse them. One test for all the constraints: a
+        return statement costs the compile every live array's release (1.1 s of the 8-foot
+        rimless wheel's 7.3 s with one per foot)."""
+        if indices:
+            self.emit(f"if not ({' and '.join(f'_fin(J{i})' for i in indices)}):")
+            self.emit("    return xdot, 3, _E, _E, _E, _E")
 
     def effort_map(self, i, c, flows):
         """``D{i}`` from the element's effort-map kernel, which returns its Jacobian where it
@@ -279,8 +406,7 @@ class _JitGen(_Gen):
         if kern.shares:
             sh = f"SH{self.index(el)}"
             self.emit(f"{sh} = {o}[{len(obj.ports())}]")
-            self.emit(f"if {sh}[0] != 0:")
-            self.emit("    return xdot, 1, _E, _E, _E, _E")
+            self._unchecked.append(sh)   # a failed state (status not 0) goes to Python: `check_shared`
             self.shared[id(obj)] = sh
         for (v, sg), idx in zip(s.outputs, s.data["port_index"]):
             self.emit(f"{s.targets[v.name]} = {self.sgn(sg, f'{o}[{idx}]')}")
@@ -298,20 +424,26 @@ class _JitGen(_Gen):
             raise NoJit("nonlinear algebraic loops (a Newton iteration)")
         self.emit(f"xdot = np.zeros({p.layout.size})")
         self.emit("_E = np.zeros(0)")
+        self._ev_slots = self.event_slots()
+        if self._ev_slots is None:   # the events stay in Python; the rates are still compiled
+            self.emit("_ev = _E")
+        else:
+            self.emit(f"_ev = np.empty({sum(sl.stop - sl.start for sl in self._ev_slots.values())})")
         self.evaluation()
-        try:
-            events = self.events_block()
-        except NoJit:   # the events stay in Python; the rates are still compiled
-            events = None
-        for line in events or ["_ev = _E"]:
-            self.emit(line)
+        for path in self._ev_slots or ():
+            if path not in self._cons:   # the constraints' are written with their ledger powers
+                with self.block():
+                    self.emit(self.events_line(path))
         self.emit("if not _fin(xdot):")
         self.emit("    return xdot, 2, _E, _E, _E, _E")
         # the multipliers, the constraints' velocity residuals and gaps, for post-processing
-        cs = ", ".join(f"c{self.index(c['path'])}" for c in p.constraints)
-        gs = ", ".join(f"g{self.index(c['path'])}" for c in p.constraints)
-        both = f"np.concatenate(({cs},)), np.concatenate(({gs},))" if cs else "_E, _E"
+        cs = [f"c{self.index(c['path'])}" for c in p.constraints]
+        gs = [f"g{self.index(c['path'])}" for c in p.constraints]
+        both = f"{self.concat(cs)}, {self.concat(gs)}" if cs else "_E, _E"
         self.emit(f"return xdot, 0, _ev, uf, {both}")
+        module = set(_ALGEBRA) | set(self.imports.values()) | {"np", "_sp", "_dot", "_put"}
+        self.lines, blocks = dealias(self.lines, self.blocks)
+        self.lines, helpers = outline(self.lines, blocks, module)
         code = "\n".join(self.lines)
         refs = [self.reference(path) for path in _Gen.references(self)
                 if re.search(rf"\br{self.index(path)}\b", code)]
@@ -327,32 +459,44 @@ class _JitGen(_Gen):
         head += [f"{local} = separate(_alg.{name})" for local, name in _ALGEBRA.items()]
         for fn, name in self.imports.items():
             head += [f"from {fn.__module__} import {fn.__name__} as {name}_", f"{name} = separate({name}_)"]
+        head += ["\n\n" + h for h in helpers]
         src = "\n".join(head) + "\n\n\n@njit\ndef rhs(t, x, u_in, F, I):\n" + "\n".join(body) + "\n"
-        src += f"\n\nHAS_EVENTS = {events is not None}\n"
+        src += f"\n\nHAS_EVENTS = {self._ev_slots is not None}\n"
         F = np.concatenate(self.F) if self.F else np.zeros(0)
         I = np.concatenate(self.I) if self.I else np.zeros(0, dtype=np.int64)
         return src, F, I
 
-    def events_block(self):
-        """Lines filling ``_ev``: every element event's value in the order of
-        `PHSystem.events`, from the evaluation's shared values, one kernel call per element;
-        None if an element with events exports no events kernel (then they stay in Python)."""
-        lines, at = [], 0
-        cons = {c["path"]: c for c in self.p.constraints}
+    def event_slots(self):
+        """Every element event's slice of ``_ev``, in the order of `PHSystem.events` (the
+        solver reads them from the evaluation, one kernel call per element); None if an element
+        with events exports no events kernel (then they stay in Python)."""
+        slots, at = {}, 0
+        self._cons = {c["path"]: c for c in self.p.constraints}
         for path, obj in self.p.report.flat.elements.items():
             specs = obj.events()
             if not specs:
                 continue
             if obj.kernel("events") is None:
                 return None
-            args = ["t", self.xe(path), self.r(path)]
-            if path in cons:   # a constraint's events read its multipliers and its port flows (`Kernel`)
-                c = cons[path]
-                args.append(f"uf[{c['lam'].unknown.start}:{c['lam'].unknown.stop}]")
-                args.append("(" + ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"]) + ",)")
-            lines.append(self.put("_ev", slice(at, at + len(specs)), self.call(path, "events", args)))
+            slots[path] = slice(at, at + len(specs))
             at += len(specs)
-        return [f"_ev = np.empty({at})"] + lines if at else None
+        return slots or None
+
+    def events_line(self, path):
+        """The line writing an element's event values into ``_ev``, from the evaluation's
+        shared values; a constraint's events read its multipliers and its port flows (`Kernel`)."""
+        args = ["t", self.xe(path), self.r(path)]
+        c = self._cons.get(path)
+        if c is not None:
+            args.append(self.span("uf", c["lam"].unknown.start, c["lam"].unknown.stop))
+            args.append("(" + ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"]) + ",)")
+        return self.put("_ev", self._ev_slots[path], self.call(path, "events", args))
+
+    def constraint_events(self, c):
+        """A constraint's events, written with its ledger powers (one helper for both, where
+        the outlining finds their block repeated)."""
+        if self._ev_slots and c["path"] in self._ev_slots:
+            self.emit(self.events_line(c["path"]))
 
 
 def generate_jit(plan):

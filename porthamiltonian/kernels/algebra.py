@@ -25,7 +25,8 @@ from . import lie
 from ._njit import njit
 
 __all__ = ["solve", "reduceat", "mv", "mv_add", "mm", "mtv", "mtm", "all_finite", "blend", "blend_rows", "stabilized_row",
-           "residual_power", "difference_power"]
+           "residual_power", "difference_power", "join", "join_rows", "scaled", "add_scaled", "scaled_rows",
+           "add_scaled_rows", "matrix"]
 
 _M, _V = "f8[:, :]", "f8[:]"
 
@@ -75,6 +76,77 @@ def mtv(A, v):
 def mtm(A, B):
     """``A.T @ B``."""
     return lie.mm(A.T, B)
+
+
+@njit(**_one(_V, _V))
+def join(a, b):
+    """``np.concatenate((a, b))``: numba lowers a concatenation anew for every tuple of
+    argument types, ~100 KB of optimized IR each; the generated code folds a longer one."""
+    out = np.empty(a.shape[0] + b.shape[0])
+    lie.put(out, 0, a)
+    lie.put(out, a.shape[0], b)
+    return out
+
+
+@njit(**_one(_M, _M))
+def join_rows(A, B):
+    """``np.concatenate((A, B), axis=0)`` (`join`)."""
+    out = np.empty((A.shape[0] + B.shape[0], A.shape[1]))
+    lie.put2(out, 0, 0, A)
+    lie.put2(out, A.shape[0], 0, B)
+    return out
+
+
+@njit(**_one("f8", _V))
+def scaled(c, x):
+    """``c * x``: the first term of a sum the generated code writes as calls (numba lowers
+    an array expression anew at every place, ~0.25 s of compile for a sum of ten)."""
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = c * x[i]
+    return out
+
+
+@njit(**_one(_V, "f8", _V))
+def add_scaled(y, c, x):
+    """``y + c * x`` (`scaled`)."""
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = y[i] + c * x[i]
+    return out
+
+
+@njit(**_one("f8", _M))
+def scaled_rows(c, X):
+    """``c * X`` for a matrix (`scaled`)."""
+    n, m = X.shape
+    out = np.empty((n, m))
+    for i in range(n):
+        for j in range(m):
+            out[i, j] = c * X[i, j]
+    return out
+
+
+@njit(**_one(_M, "f8", _M))
+def add_scaled_rows(Y, c, X):
+    """``Y + c * X`` for matrices (`scaled`)."""
+    n, m = X.shape
+    out = np.empty((n, m))
+    for i in range(n):
+        for j in range(m):
+            out[i, j] = Y[i, j] + c * X[i, j]
+    return out
+
+
+_MATRICES = ("f8[::1], i8, i8, i8", "i8[::1], i8, i8, i8")
+
+
+@njit(versions=_MATRICES, prebuilt=_MATRICES)
+def matrix(a, start, rows, cols):
+    """``a[start:start + rows * cols].reshape((rows, cols))``: a packed constant matrix of
+    the generated code (a reshape written there calls numba's reshape helper and its error
+    path at every place)."""
+    return a[start:start + rows * cols].reshape((rows, cols))
 
 
 @njit(versions=(_V, _M), prebuilt=(_V, _M))

@@ -19,6 +19,10 @@ _fin, _bl, _blr, _srow = (separate(algebra.all_finite), separate(algebra.blend),
                           separate(algebra.stabilized_row))
 _rpow, _dpow, _solve, _red = (separate(algebra.residual_power), separate(algebra.difference_power),
                               separate(algebra.solve), separate(algebra.reduceat))
+_cat, _catr, _sc, _asc, _scr, _ascr, _mat = (separate(algebra.join), separate(algebra.join_rows),
+                                             separate(algebra.scaled), separate(algebra.add_scaled),
+                                             separate(algebra.scaled_rows), separate(algebra.add_scaled_rows),
+                                             separate(algebra.matrix))
 
 
 @njit(cache=False)
@@ -75,6 +79,30 @@ def test_a_gap_term_of_weight_zero_is_not_read():
     got = _rows(np.ones(2), cd, c, np.ones((2, 2)), np.ones((2, 2)), cd, c, np.full(2, np.nan), 3.0, 0.0,
                 np.ones((2, 2)), np.ones(2), np.ones((2, 2)))[2]
     np.testing.assert_array_equal(got, cd + 3.0 * c)
+
+
+@njit(cache=False)
+def _joins_and_sums(a, b, A, B, W, F):
+    """Each on contiguous operands and on views (a column of `W`, a block of its columns)."""
+    V = W[:, 1:3]
+    return (_cat(a, b), _cat(W[:, 0], a), _catr(A, B), _catr(V, A[:, :2]), _sc(-2.5, a), _asc(a, -1.0, b[1:]),
+            _asc(W[:, 0], 3.0, b[:3]), _scr(0.5, A), _ascr(A, -1.0, B), _ascr(V, 2.0, A[:, :2]), _mat(F, 2, 3, 4))
+
+
+def test_joins_sums_and_packed_matrices_equal_numpy():
+    """A copy, or one product and one sum per entry, as numpy computes them: exact."""
+    rng = np.random.default_rng(6)
+    a, b, A, B, W = (rng.standard_normal(4), rng.standard_normal(5), rng.standard_normal((3, 2)),
+                     rng.standard_normal((3, 2)), rng.standard_normal((3, 3)))
+    F = rng.standard_normal(20)
+    got = _joins_and_sums(a, b, A, B, W, F)
+    V = W[:, 1:3]
+    want = (np.concatenate((a, b)), np.concatenate((W[:, 0], a)), np.concatenate((A, B), axis=0),
+            np.concatenate((V, A[:, :2]), axis=0), -2.5 * a, a + -1.0 * b[1:],
+            W[:, 0] + 3.0 * b[:3], 0.5 * A, A + -1.0 * B, V + 2.0 * A[:, :2], F[2:14].reshape(3, 4))
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert g.shape == w.shape, k
+        np.testing.assert_array_equal(g, w)
 
 
 @njit(cache=False)
