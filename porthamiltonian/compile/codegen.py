@@ -122,6 +122,11 @@ class _Gen:
         """Expression of ``A @ b + c`` (vectors)."""
         return f"{A} @ {b} + {c}"
 
+    def stack(self, name, parts, dims, rows=False):
+        """Expression of the concatenation of many `parts` of lengths `dims` (`rows`: matrices
+        of the unknowns' width, stacked by rows), `name` the array it may be built in."""
+        return self.concat(parts, rows)
+
     @staticmethod
     def concat(parts, rows=False):
         """Expression of the concatenation of `parts` (sources of vectors; `rows`: of
@@ -610,13 +615,14 @@ class _Gen:
                 self.emit(f"rr{i} = ({', '.join(parts)},)")
         for s in p.tangent_steps:
             self.step_tangent(s)
-        rows_v, rows_s = [], []
+        rows_v, rows_s, dims = [], [], []
         for c in p.constraints:
             i = self.index(c["path"])
             with self.block():
                 self.constraint_row(i, c)
             rows_v.append(f"row{i}")
             rows_s.append(f"row{i}_s")
+            dims.append(c["lam"].dim)
         for j, ci in enumerate(p.cuts):
             t, h = ci["tail"].name, ci["head"].name
             self.emit(f"rc{j} = {t}_t - {h}_t + {2 * ci['alpha']!r} * cc{j}")
@@ -624,13 +630,16 @@ class _Gen:
             self.emit(f"rc{j}_s = {sens or self.zsens(ci['tail'].dim)}")
             rows_v.append(f"rc{j}")
             rows_s.append(f"rc{j}_s")
+            dims.append(ci["tail"].dim)
         for v in p.tears:
             self.emit(f"rt_{v.name} = {v.name} - {v.name}_c")
             self.emit(f"rt_{v.name}_s = SEL_{v.name} - {v.name}_c_s")
             rows_v.append(f"rt_{v.name}")
             rows_s.append(f"rt_{v.name}_s")
+            dims.append(v.dim)
         self._rows_s = rows_s
-        self.emit(f"du = _solve({self.concat(rows_s, True)}, -{self.concat(rows_v)})")
+        A, b = self.stack("_A", rows_s, dims, True), self.stack("_b", rows_v, dims)
+        self.emit(f"du = _solve({A}, -{b})")
 
     def constraint_row(self, i, c):
         """``row{i}``, ``row{i}_s``: a constraint's acceleration rows (Baumgarte's terms, the

@@ -77,7 +77,8 @@ _SPARSE_DENSE_MAX = 1_000_000
 _ALGEBRA = {"_solve": "solve", "_reduceat": "reduceat", "_mv": "mv", "_mva": "mv_add", "_mm": "mm", "_mtv": "mtv",
             "_mtm": "mtm", "_fin": "all_finite", "_bl": "blend", "_blr": "blend_rows", "_srow": "stabilized_row",
             "_rpow": "residual_power", "_dpow": "difference_power", "_cat": "join", "_catr": "join_rows",
-            "_sc": "scaled", "_asc": "add_scaled", "_scr": "scaled_rows", "_ascr": "add_scaled_rows", "_mat": "matrix"}
+            "_sc": "scaled", "_asc": "add_scaled", "_scr": "scaled_rows", "_ascr": "add_scaled_rows", "_mat": "matrix",
+            "_putr": "put_rows"}
 
 
 #: the fewest terms of a sum the generated code writes as kernel calls rather than numpy's
@@ -213,6 +214,18 @@ class _JitGen(_Gen):
     @staticmethod
     def mul_add(A, b, c):
         return f"_mva({A}, {b}, {c})"
+
+    def stack(self, name, parts, dims, rows=False):
+        """`name`, bound to an array filled part by part (`porthamiltonian.kernels.lie.put`,
+        `porthamiltonian.kernels.algebra.put_rows`): one allocation for many parts."""
+        if len(parts) <= 2:
+            return self.concat(parts, rows)
+        self.emit(f"{name} = np.empty({(sum(dims), self.p.n_u) if rows else sum(dims)})")
+        at = 0
+        for part, d in zip(parts, dims):
+            self.emit(f"{'_putr' if rows else '_put'}({name}, {at}, {part})")
+            at += d
+        return name
 
     @staticmethod
     def concat(parts, rows=False):
@@ -439,7 +452,8 @@ class _JitGen(_Gen):
         # the multipliers, the constraints' velocity residuals and gaps, for post-processing
         cs = [f"c{self.index(c['path'])}" for c in p.constraints]
         gs = [f"g{self.index(c['path'])}" for c in p.constraints]
-        both = f"{self.concat(cs)}, {self.concat(gs)}" if cs else "_E, _E"
+        dims = [c["lam"].dim for c in p.constraints]
+        both = f"{self.stack('_C', cs, dims)}, {self.stack('_G', gs, dims)}" if cs else "_E, _E"
         self.emit(f"return xdot, 0, _ev, uf, {both}")
         module = set(_ALGEBRA) | set(self.imports.values()) | {"np", "_sp", "_dot", "_put"}
         self.lines, blocks = dealias(self.lines, self.blocks)

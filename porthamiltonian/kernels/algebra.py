@@ -26,7 +26,7 @@ from ._njit import njit
 
 __all__ = ["solve", "reduceat", "mv", "mv_add", "mm", "mtv", "mtm", "all_finite", "blend", "blend_rows", "stabilized_row",
            "residual_power", "difference_power", "join", "join_rows", "scaled", "add_scaled", "scaled_rows",
-           "add_scaled_rows", "matrix"]
+           "add_scaled_rows", "matrix", "put_rows"]
 
 _M, _V = "f8[:, :]", "f8[:]"
 
@@ -136,6 +136,14 @@ def add_scaled_rows(Y, c, X):
         for j in range(m):
             out[i, j] = Y[i, j] + c * X[i, j]
     return out
+
+
+@njit(**_one(_M, "i8", _M))
+def put_rows(dst, at, src):
+    """``dst[at : at + len(src)] = src`` for matrices of equal width: the generated code stacks
+    the constraints' rows into one array this way (`lie.put` for vectors), a concatenation of
+    many parts allocating once."""
+    lie.put2(dst, at, 0, src)
 
 
 _MATRICES = ("f8[::1], i8, i8, i8", "i8[::1], i8, i8, i8")

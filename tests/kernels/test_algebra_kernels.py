@@ -23,6 +23,7 @@ _cat, _catr, _sc, _asc, _scr, _ascr, _mat = (separate(algebra.join), separate(al
                                              separate(algebra.scaled), separate(algebra.add_scaled),
                                              separate(algebra.scaled_rows), separate(algebra.add_scaled_rows),
                                              separate(algebra.matrix))
+_putr = separate(algebra.put_rows)
 
 
 @njit(cache=False)
@@ -103,6 +104,16 @@ def test_joins_sums_and_packed_matrices_equal_numpy():
     for k, (g, w) in enumerate(zip(got, want)):
         assert g.shape == w.shape, k
         np.testing.assert_array_equal(g, w)
+    stacked = np.full((7, 2), np.nan)
+    _stack(stacked, A, W[:, 1:3], W[:1, :2])
+    np.testing.assert_array_equal(stacked, np.concatenate((A, W[:, 1:3], W[:1, :2]), axis=0))
+
+
+@njit(cache=False)
+def _stack(out, A, B, C):
+    _putr(out, 0, A)
+    _putr(out, 3, B)
+    _putr(out, 6, C)
 
 
 @njit(cache=False)
