@@ -86,9 +86,10 @@ class _Gen:
 
     @contextmanager
     def block(self):
-        """Marks the lines emitted inside as one element's step: blocks of equal shape (every
-        foot's constraint rows) become calls of one helper in the compiled code
-        (`porthamiltonian.compile.outline`); the Python code keeps them inline."""
+        """Marks the lines emitted inside as one element's (or component's) step: blocks of
+        equal shape repeated often enough (every foot's constraint rows on an 8-foot wheel)
+        become calls of one helper in the compiled code (`porthamiltonian.compile.outline`);
+        the Python code keeps them inline."""
         start = len(self.lines)
         yield
         self.blocks.append((start, len(self.lines)))

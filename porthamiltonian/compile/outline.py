@@ -12,11 +12,12 @@ template become calls of one helper function, compiled once and called through i
 (`porthamiltonian.kernels._njit.separate`), which returns the names the rest of the
 function reads.
 
-Only templates met at least twice are outlined: a block met once would cost a call and a
-compile of its own and save nothing. A block is split at its compound statements (the
-compiled path's ``if not _fin(J): return ...``), which stay inline. The helpers compute
-what the inline statements compute, in the same order, so outlining changes no result (a
-test compares the two to the bit).
+Only templates met at least `MIN_USES` times are outlined: a helper costs a call at every
+evaluation and a compile of its own, which a few repeats do not pay back. A block is split at
+its compound statements (the compiled path's ``if ...: return ...``), which stay inline, and
+only its runs of two or more calling statements are templates. The helpers compute what the
+inline statements compute, in the same order, so outlining changes no result (a test
+compares the two to the bit).
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ import re
 
 __all__ = ["outline", "dealias"]
 
-#: the fewest blocks of one template that are outlined (module docstring). A call of a helper
-#: passes the contact's shared state across the call and back (its arrays' reference counts:
-#: ~0.4 us per contact per evaluation) and compiles a helper (~0.4 s); each further block saves
-#: ~0.2-0.5 s of compile. Measured 2026-11-29 (`benchmarks/rhs_compile.py`): the 8-foot compliant
-#: rimless wheel 9.5 -> 7.5 s of compile for 3.6 us more per evaluation (27 -> 30); Go1's four
-#: feet no faster to compile, 1.4 us slower per evaluation.
+#: the fewest blocks of one template that are outlined (module docstring). A helper's call
+#: passes its contact's shared state in and its arrays out (their fields, their reference
+#: counts) and the helper compiles on its own; each further block saves 0.2-0.5 s of compile.
+#: Measured 2026-11-29, one process, variants interleaved (`benchmarks/results/rhs_compile.md`):
+#: the 8-foot wheel on sliding-plane feet 7.6 -> 4.0 s of compile for 108.9 -> 115.4 us per
+#: evaluation, on compliant feet 9.9 -> 6.9 s for 26.5 -> 29.4 us; Go1's four feet 5.1 -> 5.0 s
+#: for 26.3 -> 27.7 us, the main job's two contacts 2.7 -> 3.1 s for 7.1 -> 8.2 us.
 MIN_USES = 6
 
 _WORD = re.compile(r"\b[A-Za-z_]\w*\b")
@@ -114,7 +116,7 @@ def _runs(lines, start, stop):
     time from a helper and costs a call at every evaluation."""
     runs, run = [], []
     for k in range(start, stop + 1):
-        line = lines[k] if k < stop else ":"
+        line = lines[k] if k < stop else ":"   # past the block: ends the last run
         if line.startswith("     ") or line.rstrip().endswith(":"):   # a compound statement or its body
             if sum(any(isinstance(n, ast.Call) for n in ast.walk(_statement(lines[j]))) for j in run) > 1:
                 runs.append(run)
@@ -162,16 +164,16 @@ def outline(lines, blocks, module_names, prefix="_h", min_uses=MIN_USES):
     for run, body, tpl, outs in found:
         texts.setdefault("\n".join("    " + ast.unparse(s) for s in body), []).append((run, tpl, outs))
     helpers, calls = [], {}
-    for src, uses in texts.items():
-        if len(uses) < min_uses:
+    for src, group in texts.items():
+        if len(group) < min_uses:
             continue
-        # returned: the k-th name a block binds, where any use's function reads it afterwards
-        first = uses[0][1]
-        ret = [k for k in range(len(first.assigned)) if any(t.assigned[k] in outs for _, t, outs in uses)]
+        # returned: the k-th name a block binds, where any block's function reads it afterwards
+        first = group[0][1]
+        ret = [k for k in range(len(first.assigned)) if any(t.assigned[k] in outs for _, t, outs in group)]
         name = f"{prefix}{len(helpers)}"
         body = src + (f"\n    return {', '.join(first.local[first.assigned[k]] for k in ret)}" if ret else "")
         helpers.append(f"@njit\ndef {name}_({', '.join(first.params)}):\n{body}\n\n\n{name} = separate({name}_)\n")
-        for run, t, _ in uses:
+        for run, t, _ in group:
             target = "".join(t.assigned[k] + ", " for k in ret)[:-2] + (" = " if ret else "")
             calls[run[0]] = (run, f"    {target}{name}({', '.join(t.args)})")
     out, skip = [], set()
