@@ -39,9 +39,9 @@ and faster than the function (the 8-foot rimless wheel's: 12 s at 448 lines, 4 s
 foot's constraint terms, rows, ledger powers and events; a contact's spring, damper and slip,
 their steps made adjacent by `_JitGen.order_steps`) are calls of one helper
 (`porthamiltonian.compile.outline`); aliases are dropped; concatenations, sums and the packed
-matrices are calls of kernels compiled once (`porthamiltonian.kernels.algebra`); an element's
-padded references are bound once; the constraints' terms and the contacts' shared states are
-each tested once, by one return statement (each return costs the release of every live array).
+matrices are calls of kernels compiled once (`porthamiltonian.kernels.algebra`); the
+constraints' terms and the contacts' shared states are each tested once, by one return
+statement (each return costs the release of every live array).
 
 The same evaluation returns every element event function's value (`PHSystem.events` order)
 where every element with events exports an events kernel (``HAS_EVENTS`` in the module): the
@@ -83,9 +83,11 @@ _ALGEBRA = {"_solve": "solve", "_reduceat": "reduceat", "_mv": "mv", "_mva": "mv
 
 #: the fewest terms of a sum the generated code writes as kernel calls rather than numpy's
 #: expression (`_JitGen.lincomb`). numba lowers an array expression anew at every place; a call
-#: allocates an array per term. Measured 2026-11-29 on Go1's robot-drop (20 sums of two terms):
-#: as calls 4.8 s of compile and 26.2 us per evaluation, as expressions 6.3 s and 25.5 us.
-LINCOMB_CALLS = 2
+#: allocates an array per term. Measured 2026-11-29, one process, variants interleaved, compile
+#: [s] / us per evaluation with every sum a call, from three terms (this), none: Go1's
+#: robot-drop (20 sums of two terms) 4.98 / 26.2, 5.38 / 25.1, 5.94 / 24.8; the
+#: main job 2.48 / 6.8, 2.68 / 6.5, 2.79 / 6.4.
+LINCOMB_CALLS = 3
 
 
 class NoJit(Exception):
@@ -118,8 +120,8 @@ class _JitGen(_Gen):
         self.shared = {}        # id(element object) -> name of its shared value
         self._consts = {}       # name -> value of the constants read at the top (`const`)
         self._n = 0
-        self._padded = {}       # (element, its padded references) -> their name (`padded`)
         self._unchecked = []    # the shared states not yet tested (`check_shared`)
+        self._padded = {}       # (element, its padded references) -> their name (`padded`)
 
     # -- constants: slices of F and I
     def _pack(self, value):
@@ -274,7 +276,7 @@ class _JitGen(_Gen):
             if args[0] != "0":
                 raise NoJit(f"{obj.label} in causal pattern {args[0]}")
             args = args[1:]
-        if kern.refs is not None:   # the slices of x themselves, bound once per element and padding
+        if kern.refs is not None:
             own = self.r(path)
             args = [self.padded(path, kern.refs) if a == own else a for a in args]
         sh = None
@@ -296,11 +298,16 @@ class _JitGen(_Gen):
         return expr
 
     def padded(self, path, refs):
-        """The name of an element's references padded as `Kernel.refs` says (a tuple of
-        slices of x), bound at its first use: an element's kernels read it several times, and
-        each tuple written out costs the compile its slices again."""
+        """An element's references padded as `Kernel.refs` says: a tuple of slices of x. A short
+        one (the moving bodies' poses) is bound to a name at its first use: each kernel of the
+        element reads it, and each tuple written out costs the compile its slices again (1 s of
+        the 8-foot sliding-plane wheel's 5.4 s). A longer one (a compliant contact's own state
+        and charts) is written where the call runs, which a culled contact skips: a bound tuple
+        costs every evaluation its arrays' reference counts (0.3 us per compliant contact)."""
         sls = self.p.refs[path]
         tup = "(" + "".join(("_E" if k < 0 else self.span("x", sls[k].start, sls[k].stop)) + ", " for k in refs) + ")"
+        if len(refs) > 2:
+            return tup
         name = self._padded.get((path, tup))
         if name is None:
             name = self._padded[(path, tup)] = f"R{self.index(path)}_{len(self._padded)}"
