@@ -34,14 +34,15 @@ post-processing over thousands of samples (`PHSystem.multipliers`,
 `PHSystem.constraint_residuals`) costs a compiled call per sample.
 
 The generated function is written for numba's compile time, which grows with every statement
-and faster than the function (the 8-foot rimless wheel's: 12 s at 448 lines, 4 s now,
+and faster than the function (the 8-foot rimless wheel's: 12 s at 448 lines, 5 s now,
 `benchmarks/results/rhs_compile.md`): blocks repeated at least `outline.MIN_USES` times (every
 foot's constraint terms, rows, ledger powers and events; a contact's spring, damper and slip,
 their steps made adjacent by `_JitGen.order_steps`) are calls of one helper
-(`porthamiltonian.compile.outline`); aliases are dropped; concatenations, sums and the packed
-matrices are calls of kernels compiled once (`porthamiltonian.kernels.algebra`); the
-constraints' terms and the contacts' shared states are each tested once, by one return
-statement (each return costs the release of every live array).
+(`porthamiltonian.compile.outline`); aliases are dropped; concatenations, sums of three terms
+or more and the packed matrices are calls of kernels compiled once
+(`porthamiltonian.kernels.algebra`); the bodies' poses an element's kernels read are bound
+once; the constraints' terms and the contacts' shared states are each tested once, by one
+return statement (each return costs the release of every live array).
 
 The same evaluation returns every element event function's value (`PHSystem.events` order)
 where every element with events exports an events kernel (``HAS_EVENTS`` in the module): the

@@ -31,9 +31,10 @@ __all__ = ["outline", "dealias"]
 #: passes its contact's shared state in and its arrays out (their fields, their reference
 #: counts) and the helper compiles on its own; each further block saves 0.2-0.5 s of compile.
 #: Measured 2026-11-29, one process, variants interleaved (`benchmarks/results/rhs_compile.md`):
-#: the 8-foot wheel on sliding-plane feet 7.6 -> 4.0 s of compile for 108.9 -> 115.4 us per
-#: evaluation, on compliant feet 9.9 -> 6.9 s for 26.5 -> 29.4 us; Go1's four feet 5.1 -> 5.0 s
-#: for 26.3 -> 27.7 us, the main job's two contacts 2.7 -> 3.1 s for 7.1 -> 8.2 us.
+#: the 8-foot wheel on sliding-plane feet 9.4 -> 4.7 s of compile for 100.9 -> 105.5 us per
+#: evaluation, on compliant feet 11.1 -> 9.1 s for 25.5 -> 27.1 us; with every template
+#: outlined, Go1's four feet 5.1 -> 5.0 s for 26.3 -> 27.7 us, the main job's two contacts
+#: 2.7 -> 3.1 s for 7.1 -> 8.2 us.
 MIN_USES = 6
 
 _WORD = re.compile(r"\b[A-Za-z_]\w*\b")
