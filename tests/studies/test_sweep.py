@@ -39,7 +39,9 @@ def client():
 
 def test_parallel_equals_serial(serial, client, tmp_path):
     parallel = sweep("ball-drop", GRID, points=[BAD], out=tmp_path, trajectories=True, scheduler=client, **RUN)
-    assert len(parallel) == 13 and len(client.scheduler_info()["workers"]) == 2
+    # the workers from the scheduler itself: distributed 2026.8's `scheduler_info()` can return the
+    # client's periodic totals-only refresh (no workers) that raced its own fetch (seen in CI)
+    assert len(parallel) == 13 and len(client.nthreads()) == 2
     ok = parallel["status"] == "ok"
     assert ok.sum() == 12
     assert parallel.drop(columns=VOLATILE, errors="ignore").equals(serial.drop(columns=VOLATILE, errors="ignore"))
