@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..bondgraph.element import ConstraintElement
+from .plan import active_rows
 
 __all__ = ["ImpactFriction"]
 
@@ -80,14 +81,14 @@ class ImpactFriction:
         # (D_k - J_k) . f is linear in the momenta: its change per unit of each column of G
         # (the associated columns, then the friction columns), one evaluation per column. An
         # inactive row's multiplier is zero in every impulse (its row of A is the identity, its
-        # target its residual: `PHSystem._active_rows`), so its column is not evaluated (Go1's
+        # target its residual: `plan.active_rows`), so its column is not evaluated (Go1's
         # trot: 16 evaluations per impulse before, ~9 now)
         f0 = [evd["maps"][p][2] for p in self.paths]
         dirs = np.concatenate((self.Gx, self.dG), axis=1)
         needed = np.ones(dirs.shape[1], dtype=bool)
         unknowns = np.arange(len(ev["u"]))
         for c in plan.constraints:
-            needed[unknowns[c["lam"].unknown]] = np.asarray(c["obj"].active(x[c["slice"]])) > 0.5
+            needed[unknowns[c["lam"].unknown]] = active_rows(c, x) > 0.5
         self.psi = np.zeros((len(self.paths), dirs.shape[1]))
         for j in np.flatnonzero(needed):
             maps = system._rhs(t, x + dirs[:, j], system._u0, True, True)["maps"]

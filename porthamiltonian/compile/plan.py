@@ -23,13 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import networkx as nx
+import numpy as np
 
 from ..bondgraph.causality import CausalityReport, equation_graph
 from ..bondgraph.ports import EFFORT_OUT, FLOW_OUT
 from ..errors import CausalityError, ModelError
 from .layout import BlockInfo, LedgerEntry, StateLayout
 
-__all__ = ["Plan", "build_plan"]
+__all__ = ["Plan", "build_plan", "active_rows"]
 
 
 def _pyname(key):
@@ -86,6 +87,12 @@ class Plan:
     refs: dict  # element path -> tuple of slices (referenced blocks)
     ref_owners: dict  # element path -> tuple of (owner path, block slice within owner's own state)
     baumgarte: tuple
+
+
+def active_rows(c, x):
+    """The mask (1.0 active, 0.0 not) of the rows of the plan's constraint entry `c` at state x
+    (`ConstraintElement.active`)."""
+    return np.asarray(c["obj"].active(x[c["slice"]]), dtype=float)
 
 
 def _overrides(obj, method):

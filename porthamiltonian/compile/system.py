@@ -13,6 +13,7 @@ from ..errors import IntegrationError, ModelError, ParameterError, PhaseError, P
 from ..bondgraph.element import ConstraintElement
 from .codegen import _solve
 from .impact_friction import ImpactFriction
+from .plan import active_rows
 
 _log = logging.getLogger(__name__)
 
@@ -547,7 +548,7 @@ class PHSystem:
             r = np.zeros(plan.n_rows)
             for c in plan.constraints:
                 g = np.asarray(ev["g"][c["path"]], dtype=float)
-                r[c["rows"]] = -np.where(np.isfinite(g), g, 0.0) * np.asarray(c["obj"].active(x[c["slice"]]), float)
+                r[c["rows"]] = -np.where(np.isfinite(g), g, 0.0) * active_rows(c, x)
             return r
 
         if position and any(type(c["obj"]).gap is not ConstraintElement.gap for c in plan.constraints):
@@ -670,8 +671,7 @@ class PHSystem:
         row (kept) (`project_constraints`, `come_to_rest`)."""
         r = np.zeros(self._plan.n_rows)
         for c in constraints:
-            active = np.asarray(c["obj"].active(x[c["slice"]]), dtype=float)
-            r[c["rows"]] = -np.asarray(ev["c"][c["path"]], dtype=float) * active
+            r[c["rows"]] = -np.asarray(ev["c"][c["path"]], dtype=float) * active_rows(c, x)
         return r
 
     def _single_impulse(self, t, x, element, target, rows):
@@ -708,8 +708,7 @@ class PHSystem:
 
     def _active_rows(self, path, x):
         """The mask of `path`'s active rows at state x (`ConstraintElement.active`)."""
-        c = next(c for c in self._plan.constraints if c["path"] == path)
-        return np.asarray(c["obj"].active(x[c["slice"]]), dtype=float)
+        return active_rows(next(c for c in self._plan.constraints if c["path"] == path), x)
 
     def _active_paths(self, x):
         """The constraint paths whose first row is active at state x."""
