@@ -3,7 +3,8 @@ main job needs compiled for the machine that builds it (issue 36, "The first run
 
 ``pip install .`` (or ``pip install porthamiltonian`` from a source distribution) builds the
 wheel on the user's own machine through this backend, in an environment holding the build
-requirements (``pyproject.toml``: setuptools, numba, numpy). `build_wheel` builds the wheel
+requirements (``pyproject.toml``: setuptools, numba, numpy, and scipy, whose LAPACK numba compiles
+``np.linalg`` against). `build_wheel` builds the wheel
 with setuptools, unpacks it into a temporary folder, compiles there the kernels
 ``porthamiltonian warmup`` compiles first (the contact chain and the element kernels'
 prebuilt versions: `porthamiltonian.kernels._njit.compile_declared`, `compile_prebuilt`, in

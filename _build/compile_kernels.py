@@ -3,9 +3,10 @@ kernels and the element kernels' prebuilt versions (``njit``'s ``prebuilt``) of 
 unpacked at ``sys.argv[1]`` into numba's cache (``NUMBA_CACHE_DIR``, set by the backend), as
 ``porthamiltonian warmup`` does for its first steps.
 
-Only numpy, numba and the kernels are imported: the build environment holds the build
-requirements, not the package's other dependencies, so the package's ``__init__`` (which
-imports the model layer: scipy, networkx, sympy, ...) is not run; an empty module stands for
+Only numpy, numba and the kernels are imported (and scipy's LAPACK, by numba, for
+``np.linalg``): the build environment holds the build requirements, not the package's other
+dependencies, so the package's ``__init__`` (which imports the model layer: networkx, sympy,
+...) is not run; an empty module stands for
 the package, whose ``__path__`` is the unpacked one. With ``--pass-over`` the kernels another
 process is compiling are passed over first (two processes share the work through the
 kernels' claims), then waited for.

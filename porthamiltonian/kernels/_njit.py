@@ -291,8 +291,8 @@ def compile_declared(skip_claimed=False):
     """Compile, or load from numba's cache, every contact-chain kernel (`_parallel.DECLARED`)
     for its declared argument types, under the claims other processes honour
     (`_parallel.compile_claimed`); every kernel module is imported first (each declares its
-    kernels as it is imported). Needs only numpy, numba and the kernels (``porthamiltonian
-    warmup`` and the build backend, ``_build/backend.py``, which runs it without the rest of the
+    kernels as it is imported). Needs only numpy, numba, scipy (numba's LAPACK) and the kernels
+    (``porthamiltonian warmup`` and the build backend, ``_build/backend.py``, which runs it without the rest of the
     package installed).
 
     Parameters
