@@ -62,6 +62,19 @@ def _component(step):
     return step.element.rpartition("/")[0] or step.element
 
 
+def _by_component(steps):
+    """`steps` cut into runs of one component each (`_component`); a copy (a junction handing
+    a variable on) belongs to the run of the step after it, which reads it (the compiled
+    path's `order_steps` puts it there)."""
+    keys, key = [], None
+    for st in reversed(steps):
+        if st.kind != "copy" or key is None:
+            key = _component(st)
+        keys.append(key)
+    keys.reverse()
+    return [[st for st, _ in run] for _, run in groupby(zip(steps, keys), key=lambda sk: sk[1])]
+
+
 class _Gen:
     def __init__(self, plan: Plan):
         self.p = plan
@@ -524,7 +537,7 @@ class _Gen:
         """Steps that do not depend on the unknowns: per step, or by assembled blocks."""
         p, lin = self.p, self.lin
         if lin is None:
-            for _, steps in groupby(self.order_steps(p.pre_steps), key=_component):   # a component's steps: one block
+            for steps in _by_component(self.order_steps(p.pre_steps)):   # a component's steps: one block
                 with self.block():
                     for s in steps:
                         self.step_value(s, with_sens=False)
