@@ -57,9 +57,14 @@ def _solve(A, b):
 
 
 def _component(step):
-    """The component a step's element belongs to: its path up to the last ``/`` (a contact's
-    spring, damper and slip are ``foot0/spring``, ``foot0/damper``, ``foot0/slip``)."""
-    return step.element.rpartition("/")[0] or step.element
+    """The component a step's element belongs to (`_component_of`)."""
+    return _component_of(step.element)
+
+
+def _component_of(path):
+    """The component an element belongs to: its path up to the last ``/`` (a contact's spring,
+    damper and slip are ``foot0/spring``, ``foot0/damper``, ``foot0/slip``)."""
+    return path.rpartition("/")[0] or path
 
 
 def _by_component(steps):
@@ -478,6 +483,10 @@ class _Gen:
         """Hook after a constraint's ledger powers: nothing here (the compiled code writes its
         event values there)."""
 
+    def component_events(self, component):
+        """Hook after a component's rates and ledger powers: nothing here (the compiled code
+        writes its elements' event values there)."""
+
     # -- whole function
     def build(self):
         self.emit("xdot = np.zeros(NX)")
@@ -722,13 +731,14 @@ class _Gen:
         L = p.layout
         lin = self.lin
         done = lin.storages if lin is not None else ()
+        writes = {}   # a component's lines, one block each (with its events: `component_events`)
         for st in p.storages:
             if st["obj"].n_states == 0 or st["path"] in done:
                 continue
             i = self.index(st["path"])
             sl = st["slice"]
             expr = self.mul_add(f"xd{i}_s", "du", f"xd{i}") if st["path"] in self._rate_sens else f"xd{i}"
-            self.emit(self.put("xdot", sl, expr))
+            writes.setdefault(_component_of(st["path"]), []).append(self.put("xdot", sl, expr))
         # ledger quadratures
         NP = L.n_physical
         led = {(e.element, e.kind): NP + e.index for e in L.ledger}
@@ -737,13 +747,19 @@ class _Gen:
             if rinfo["path"] in paired:
                 continue
             terms = " + ".join(f"{om!r} * {self.dot(self.final(ev), self.final(fv))}" for ev, fv, om in rinfo["ports"])
-            self.emit(f"xdot[{led[(rinfo['path'], 'dissipated')]}] = {terms}")
+            writes.setdefault(_component_of(rinfo["path"]), []).append(
+                f"xdot[{led[(rinfo['path'], 'dissipated')]}] = {terms}")
         for sinfo in p.sources:
             if sinfo["path"] in paired:
                 continue
-            self.emit(
+            writes.setdefault(_component_of(sinfo["path"]), []).append(
                 f"xdot[{led[(sinfo['path'], 'supplied')]}] = {-sinfo['omega']!r} * {self.dot(self.final(sinfo['e']), self.final(sinfo['f']))}"
             )
+        for component, lines in writes.items():
+            with self.block():
+                for line in lines:
+                    self.emit(line)
+                self.component_events(component)
         for c in p.constraints:
             i = self.index(c["path"])
             sl = c["lam"].unknown

@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import kernels as _kernels
-from .codegen import _Gen, _component
+from .codegen import _Gen, _component, _component_of
 from .outline import dealias, outline, prune
 
 __all__ = ["generate_jit", "load_jit", "cache_dir"]
@@ -472,9 +472,10 @@ class _JitGen(_Gen):
             self.emit("_ev = _E")
         else:
             self.emit(f"_ev = np.empty({sum(sl.stop - sl.start for sl in self._ev_slots.values())})")
+        self._ev_done = set()
         self.evaluation()
         for path in self._ev_slots or ():
-            if path not in self._cons:   # the constraints' are written with their ledger powers
+            if path not in self._cons and path not in self._ev_done:   # the others: with their component
                 with self.block():
                     self.emit(self.events_line(path))
         self.emit("if not _fin(xdot):")
@@ -536,6 +537,15 @@ class _JitGen(_Gen):
             args.append(self.span("uf", c["lam"].unknown.start, c["lam"].unknown.stop))
             args.append("(" + ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"]) + ",)")
         return self.put("_ev", self._ev_slots[path], self.call(path, "events", args))
+
+    def component_events(self, component):
+        """The event values of `component`'s elements (other than constraints), in the block of
+        its rates and ledger powers: with them, a compliant foot's finish is one template
+        (outlined where feet repeat, `outline`)."""
+        for path in self._ev_slots or ():
+            if path not in self._cons and path not in self._ev_done and _component_of(path) == component:
+                self._ev_done.add(path)
+                self.emit(self.events_line(path))
 
     def constraint_events(self, c):
         """A constraint's events, written with its ledger powers (one helper for both, where
