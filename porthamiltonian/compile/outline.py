@@ -213,33 +213,29 @@ def dealias(lines, blocks=()):
 
 def prune(lines, blocks=()):
     """``(lines, blocks)``: `lines` without the assignments whose names nothing reads afterwards
-    (before binding them again), repeated until none is left, and the `blocks`' line ranges in
-    the new lines. Only a plain statement of the function's own level is dropped (not a
-    compound statement or its body), and only one that calls no ``_put`` (the kernels that
-    write into an array); every other kernel writes into none of its arguments
-    (`porthamiltonian.compile.jit._JitGen._zeros_of`), so its unread result can go. The
-    generator writes what another phase may read: the bodies' rate references for the
-    constraints' tangents (``rr<n>``, read only where a tangent needs them), the efforts summed
-    on the ground, which has no state (a compliant 8-foot rimless wheel: 24 tuples, 104 slices;
-    1.2 s of its 8.7 s of compile and 0.5 us per evaluation)."""
-    lines, keep = list(lines), [True] * len(lines)
-    uses = [_uses(line) for line in lines]
-    changed = True
-    while changed:
-        changed = False
-        for k in range(len(lines) - 1, -1, -1):
-            line = lines[k]
-            if not keep[k] or line.startswith("     ") or line.rstrip().endswith(":") or "_put" in line:
-                continue
-            node = _statement(line)
-            if not isinstance(node, ast.Assign):
-                continue
-            bound = uses[k][1]
-            if not bound or any(not isinstance(t, (ast.Name, ast.Tuple)) for t in node.targets):
-                continue
-            later = [u for j, u in enumerate(uses[k + 1:], k + 1) if keep[j]]
-            if not _read_later(bound, later, 0):
-                keep[k], changed = False, True
+    (before binding them again), and the `blocks`' line ranges in the new lines. One sweep
+    from the end: a line is kept if it binds a name read below it (by a kept line), writes
+    (``xdot[k] = ...``, a ``_put``: the kernels that write into an array) or is a compound
+    statement or its body; a kept line's reads are then live above it. Every other kernel
+    writes into none of its arguments (`porthamiltonian.compile.jit._JitGen._zeros_of`), so
+    its unread result can go, and with it what only it read. The generator writes what another
+    phase may read: the bodies' rate references for the constraints' tangents (``rr<n>``, read
+    only where a tangent needs them), the efforts summed on the ground, which has no state (a
+    compliant 8-foot rimless wheel: 24 tuples, 104 slices; 1.2 s of its 8.7 s of compile and
+    0.5 us per evaluation)."""
+    keep, live = [True] * len(lines), set()
+    for k in range(len(lines) - 1, -1, -1):
+        line = lines[k]
+        read, bound = _uses(line)
+        plain = not (line.startswith("     ") or line.rstrip().endswith(":") or "_put" in line)
+        node = _statement(line) if plain else None
+        if (isinstance(node, ast.Assign) and bound and not bound & live
+                and all(isinstance(t, (ast.Name, ast.Tuple)) for t in node.targets)):
+            keep[k] = False
+            continue
+        if plain:
+            live -= bound
+        live |= read
     at, out = [], []   # at[k]: the new index of old line k
     for k, line in enumerate(lines):
         at.append(len(out))
