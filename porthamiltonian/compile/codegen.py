@@ -56,25 +56,20 @@ def _solve(A, b):
     return np.linalg.lstsq(A, b, rcond=None)[0]
 
 
-def _component(step):
-    """The component a step's element belongs to (`_component_of`)."""
-    return _component_of(step.element)
-
-
 def _component_of(path):
-    """The component an element belongs to: its path up to the last ``/`` (a contact's spring,
-    damper and slip are ``foot0/spring``, ``foot0/damper``, ``foot0/slip``)."""
+    """The component an element belongs to by its path: up to the last ``/`` (a contact's
+    spring, damper and slip are ``foot0/spring``, ``foot0/damper``, ``foot0/slip``)."""
     return path.rpartition("/")[0] or path
 
 
-def _by_component(steps):
-    """`steps` cut into runs of one component each (`_component`); a copy (a junction handing
-    a variable on) belongs to the run of the step after it, which reads it (the compiled
-    path's `order_steps` puts it there)."""
+def _by_component(steps, component):
+    """`steps` cut into runs of one component each (`component(path)`); a copy (a junction
+    handing a variable on) belongs to the run of the step after it, which reads it (the
+    compiled path's `order_steps` puts it there)."""
     keys, key = [], None
     for st in reversed(steps):
         if st.kind != "copy" or key is None:
-            key = _component(st)
+            key = component(st.element)
         keys.append(key)
     keys.reverse()
     return [[st for st, _ in run] for _, run in groupby(zip(steps, keys), key=lambda sk: sk[1])]
@@ -475,6 +470,13 @@ class _Gen:
         """The order `pre_pass` emits `steps` in: the plan's here."""
         return steps
 
+    def component(self, path):
+        """The component the generated code writes element `path`'s statements with (one block
+        each, `_by_component`): the element's own ``component`` where it names one (the
+        elements on one joint of a robot, `library.joint_elements`), else its path's
+        (`_component_of`)."""
+        return getattr(self.p.report.flat.elements.get(path), "component", None) or _component_of(path)
+
     def check_shared(self):
         """Hook after the steps that do not depend on the unknowns: nothing here (the compiled
         code tests its shared contact states there)."""
@@ -546,7 +548,7 @@ class _Gen:
         """Steps that do not depend on the unknowns: per step, or by assembled blocks."""
         p, lin = self.p, self.lin
         if lin is None:
-            for steps in _by_component(self.order_steps(p.pre_steps)):   # a component's steps: one block
+            for steps in _by_component(self.order_steps(p.pre_steps), self.component):   # a component's steps: one block
                 with self.block():
                     for s in steps:
                         self.step_value(s, with_sens=False)
@@ -557,8 +559,10 @@ class _Gen:
             if id(s) not in lin.assembled:
                 by_stage.setdefault(lin.stage[id(s)], []).append(s)
         for k in range(-1, len(lin.blocks)):
-            for s in by_stage.get(k, ()):
-                self.step_value(s, with_sens=False)
+            for steps in _by_component(self.order_steps(by_stage.get(k, [])), self.component):   # as above, per stage
+                with self.block():
+                    for s in steps:
+                        self.step_value(s, with_sens=False)
             if k + 1 < len(lin.blocks) and lin.blocks[k + 1] is not None:
                 self.emit_block(lin.blocks[k + 1])
         tail = lin.tail
@@ -738,7 +742,7 @@ class _Gen:
             i = self.index(st["path"])
             sl = st["slice"]
             expr = self.mul_add(f"xd{i}_s", "du", f"xd{i}") if st["path"] in self._rate_sens else f"xd{i}"
-            writes.setdefault(_component_of(st["path"]), []).append(self.put("xdot", sl, expr))
+            writes.setdefault(self.component(st["path"]), []).append(self.put("xdot", sl, expr))
         # ledger quadratures
         NP = L.n_physical
         led = {(e.element, e.kind): NP + e.index for e in L.ledger}
@@ -747,12 +751,12 @@ class _Gen:
             if rinfo["path"] in paired:
                 continue
             terms = " + ".join(f"{om!r} * {self.dot(self.final(ev), self.final(fv))}" for ev, fv, om in rinfo["ports"])
-            writes.setdefault(_component_of(rinfo["path"]), []).append(
+            writes.setdefault(self.component(rinfo["path"]), []).append(
                 f"xdot[{led[(rinfo['path'], 'dissipated')]}] = {terms}")
         for sinfo in p.sources:
             if sinfo["path"] in paired:
                 continue
-            writes.setdefault(_component_of(sinfo["path"]), []).append(
+            writes.setdefault(self.component(sinfo["path"]), []).append(
                 f"xdot[{led[(sinfo['path'], 'supplied')]}] = {-sinfo['omega']!r} * {self.dot(self.final(sinfo['e']), self.final(sinfo['f']))}"
             )
         for component, lines in writes.items():

@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import kernels as _kernels
-from .codegen import _Gen, _component, _component_of
+from .codegen import _Gen
 from .outline import dealias, outline, prune
 
 __all__ = ["generate_jit", "load_jit", "cache_dir"]
@@ -343,7 +343,7 @@ class _JitGen(_Gen):
 
         def release(k):
             heapq.heappush(ready, k)
-            heapq.heappush(by_component.setdefault(_component(steps[k]), []), k)
+            heapq.heappush(by_component.setdefault(self.component(steps[k].element), []), k)
 
         def take(k):   # the copies `k` reads first, then `k`
             for j in sorted(deps[k]):
@@ -364,7 +364,7 @@ class _JitGen(_Gen):
                 break
             k = heapq.heappop(same or ready)
             take(k)
-            last = _component(steps[k])
+            last = self.component(steps[k].element)
             for j in after[k]:
                 waiting[j] -= 1
                 if not waiting[j]:
@@ -543,7 +543,7 @@ class _JitGen(_Gen):
         its rates and ledger powers: with them, a compliant foot's finish is one template
         (outlined where feet repeat, `outline`)."""
         for path in self._ev_slots or ():
-            if path not in self._cons and path not in self._ev_done and _component_of(path) == component:
+            if path not in self._cons and path not in self._ev_done and self.component(path) == component:
                 self._ev_done.add(path)
                 self.emit(self.events_line(path))
 

@@ -49,6 +49,9 @@ class _OnJoint:
             raise ModelError(f"{name!r}: joint {joint!r} of {robot.label} is {j.kind}; joint elements act on joints of one degree of freedom")
         self.robot, self.joint = robot, j
         self.port_name = robot.joint_port(joint)
+        # the generated right-hand side writes one joint's elements together, one block per
+        # joint, so that a robot's joints are one compiled helper (`compile.codegen._Gen.component`)
+        self.component = f"{robot.name}:{j.name}"
         self._iq = np.array([robot._qo[robot._jindex[joint]]], dtype=np.int64)
 
     def _default(self, value, key, name):
