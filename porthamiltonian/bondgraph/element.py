@@ -245,6 +245,11 @@ class Element(ABC):
 
     type_name: ClassVar[str] = "Element"
     category: ClassVar[str] = ""
+    #: the component whose statements the generated right-hand side writes together with this
+    #: element's (one block, one compiled helper where the component repeats:
+    #: `porthamiltonian.compile.codegen._Gen.component`); None: the element's path up to its
+    #: last ``/`` (a contact's spring, damper and slip). The elements on one robot joint name it.
+    component: str | None = None
 
     def __init__(self, name):
         self.name = check_name(name)

@@ -472,7 +472,7 @@ class _Gen:
 
     def component(self, path):
         """The component the generated code writes element `path`'s statements with (one block
-        each, `_by_component`): the element's own ``component`` where it names one (the
+        each, `_by_component`): the element's own `Element.component` where it names one (the
         elements on one joint of a robot, `library.joint_elements`), else its path's
         (`_component_of`)."""
         return getattr(self.p.report.flat.elements.get(path), "component", None) or _component_of(path)

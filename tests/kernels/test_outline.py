@@ -150,3 +150,23 @@ def test_an_outlined_right_hand_side_equals_the_inline_one_to_the_bit(contact, m
         np.testing.assert_allclose(a[0], ref, rtol=1e-12, atol=1e-12 * (1.0 + np.abs(ref).max()))
     for name in [n for n in sys.modules if n.startswith("porthamiltonian_outline_test_")]:
         del sys.modules[name]
+
+
+@pytest.mark.parametrize("name, kernel", [("robot-drop", "joint_spring_outputs"), ("robot-drop", "joint_damper_law"),
+                                          ("quadruped-trot", "resistor_law")])
+def test_a_robots_joints_and_a_trots_controllers_are_one_helper_each(name, kernel):
+    """The elements on one robot joint name their component (`Element.component`), and a
+    controller's reference, error and damper share theirs, so each joint's statements are one
+    block; twelve joints make one helper, which alone calls the kernel (the rhs calls it
+    twelve times through the helper). That the compiled code equals the Python right-hand side
+    is `tests/kernels/test_compiled_rhs.py`'s."""
+    import porthamiltonian as ph
+
+    model = build_model(name)
+    system = ph.compile(model.graph)
+    src = _jit.generate_jit(system._plan)[0]
+    local = re.search(rf"from porthamiltonian\.kernels\.\w+ import {kernel} as (_k\d+)_", src)[1]
+    helpers, body = src.split("def rhs")
+    assert f"{local}(" in helpers and f"{local}(" not in body
+    helper = re.search(rf"def (_h\d+)_\([^)]*\):\n(?:    .*\n)*?    [^\n]*\b{local}\(", helpers)[1]
+    assert body.count(f"{helper}(") == 12
