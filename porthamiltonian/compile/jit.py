@@ -34,11 +34,12 @@ post-processing over thousands of samples (`PHSystem.multipliers`,
 `PHSystem.constraint_residuals`) costs a compiled call per sample.
 
 The generated function is written for numba's compile time, which grows with every statement
-and faster than the function (the 8-foot rimless wheel's: 12 s at 448 lines, 5 s now,
+and faster than the function (the 8-foot rimless wheel's: 12 s at 448 lines, 4.5 s now,
 `benchmarks/results/rhs_compile.md`): blocks repeated at least `outline.MIN_USES` times (every
 foot's constraint terms, rows, ledger powers and events; a contact's spring, damper and slip,
-their steps made adjacent by `_JitGen.order_steps`) are calls of one helper
-(`porthamiltonian.compile.outline`); aliases are dropped; concatenations, sums of three terms
+their steps made adjacent by `_JitGen.order_steps`, and its rates, ledger powers and events;
+a robot joint's elements) are calls of one helper (`porthamiltonian.compile.outline`);
+aliases and the statements nothing reads are dropped; concatenations, sums of three terms
 or more and the packed matrices are calls of kernels compiled once
 (`porthamiltonian.kernels.algebra`); the bodies' poses an element's kernels read are bound
 once; the constraints' terms and the contacts' shared states are each tested once, by one
