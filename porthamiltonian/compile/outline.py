@@ -32,13 +32,14 @@ __all__ = ["outline", "dealias", "prune"]
 #: counts) and the helper compiles on its own; each further block saves 0.2-0.5 s of compile.
 #: Measured 2026-11-29, one process, variants interleaved (`benchmarks/results/rhs_compile.md`):
 #: the 8-foot wheel on sliding-plane feet 9.4 -> 4.7 s of compile for 100.9 -> 105.5 us per
-#: evaluation, on compliant feet 11.1 -> 9.1 s for 25.5 -> 27.1 us. Four: since a compliant
-#: foot's damper, rates, ledger powers and events joined its block (session 12), Go1's four
-#: feet outlined take the trot 4.9-6.3 -> 3.6-4.2 s for 51.3-52.5 -> 52.7-53.8 us and
-#: robot-drop 4.0-4.4 -> 3.3-3.4 s for 24.5-25.0 -> 26.2-26.7 us (before it, 5.1 -> 5.0 s
-#: for 26.3 -> 27.7 us: not taken); the main job's two contacts stay inline (2.7 -> 3.1 s for
-#: 7.1 -> 8.2 us).
-MIN_USES = 4
+#: evaluation, on compliant feet 11.1 -> 9.1 s for 25.5 -> 27.1 us. Four repeats (Go1's
+#: feet, whose blocks now hold the spring, slip, damper, rates, ledger powers and events;
+#: `benchmarks/rhs_compile.py`, one process per model, session 12): the trot 6.4-6.8 -> 5.2-5.3
+#: s, robot-drop 4.5-4.7 -> 3.6 s, for 3.6 % more per evaluation on touching feet (the
+#: Go1-sized quadruped's bare rhs at `benchmarks/robot_profile.py`'s states, interleaved in one
+#: process: 39.0-39.3 -> 40.5-40.7 us) and 9 % on culled ones (robot-drop's first state). Not taken: a compile is paid once per model and machine (cached), an
+#: evaluation at every step of every run and sweep point, and the trot stays above 5 s.
+MIN_USES = 6
 
 _WORD = re.compile(r"\b[A-Za-z_]\w*\b")
 _ALIAS = re.compile(r"^    ([A-Za-z_]\w*) = ([A-Za-z_]\w*)$")
