@@ -37,8 +37,9 @@ __all__ = ["outline", "dealias", "prune"]
 #: `benchmarks/rhs_compile.py`, one process per model, session 12): the trot 6.4-6.8 -> 5.2-5.3
 #: s, robot-drop 4.5-4.7 -> 3.6 s, for 3.6 % more per evaluation on touching feet (the
 #: Go1-sized quadruped's bare rhs at `benchmarks/robot_profile.py`'s states, interleaved in one
-#: process: 39.0-39.3 -> 40.5-40.7 us) and 9 % on culled ones (robot-drop's first state). Not taken: a compile is paid once per model and machine (cached), an
-#: evaluation at every step of every run and sweep point, and the trot stays above 5 s.
+#: process: 39.0-39.3 -> 40.5-40.7 us) and 9 % on culled ones (robot-drop's first state).
+#: Not taken: a compile is paid once per model and machine (cached), an evaluation at every
+#: step of every run and sweep point, and the trot stays above 5 s.
 MIN_USES = 6
 
 _WORD = re.compile(r"\b[A-Za-z_]\w*\b")
