@@ -88,6 +88,7 @@ class _Gen:
         self.tan = {}  # var name -> has tangent sens (bool)
         self._rows_s = []
         self.blocks = []   # (start, stop) of the lines of one element's step (`block`)
+        self._rate_refs = set()   # the elements whose ``rr<i>`` is bound (`rate_refs`)
 
     # -- helpers
     def index(self, path):
@@ -346,7 +347,7 @@ class _Gen:
             self.emit(f"_OJ = {self.call(el, 'output_jacobian', ['t', self.xe(el), self.r(el)])}")
             parts.append(self.mul("_OJ", f"xd{i}"))
         if self.p.refs[el]:
-            parts.append(self.call(el, "output_ref_rate", ["t", self.xe(el), self.r(el), f"rr{i}"]))
+            parts.append(self.call(el, "output_ref_rate", ["t", self.xe(el), self.r(el), self.rate_refs(el)]))
         self.emit("_d = " + (" + ".join(parts) if parts else f"np.zeros({sum(st['dims'])})"))
         has_s = has_x and self.has_rate_sens(el)
         if has_s:
@@ -433,7 +434,18 @@ class _Gen:
         if f"Md{i}" in self._modrates:
             return
         self._modrates.add(f"Md{i}")
-        self.emit(f"Md{i} = {self.call(el, 'modulus_rate', ['t', self.r(el), f'rr{i}'])}")
+        self.emit(f"Md{i} = {self.call(el, 'modulus_rate', ['t', self.r(el), self.rate_refs(el)])}")
+
+    def rate_refs(self, path):
+        """``rr<i>``: the rates of the state blocks element `path` references (slices of their
+        owners' ``xd``), bound where a tangent first reads them: only some elements' tangents
+        do (a storage's output or a modulus that depends on another element's state)."""
+        i = self.index(path)
+        if i not in self._rate_refs:
+            self._rate_refs.add(i)
+            parts = [self.span(f"xd{self.index(owner)}", osl.start, osl.stop) for owner, osl in self.p.ref_owners[path]]
+            self.emit(f"rr{i} = ({', '.join(parts)},)")
+        return f"rr{i}"
 
     def terms(self, i, c):
         """``J{i}, b{i}, g{i}``: a constraint's rows, velocity bias and gaps."""
@@ -633,13 +645,6 @@ class _Gen:
                     self.step_value(s, with_sens=True)
         self.storage_rates()
         # tangents of what the constraints read
-        for path in p.refs:
-            i = self.index(path)
-            if p.refs[path]:
-                parts = []
-                for owner, osl in p.ref_owners[path]:
-                    parts.append(self.span(f"xd{self.index(owner)}", osl.start, osl.stop))
-                self.emit(f"rr{i} = ({', '.join(parts)},)")
         for s in p.tangent_steps:
             self.step_tangent(s)
         rows_v, rows_s, dims = [], [], []
