@@ -124,6 +124,8 @@ class _JitGen(_Gen):
         self._n = 0
         self._unchecked = []    # the shared states not yet tested (`check_shared`)
         self._padded = {}       # (element, its padded references) -> their name (`padded`)
+        self._cons = {c["path"]: c for c in plan.constraints}   # path -> constraint (events read its ports)
+        self._ev_done = set()   # elements whose events are written (`component_events`)
 
     # -- constants: slices of F and I
     def _pack(self, value):
@@ -473,7 +475,6 @@ class _JitGen(_Gen):
             self.emit("_ev = _E")
         else:
             self.emit(f"_ev = np.empty({sum(sl.stop - sl.start for sl in self._ev_slots.values())})")
-        self._ev_done = set()
         self.evaluation()
         for path in self._ev_slots or ():
             if path not in self._cons and path not in self._ev_done:   # the others: with their component
@@ -518,7 +519,6 @@ class _JitGen(_Gen):
         solver reads them from the evaluation, one kernel call per element); None if an element
         with events exports no events kernel (then they stay in Python)."""
         slots, at = {}, 0
-        self._cons = {c["path"]: c for c in self.p.constraints}
         for path, obj in self.p.report.flat.elements.items():
             specs = obj.events()
             if not specs:
