@@ -116,6 +116,11 @@ def _statement(line):
     return body[0] if body else ast.Pass()   # a comment
 
 
+def _compound(line):
+    """Whether `line` is a compound statement's header or a line of its body."""
+    return line.startswith("     ") or line.rstrip().endswith(":")
+
+
 def _runs(lines, start, stop):
     """The block's runs of simple statements (one line each), split at compound ones; only
     runs with two or more statements that call a function: a single call gains no compile
@@ -123,7 +128,7 @@ def _runs(lines, start, stop):
     runs, run = [], []
     for k in range(start, stop + 1):
         line = lines[k] if k < stop else ":"   # past the block: ends the last run
-        if line.startswith("     ") or line.rstrip().endswith(":"):   # a compound statement or its body
+        if _compound(line):
             if sum(any(isinstance(n, ast.Call) for n in ast.walk(_statement(lines[j]))) for j in run) > 1:
                 runs.append(run)
             run = []
@@ -230,7 +235,7 @@ def prune(lines, blocks=()):
     for k in range(len(lines) - 1, -1, -1):
         line = lines[k]
         read, bound = _uses(line)
-        plain = not (line.startswith("     ") or line.rstrip().endswith(":") or "_put" in line)
+        plain = not (_compound(line) or "_put" in line)
         node = _statement(line) if plain else None
         if (isinstance(node, ast.Assign) and bound and not bound & live
                 and all(isinstance(t, (ast.Name, ast.Tuple)) for t in node.targets)):
