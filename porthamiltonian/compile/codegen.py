@@ -89,6 +89,9 @@ class _Gen:
         self._rows_s = []
         self.blocks = []   # (start, stop) of the lines of one element's step (`block`)
         self._rate_refs = set()   # the elements whose ``rr<i>`` is bound (`rate_refs`)
+        self._buffers = set()   # the assembled blocks that take their inputs in a buffer (`block_inputs`)
+        self._gather = {}   # var name -> (buffer, slice) it is still to be copied to (`gather`)
+        self._gather_from = {}   # block input name -> the variable copied there (its copies' source)
 
     # -- helpers
     def index(self, path):
@@ -570,11 +573,13 @@ class _Gen:
         for s in p.pre_steps:
             if id(s) not in lin.assembled:
                 by_stage.setdefault(lin.stage[id(s)], []).append(s)
+        self.block_inputs([b for b in lin.blocks if b is not None] + [lin.tail] * (lin.tail is not None))
         for k in range(-1, len(lin.blocks)):
             for steps in _by_component(self.order_steps(by_stage.get(k, [])), self.component):   # as above, per stage
                 with self.block():
                     for s in steps:
                         self.step_value(s, with_sens=False)
+                        self.gather(s)
             if k + 1 < len(lin.blocks) and lin.blocks[k + 1] is not None:
                 self.emit_block(lin.blocks[k + 1])
         tail = lin.tail
@@ -583,12 +588,12 @@ class _Gen:
         y = self.emit_block(tail)
         nr, npr = lin.n_rates, lin.n_pairs
         if nr:
-            self.emit(f"xdot[{self.where('LINR_X', lin.rate_index)}] = {y}[0:{nr}]")
+            self.emit(self.put_index("xdot", "LINR_X", lin.rate_index, self.span(y, 0, nr)))
         if npr:
-            prod = f"{y}[{nr}:{nr + npr}] * {y}[{nr + npr}:{nr + 2 * npr}]"
+            prod = f"{self.span(y, nr, nr + npr)} * {self.span(y, nr + npr, nr + 2 * npr)}"
             if lin.ledger_starts is not None:
                 prod = f"_reduceat({prod}, {self.const('LINR_starts', lin.ledger_starts)})"
-            self.emit(f"xdot[{self.where('LINR_ledger', lin.ledger_index)}] = {prod}")
+            self.emit(self.put_index("xdot", "LINR_ledger", lin.ledger_index, prod))
         # rates other code reads (the tangents of constraints, elements referencing the state)
         read = {s.element for s in p.tangent_steps if s.kind == "storage_out"}
         read |= {owner for owners in p.ref_owners.values() for owner, _ in owners}
@@ -601,11 +606,53 @@ class _Gen:
         """The statement ``target[sl] = expr`` (a slice of a 1-D array)."""
         return f"{target}[{sl.start}:{sl.stop}] = {expr}"
 
-    def where(self, name, index):
-        """Subscript of x for a slice, or the name of a constant index array."""
+    @staticmethod
+    def put_at(target, index, expr):
+        """The statement ``target[index] = expr`` (an integer index array of a 1-D array)."""
+        return f"{target}[{index}] = {expr}"
+
+    def put_index(self, target, name, index, expr):
+        """``target[index] = expr`` for a slice, or for an integer index array held as the
+        constant `name`."""
         if isinstance(index, slice):
-            return f"{index.start}:{index.stop}"
-        return self.const(name, index)
+            return self.put(target, index, expr)
+        return self.put_at(target, self.const(name, index), expr)
+
+    def block_inputs(self, blocks):
+        """Allocate each block's input buffer (``_in_<name>``) where it takes more than one
+        variable, and note where each variable goes (`gather`, `emit_block`).
+
+        A variable is copied into the buffer by the statement after the step that binds it,
+        in that step's block: an outlined helper (`porthamiltonian.compile.outline`) then
+        writes its leaves itself. A leaf that is a copy (a junction handing a variable on
+        under another name) is copied when its source is bound. Measured on the trotting Go1
+        (two blocks of 12 and 36 leaves), against joining the leaves by 47 nested calls of
+        `algebra.join`: compile 6.0 -> 5.6 s, 53 -> 50 us per evaluation."""
+        source = {s.outputs[0][0].name: s.inputs[0][0].name for s in self.p.pre_steps if s.kind == "copy"}
+        for blk in blocks:
+            if blk.B is None or len(blk.ext) < 2:
+                continue
+            self._buffers.add(blk.name)
+            buf, at = f"_in_{blk.name.lower()}", 0
+            self.emit(f"{buf} = np.empty({sum(v.dim for v in blk.ext)})")
+            for v in blk.ext:
+                name = v.name
+                while name in source:
+                    name = source[name]
+                self._gather.setdefault(name, []).append((buf, slice(at, at + v.dim)))
+                self._gather_from[v.name] = name
+                at += v.dim
+
+    def gather(self, s, names=None):
+        """Copy the variables step `s` binds (or the sources of the block inputs `names`)
+        into the block inputs that take them (`block_inputs`), once each."""
+        if names is None:
+            names = [v.name for v, _ in s.outputs if s.targets[v.name] == v.name]
+        else:
+            names = [self._gather_from[n] for n in names]
+        for name in names:
+            for buf, sl in self._gather.pop(name, ()):
+                self.emit(self.put(buf, sl, name))
 
     def emit_block(self, blk, bind=True):
         """Emit one assembled product; returns the name of its result.
@@ -622,7 +669,14 @@ class _Gen:
             terms.append(self.mul(self.const(blk.name + '_A', blk.A), self.span("x", blk.x_cols.start, blk.x_cols.stop)))
         if blk.B is not None:
             names = [v.name for v in blk.ext]
-            w = names[0] if len(names) == 1 else self.concat(names)
+            buf = f"_in_{blk.name.lower()}"
+            if len(names) == 1:
+                w = names[0]
+            elif blk.name in self._buffers:
+                self.gather(None, names)   # the variables no step of the pre-pass bound
+                w = buf
+            else:
+                w = self.concat(names)
             terms.append(self.mul(self.const(blk.name + '_B', blk.B), w))
         self.emit(f"{y} = {' + '.join(terms) if terms else f'np.zeros({blk.rows})'}")
         if bind:

@@ -145,6 +145,13 @@ def put(dst, at, src):
 
 
 @njit(inline="always")
+def put_at(dst, index, src):
+    """``dst[index] = src`` for 1-D arrays and an integer index array (shapes not checked)."""
+    for k in range(index.shape[0]):
+        dst[index[k]] = src[k]
+
+
+@njit(inline="always")
 def put2(dst, row, col, src):
     """``dst[row : row + m, col : col + n] = src`` for an (m, n) block (shapes not checked)."""
     m, n = src.shape
