@@ -22,12 +22,14 @@ import time
 __all__ = ["notice", "say", "new_element_kernels", "kernel_kind", "CONTACT_KERNELS_S", "RHS_S", "ELEMENT_KERNEL_S"]
 
 #: seconds to compile the whole contact chain (every kernel of `_parallel.DECLARED`) from an
-#: empty cache, and a generated right-hand side's own level with its element kernels: measured
-#: for the main job (`porthamiltonian run two-ellipsoids`) on the 2-core CI machine, ~25 s of
-#: kernels and ~6 s of right-hand side (benchmarks/results/jit_boundary.md, 2026-11-27); a
-#: busy machine takes up to three times as long, so the notice's figure is an order of magnitude
+#: empty cache, and a generated right-hand side's own level with its element kernels cached:
+#: measured for the main job (`porthamiltonian run two-ellipsoids`) on the 2-core CI machine,
+#: ~25 s of kernels (benchmarks/results/jit_boundary.md, 2026-11-27); the right-hand sides of
+#: the models `benchmarks/rhs_compile.py` measures 2.3-4.3 s, the trotting Go1 the longest
+#: (benchmarks/results/rhs_compile.md, 2026-11-29; ~6 s before); a busy machine takes up to
+#: three times as long, so the notice's figure is an order of magnitude
 CONTACT_KERNELS_S = 25.0
-RHS_S = 6.0
+RHS_S = 4.0
 #: seconds per element kernel compiled for the first time on this machine (the main job's
 #: spring_rates 4.6 s, damper 1.3 s, friction 0.6 s, spring events 1.0 s, same measurement;
 #: ball-drop's five sliding-plane kernels 19 s on a loaded 2-core machine, 2026-11-28)
