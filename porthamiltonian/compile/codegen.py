@@ -140,6 +140,34 @@ class _Gen:
         """Expression of ``A @ b + c`` (vectors)."""
         return f"{A} @ {b} + {c}"
 
+    def sens_product(self, A, parts, dims, rows):
+        """Expression of ``A @ concatenate(parts)`` for sensitivities (matrices of the
+        unknowns' width stacked by rows), a part None being zero: only the columns of `A`
+        that meet a nonzero part are multiplied, one product per run of adjacent nonzero parts,
+        summed (all zero: the `rows` x n_u zeros). `A` is a name (it is sliced).
+
+        A robot's rates read sixteen port efforts of which four (the feet's) depend on the
+        contact multipliers: Go1's robot-drop on rigid feet multiplied its 89 x 36 input
+        matrix by a 36-row stack joined from twelve zero blocks by fifteen nested calls."""
+        runs, at, run = [], 0, None
+        for part, d in zip(parts, dims):
+            if part is None:
+                run = None
+            elif run is None:
+                run = [at, at + d, [part]]
+                runs.append(run)
+            else:
+                run[1] += d
+                run[2].append(part)
+            at += d
+        if not runs:
+            return self.zsens(rows)
+        if len(runs) == 1 and runs[0][0] == 0 and runs[0][1] == at:
+            return self.mul(A, self.concat(runs[0][2], True) if len(parts) > 1 else parts[0], True)
+        terms = [self.mul(f"{A}[:, {a}:{b}]", ps[0] if len(ps) == 1 else self.concat(ps, True), True)
+                 for a, b, ps in runs]
+        return " + ".join(terms)
+
     def stack(self, name, parts, dims, rows=False):
         """Expression of the concatenation of many `parts` of lengths `dims` (`rows`: matrices
         of the unknowns' width, stacked by rows), `name` the array it may be built in."""
@@ -262,11 +290,9 @@ class _Gen:
         if not with_sens:
             return
         dims = s.data["dims"]
-        sens = []
-        for (v, sg), d in zip(s.inputs, dims):
-            sens.append(self.sgn(sg, v.name + "_s") if v.udep else self.zsens(d))
+        sens = [self.sgn(sg, v.name + "_s") if v.udep else None for v, sg in s.inputs]
         self.emit(f"_J = {self.call(el, 'law_jacobian', [str(pat), 't', f'({ins},)', self.r(el)])}")
-        self.emit(f"_S = {self.mul('_J', self.concat(sens, True), True)}")
+        self.emit(f"_S = {self.sens_product('_J', sens, dims, sum(dims))}")
         a = 0
         for (v, sg), d in zip(s.outputs, dims):
             self.emit(f"{tgt[v.name]}_s = {self.sgn(sg, f'_S[{a}:{a + d}]')}")
@@ -419,8 +445,8 @@ class _Gen:
         self.emit(f"_T = {self.mul('_J', self.concat(tin))}")
         any_s = any(self.tan.get(v.name) for v, _ in s.inputs)
         if any_s:
-            ts = [self.sgn(sg, v.name + "_ts") if self.tan.get(v.name) else self.zsens(d) for (v, sg), d in zip(s.inputs, dims)]
-            self.emit(f"_TS = {self.mul('_J', self.concat(ts, True), True)}")
+            ts = [self.sgn(sg, v.name + "_ts") if self.tan.get(v.name) else None for v, sg in s.inputs]
+            self.emit(f"_TS = {self.sens_product('_J', ts, dims, sum(dims))}")
         a = 0
         for (v, sg), d in zip(s.outputs, dims):
             self.emit(f"{v.name}_t = {self.sgn(sg, self.span('_T', a, a + d))}")
@@ -735,9 +761,8 @@ class _Gen:
         flows = ", ".join(self.sgn(sg, fv.name) for fv, sg, _, _ in c["ports"])
         bias = self.call(c['path'], 'acceleration_bias', ['t', self.xe(c['path']), self.r(c['path']), f'({flows},)'])
         self.emit(f"cd{i} = {self.mul_add(f'J{i}', self.concat(ft), bias)}")
-        sens = [(self.sgn(sg, fv.name + "_ts") if self.tan.get(fv.name) else self.zsens(fv.dim))
-                for fv, sg, _, _ in c["ports"]]
-        self.emit(f"cd{i}_s = {self.mul(f'J{i}', self.concat(sens, True), True)}")
+        sens = [(self.sgn(sg, fv.name + "_ts") if self.tan.get(fv.name) else None) for fv, sg, _, _ in c["ports"]]
+        self.emit(f"cd{i}_s = {self.sens_product(f'J{i}', sens, [fv.dim for fv, _, _, _ in c['ports']], c['lam'].dim)}")
         kg = c["beta"] ** 2 if type(obj).gap is not ConstraintElement.gap else 0.0
         row = self.stabilized_row(f"cd{i}", f"c{i}", f"g{i}", 2 * c["alpha"], kg)
         gamma = float(getattr(obj, "softening", 0.0) or 0.0)
@@ -764,7 +789,7 @@ class _Gen:
             for pi, d in zip(st["ports"], st["dims"]):
                 if pi is None:
                     ins.append(self.zeros(d))
-                    sens.append(self.zsens(d) if p.n_u else None)
+                    sens.append(None)
                     continue
                 vi, si, _, _, _ = pi
                 ins.append(self.sgn(si, vi.name))
@@ -772,14 +797,14 @@ class _Gen:
                     any_s = True
                     sens.append(self.sgn(si, vi.name + "_s"))
                 else:
-                    sens.append(self.zsens(d) if p.n_u else None)
+                    sens.append(None)
             args = ["t", self.xe(path), self.r(path), "(" + "".join(a + ", " for a in ins) + ")"]  # () without ports
             with self.block():
                 self.emit(f"xd{i} = {self.call(path, 'rates', args)}")
                 if any_s:
                     self._rate_sens.add(path)
-                    G = self.call(path, 'input_matrix', ['t', self.xe(path), self.r(path)])
-                    self.emit(f"xd{i}_s = {self.mul(G, self.concat(sens, True), True)}")
+                    self.emit(f"_G = {self.call(path, 'input_matrix', ['t', self.xe(path), self.r(path)])}")
+                    self.emit(f"xd{i}_s = {self.sens_product('_G', sens, st['dims'], obj.n_states)}")
 
     def final(self, v):
         """Expression of a variable's final value (after the unknowns are solved)."""
