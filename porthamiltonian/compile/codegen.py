@@ -162,10 +162,8 @@ class _Gen:
             at += d
         if not runs:
             return self.zsens(rows)
-        if len(runs) == 1 and runs[0][0] == 0 and runs[0][1] == at:
-            return self.mul(A, self.concat(runs[0][2], True) if len(parts) > 1 else parts[0], True)
-        terms = [self.mul(f"{A}[:, {a}:{b}]", ps[0] if len(ps) == 1 else self.concat(ps, True), True)
-                 for a, b, ps in runs]
+        terms = [self.mul(A if (a, b) == (0, at) else f"{A}[:, {a}:{b}]", ps[0] if len(ps) == 1 else self.concat(ps, True),
+                          True) for a, b, ps in runs]
         return " + ".join(terms)
 
     def stack(self, name, parts, dims, rows=False):
@@ -803,8 +801,8 @@ class _Gen:
                 self.emit(f"xd{i} = {self.call(path, 'rates', args)}")
                 if any_s:
                     self._rate_sens.add(path)
-                    self.emit(f"_G = {self.call(path, 'input_matrix', ['t', self.xe(path), self.r(path)])}")
-                    self.emit(f"xd{i}_s = {self.sens_product('_G', sens, st['dims'], obj.n_states)}")
+                    self.emit(f"_IM = {self.call(path, 'input_matrix', ['t', self.xe(path), self.r(path)])}")
+                    self.emit(f"xd{i}_s = {self.sens_product('_IM', sens, st['dims'], obj.n_states)}")
 
     def final(self, v):
         """Expression of a variable's final value (after the unknowns are solved)."""
