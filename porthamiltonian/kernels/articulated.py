@@ -194,25 +194,6 @@ def _force_out(R, at, t, f, fo, out, oo):
 
 
 @njit(inline="always")
-def _X(R, at, t, X):
-    """The 6x6 motion transform X = Ad(H_{child,parent}) = [[R^T, 0], [-R^T hat(t), R^T]]."""
-    for r in range(3):
-        for c in range(3):
-            Rt = R[at + 3 * c + r]
-            X[r, c] = Rt
-            X[3 + r, 3 + c] = Rt
-            X[r, 3 + c] = 0.0
-    # -R^T hat(t): row r = -(R^T)_r . hat(t); hat(t) = [[0,-t2,t1],[t2,0,-t0],[-t1,t0,0]]
-    for r in range(3):
-        a0 = R[at + r]
-        a1 = R[at + 3 + r]
-        a2 = R[at + 6 + r]
-        X[3 + r, 0] = -(a1 * t[2] - a2 * t[1])
-        X[3 + r, 1] = -(-a0 * t[2] + a2 * t[0])
-        X[3 + r, 2] = -(a0 * t[1] - a1 * t[0])
-
-
-@njit(inline="always")
 def _cross_motion(v, vo, m, mo, out, oo):
     """out = v x_m m = (w x mw, w x mv + u x mw) for v = (w, u)."""
     w0, w1, w2 = v[vo], v[vo + 1], v[vo + 2]
@@ -577,21 +558,62 @@ def _cholesky_solve(L, k, b):
 
 
 @njit(inline="always")
-def _add_to_parent(R, at, t, Ia, X, tmp, IA, par):
-    """IA[par] += X^T Ia X with X = Ad(H_{child,parent}) (`_X`), without temporaries."""
-    _X(R, at, t, X)
-    for r in range(6):
-        for c in range(6):
-            acc = 0.0
-            for m in range(6):
-                acc += Ia[r, m] * X[m, c]
-            tmp[r, c] = acc
-    for r in range(6):
-        for c in range(6):
-            acc = 0.0
-            for m in range(6):
-                acc += X[m, r] * tmp[m, c]
-            IA[par, r, c] += acc
+def _add_to_parent(R, at, t, Ia, W, tmp, IA, par):
+    """IA[par] += X^T Ia X with X = Ad(H_{child,parent}) = [[R^T, 0], [-R^T hat(t), R^T]]
+    (H_{parent,child} = [[R, t], [0, 1]], R at R[at:at+9]), for a symmetric Ia = [[A, B],
+    [B^T, D]], by 3x3 blocks (W, tmp: 6x6 work arrays)::
+
+        Y22 = R D R^T,  Y12 = R B R^T + hat(t) Y22,  Y21 = Y12^T,
+        Y11 = R A R^T + hat(t) (R B R^T)^T - Y12 hat(t)
+
+    216 products against the 432 of the two 6x6 products (Go1's articulated-body algorithm
+    5.7 -> 4.5 us, in a compiled loop); it reads only the upper blocks of Ia (the lower left
+    one is the transpose of the upper right: the articulated and composite inertias the
+    recursions pass are symmetric)."""
+    for r in range(3):   # tmp[:3, :3] = A R^T, tmp[:3, 3:] = B R^T, tmp[3:, 3:] = D R^T
+        for c in range(3):
+            a_ = 0.0
+            b_ = 0.0
+            d_ = 0.0
+            for m in range(3):
+                Rcm = R[at + 3 * c + m]
+                a_ += Ia[r, m] * Rcm
+                b_ += Ia[r, 3 + m] * Rcm
+                d_ += Ia[3 + r, 3 + m] * Rcm
+            tmp[r, c] = a_
+            tmp[r, 3 + c] = b_
+            tmp[3 + r, 3 + c] = d_
+    for r in range(3):   # W[:3, :3] = R A R^T, W[:3, 3:] = R B R^T, W[3:, 3:] = Y22
+        for c in range(3):
+            a_ = 0.0
+            b_ = 0.0
+            d_ = 0.0
+            for m in range(3):
+                Rrm = R[at + 3 * r + m]
+                a_ += Rrm * tmp[m, c]
+                b_ += Rrm * tmp[m, 3 + c]
+                d_ += Rrm * tmp[3 + m, 3 + c]
+            W[r, c] = a_
+            W[r, 3 + c] = b_
+            W[3 + r, 3 + c] = d_
+    t0, t1, t2 = t[0], t[1], t[2]
+    for c in range(3):   # tmp[:3, :3] = Y12, column c: (R B R^T)[:, c] + t x Y22[:, c]
+        y0, y1, y2 = W[3, 3 + c], W[4, 3 + c], W[5, 3 + c]
+        tmp[0, c] = W[0, 3 + c] + t1 * y2 - t2 * y1
+        tmp[1, c] = W[1, 3 + c] + t2 * y0 - t0 * y2
+        tmp[2, c] = W[2, 3 + c] + t0 * y1 - t1 * y0
+    for c in range(3):   # Y11[r, c] = (R A R^T)[r, c] + (t x (R B R^T)[c, :])[r] + (t x Y12[r, :])[c]
+        w0, w1, w2 = W[c, 3], W[c, 4], W[c, 5]
+        u = (t1 * w2 - t2 * w1, t2 * w0 - t0 * w2, t0 * w1 - t1 * w0)
+        for r in range(3):
+            v0, v1, v2 = tmp[r, 0], tmp[r, 1], tmp[r, 2]
+            v = (t1 * v2 - t2 * v1, t2 * v0 - t0 * v2, t0 * v1 - t1 * v0)
+            IA[par, r, c] += W[r, c] + u[r] + v[c]
+    for r in range(3):
+        for c in range(3):
+            IA[par, r, 3 + c] += tmp[r, c]
+            IA[par, 3 + c, r] += tmp[r, c]
+            IA[par, 3 + r, 3 + c] += W[3 + r, 3 + c]
 
 
 @njit
