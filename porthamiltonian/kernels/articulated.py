@@ -480,12 +480,12 @@ def crba_placed(F, I, Rl, tl):
         for r in range(6):
             for c in range(6):
                 Ic[i, r, c] = F[at + 6 * r + c]
-    X = np.empty((6, 6))
+    W = np.empty((6, 6))
     tmp = np.empty((6, 6))
     for i in range(n - 1, -1, -1):
         par = I[_IHEAD + 4 * i]
         if par >= 0:
-            _add_to_parent(Rl, 9 * i, tl[3 * i : 3 * i + 3], Ic[i], X, tmp, Ic, par)
+            _add_to_parent(Rl, 9 * i, tl[3 * i : 3 * i + 3], Ic[i], W, tmp, Ic, par)
     M = np.zeros((nv, nv))
     S = np.empty(6)
     Fc = np.empty(6)
@@ -669,7 +669,7 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
     U = np.empty((n, 6, 6))       # U_i = IA_i S_i (6 x nv_i)
     Ls = np.zeros((n, 6, 6))      # Cholesky factors of D_i = S_i^T U_i
     Dinv_u = np.empty(6 * n)      # D_i^-1 u_i
-    X = np.empty((6, 6))
+    W = np.empty((6, 6))
     tmp = np.empty((6, 6))
     Ia = np.empty((6, 6))
     pa = np.empty(6)
@@ -736,7 +736,7 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
             for cc in range(k):
                 a_ += U[i, r, cc] * Dinv_u[6 * i + cc]
             pa[r] = a_
-        _add_to_parent(Rl, 9 * i, tl[3 * i : 3 * i + 3], Ia, X, tmp, IA, par)
+        _add_to_parent(Rl, 9 * i, tl[3 * i : 3 * i + 3], Ia, W, tmp, IA, par)
         _force_out(Rl, 9 * i, tl[3 * i : 3 * i + 3], pa, 0, pA, 6 * par)
     if not ok:
         for r in range(qdd.shape[0]):
