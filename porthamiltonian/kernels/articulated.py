@@ -558,6 +558,24 @@ def _cholesky_solve(L, k, b):
 
 
 @njit(inline="always")
+def _rotate_block(R, at, S, i, j, tmp, out):
+    """out[i:i+3, j:j+3] = R S[i:i+3, j:j+3] R^T (R row-major at R[at:at+9]; tmp: work, its
+    leading 3x3 block overwritten)."""
+    for r in range(3):
+        for c in range(3):
+            acc = 0.0
+            for m in range(3):
+                acc += S[i + r, j + m] * R[at + 3 * c + m]
+            tmp[r, c] = acc
+    for r in range(3):
+        for c in range(3):
+            acc = 0.0
+            for m in range(3):
+                acc += R[at + 3 * r + m] * tmp[m, c]
+            out[i + r, j + c] = acc
+
+
+@njit(inline="always")
 def _add_to_parent(R, at, t, Ia, W, tmp, IA, par):
     """IA[par] += X^T Ia X with X = Ad(H_{child,parent}) = [[R^T, 0], [-R^T hat(t), R^T]]
     (H_{parent,child} = [[R, t], [0, 1]], R at R[at:at+9]), for a symmetric Ia = [[A, B],
@@ -570,32 +588,9 @@ def _add_to_parent(R, at, t, Ia, W, tmp, IA, par):
     5.7 -> 4.5 us, in a compiled loop); it reads only the upper blocks of Ia (the lower left
     one is the transpose of the upper right: the articulated and composite inertias the
     recursions pass are symmetric)."""
-    for r in range(3):   # tmp[:3, :3] = A R^T, tmp[:3, 3:] = B R^T, tmp[3:, 3:] = D R^T
-        for c in range(3):
-            a_ = 0.0
-            b_ = 0.0
-            d_ = 0.0
-            for m in range(3):
-                Rcm = R[at + 3 * c + m]
-                a_ += Ia[r, m] * Rcm
-                b_ += Ia[r, 3 + m] * Rcm
-                d_ += Ia[3 + r, 3 + m] * Rcm
-            tmp[r, c] = a_
-            tmp[r, 3 + c] = b_
-            tmp[3 + r, 3 + c] = d_
-    for r in range(3):   # W[:3, :3] = R A R^T, W[:3, 3:] = R B R^T, W[3:, 3:] = Y22
-        for c in range(3):
-            a_ = 0.0
-            b_ = 0.0
-            d_ = 0.0
-            for m in range(3):
-                Rrm = R[at + 3 * r + m]
-                a_ += Rrm * tmp[m, c]
-                b_ += Rrm * tmp[m, 3 + c]
-                d_ += Rrm * tmp[3 + m, 3 + c]
-            W[r, c] = a_
-            W[r, 3 + c] = b_
-            W[3 + r, 3 + c] = d_
+    _rotate_block(R, at, Ia, 0, 0, tmp, W)   # W[:3, :3] = R A R^T
+    _rotate_block(R, at, Ia, 0, 3, tmp, W)   # W[:3, 3:] = R B R^T
+    _rotate_block(R, at, Ia, 3, 3, tmp, W)   # W[3:, 3:] = Y22 = R D R^T
     t0, t1, t2 = t[0], t[1], t[2]
     for c in range(3):   # tmp[:3, :3] = Y12, column c: (R B R^T)[:, c] + t x Y22[:, c]
         y0, y1, y2 = W[3, 3 + c], W[4, 3 + c], W[5, 3 + c]
