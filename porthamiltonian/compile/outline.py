@@ -6,7 +6,7 @@ optimizes every copy, and its compile time grows faster than the function (the 8
 rimless wheel's right-hand side: 448 lines, 2.2 MB of optimized IR, 11-12 s, LLVM 8 s of
 it). Here each block the generator marks (`porthamiltonian.compile.codegen._Gen.block`) is
 made a template: its own names renamed in order of appearance, the names it reads from the
-function, the slices it takes of them (``_sp(x, 13, 20)``, ``uf[2:5]``, ``D4[:, 0:6]``) and
+function, the slices it takes of them (``_bsp(x, 13, 20)``, ``uf[2:5]``, ``D4[:, 0:6]``) and
 the integer indices it writes at (``xdot[70] = ...``) made parameters. Blocks with the same
 template become calls of one helper function, compiled once and called through its symbol
 (`porthamiltonian.kernels._njit.separate`), which returns the names the rest of the
@@ -86,7 +86,7 @@ class _Template(ast.NodeTransformer):
         return self._param(node.id)
 
     def visit_Call(self, node):
-        if isinstance(node.func, ast.Name) and node.func.id in ("_sp", "_put"):   # span's bounds, put's offset
+        if isinstance(node.func, ast.Name) and node.func.id in ("_sp", "_bsp", "_put"):   # span's bounds, put's offset
             node.args = [self._index(a) for a in node.args]
             return node
         return self.generic_visit(node)
