@@ -57,6 +57,7 @@ import math
 
 import numpy as np
 
+from . import borrow as _borrow   # the recursions' views of their work arrays, uncounted
 from ._njit import njit
 from .lie import pose_rate_into
 
@@ -309,7 +310,7 @@ def link_velocities(F, I, Rl, tl, v, vel):
             for k in range(6):
                 vel[6 * i + k] = 0.0
         else:
-            _motion_in(Rl, tl[3 * i : 3 * i + 3], 9 * i, vel, 6 * par, vel, 6 * i)
+            _motion_in(Rl, _borrow.span(tl, 3 * i, 3 * i + 3), 9 * i, vel, 6 * par, vel, 6 * i)
         if kind == 1:
             for k in range(3):
                 vel[6 * i + k] += F[at + 12 + k] * v[iv]
@@ -346,7 +347,7 @@ def link_jacobians(F, I, Rl, tl):
                     col[k] = J[par, k, c]
                     nz = nz or col[k] != 0.0
                 if nz:
-                    _motion_in(Rl, tl[3 * i : 3 * i + 3], 9 * i, col, 0, out, 0)
+                    _motion_in(Rl, _borrow.span(tl, 3 * i, 3 * i + 3), 9 * i, col, 0, out, 0)
                     for k in range(6):
                         J[i, k, c] = out[k]
         for c in range(_NV[kind]):
@@ -406,7 +407,7 @@ def rnea(F, I, q, v, a, fext):
         at = _HEAD + _LINK * i
         par, kind, iv = I[_IHEAD + 4 * i], I[_IHEAD + 4 * i + 1], I[_IHEAD + 4 * i + 3]
         if par >= 0:
-            _motion_in(Rl, tl[3 * i : 3 * i + 3], 9 * i, acc, 6 * par, acc, 6 * i)
+            _motion_in(Rl, _borrow.span(tl, 3 * i, 3 * i + 3), 9 * i, acc, 6 * par, acc, 6 * i)
         else:
             for k in range(6):
                 acc[6 * i + k] = 0.0
@@ -437,7 +438,7 @@ def rnea(F, I, q, v, a, fext):
         if kind == 1 or kind == 2:
             tau[iv] += F[at + 51] * a[iv]
         if par >= 0:
-            _force_out(Rl, 9 * i, tl[3 * i : 3 * i + 3], f, 6 * i, f, 6 * par)
+            _force_out(Rl, 9 * i, _borrow.span(tl, 3 * i, 3 * i + 3), f, 6 * i, f, 6 * par)
     return tau
 
 
@@ -485,7 +486,7 @@ def crba_placed(F, I, Rl, tl):
     for i in range(n - 1, -1, -1):
         par = I[_IHEAD + 4 * i]
         if par >= 0:
-            _add_to_parent(Rl, 9 * i, tl[3 * i : 3 * i + 3], Ic[i], W, tmp, Ic, par)
+            _add_to_parent(Rl, 9 * i, _borrow.span(tl, 3 * i, 3 * i + 3), _borrow.item(Ic, i), W, tmp, Ic, par)
     M = np.zeros((nv, nv))
     S = np.empty(6)
     Fc = np.empty(6)
@@ -515,7 +516,7 @@ def crba_placed(F, I, Rl, tl):
                 if pj >= 0:
                     for k in range(6):
                         Fp[k] = 0.0
-                    _force_out(Rl, 9 * j, tl[3 * j : 3 * j + 3], Fc, 0, Fp, 0)
+                    _force_out(Rl, 9 * j, _borrow.span(tl, 3 * j, 3 * j + 3), Fc, 0, Fp, 0)
                     for k in range(6):
                         Fc[k] = Fp[k]
                 j = pj
@@ -697,10 +698,10 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
         if k == 1:
             D[0, 0] += F[at + 51]
         if k > 0:
-            if not _cholesky(D, k, Ls[i]):
+            if not _cholesky(D, k, _borrow.item(Ls, i)):
                 ok = False
                 break
-            _cholesky_solve(Ls[i], k, b)
+            _cholesky_solve(_borrow.item(Ls, i), k, b)
             for r in range(k):
                 Dinv_u[6 * i + r] = b[r]
         if par < 0:
@@ -718,7 +719,7 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
             for m in range(6):          # Ia -= U D^-1 U^T, column m: U (D^-1 (row m of U))
                 for r in range(k):
                     Sv[r] = U[i, m, r]
-                _cholesky_solve(Ls[i], k, Sv)
+                _cholesky_solve(_borrow.item(Ls, i), k, Sv)
                 for r in range(6):
                     a_ = 0.0
                     for cc in range(k):
@@ -731,8 +732,8 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
             for cc in range(k):
                 a_ += U[i, r, cc] * Dinv_u[6 * i + cc]
             pa[r] = a_
-        _add_to_parent(Rl, 9 * i, tl[3 * i : 3 * i + 3], Ia, W, tmp, IA, par)
-        _force_out(Rl, 9 * i, tl[3 * i : 3 * i + 3], pa, 0, pA, 6 * par)
+        _add_to_parent(Rl, 9 * i, _borrow.span(tl, 3 * i, 3 * i + 3), Ia, W, tmp, IA, par)
+        _force_out(Rl, 9 * i, _borrow.span(tl, 3 * i, 3 * i + 3), pa, 0, pA, 6 * par)
     if not ok:
         for r in range(qdd.shape[0]):
             qdd[r] = np.nan
@@ -742,7 +743,7 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
         par, kind, iv = I[_IHEAD + 4 * i], I[_IHEAD + 4 * i + 1], I[_IHEAD + 4 * i + 3]
         k = _NV[kind]
         if par >= 0:
-            _motion_in(Rl, tl[3 * i : 3 * i + 3], 9 * i, acc, 6 * par, acc, 6 * i)
+            _motion_in(Rl, _borrow.span(tl, 3 * i, 3 * i + 3), 9 * i, acc, 6 * par, acc, 6 * i)
         else:
             for r in range(6):
                 acc[6 * i + r] = 0.0
@@ -754,7 +755,7 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
                 for m in range(6):
                     s += U[i, m, r] * acc[6 * i + m]
                 b[r] = s
-            _cholesky_solve(Ls[i], k, b)
+            _cholesky_solve(_borrow.item(Ls, i), k, b)
             for r in range(k):
                 qdd[iv + r] = Dinv_u[6 * i + r] - b[r]
             _joint_motion(F, at, kind, qdd, iv, Sv)
@@ -933,7 +934,8 @@ def tree_rates_flat(x, W, F, I):
     at = nq + nv
     for k in range(nlp):
         i = I[base + 1 + k]
-        pose_rate_into(x[at : at + 7], vel[6 * i : 6 * i + 6], out[at : at + 7])
+        pose_rate_into(_borrow.span(x, at, at + 7), _borrow.span(vel, 6 * i, 6 * i + 6),
+                       _borrow.span(out, at, at + 7))
         for r in range(6):
             out[at + 7 + r] = acc[6 * i + r]
         at += 13

@@ -17,12 +17,17 @@ right-hand side guarantees by borrowing only from its own arguments (the state, 
 and the packed constants, which its caller holds for the whole call) and by returning no
 borrowed array (everything it returns is allocated in it: `porthamiltonian.compile.jit`).
 
-Called from Python (and with numba's JIT disabled), `span` is the plain slice.
+Kernels borrow their own arguments the same way (`record`): the caller holds them for the
+call, so a kernel that returns nothing made of them may read them without counting.
+
+Called from Python (and with numba's JIT disabled), `span` is the plain slice and `record`
+the tuple itself.
 """
 
 from __future__ import annotations
 
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
@@ -57,3 +62,72 @@ def _span_overload(a, start, stop):
         return lambda a, start, stop: _span(a, start, stop)
     return None
 
+
+
+def item(a, i):
+    """``a[i]`` of a C-contiguous array of 2 or more dimensions (a matrix of a stack, a row),
+    borrowed in compiled code (module docstring). ``0 <= i < a.shape[0]`` is the caller's."""
+    return a[i]
+
+
+@intrinsic
+def _item(typingctx, a, i):
+    if not (isinstance(a, types.Array) and a.ndim >= 2 and a.layout == "C"):
+        return None
+    rt = a.copy(ndim=a.ndim - 1)
+
+    def codegen(context, builder, sig, args):
+        src = make_array(a)(context, builder, args[0])
+        k = context.cast(builder, args[1], sig.args[1], types.intp)
+        shape = cgutils.unpack_tuple(builder, src.shape)
+        strides = cgutils.unpack_tuple(builder, src.strides)
+        out = make_array(rt)(context, builder)
+        data = cgutils.pointer_add(builder, src.data, builder.mul(k, strides[0]))
+        populate_array(out, data=builder.bitcast(data, src.data.type), shape=shape[1:], strides=strides[1:],
+                       itemsize=src.itemsize, meminfo=None)
+        return out._getvalue()
+
+    return rt(a, i), codegen
+
+
+@overload(item, jit_options={"cache": True})
+def _item_overload(a, i):
+    if isinstance(a, types.Array) and a.ndim >= 2 and a.layout == "C":
+        return lambda a, i: _item(a, i)
+    return None
+
+
+def record(values):
+    """The tuple `values` with each of its arrays borrowed (module docstring) in compiled code:
+    a kernel's view of a shared record or an inputs tuple it was given, which it reads in
+    branches (each read there an atomic count otherwise) and returns no part of."""
+    return values
+
+
+def _borrowed(context, builder, ty, value):
+    src = make_array(ty)(context, builder, value)
+    out = make_array(ty)(context, builder)
+    populate_array(out, data=src.data, shape=cgutils.unpack_tuple(builder, src.shape),
+                   strides=cgutils.unpack_tuple(builder, src.strides), itemsize=src.itemsize, meminfo=None)
+    return out._getvalue()
+
+
+@intrinsic
+def _record(typingctx, values):
+    if not isinstance(values, types.BaseTuple):
+        return None
+
+    def codegen(context, builder, sig, args):
+        items = [_borrowed(context, builder, ty, builder.extract_value(args[0], k))
+                 if isinstance(ty, types.Array) else builder.extract_value(args[0], k)
+                 for k, ty in enumerate(values.types)]
+        return context.make_tuple(builder, values, items)
+
+    return values(values), codegen
+
+
+@overload(record, jit_options={"cache": True})
+def _record_overload(values):
+    if isinstance(values, types.BaseTuple):
+        return lambda values: _record(values)
+    return None

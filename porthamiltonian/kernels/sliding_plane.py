@@ -28,6 +28,7 @@ import math
 import numpy as np
 from ._njit import njit
 
+from . import borrow as _borrow
 from . import compliant as _kcp
 from . import contact as _kc
 from . import lie as _lie
@@ -94,6 +95,7 @@ def terms(t, x, refs, F, I):
 def acceleration_bias(t, x, refs, flows, sh, F, I):
     """`porthamiltonian.kernels.contact.sliding_plane_bias` of the rows; NaN where the
     contact matrix is singular (`porthamiltonian.contact.kinematics.MAX_CONDITION`)."""
+    sh, flows = _borrow.record(sh), _borrow.record(flows)   # uncounted reads: `kernels.borrow`
     rows = _rows(I)
     if not _handled(sh):
         return np.full(rows.shape[0], np.nan)
@@ -110,6 +112,7 @@ def effort_map(t, x, refs, flows, sh, F, I):
     """The rows' effort map: with Coulomb friction the normal row plus the regularized
     sliding friction, ``R_5 - mu (v_x R_3 + v_y R_4) / sqrt(|v_t|^2 + eps^2)``; else the
     Jacobian itself."""
+    sh, flows = _borrow.record(sh), _borrow.record(flows)   # uncounted reads: `kernels.borrow`
     rows = _rows(I)
     D = np.empty((rows.shape[0], 12))
     if not _handled(sh):
@@ -138,6 +141,7 @@ def _slip(sh, flows):
 def rates(t, x, refs, flows, sh, F, I):
     """Rates of the own state (7): the tracked parameters' (contact kinematics plus the
     relaxation toward the exact ones); NaN where the contact matrix is singular."""
+    sh, flows = _borrow.record(sh), _borrow.record(flows)   # uncounted reads: `kernels.borrow`
     out = np.zeros(7)
     if not _handled(sh):
         out[:] = np.nan
@@ -174,6 +178,7 @@ def events(t, x, refs, lam, flows, sh, F, I):
     the normal multiplier's zero, with no second solve) and its port flows. NaN where the
     kernels do not handle the state (the evaluation then falls back to Python, which
     re-evaluates the events)."""
+    sh, flows = _borrow.record(sh), _borrow.record(flows)   # uncounted reads: `kernels.borrow`
     at = _tail(I)
     coulomb = I[at + 1] == COULOMB
     out = np.empty(5 if coulomb else 3)
@@ -197,6 +202,7 @@ def events(t, x, refs, lam, flows, sh, F, I):
 @njit
 def events_bilateral(t, x, refs, lam, flows, sh, F, I):
     """`events` of a bilateral constraint: its only event, the chart change."""
+    sh = _borrow.record(sh)   # uncounted reads: `kernels.borrow`
     out = np.empty(1)
     out[0] = _kcp.chart_margin(x, sh, F, I) if _handled(sh) else np.nan
     return out

@@ -39,6 +39,7 @@ import math
 import numpy as np
 from ._njit import njit
 
+from . import borrow as _borrow
 from . import compliant as _kcompliant
 from . import contact as _kcontact
 from . import lie as _lie
@@ -225,6 +226,7 @@ def spring_events(t, x, refs, sh, F, I):
     """Values of the soil spring's event functions in the order of `SoilSpring.events`: touch,
     release, chart, [approach] (the compliant ones, with the soil's touch and release), unload,
     yield, as the Python ones, from the evaluation's shared contact state."""
+    sh = _borrow.record(sh)   # uncounted reads: `kernels.borrow`
     if sh[P_CULLED] == 1.0:
         return culled_events(t, x, sh[P_DELTA], F, I)
     base = _kcompliant.spring_events(t, x, (refs[0], refs[1]), sh, F, I)
@@ -282,6 +284,7 @@ def slip_law(t, inputs, refs, sh, F, I):
     """Slip rates ``(v,)`` of the soil's friction element: the compliant one's
     (`porthamiltonian.kernels.compliant.friction_law`) with the Dahl speeds of `dahl_speed`
     (refs: the compliant resistors', then the soil block)."""
+    sh, inputs = _borrow.record(sh), _borrow.record(inputs)   # uncounted reads: `kernels.borrow`
     return (_kcontact.slip_rates(inputs[0], *_slip_arguments(refs, sh, F, I)),)
 
 
@@ -296,6 +299,7 @@ def plastic_law(t, inputs, refs, sh, F, I):
     """Port efforts ``(e_a, e_b)`` of the element "plastic": ``plastic_force(z)`` along the
     normal while loading, nothing elastic or not touching (refs: the compliant resistors', then
     the soil block)."""
+    sh = _borrow.record(sh)   # uncounted reads: `kernels.borrow`
     soil_block = refs[8]
     if refs[2][0] < 0.5 or sh[P_CULLED] != 0.0 or soil_block[1] < 0.5:
         return np.zeros(6), np.zeros(6)
