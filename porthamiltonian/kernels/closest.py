@@ -26,6 +26,7 @@ import math
 import numpy as np
 from ._njit import njit, separate
 
+from . import borrow as _borrow
 from . import lie as _lie
 from . import surfaces as _s
 
@@ -74,6 +75,7 @@ def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
 
     The intermediate 3-vectors are tuples (registers, no array: the hot path of every contact
     pair, issue 33); the arithmetic is that of the array formulas, operation for operation."""
+    R, d, x = _borrow.record((R, d, x))   # uncounted: `kernels.borrow`
     D1 = _s.derivatives(F1, I1, x[0], x[1], 2, c1)
     D2 = _s.derivatives(F2, I2, x[2], x[3], 2, c2)
     r = np.zeros(4)
@@ -242,6 +244,7 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     Rn2, e : ndarray, shape (3,)
         ``R n2`` and the separation ``R p2 + d - p1`` at ``x``.
     """
+    R, d, x0 = _borrow.record((R, d, x0))   # uncounted: `kernels.borrow`
     x = x0.copy()
     clamped = False
     limit1, limit2 = step_limit(F1, scale), step_limit(F2, scale)
@@ -401,6 +404,7 @@ def finish(F1, F2, D1, D2, R, Rn2, e, c1, c2, reg_tol):
     margin : float [1/m]
     valid : bool
     """
+    D1, D2, R, Rn2, e = _borrow.record((D1, D2, R, Rn2, e))   # uncounted: `kernels.borrow`
     if not (_s.regular(F1, D1, c1, reg_tol) and _s.regular(F2, D2, c2, reg_tol)):
         nan3 = np.full(3, np.nan)
         return nan3, nan3, np.nan, np.nan, False

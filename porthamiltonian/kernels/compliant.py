@@ -110,6 +110,18 @@ def _mat(F, at, n):
 
 
 @njit(inline="always")
+def _mats(F, at, k, n):
+    """The k (n, n) matrices packed one after another at ``F[at]``, copied into one (k, n, n)
+    stack (`_mat`'s values, one allocation for the k: ``M[0]``, ``M[1]``, ...)."""
+    M = np.empty((k, n, n))
+    for m in range(k):
+        for i in range(n):
+            for j in range(n):
+                M[m, i, j] = F[at + n * n * m + n * i + j]
+    return M
+
+
+@njit(inline="always")
 def _view(F, at, n):
     """The (n, n) matrix packed at ``F[at]`` as a view, for the culling test, which only reads
     it. `_mat` copies for the contact chain: with views there, the compliant rimless wheel's
@@ -168,7 +180,8 @@ def pair_state(x, refs, F, I):
             z6 = np.zeros((6, 6))
             return (_kc.OK, 1.0, -bound, H12, x[0:4].copy(), 0, 0, z3, z3, np.eye(4), z6, z6)
     F1, I1, F2, I2 = _surfaces(F, I)
-    H_Wa, H_Wb, H_S1a, H_bS2 = _mat(F, H_WA, 4), _mat(F, H_WB, 4), _mat(F, H_S1A, 4), _mat(F, H_BS2, 4)
+    H = _mats(F, H_WA, 4, 4)   # H_WA, H_WB, H_S1A, H_BS2 follow one another
+    H_Wa, H_Wb, H_S1a, H_bS2 = H[0], H[1], H[2], H[3]
     c1 = int(round(x[4]))
     c2 = int(round(x[5]))
     if I[BOUNDED]:   # a closed form off a bounded surface: the Python path books its edge state
@@ -212,7 +225,7 @@ def _efforts(x, sh, F, law, F_e, W_geo, ok):
         z = np.zeros(6)
         return z, z.copy(), np.zeros(3), (_kc.FAILED,) + sh[1:] + (law,)
     K_t = np.array((F[K_SPIN], F[K_T], F[K_T]))
-    e_a, e_b, e_s = _kc.spring_outputs(sh[P_GA], sh[P_GB], K_t, x[7:10].copy(), F_e, W_geo)
+    e_a, e_b, e_s = _kc.spring_outputs(sh[P_GA], sh[P_GB], K_t, _borrow.span(x, 7, 10), F_e, W_geo)
     return e_a, e_b, e_s, sh + (law,)
 
 
@@ -323,10 +336,11 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
     if sh[P_CULLED] != 0.0:
         return out
     F1, I1, F2, I2 = _surfaces(F, I)
+    Ad = _mats(F, AD_S2B, 2, 6)   # AD_S2B, AD_S1A
     x_rate, s_rate, s_max, s_min = _spring_rates(
         F1, I1, F2, I2, sh[P_X], sh[P_C1], sh[P_C2], sh[P_D1], sh[P_D2], sh[P_H12], sh[P_H1C], sh[P_GA], sh[P_GB],
-        _mat(F, AD_S2B, 6), _mat(F, AD_S1A, 6), inputs[0], inputs[1], inputs[2], x[0:4].copy(), int(round(x[4])),
-        int(round(x[5])), F[RELAX], x[7:10].copy(), x[_ACT] > 0.5)
+        Ad[0], Ad[1], inputs[0], inputs[1], inputs[2], _borrow.span(x, 0, 4), int(round(x[4])),
+        int(round(x[5])), F[RELAX], _borrow.span(x, 7, 10), x[_ACT] > 0.5)
     if not s_min > s_max / 1e10:
         out[:] = np.nan
         return out

@@ -16,6 +16,7 @@ import math
 import numpy as np
 from ._njit import njit, separate
 
+from . import borrow as _borrow
 from . import closest as _kc
 from . import lie as _lie
 from . import point as _kp
@@ -80,6 +81,7 @@ def kinematics(D1, D2, R, d, T):
     surface_kinematics`, the radius-of-curvature form with a zero radius (``K2`` infinite);
     ``x_rate[2:] = 0`` and ``p2_rate = 0``, ``s_max``, ``s_min`` those of ``I + Delta K1`` [-].
     """
+    D1, D2, R, d, T = _borrow.record((D1, D2, R, d, T))   # uncounted: `kernels.borrow`
     if _kp.is_point_array(D2):
         return _kp.surface_kinematics(D1, D2, R, d, T)
     w = (T[0], T[1], T[2])
@@ -322,6 +324,8 @@ def _tracked_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_m
                    relax):
     """`parameter_rates` given the kinematics of the exact points in their own charts
     (parameter rates ``re`` and the contact matrix's singular values)."""
+    (x_exact, D1, D2, R, d, T12, re, params) = _borrow.record(
+        (x_exact, D1, D2, R, d, T12, re, params))   # uncounted: `kernels.borrow`
     x = x_exact.copy()
     if ce1 != c1:
         x[0], x[1] = _s.chart_map(F1, I1, x_exact[0], x_exact[1], ce1, c1)
@@ -385,6 +389,8 @@ def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b
     s_max, s_min : float
         Singular values of the contact matrix (the caller checks the conditioning).
     """
+    (x_exact, D1, D2, H_12, H_1C, G_a, G_b, Ad_S2b, Ad_S1a, T_a, T_b, slip, params, s) = _borrow.record(
+        (x_exact, D1, D2, H_12, H_1C, G_a, G_b, Ad_S2b, Ad_S1a, T_a, T_b, slip, params, s))   # uncounted: `kernels.borrow`
     T12 = relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b)
     R = H_12[:3, :3].copy()
     d = H_12[:3, 3].copy()

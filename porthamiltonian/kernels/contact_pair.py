@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from ._njit import njit, separate
 
+from . import borrow as _borrow
 from . import closest as _kc
 from . import lie as _lie
 from . import surfaces as _s
@@ -64,6 +65,7 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
     G_a, G_b : ndarray, shape (6, 6)
         ``T_C = G_b T_b - G_a T_a``; ``G_a = Ad(H_C1 H_S1a)``, ``G_b = Ad(H_C1 H_12 H_S2b)``.
     """
+    H_12, x0, H_S1a, H_bS2 = _borrow.record((H_12, x0, H_S1a, H_bS2))   # uncounted: `kernels.borrow`
     if _kp.is_point(I2):    # the point branch: the foot of the normal (`point_pair_state`)
         return _point_pair_state_by_symbol(F1, I1, _kp.center_of(F2), H_12, x0, c1, scale, tol, max_iter, alpha,
                                            H_S1a, H_bS2, reg_tol)
@@ -126,6 +128,7 @@ def frame_and_maps(D1, n1, distance, alpha, H_12, H_S1a, H_bS2):
     The products of rigid motions go through one scratch array (`_mm_into`, `_inverse_into`: the
     bits of `porthamiltonian.kernels.lie.mm` and `porthamiltonian.kernels.lie.se3_inverse`): four
     arrays per call, the three returned and the scratch, instead of eight."""
+    D1, n1, H_12, H_S1a, H_bS2 = _borrow.record((D1, n1, H_12, H_S1a, H_bS2))   # uncounted: `kernels.borrow`
     H_1C = frame(D1, n1, distance, alpha)
     W = np.empty((4, 4, 4))
     H_C1, P, Q, H_S2b = W[0], W[1], W[2], W[3]
@@ -166,6 +169,8 @@ def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol,
     H_12 : ndarray, shape (4, 4)
     and the outputs of `pair_state` after its ``ok`` flag.
     """
+    (pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2) = _borrow.record(
+        (pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2))   # uncounted: `kernels.borrow`
     Ha = _lie.pose_to_matrix(pose_a) if pose_a.shape[0] == 7 else H_Wa
     Hb = _lie.pose_to_matrix(pose_b) if pose_b.shape[0] == 7 else H_Wb
     H_12 = relative_pose(H_S1a, H_bS2, Ha, Hb)
