@@ -643,9 +643,17 @@ def aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd):
     is a 6-vector and D_i a number, so Ia = IA - U U^T / D costs 36 products; spherical and
     free joints factor their 3x3 or 6x6 D_i once (Cholesky).
     """
-    n = I[0]
     forward_kinematics(F, I, q, Rl, tl, Rw, pw)
     link_velocities(F, I, Rl, tl, v, vel)
+    return aba_placed(F, I, v, tau, fext, Rl, tl, Rw, vel, acc, qdd)
+
+
+@njit
+def aba_placed(F, I, v, tau, fext, Rl, tl, Rw, vel, acc, qdd):
+    """`aba` at kinematics already computed (`forward_kinematics`, `link_velocities`: the
+    arrays they fill, read here): the recursions alone, for the rates kernel that reads the
+    kinematics the outputs kernel computed at the same state (`tree_rates_read`)."""
+    n = I[0]
     IA = np.empty((n, 6, 6))
     pA = np.empty(6 * n)
     c = np.empty(6 * n)
@@ -905,11 +913,29 @@ def tree_rates_flat(x, W, F, I):
         (dq/dt, dv/dt, the mirrors' rates); nan in dv/dt if the articulated inertia is
         singular (`aba`).
     """
+    Rl, tl, Rw, pw, vel = tree_kinematics(x, F, I)
+    return tree_rates_placed(x, W, F, I, Rl, tl, Rw, vel)
+
+
+@njit
+def tree_kinematics(x, F, I):
+    """``(Rl, tl, Rw, pw, vel)`` of an articulated body's own state: `forward_kinematics` and
+    `link_velocities`."""
+    n, nq, nv = I[0], I[1], I[2]
+    Rl, tl, Rw, pw = np.empty(9 * n), np.empty(3 * n), np.empty(9 * n), np.empty(3 * n)
+    vel = np.empty(6 * n)
+    forward_kinematics(F, I, x[0:nq], Rl, tl, Rw, pw)
+    link_velocities(F, I, Rl, tl, x[nq : nq + nv], vel)
+    return Rl, tl, Rw, pw, vel
+
+
+@njit
+def tree_rates_placed(x, W, F, I, Rl, tl, Rw, vel):
+    """`tree_rates_flat` at the kinematics of `tree_kinematics` (`aba_placed`)."""
     n, nq, nv = I[0], I[1], I[2]
     base = _IHEAD + 4 * n
     nlp = I[base]
     njp = I[base + 1 + nlp]
-    q = x[0:nq]
     v = x[nq : nq + nv]
     fext = np.zeros(6 * n)
     tau = np.zeros(nv)
@@ -925,12 +951,11 @@ def tree_rates_flat(x, W, F, I):
         for r in range(_NV[I[_IHEAD + 4 * j + 1]]):
             tau[iv + r] += W[at]
             at += 1
-    Rl, tl, Rw, pw = np.empty(9 * n), np.empty(3 * n), np.empty(9 * n), np.empty(3 * n)
-    vel, acc = np.empty(6 * n), np.empty(6 * n)
+    acc = np.empty(6 * n)
     out = np.empty(x.shape[0])
     qdd = out[nq : nq + nv]
-    aba(F, I, q, v, tau, fext, Rl, tl, Rw, pw, vel, acc, qdd)
-    config_rate(I, q, v, out[0:nq])
+    aba_placed(F, I, v, tau, fext, Rl, tl, Rw, vel, acc, qdd)
+    config_rate(I, x[0:nq], v, out[0:nq])
     at = nq + nv
     for k in range(nlp):
         i = I[base + 1 + k]
@@ -942,9 +967,9 @@ def tree_rates_flat(x, W, F, I):
     return out
 
 
-@njit
-def tree_rates(t, x, refs, inputs, F, I):
-    """The rates kernel of `ArticulatedBody` (`tree_rates_flat` on the stacked inputs)."""
+@njit(inline="always")
+def _stacked(inputs):
+    """The port efforts of a rates kernel's inputs, stacked (`tree_rates_flat`'s W)."""
     m = 0
     for a in inputs:
         m += a.shape[0]
@@ -954,7 +979,22 @@ def tree_rates(t, x, refs, inputs, F, I):
         for r in range(a.shape[0]):
             W[at + r] = a[r]
         at += a.shape[0]
-    return tree_rates_flat(x, W, F, I)
+    return W
+
+
+@njit
+def tree_rates(t, x, refs, inputs, F, I):
+    """The rates kernel of `ArticulatedBody` (`tree_rates_flat` on the stacked inputs)."""
+    return tree_rates_flat(x, _stacked(inputs), F, I)
+
+
+@njit
+def tree_rates_read(t, x, refs, inputs, sh, F, I):
+    """`tree_rates` at the kinematics its outputs kernel computed at the same state and shares
+    (`Kernel.shares`: the record ``(0, Rl, tl, Rw, pw, vel)`` of `tree_outputs_shared`), not
+    computed again: the Go1's forward kinematics and link velocities once per evaluation."""
+    sh = _borrow.record(sh)   # uncounted reads: `kernels.borrow`
+    return tree_rates_placed(x, _stacked(inputs), F, I, sh[1], sh[2], sh[3], sh[5])
 
 
 @njit
@@ -970,28 +1010,40 @@ def tree_outputs_flat(x, F, I):
     """Return the port flows stacked: the ported links' twists (link frame), then the ported
     joints' velocities."""
     n, nq, nv = I[0], I[1], I[2]
+    nlp = I[_IHEAD + 4 * n]
+    vel = tree_kinematics(x, F, I)[4] if nlp > 0 else np.empty(0)
+    return tree_ports(x, vel, I)
+
+
+@njit
+def tree_ports(x, vel, I):
+    """The port flows stacked (`tree_outputs_flat`) at the link velocities `vel`."""
+    n, nq, nv = I[0], I[1], I[2]
     base = _IHEAD + 4 * n
     nlp = I[base]
     njp = I[base + 1 + nlp]
     o = _port_offsets(I)
     y = np.empty(o[o.shape[0] - 1])
-    q = x[0:nq]
     v = x[nq : nq + nv]
-    if nlp > 0:
-        Rl, tl, Rw, pw = np.empty(9 * n), np.empty(3 * n), np.empty(9 * n), np.empty(3 * n)
-        vel = np.empty(6 * n)
-        forward_kinematics(F, I, q, Rl, tl, Rw, pw)
-        link_velocities(F, I, Rl, tl, v, vel)
-        for k in range(nlp):
-            i = I[base + 1 + k]
-            for r in range(6):
-                y[6 * k + r] = vel[6 * i + r]
+    for k in range(nlp):
+        i = I[base + 1 + k]
+        for r in range(6):
+            y[6 * k + r] = vel[6 * i + r]
     for k in range(njp):
         j = I[base + 2 + nlp + k]
         iv = I[_IHEAD + 4 * j + 3]
         for r in range(o[nlp + k + 1] - o[nlp + k]):
             y[o[nlp + k] + r] = v[iv + r]
     return y
+
+
+@njit
+def tree_outputs_shared(x, F, I):
+    """The port flows stacked and the record the rates kernel reads (`tree_rates_read`):
+    ``(0, Rl, tl, Rw, pw, vel)`` (`tree_kinematics`; entry 0 the status, always OK, which the
+    generated right-hand side tests as a contact's)."""
+    Rl, tl, Rw, pw, vel = tree_kinematics(x, F, I)
+    return tree_ports(x, vel, I), (0, Rl, tl, Rw, pw, vel)
 
 
 def tree_outputs_list(x, F, I):
@@ -1009,176 +1061,176 @@ def tree_energy(x, F, I):
 
 
 # A tuple's length is part of its type: one outputs kernel per number of ports (as
-# `bodies.RIGID_BODY_OUTPUTS`), written out below by `_write_outputs` (kept in the source so
-# that numba caches them).
+# `bodies.RIGID_BODY_OUTPUTS`), written out below (kept in the source so that numba caches
+# them); each returns its ports, then the kinematics it shares (`tree_outputs_shared`).
 
 
 @njit
 def tree_outputs1(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]],)
+    return (y[o[0]:o[1]], sh,)
 
 
 @njit
 def tree_outputs2(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], sh,)
 
 
 @njit
 def tree_outputs3(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], sh,)
 
 
 @njit
 def tree_outputs4(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], sh,)
 
 
 @njit
 def tree_outputs5(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], sh,)
 
 
 @njit
 def tree_outputs6(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], sh,)
 
 
 @njit
 def tree_outputs7(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], sh,)
 
 
 @njit
 def tree_outputs8(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], sh,)
 
 
 @njit
 def tree_outputs9(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], sh,)
 
 
 @njit
 def tree_outputs10(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], sh,)
 
 
 @njit
 def tree_outputs11(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], sh,)
 
 
 @njit
 def tree_outputs12(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], sh,)
 
 
 @njit
 def tree_outputs13(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], sh,)
 
 
 @njit
 def tree_outputs14(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], sh,)
 
 
 @njit
 def tree_outputs15(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], sh,)
 
 
 @njit
 def tree_outputs16(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], sh,)
 
 
 @njit
 def tree_outputs17(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], sh,)
 
 
 @njit
 def tree_outputs18(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], sh,)
 
 
 @njit
 def tree_outputs19(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], y[o[18]:o[19]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], y[o[18]:o[19]], sh,)
 
 
 @njit
 def tree_outputs20(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], y[o[18]:o[19]], y[o[19]:o[20]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], y[o[18]:o[19]], y[o[19]:o[20]], sh,)
 
 
 @njit
 def tree_outputs21(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], y[o[18]:o[19]], y[o[19]:o[20]], y[o[20]:o[21]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], y[o[18]:o[19]], y[o[19]:o[20]], y[o[20]:o[21]], sh,)
 
 
 @njit
 def tree_outputs22(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], y[o[18]:o[19]], y[o[19]:o[20]], y[o[20]:o[21]], y[o[21]:o[22]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], y[o[18]:o[19]], y[o[19]:o[20]], y[o[20]:o[21]], y[o[21]:o[22]], sh,)
 
 
 @njit
 def tree_outputs23(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], y[o[18]:o[19]], y[o[19]:o[20]], y[o[20]:o[21]], y[o[21]:o[22]], y[o[22]:o[23]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], y[o[18]:o[19]], y[o[19]:o[20]], y[o[20]:o[21]], y[o[21]:o[22]], y[o[22]:o[23]], sh,)
 
 
 @njit
 def tree_outputs24(t, x, refs, F, I):
-    y = tree_outputs_flat(x, F, I)
+    y, sh = tree_outputs_shared(x, F, I)
     o = _port_offsets(I)
-    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], y[o[18]:o[19]], y[o[19]:o[20]], y[o[20]:o[21]], y[o[21]:o[22]], y[o[22]:o[23]], y[o[23]:o[24]],)
+    return (y[o[0]:o[1]], y[o[1]:o[2]], y[o[2]:o[3]], y[o[3]:o[4]], y[o[4]:o[5]], y[o[5]:o[6]], y[o[6]:o[7]], y[o[7]:o[8]], y[o[8]:o[9]], y[o[9]:o[10]], y[o[10]:o[11]], y[o[11]:o[12]], y[o[12]:o[13]], y[o[13]:o[14]], y[o[14]:o[15]], y[o[15]:o[16]], y[o[16]:o[17]], y[o[17]:o[18]], y[o[18]:o[19]], y[o[19]:o[20]], y[o[20]:o[21]], y[o[21]:o[22]], y[o[22]:o[23]], y[o[23]:o[24]], sh,)
 
 
 TREE_OUTPUTS = (tree_outputs1, tree_outputs2, tree_outputs3, tree_outputs4, tree_outputs5, tree_outputs6, tree_outputs7, tree_outputs8, tree_outputs9, tree_outputs10, tree_outputs11, tree_outputs12, tree_outputs13, tree_outputs14, tree_outputs15, tree_outputs16, tree_outputs17, tree_outputs18, tree_outputs19, tree_outputs20, tree_outputs21, tree_outputs22, tree_outputs23, tree_outputs24)

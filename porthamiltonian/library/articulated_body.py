@@ -473,15 +473,22 @@ class ArticulatedBody(StorageElement):
         return _k.tree_output_jacobian(t, np.asarray(x, float), refs, self._F, self._I)
 
     def kernel(self, role):
+        """The compiled kernels. The outputs kernel (one per number of ports, up to
+        `kernels.articulated.TREE_OUTPUTS`'s) shares the forward kinematics and link velocities
+        it computes, which the rates kernel reads (`kernels.articulated.tree_rates_read`)
+        instead of computing them again at the same state."""
         n = len(self._links) + len(self._joint_ports)
+        shared = 1 <= n <= len(_k.TREE_OUTPUTS)
         if role == "rates":
+            if shared:
+                return Kernel(_k.tree_rates_read, self._F, self._I, reads=self)
             return Kernel(_k.tree_rates if n else _k.tree_rates_unported, self._F, self._I)
         if role == "input_matrix":
             return Kernel(_k.tree_input_matrix, self._F, self._I)
         if role == "output_jacobian":
             return Kernel(_k.tree_output_jacobian, self._F, self._I)
-        if role == "outputs" and 1 <= n <= len(_k.TREE_OUTPUTS):
-            return Kernel(_k.TREE_OUTPUTS[n - 1], self._F, self._I)
+        if role == "outputs" and shared:
+            return Kernel(_k.TREE_OUTPUTS[n - 1], self._F, self._I, shares=True)
         return None
 
     def structure(self, t, x, refs):

@@ -247,6 +247,22 @@ def test_input_matrix_equals_probed_rates(tree):
     assert _rel(B, probed) < REL
 
 
+def test_rates_reading_the_outputs_kinematics_equal_the_rates_computing_them(tree):
+    """The rates kernel the compiled right-hand side calls reads the forward kinematics and link
+    velocities its outputs kernel shares (`tree_rates_read`, `tree_outputs_shared`); it does
+    the same operations on the same values as `tree_rates`, which computes them itself: equal
+    to the bit. The shared ports equal `tree_outputs_flat`'s, also to the bit."""
+    F = tree["F"]
+    Ip, _, x, _, _ = _ported(tree, tree["rng"])
+    m = K.tree_input_matrix(0.0, x, (), F, Ip).shape[1]
+    inputs = (tree["rng"].normal(size=m),)
+    y, sh = K.tree_outputs_shared(x, F, Ip)
+    assert sh[0] == 0
+    np.testing.assert_array_equal(y, K.tree_outputs_flat(x, F, Ip))
+    np.testing.assert_array_equal(K.tree_rates_read(0.0, x, (), inputs, sh, F, Ip),
+                                  K.tree_rates(0.0, x, (), inputs, F, Ip))
+
+
 def test_input_matrix_matches_pinocchio_crba_and_joint_jacobians(tree):
     """Against Pinocchio: dv/dt's block is M^-1 J_k^T with Pinocchio's `crba` and its joint
     Jacobians in the joint's LOCAL frame (`computeJointJacobians`, rows (v, omega) swapped to
