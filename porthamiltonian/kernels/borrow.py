@@ -18,7 +18,13 @@ and the packed constants, which its caller holds for the whole call) and by retu
 borrowed array (everything it returns is allocated in it: `porthamiltonian.compile.jit`).
 
 Kernels borrow their own arguments the same way (`record`): the caller holds them for the
-call, so a kernel that returns nothing made of them may read them without counting.
+call, so a kernel that returns nothing made of them may read them without counting; and
+views of their own work arrays (`span`, `item`) while those are used later in the function
+(numba frees a local after its last use: a local whose last use is the borrowing would be
+freed under the view).
+
+The three are numba overloads, compiled into their callers (an intrinsic's few instructions:
+no cache entry of their own, nothing for ``porthamiltonian warmup`` to build).
 
 Called from Python (and with numba's JIT disabled), `span` is the plain slice and `record`
 the tuple itself.
@@ -56,12 +62,11 @@ def _span(typingctx, a, start, stop):
     return a(a, start, stop), codegen
 
 
-@overload(span, jit_options={"cache": True})
+@overload(span)
 def _span_overload(a, start, stop):
     if isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C":
         return lambda a, start, stop: _span(a, start, stop)
     return None
-
 
 
 def item(a, i):
@@ -90,7 +95,7 @@ def _item(typingctx, a, i):
     return rt(a, i), codegen
 
 
-@overload(item, jit_options={"cache": True})
+@overload(item)
 def _item_overload(a, i):
     if isinstance(a, types.Array) and a.ndim >= 2 and a.layout == "C":
         return lambda a, i: _item(a, i)
@@ -126,7 +131,7 @@ def _record(typingctx, values):
     return values(values), codegen
 
 
-@overload(record, jit_options={"cache": True})
+@overload(record)
 def _record_overload(values):
     if isinstance(values, types.BaseTuple):
         return lambda values: _record(values)
