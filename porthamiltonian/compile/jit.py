@@ -194,8 +194,9 @@ class _JitGen(_Gen):
         A slice of one of the function's arguments (`ARGUMENTS`: the state, the inputs, the
         packed constants) is borrowed (`porthamiltonian.kernels.borrow.span`): it and every
         view a kernel takes of it then skip numba's reference counting, which the caller's
-        reference to the argument makes unnecessary. The Go1 on four compliant feet: 3,860
-        -> 2,360 counts per evaluation, 40.0 -> 33.6 us (`benchmarks/robot_profile.py`)."""
+        reference to the argument makes unnecessary. The Go1 on four compliant feet: 3,830
+        -> 2,360 counts per evaluation (`benchmarks/refcounts.py`), 37.2 -> 32.3 us
+        (`benchmarks/robot_profile.py`, bare compiled function)."""
         return f"{'_bsp' if array in ARGUMENTS else '_sp'}({array}, {start}, {stop})"
 
     def references(self):

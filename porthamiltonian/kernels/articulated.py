@@ -1009,8 +1009,7 @@ def tree_rates_unported(t, x, refs, inputs, F, I):
 def tree_outputs_flat(x, F, I):
     """Return the port flows stacked: the ported links' twists (link frame), then the ported
     joints' velocities."""
-    n, nq, nv = I[0], I[1], I[2]
-    nlp = I[_IHEAD + 4 * n]
+    nlp = I[_IHEAD + 4 * I[0]]
     vel = tree_kinematics(x, F, I)[4] if nlp > 0 else np.empty(0)
     return tree_ports(x, vel, I)
 

@@ -124,7 +124,7 @@ def _mats(F, at, k, n):
 @njit(inline="always")
 def _view(F, at, n):
     """The (n, n) matrix packed at ``F[at]`` as a view, for the culling test, which only reads
-    it. `_mat` copies for the contact chain: with views there, the compliant rimless wheel's
+    it. `_mat` and `_mats` copy for the contact chain: with views there, the compliant rimless wheel's
     BDF run (`test_compliant_feet_book_the_strike_in_their_dampers`) meets inf in scipy's
     difference table at 0.784 s, although the right-hand side leaves ``F`` unchanged and gives
     the same bits at the sand wheel's states (not traced further)."""
