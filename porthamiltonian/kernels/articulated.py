@@ -262,8 +262,9 @@ def forward_kinematics(F, I, q, Rl, tl, Rw, pw):
     Rw, pw : ndarray, shape (9 n,), (3 n,)
         Out: the world pose ``H_{W i}`` of each link.
     """
+    F, I, q, Rl, tl, Rw, pw = _borrow.record((F, I, q, Rl, tl, Rw, pw))   # uncounted: `kernels.borrow`
     n = I[0]
-    tmp = np.empty(9)
+    tmp = _borrow.local(9)
     for i in range(n):
         at = _HEAD + _LINK * i
         par, kind, iq = I[_IHEAD + 4 * i], I[_IHEAD + 4 * i + 1], I[_IHEAD + 4 * i + 2]
@@ -302,6 +303,7 @@ def forward_kinematics(F, I, q, Rl, tl, Rw, pw):
 def link_velocities(F, I, Rl, tl, v, vel):
     """Fill the links' twists ``T_{W i}`` in their own frames, shape (6 n,), from the joint
     velocities v (nv,) and the relative placements of `forward_kinematics`."""
+    F, I, Rl, tl, v, vel = _borrow.record((F, I, Rl, tl, v, vel))   # uncounted: `kernels.borrow`
     n = I[0]
     for i in range(n):
         at = _HEAD + _LINK * i
@@ -360,8 +362,9 @@ def link_jacobians(F, I, Rl, tl):
 @njit
 def _external(F, I, Rw, fext, f):
     """f = -(fext + the links' weights), per link (6 n,): the wrenches the recursions subtract."""
+    F, I, Rw, fext, f = _borrow.record((F, I, Rw, fext, f))   # uncounted: `kernels.borrow`
     n = I[0]
-    a = np.empty(6)
+    a = _borrow.local(6)
     for i in range(n):
         at = _HEAD + _LINK * i
         for k in range(3):
@@ -654,12 +657,26 @@ def aba_placed(F, I, v, tau, fext, Rl, tl, Rw, vel, acc, qdd):
     arrays they fill, read here): the recursions alone, for the rates kernel that reads the
     kinematics the outputs kernel computed at the same state (`tree_rates_read`)."""
     n = I[0]
-    IA = np.empty((n, 6, 6))
-    pA = np.empty(6 * n)
-    c = np.empty(6 * n)
+    M = np.empty((3, n, 6, 6))   # the articulated inertias IA_i, U_i = IA_i S_i, the factors of D_i
+    V = np.empty((3, 6 * n))     # the bias forces pA_i, the velocity products c_i, D_i^-1 u_i
+    return _aba_passes(F, I, v, tau, fext, Rl, tl, Rw, vel, acc, qdd, M, V)
+
+
+@njit
+def _aba_passes(F, I, v, tau, fext, Rl, tl, Rw, vel, acc, qdd, M, V):
+    """The three passes of `aba_placed` in its work arrays `M`, `V` (their values on entry
+    unused). Every array it reads or writes is borrowed (`porthamiltonian.kernels.borrow`: its
+    caller holds them for the call) or a scratch array on its stack (`borrow.local`), so that
+    the small helpers compiled into its loops count no references: 143 counts per call of the
+    Go1's rates kernel before (`benchmarks/refcounts.py`), and 15 arrays allocated."""
+    (F, I, v, tau, fext, Rl, tl, Rw, vel, acc, qdd, M, V) = _borrow.record(
+        (F, I, v, tau, fext, Rl, tl, Rw, vel, acc, qdd, M, V))
+    n = I[0]
+    IA, U, Ls = _borrow.item(M, 0), _borrow.item(M, 1), _borrow.item(M, 2)
+    pA, c, Dinv_u = _borrow.item(V, 0), _borrow.item(V, 1), _borrow.item(V, 2)
     _external(F, I, Rw, fext, pA)
-    Sv = np.empty(6)
-    Iv = np.empty(6)
+    Sv = _borrow.local(6)
+    Iv = _borrow.local(6)
     for i in range(n):
         at = _HEAD + _LINK * i
         kind, iv = I[_IHEAD + 4 * i + 1], I[_IHEAD + 4 * i + 3]
@@ -670,16 +687,13 @@ def aba_placed(F, I, v, tau, fext, Rl, tl, Rw, vel, acc, qdd):
         _cross_force(vel, 6 * i, Iv, 0, pA, 6 * i)
         _joint_motion(F, at, kind, v, iv, Sv)
         _cross_motion(vel, 6 * i, Sv, 0, c, 6 * i)
-    U = np.empty((n, 6, 6))       # U_i = IA_i S_i (6 x nv_i)
-    Ls = np.zeros((n, 6, 6))      # Cholesky factors of D_i = S_i^T U_i
-    Dinv_u = np.empty(6 * n)      # D_i^-1 u_i
-    W = np.empty((6, 6))
-    tmp = np.empty((6, 6))
-    Ia = np.empty((6, 6))
-    pa = np.empty(6)
-    D = np.empty((6, 6))
-    b = np.empty(6)
-    S = np.zeros((6, 6))
+    W = _borrow.local(6, 6)
+    tmp = _borrow.local(6, 6)
+    Ia = _borrow.local(6, 6)
+    pa = _borrow.local(6)
+    D = _borrow.local(6, 6)
+    b = _borrow.local(6)
+    S = _borrow.local(6, 6)
     ok = True
     for i in range(n - 1, -1, -1):
         at = _HEAD + _LINK * i

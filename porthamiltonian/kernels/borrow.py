@@ -23,15 +23,20 @@ views of their own work arrays (`span`, `item`) while those are used later in th
 (numba frees a local after its last use: a local whose last use is the borrowing would be
 freed under the view).
 
-The three are numba overloads, compiled into their callers (an intrinsic's few instructions:
+`local` is the scratch array of a fixed size that no one else holds: on the stack of the
+function (LLVM's ``alloca``), neither allocated nor counted, valid until the function returns;
+the rule is the same (return nothing made of it).
+
+The four are numba overloads, compiled into their callers (an intrinsic's few instructions:
 no cache entry of their own, nothing for ``porthamiltonian warmup`` to build).
 
-Called from Python (and with numba's JIT disabled), `span` is the plain slice and `record`
-the tuple itself.
+Called from Python (and with numba's JIT disabled), `span` is the plain slice, `record`
+the tuple itself and `local` a new array.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
@@ -136,3 +141,40 @@ def _record_overload(values):
     if isinstance(values, types.BaseTuple):
         return lambda values: _record(values)
     return None
+
+
+def local(rows, cols=0):
+    """A scratch array of float64 on the compiled function's stack (module docstring): shape
+    ``(rows,)``, or ``(rows, cols)`` with `cols` > 0; both literal integers. Its values are
+    undefined until written. From Python, `numpy.empty` of that shape."""
+    return np.empty(rows) if cols == 0 else np.empty((rows, cols))
+
+
+@intrinsic
+def _local(typingctx, rows, cols):
+    if not (isinstance(rows, types.IntegerLiteral) and isinstance(cols, types.IntegerLiteral)):
+        return None
+    shape = (rows.literal_value,) if cols.literal_value == 0 else (rows.literal_value, cols.literal_value)
+    if not all(k > 0 for k in shape):
+        return None
+    rt = types.Array(types.float64, len(shape), "C")
+
+    def codegen(context, builder, sig, args):
+        size = 1
+        for k in shape:
+            size *= k
+        data = cgutils.alloca_once(builder, context.get_value_type(types.float64), size=size)
+        itemsize = context.get_abi_sizeof(context.get_value_type(types.float64))
+        strides = (itemsize,) if len(shape) == 1 else (shape[1] * itemsize, itemsize)
+        out = make_array(rt)(context, builder)
+        populate_array(out, data=data, shape=[context.get_constant(types.intp, k) for k in shape],
+                       strides=[context.get_constant(types.intp, k) for k in strides], itemsize=itemsize,
+                       meminfo=None)
+        return out._getvalue()
+
+    return rt(rows, cols), codegen
+
+
+@overload(local, prefer_literal=True)
+def _local_overload(rows, cols=0):
+    return lambda rows, cols=0: _local(rows, cols)

@@ -110,21 +110,21 @@ def _mat(F, at, n):
 
 
 @njit(inline="always")
-def _mats(F, at, k, n):
-    """The k (n, n) matrices packed one after another at ``F[at]``, copied into one (k, n, n)
-    stack (`_mat`'s values, one allocation for the k: ``M[0]``, ``M[1]``, ...)."""
-    M = np.empty((k, n, n))
-    for m in range(k):
-        for i in range(n):
-            for j in range(n):
-                M[m, i, j] = F[at + n * n * m + n * i + j]
+def _local_mat(F, at, n):
+    """The (n, n) matrix packed at ``F[at]`` (`n` a literal), copied onto the stack of the
+    caller (`kernels.borrow.local`: compiled into it; it returns no part of it): `_mat`'s
+    values without an array."""
+    M = _borrow.local(n, n)
+    for i in range(n):
+        for j in range(n):
+            M[i, j] = F[at + n * i + j]
     return M
 
 
 @njit(inline="always")
 def _view(F, at, n):
     """The (n, n) matrix packed at ``F[at]`` as a view, for the culling test, which only reads
-    it. `_mat` and `_mats` copy for the contact chain: with views there, the compliant rimless wheel's
+    it. `_mat` and `_local_mat` copy for the contact chain: with views there, the compliant rimless wheel's
     BDF run (`test_compliant_feet_book_the_strike_in_their_dampers`) meets inf in scipy's
     difference table at 0.784 s, although the right-hand side leaves ``F`` unchanged and gives
     the same bits at the sand wheel's states (not traced further)."""
@@ -180,8 +180,8 @@ def pair_state(x, refs, F, I):
             z6 = np.zeros((6, 6))
             return (_kc.OK, 1.0, -bound, H12, x[0:4].copy(), 0, 0, z3, z3, np.eye(4), z6, z6)
     F1, I1, F2, I2 = _surfaces(F, I)
-    H = _mats(F, H_WA, 4, 4)   # H_WA, H_WB, H_S1A, H_BS2 follow one another
-    H_Wa, H_Wb, H_S1a, H_bS2 = H[0], H[1], H[2], H[3]
+    H_Wa, H_Wb, H_S1a, H_bS2 = (_local_mat(F, H_WA, 4), _local_mat(F, H_WB, 4), _local_mat(F, H_S1A, 4),
+                                _local_mat(F, H_BS2, 4))
     c1 = int(round(x[4]))
     c2 = int(round(x[5]))
     if I[BOUNDED]:   # a closed form off a bounded surface: the Python path books its edge state
@@ -224,7 +224,8 @@ def _efforts(x, sh, F, law, F_e, W_geo, ok):
     if sh[P_DELTA] > F[DEPTH_LIMIT] or not ok:   # outside the model's range: the Python path raises
         z = np.zeros(6)
         return z, z.copy(), np.zeros(3), (_kc.FAILED,) + sh[1:] + (law,)
-    K_t = np.array((F[K_SPIN], F[K_T], F[K_T]))
+    K_t = _borrow.local(3)
+    K_t[0], K_t[1], K_t[2] = F[K_SPIN], F[K_T], F[K_T]
     e_a, e_b, e_s = _kc.spring_outputs(sh[P_GA], sh[P_GB], K_t, _borrow.span(x, 7, 10), F_e, W_geo)
     return e_a, e_b, e_s, sh + (law,)
 
@@ -233,11 +234,15 @@ def _efforts(x, sh, F, law, F_e, W_geo, ok):
 def spring_outputs(t, x, refs, F, I):
     """Port efforts ``(e_a, e_b, e_slip)`` of the spring and the shared tuple (last), which
     ends with the packed normal law (a law of fixed stiffness)."""
+    x, F, I = _borrow.record((x, F, I))   # uncounted (`kernels.borrow`): it returns copies only
+    refs = _borrow.record(refs)
     sh = pair_state(x, refs, F, I)
     if not _touching(x, sh):
         return _idle(sh, F)
     law = F[LAW : LAW + 5].copy()
-    return _efforts(x, sh, F, law, _kc.normal_force(law, sh[P_DELTA], 0.0)[0], np.zeros(6), True)
+    W_geo = _borrow.local(6)
+    W_geo[:] = 0.0
+    return _efforts(x, sh, F, law, _kc.normal_force(law, sh[P_DELTA], 0.0)[0], W_geo, True)
 
 
 @njit
@@ -336,10 +341,9 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
     if sh[P_CULLED] != 0.0:
         return out
     F1, I1, F2, I2 = _surfaces(F, I)
-    Ad = _mats(F, AD_S2B, 2, 6)   # AD_S2B, AD_S1A
     x_rate, s_rate, s_max, s_min = _spring_rates(
         F1, I1, F2, I2, sh[P_X], sh[P_C1], sh[P_C2], sh[P_D1], sh[P_D2], sh[P_H12], sh[P_H1C], sh[P_GA], sh[P_GB],
-        Ad[0], Ad[1], inputs[0], inputs[1], inputs[2], _borrow.span(x, 0, 4), int(round(x[4])),
+        _local_mat(F, AD_S2B, 6), _local_mat(F, AD_S1A, 6), inputs[0], inputs[1], inputs[2], _borrow.span(x, 0, 4), int(round(x[4])),
         int(round(x[5])), F[RELAX], _borrow.span(x, 7, 10), x[_ACT] > 0.5)
     if not s_min > s_max / 1e10:
         out[:] = np.nan

@@ -237,6 +237,20 @@ def _row_product(G, k, T):
     return acc
 
 
+@njit(inline="always")
+def rotation_translation(H):
+    """``H[:3, :3]`` and ``H[:3, 3]`` of a 4x4 rigid motion, copied onto the stack of the caller
+    (`kernels.borrow.local`; compiled into it, so valid until it returns: it must return
+    neither): the hot path's ``R``, ``d`` without two arrays."""
+    R = _borrow.local(3, 3)
+    d = _borrow.local(3)
+    for i in range(3):
+        for j in range(3):
+            R[i, j] = H[i, j]
+        d[i] = H[i, 3]
+    return R, d
+
+
 @njit
 def relative_pose(H_S1a, H_bS2, Ha, Hb):
     """``H_12 = H_S1a inv(H_Wa) H_Wb H_bS2``: pose of surface 2's frame in surface 1's (the
@@ -252,8 +266,30 @@ def relative_pose(H_S1a, H_bS2, Ha, Hb):
 @njit
 def relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b):
     """Twist of S2 relative to S1 in frame 1 from the body twists (``Ad_S2b = Ad(H_S2b)``,
-    ``Ad_S1a = Ad(H_S1a)``)."""
-    return _lie.mv(_lie.adjoint(H_12), _lie.mv(Ad_S2b, T_b)) - _lie.mv(Ad_S1a, T_a)
+    ``Ad_S1a = Ad(H_S1a)``).
+
+    ``Ad(H_12) (Ad_S2b T_b) - Ad_S1a T_a`` with the intermediates on the stack
+    (`kernels.borrow.local`): one array, the result, where the products allocated five; each
+    sum as `porthamiltonian.kernels.lie.mv` sums it (the same bits)."""
+    A = _borrow.local(6, 6)
+    _lie.adjoint_into(H_12, A)
+    b = _borrow.local(6)
+    a = _borrow.local(6)
+    for i in range(6):
+        acc_b = 0.0
+        acc_a = 0.0
+        for j in range(6):
+            acc_b += Ad_S2b[i, j] * T_b[j]
+            acc_a += Ad_S1a[i, j] * T_a[j]
+        b[i] = acc_b
+        a[i] = acc_a
+    out = np.empty(6)
+    for i in range(6):
+        acc = 0.0
+        for j in range(6):
+            acc += A[i, j] * b[j]
+        out[i] = acc - a[i]
+    return out
 
 
 @njit
@@ -311,8 +347,7 @@ def parameter_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, T12, params
     s_max, s_min : float
         Singular values of the contact matrix of the kinematics used (`kinematics`).
     """
-    R = H_12[:3, :3].copy()
-    d = H_12[:3, 3].copy()
+    R, d = rotation_translation(H_12)
     _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
     return _tracked_rates_by_symbol(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re, s_max, s_min,
                                     params, c1, c2, relax)
@@ -392,8 +427,7 @@ def spring_rates(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, H_12, H_1C, G_a, G_b
     (x_exact, D1, D2, H_12, H_1C, G_a, G_b, Ad_S2b, Ad_S1a, T_a, T_b, slip, params, s) = _borrow.record(
         (x_exact, D1, D2, H_12, H_1C, G_a, G_b, Ad_S2b, Ad_S1a, T_a, T_b, slip, params, s))   # uncounted: `kernels.borrow`
     T12 = relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b)
-    R = H_12[:3, :3].copy()
-    d = H_12[:3, 3].copy()
+    R, d = rotation_translation(H_12)
     # the exact points' kinematics serve both the tracked rates and the frame's spin
     _, _, _, _, re, s_max, s_min = kinematics(D1, D2, R, d, T12)
     x_rate, s_max, s_min = _tracked_rates_by_symbol(F1, I1, F2, I2, x_exact, ce1, ce2, D1, D2, R, d, T12, re,

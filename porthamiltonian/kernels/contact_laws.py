@@ -11,6 +11,7 @@ import math
 import numpy as np
 from ._njit import njit
 
+from . import borrow as _borrow
 from . import hertz as _kh
 from . import lie as _lie
 from .curvature import curvature_rates
@@ -140,12 +141,24 @@ def spring_outputs(G_a, G_b, K_t, s, F_e, W_geo):
     """Port efforts of a compliant contact's spring: the wrench ``W_C = (0, 0, K_t s, -F_e) +
     W_geo`` on the relative motion, as ``(-G_a^T W_C, G_b^T W_C)``, and the slip port's force
     ``K_t s`` (`library.compliant_contact`). ``W_geo`` is the part of the gradient of a
-    stiffness that depends on the configuration (`local_hertz`; zero for a fixed law)."""
-    W = W_geo.copy()
+    stiffness that depends on the configuration (`local_hertz`; zero for a fixed law).
+
+    ``W_C`` lives on the stack (`kernels.borrow.local`) and ``-G_a^T W_C`` is negated in place:
+    the three arrays returned and no other, with the sums of `porthamiltonian.kernels.lie.mtv`
+    (the same bits)."""
+    W = _borrow.local(6)
+    for k in range(6):
+        W[k] = W_geo[k]
     for k in range(3):
         W[2 + k] += K_t[k] * s[k]
     W[5] -= F_e
-    return -_lie.mtv(G_a, W), _lie.mtv(G_b, W), K_t * s
+    e_a = _lie.mtv(G_a, W)
+    for k in range(e_a.shape[0]):
+        e_a[k] = -e_a[k]
+    e_s = np.empty(3)
+    for k in range(3):
+        e_s[k] = K_t[k] * s[k]
+    return e_a, _lie.mtv(G_b, W), e_s
 
 
 @njit

@@ -22,7 +22,7 @@ from . import closest as _kc
 from . import lie as _lie
 from . import surfaces as _s
 from . import point as _kp
-from .contact_kinematics import frame, relative_pose, relative_twist, start_is_sane
+from .contact_kinematics import frame, relative_pose, relative_twist, rotation_translation, start_is_sane
 
 #: the Newton search, called by symbol (`_njit.separate`): compiled once, not again in the pair state
 _newton = separate(_kc.newton)
@@ -69,8 +69,7 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
     if _kp.is_point(I2):    # the point branch: the foot of the normal (`point_pair_state`)
         return _point_pair_state_by_symbol(F1, I1, _kp.center_of(F2), H_12, x0, c1, scale, tol, max_iter, alpha,
                                            H_S1a, H_bS2, reg_tol)
-    R = H_12[:3, :3].copy()
-    d = H_12[:3, 3].copy()
+    R, d = rotation_translation(H_12)
     found, x = _closed_form(F1, I1, F2, I2, R, d, c1, c2)
     if not found:
         x = x0.copy()

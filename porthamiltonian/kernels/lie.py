@@ -281,9 +281,19 @@ def adjoint(H):
     -----
     Column j of hat(p) R is p x (column j of R).
     """
+    out = np.empty((6, 6))
+    adjoint_into(H, out)
+    return out
+
+
+@njit(inline="always")
+def adjoint_into(H, out):
+    """`adjoint` written into the 6x6 ``out`` (a work array or a `kernels.borrow.local`)."""
     px, py, pz = H[0, 3], H[1, 3], H[2, 3]
-    out = np.zeros((6, 6))
     for j in range(3):
+        out[0, 3 + j] = 0.0
+        out[1, 3 + j] = 0.0
+        out[2, 3 + j] = 0.0
         r0, r1, r2 = H[0, j], H[1, j], H[2, j]
         out[0, j] = r0
         out[1, j] = r1
@@ -294,7 +304,6 @@ def adjoint(H):
         out[3, j] = py * r2 - pz * r1
         out[4, j] = pz * r0 - px * r2
         out[5, j] = px * r1 - py * r0
-    return out
 
 
 @njit

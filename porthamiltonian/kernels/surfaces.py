@@ -74,6 +74,7 @@ import math
 
 import numpy as np
 from ._njit import njit, separate
+from . import borrow as _borrow
 
 SEPARABLE = 0
 PIECEWISE = 1
@@ -494,6 +495,11 @@ _piecewise_by_symbol = separate(_piecewise)
 _run_tape_by_symbol = separate(_run_tape)
 
 
+#: the orders of `derivatives` up to which its basis values live on its stack (0..3: the
+#: contact chain's 2, the curvature's 3)
+_LOCAL_ORDERS = 4
+
+
 # one declared signature: the calls from other kernels pass a literal order (2), which would
 # otherwise compile a second specialization (seconds of first-run JIT)
 @njit(argtypes="f8[::1], i8[::1], f8, f8, i8, i8")
@@ -524,8 +530,10 @@ def derivatives(F, I, u, v, order, chart):
         return _run_tape_by_symbol(F, I, u, v, order)
     n = order + 1
     D = np.zeros((n, n, 3))
-    bu = np.empty((n, 3))
-    bv = np.empty((n, 3))
+    if n <= _LOCAL_ORDERS:   # the basis values on the stack (`kernels.borrow.local`): no arrays
+        bu, bv = _borrow.local(_LOCAL_ORDERS, 3), _borrow.local(_LOCAL_ORDERS, 3)
+    else:
+        bu, bv = np.empty((n, 3)), np.empty((n, 3))
     _basis(I[3], u, order, bu)
     _basis(I[4], v, order, bv)
     off = 1 + DOMAIN_SIZE * I[1] + COEF_SIZE * chart
