@@ -126,6 +126,16 @@ def gap_tolerance(tol, scale, size):
     return max(tol * scale, GAP_ROUNDOFF * _EPS * size)
 
 
+@njit(inline="always")
+def confirmed(D1, D2, d, r, w, scale, tol):
+    """`newton`'s convergence test at an evaluation (`_evaluate`'s ``D1``, ``D2``, ``r``, ``w``):
+    the tangential gap within `gap_tolerance` and the misalignment within `tol`."""
+    gap, ang = errors(r, w)
+    size = (math.sqrt(_lie.dot3(D1[0, 0], D1[0, 0])) + math.sqrt(_lie.dot3(D2[0, 0], D2[0, 0]))
+            + math.sqrt(_lie.dot3(d, d)))
+    return gap <= gap_tolerance(tol, scale, size) and ang <= tol
+
+
 @njit
 def errors(r, w):
     """Tangential gap [m] and normal misalignment [-] from the residual and row weights."""
@@ -252,10 +262,7 @@ def newton(F1, I1, F2, I2, R, d, x0, c1, c2, scale, tol, max_iter):
     for it in range(max_iter + 1):
         if not ok:
             return x, c1, c2, it, False, clamped, False, D1, D2, r, w, Rn2, e
-        gap, ang = errors(r, w)
-        p1, p2 = D1[0, 0], D2[0, 0]
-        size = math.sqrt(_lie.dot3(p1, p1)) + math.sqrt(_lie.dot3(p2, p2)) + math.sqrt(_lie.dot3(d, d))
-        if gap <= gap_tolerance(tol, scale, size) and ang <= tol:
+        if confirmed(D1, D2, d, r, w, scale, tol):
             return x, c1, c2, it, True, clamped, True, D1, D2, r, w, Rn2, e
         if it == max_iter:
             break

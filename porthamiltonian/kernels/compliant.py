@@ -185,9 +185,7 @@ def pair_state(x, refs, F, I):
     c1 = int(round(x[4]))
     c2 = int(round(x[5]))
     if I[BOUNDED]:   # a closed form off a bounded surface: the Python path books its edge state
-        Ha = _lie.pose_to_matrix(pa) if pa.shape[0] == 7 else H_Wa
-        Hb = _lie.pose_to_matrix(pb) if pb.shape[0] == 7 else H_Wb
-        H12 = _kc.relative_pose(H_S1a, H_bS2, Ha, Hb)
+        H12 = _kc.pair_pose(pa, pb, H_Wa, H_Wb, H_S1a, H_bS2)
         found, xc = _closed_form_extended(F1, I1, F2, I2, H12[:3, :3].copy(), H12[:3, 3].copy(), c1, c2)
         if found and _outside(F, I, xc, c1, c2) > 0.0:
             z3 = np.zeros((3, 3, 3))

@@ -38,6 +38,7 @@ from .contact_kinematics import (  # noqa: F401 (re-exported)
     frame,
     frame_rates,
     axes_rates,
+    pair_pose,
     relative_pose,
     relative_twist,
     start_is_sane,

@@ -251,11 +251,29 @@ def rotation_translation(H):
     return R, d
 
 
+@njit(inline="always")
+def pair_pose(pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2):
+    """`relative_pose` from the pose vectors of the moving bodies (shape (7,)), or, for a fixed
+    body (an empty pose), its ``H_Wa`` / ``H_Wb``; the bodies' matrices on the stack of the
+    caller (`kernels.borrow.local`)."""
+    Ha = H_Wa
+    if pose_a.shape[0] == 7:
+        Ha = _borrow.local(4, 4)
+        _lie.pose_to_matrix_into(pose_a, Ha)
+    Hb = H_Wb
+    if pose_b.shape[0] == 7:
+        Hb = _borrow.local(4, 4)
+        _lie.pose_to_matrix_into(pose_b, Hb)
+    return relative_pose(H_S1a, H_bS2, Ha, Hb)
+
+
 @njit
 def relative_pose(H_S1a, H_bS2, Ha, Hb):
     """``H_12 = H_S1a inv(H_Wa) H_Wb H_bS2``: pose of surface 2's frame in surface 1's (the
-    products of rigid motions in two arrays: the culling test's cost)."""
-    A = _lie.se3_inverse(Ha)
+    products of rigid motions through one scratch matrix on the stack, `kernels.borrow.local`:
+    the culling test's cost)."""
+    A = _borrow.local(4, 4)
+    _lie.se3_inverse_into(Ha, A)
     B = np.empty((4, 4))
     _lie.rigid_mm_into(H_S1a, A, B)
     _lie.rigid_mm_into(B, Hb, A)

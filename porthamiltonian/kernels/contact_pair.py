@@ -22,12 +22,14 @@ from . import closest as _kc
 from . import lie as _lie
 from . import surfaces as _s
 from . import point as _kp
-from .contact_kinematics import frame, relative_pose, relative_twist, rotation_translation, start_is_sane
+from .contact_kinematics import frame, pair_pose, relative_twist, rotation_translation, start_is_sane
 
 #: the Newton search, called by symbol (`_njit.separate`): compiled once, not again in the pair state
 _newton = separate(_kc.newton)
 #: the closed forms, called by symbol (`_njit.separate`)
 _closed_form = separate(_kc.closed_form)
+#: `newton`'s evaluation, called by symbol (`_njit.separate`): a closed form's confirmation
+_evaluate = separate(_kc._evaluate)
 
 
 @njit(argtypes=("f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], i8, i8, f8, f8, i8, f8, "
@@ -75,8 +77,13 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
         x = x0.copy()
     c1, x[0], x[1] = _s.best_chart(F1, I1, x[0], x[1], c1)
     c2, x[2], x[3] = _s.best_chart(F2, I2, x[2], x[3], c2)
-    (x, c1, c2, it, converged, clamped, have, D1, D2, r, w, Rn2, e) = _newton(
-        F1, I1, F2, I2, R, d, x, c1, c2, scale, tol, max_iter)
+    converged = False
+    if found:   # `newton`'s first test, without its call: a closed form is exact, so confirmed
+        D1, D2, r, _, w, Rn2, e, have = _evaluate(F1, I1, F2, I2, R, d, x, c1, c2)
+        converged, it = have and _kc.confirmed(D1, D2, d, r, w, scale, tol), 0
+    if not converged:
+        (x, c1, c2, it, converged, _, have, D1, D2, r, w, Rn2, e) = _newton(
+            F1, I1, F2, I2, R, d, x, c1, c2, scale, tol, max_iter)
     if not (converged and have):
         return (False, x, c1, c2, it, D1, D2, np.zeros(3), np.zeros(3), np.nan, np.nan, np.nan, np.nan, np.eye(4),
                 np.zeros((6, 6)), np.zeros((6, 6)))
@@ -91,19 +98,6 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
 
 #: `pair_state` as `evaluate` calls it: by symbol (`_njit.separate`)
 _pair_state_by_symbol = separate(pair_state)
-
-
-@njit(inline="always")
-def _inverse_into(H, out):
-    """`porthamiltonian.kernels.lie.se3_inverse` written into ``out`` (the same arithmetic)."""
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = H[j, i]
-        out[i, 3] = -(H[0, i] * H[0, 3] + H[1, i] * H[1, 3] + H[2, i] * H[2, 3])
-    out[3, 0] = 0.0
-    out[3, 1] = 0.0
-    out[3, 2] = 0.0
-    out[3, 3] = 1.0
 
 
 @njit(inline="always")
@@ -124,17 +118,17 @@ def frame_and_maps(D1, n1, distance, alpha, H_12, H_S1a, H_bS2):
     """Contact frame ``H_1C`` (`frame`) and the twist maps ``G_a = Ad(H_C1 H_S1a)``,
     ``G_b = Ad(H_C1 H_12 H_S2b)`` (``T_C = G_b T_b - G_a T_a``).
 
-    The products of rigid motions go through one scratch array (`_mm_into`, `_inverse_into`: the
-    bits of `porthamiltonian.kernels.lie.mm` and `porthamiltonian.kernels.lie.se3_inverse`): four
-    arrays per call, the three returned and the scratch, instead of eight."""
+    The products of rigid motions go through scratch matrices on the stack (`_mm_into`,
+    `porthamiltonian.kernels.lie.se3_inverse_into`: the bits of `porthamiltonian.kernels.lie.mm`
+    and `porthamiltonian.kernels.lie.se3_inverse`; `kernels.borrow.local`): the three arrays
+    returned and no other, where the products allocated eight."""
     D1, n1, H_12, H_S1a, H_bS2 = _borrow.record((D1, n1, H_12, H_S1a, H_bS2))   # uncounted: `kernels.borrow`
     H_1C = frame(D1, n1, distance, alpha)
-    W = np.empty((4, 4, 4))
-    H_C1, P, Q, H_S2b = W[0], W[1], W[2], W[3]
-    _inverse_into(H_1C, H_C1)
+    H_C1, P, Q, H_S2b = _borrow.local(4, 4), _borrow.local(4, 4), _borrow.local(4, 4), _borrow.local(4, 4)
+    _lie.se3_inverse_into(H_1C, H_C1)
     _mm_into(H_C1, H_S1a, P)
     G_a = _lie.adjoint(P)
-    _inverse_into(H_bS2, H_S2b)
+    _lie.se3_inverse_into(H_bS2, H_S2b)
     _mm_into(H_C1, H_12, P)
     _mm_into(P, H_S2b, Q)
     return H_1C, G_a, _lie.adjoint(Q)
@@ -170,9 +164,7 @@ def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol,
     """
     (pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2) = _borrow.record(
         (pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2))   # uncounted: `kernels.borrow`
-    Ha = _lie.pose_to_matrix(pose_a) if pose_a.shape[0] == 7 else H_Wa
-    Hb = _lie.pose_to_matrix(pose_b) if pose_b.shape[0] == 7 else H_Wb
-    H_12 = relative_pose(H_S1a, H_bS2, Ha, Hb)
+    H_12 = pair_pose(pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2)
     if not (_kp.is_point(I2) or start_is_sane(F1, F2, x0, c1, c2) or _closed_form(F1, I1, F2, I2, H_12[:3, :3].copy(),
                                                               H_12[:3, 3].copy(), c1, c2)[0]):
         z3 = np.zeros((3, 3, 3))
@@ -202,9 +194,7 @@ def separation(B1, B2, pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2):
     bound : float [m]
     H_12 : ndarray, shape (4, 4)
     """
-    Ha = _lie.pose_to_matrix(pose_a) if pose_a.shape[0] == 7 else H_Wa
-    Hb = _lie.pose_to_matrix(pose_b) if pose_b.shape[0] == 7 else H_Wb
-    H_12 = relative_pose(H_S1a, H_bS2, Ha, Hb)
+    H_12 = pair_pose(pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2)
     return _kc.separation_bound(B1, B2, H_12[:3, :3], H_12[:3, 3]), H_12
 
 
@@ -310,9 +300,7 @@ def point_evaluate(F1, I1, p2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, scale, tol, m
     H_12 : ndarray, shape (4, 4)
     and the outputs of `point_pair_state` after its ``ok`` flag.
     """
-    Ha = _lie.pose_to_matrix(pose_a) if pose_a.shape[0] == 7 else H_Wa
-    Hb = _lie.pose_to_matrix(pose_b) if pose_b.shape[0] == 7 else H_Wb
-    H_12 = relative_pose(H_S1a, H_bS2, Ha, Hb)
+    H_12 = pair_pose(pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2)
     (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = _point_pair_state_by_symbol(
         F1, I1, p2, H_12, x0, c1, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol)
     return (OK if ok else FAILED, H_12, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a,

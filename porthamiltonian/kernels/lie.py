@@ -230,13 +230,19 @@ def pose_to_matrix(x):
     ndarray, shape (4, 4)
         ``H_WB = [[R(q/|q|), p], [0, 1]]``.
     """
-    H = np.zeros((4, 4))
-    quat_to_rotation_into(x[:4], H[:3, :3])
-    H[0, 3] = x[4]
-    H[1, 3] = x[5]
-    H[2, 3] = x[6]
-    H[3, 3] = 1.0
+    H = np.empty((4, 4))
+    pose_to_matrix_into(x, H)
     return H
+
+
+@njit(inline="always")
+def pose_to_matrix_into(x, H):
+    """`pose_to_matrix` written into the 4x4 ``H`` (a work array or a `kernels.borrow.local`)."""
+    quat_to_rotation_into(x, H)   # reads x[:4], writes H[:3, :3]
+    for i in range(3):
+        H[i, 3] = x[4 + i]
+        H[3, i] = 0.0
+    H[3, 3] = 1.0
 
 
 @njit
@@ -253,13 +259,20 @@ def se3_inverse(H):
     ndarray, shape (4, 4)
         ``H_BA = [[R^T, -R^T p], [0, 1]]``.
     """
-    out = np.zeros((4, 4))
+    out = np.empty((4, 4))
+    se3_inverse_into(H, out)
+    return out
+
+
+@njit(inline="always")
+def se3_inverse_into(H, out):
+    """`se3_inverse` written into the 4x4 ``out`` (not ``H``)."""
     for i in range(3):
         for j in range(3):
             out[i, j] = H[j, i]
         out[i, 3] = -(H[0, i] * H[0, 3] + H[1, i] * H[1, 3] + H[2, i] * H[2, 3])
+        out[3, i] = 0.0
     out[3, 3] = 1.0
-    return out
 
 
 @njit
