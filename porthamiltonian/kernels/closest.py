@@ -71,18 +71,25 @@ def _normal_rate(mu, n2, s):
 @njit(argtypes="f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], f8[::1], i8, i8")
 def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
     """Derivatives (order 2), residual ``r``, Jacobian ``J``, row weights ``w``, ``R n2`` and
-    the separation ``e = R p2 + d - p1`` at ``x``; ``ok`` False where a surface is singular.
+    the separation ``e = R p2 + d - p1`` at ``x``; ``ok`` False where a surface is singular
+    (then ``r`` ... ``e`` are zero): `evaluate_into` in new arrays."""
+    r, J, w, Rn2, e = np.zeros(4), np.zeros((4, 4)), np.zeros(2), np.zeros(3), np.zeros(3)
+    D1, D2, ok = _evaluate_into_by_symbol(F1, I1, F2, I2, R, d, x, c1, c2, r, J, w, Rn2, e)
+    return D1, D2, r, J, w, Rn2, e, ok
+
+
+@njit(argtypes=("f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], f8[::1], i8, i8, f8[::1], f8[:, ::1], "
+                "f8[::1], f8[::1], f8[::1]"))
+def evaluate_into(F1, I1, F2, I2, R, d, x, c1, c2, r, J, w, Rn2, e):
+    """`_evaluate` writing ``r``, ``J``, ``w``, ``Rn2``, ``e`` into the arrays given (untouched
+    where ``ok`` is False): ``(D1, D2, ok)``. A caller that keeps none of them passes scratch
+    arrays on its stack (`kernels.borrow.local`: the pair state's confirmation of a closed form).
 
     The intermediate 3-vectors are tuples (registers, no array: the hot path of every contact
     pair, issue 33); the arithmetic is that of the array formulas, operation for operation."""
-    R, d, x = _borrow.record((R, d, x))   # uncounted: `kernels.borrow`
+    R, d, x, r, J, w, Rn2, e = _borrow.record((R, d, x, r, J, w, Rn2, e))   # uncounted: `kernels.borrow`
     D1 = _s.derivatives(F1, I1, x[0], x[1], 2, c1)
     D2 = _s.derivatives(F2, I2, x[2], x[3], 2, c2)
-    r = np.zeros(4)
-    J = np.zeros((4, 4))
-    w = np.zeros(2)
-    Rn2 = np.zeros(3)
-    e = np.zeros(3)
     p1, f1u, f1v = _t3(D1, 0, 0), _t3(D1, 1, 0), _t3(D1, 0, 1)
     f1uu, f1uv, f1vv = _t3(D1, 2, 0), _t3(D1, 1, 1), _t3(D1, 0, 2)
     p2, f2u, f2v = _t3(D2, 0, 0), _t3(D2, 1, 0), _t3(D2, 0, 1)
@@ -91,7 +98,7 @@ def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
     s = math.sqrt(dot3(m, m))
     l1u, l1v = math.sqrt(dot3(f1u, f1u)), math.sqrt(dot3(f1v, f1v))
     if not (s > 0.0 and l1u > 0.0 and l1v > 0.0):
-        return D1, D2, r, J, w, Rn2, e, False
+        return D1, D2, False
     n2 = (m[0] / s, m[1] / s, m[2] / s)
     n2u = _normal_rate(_add3(cross3(f2uu, f2v), cross3(f2u, f2uv)), n2, s)
     n2v = _normal_rate(_add3(cross3(f2uv, f2v), cross3(f2u, f2vv)), n2, s)
@@ -114,7 +121,11 @@ def _evaluate(F1, I1, F2, I2, R, d, x, c1, c2):
     J[3, 0], J[3, 1] = dot3(f1uv, rn), dot3(f1vv, rn)
     J[3, 2], J[3, 3] = dot3(f1v, Rn2u), dot3(f1v, Rn2v)
     w[0], w[1] = 1.0 / l1u, 1.0 / l1v
-    return D1, D2, r, J, w, Rn2, e, True
+    return D1, D2, True
+
+
+#: `evaluate_into` as `_evaluate` and the pair state call it: by symbol (`_njit.separate`)
+_evaluate_into_by_symbol = separate(evaluate_into)
 
 
 @njit

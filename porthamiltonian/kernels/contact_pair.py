@@ -29,7 +29,7 @@ _newton = separate(_kc.newton)
 #: the closed forms, called by symbol (`_njit.separate`)
 _closed_form = separate(_kc.closed_form)
 #: `newton`'s evaluation, called by symbol (`_njit.separate`): a closed form's confirmation
-_evaluate = separate(_kc._evaluate)
+_evaluate_into = separate(_kc.evaluate_into)
 
 
 @njit(argtypes=("f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[::1], i8, i8, f8, f8, i8, f8, "
@@ -79,7 +79,8 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
     c2, x[2], x[3] = _s.best_chart(F2, I2, x[2], x[3], c2)
     converged = False
     if found:   # `newton`'s first test, without its call: a closed form is exact, so confirmed
-        D1, D2, r, _, w, Rn2, e, have = _evaluate(F1, I1, F2, I2, R, d, x, c1, c2)
+        r, J, w, Rn2, e = _borrow.local(4), _borrow.local(4, 4), _borrow.local(2), _borrow.local(3), _borrow.local(3)
+        D1, D2, have = _evaluate_into(F1, I1, F2, I2, R, d, x, c1, c2, r, J, w, Rn2, e)
         converged, it = have and _kc.confirmed(D1, D2, d, r, w, scale, tol), 0
     if not converged:
         (x, c1, c2, it, converged, _, have, D1, D2, r, w, Rn2, e) = _newton(
