@@ -335,6 +335,7 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
     """Rates of the spring's own state (10); NaN where the contact matrix is singular
     (`porthamiltonian.contact.kinematics.MAX_CONDITION`: the Python path raises)."""
     sh, inputs = _borrow.record(sh), _borrow.record(inputs)   # uncounted reads: `kernels.borrow`
+    x, F, I, refs = *_borrow.record((x, F, I)), _borrow.record(refs)   # it returns a new array only
     out = np.zeros(10)
     if sh[P_CULLED] != 0.0:
         return out
@@ -367,6 +368,7 @@ def damper_law(t, inputs, refs, sh, F, I):
     """Port efforts ``(e_a, e_b)`` of the damper (refs: the spring's x, charts, flag, the
     poses, the momenta, the deformation last)."""
     sh, inputs = _borrow.record(sh), _borrow.record(inputs)   # uncounted reads: `kernels.borrow`
+    F, I, refs = *_borrow.record((F, I)), _borrow.record(refs)   # it returns new arrays only
     if refs[2][0] < 0.5 or sh[P_CULLED] != 0.0:
         return np.zeros(6), np.zeros(6)
     _, _, cap_spin, cap_t = _limits(sh, refs[7], F, I)
@@ -409,6 +411,7 @@ def _twist_of_momentum(F, at, P, out):
 def friction_law(t, inputs, refs, sh, F, I):
     """Slip rates ``(v,)`` of the friction element (refs as `damper_law`)."""
     sh, inputs = _borrow.record(sh), _borrow.record(inputs)   # uncounted reads: `kernels.borrow`
+    F, I, refs = *_borrow.record((F, I)), _borrow.record(refs)   # it returns a new array only
     lim_spin, lim_t, c_slip, spin, slide = _slip_arguments(refs, sh, F, I)
     return (_kc.slip_rates(inputs[0], lim_spin, lim_t, c_slip, spin, slide),)
 
@@ -458,6 +461,7 @@ def spring_events(t, x, refs, sh, F, I):
     release, chart, approach; the last only if the pair is cullable), as the Python ones, from
     the evaluation's shared contact state (whose status is OK: the caller returned before)."""
     sh = _borrow.record(sh)   # uncounted reads: `kernels.borrow`
+    x, F, I, refs = *_borrow.record((x, F, I)), _borrow.record(refs)   # it returns a new array only
     if sh[P_CULLED] == 1.0:
         return culled_events(t, x, sh[P_DELTA], F, I)
     out = np.empty(4 if I[CULLABLE] else 3)
