@@ -245,7 +245,9 @@ def pose_to_matrix_into(x, H):
     H[3, 3] = 1.0
 
 
-@njit
+# prebuilt (at install and by ``porthamiltonian warmup``): the Python path calls it, and no
+# kernel compiles it on the way any more (`relative_pose` inverts into a stack matrix)
+@njit(prebuilt=("f8[:, ::1]",))
 def se3_inverse(H):
     """Return the inverse of a rigid motion in closed form.
 
