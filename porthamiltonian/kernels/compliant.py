@@ -124,10 +124,10 @@ def _local_mat(F, at, n):
 @njit(inline="always")
 def _view(F, at, n):
     """The (n, n) matrix packed at ``F[at]`` as a view, for the culling test, which only reads
-    it. `_mat` and `_local_mat` copy for the contact chain: with views there, the compliant rimless wheel's
-    BDF run (`test_compliant_feet_book_the_strike_in_their_dampers`) meets inf in scipy's
-    difference table at 0.784 s, although the right-hand side leaves ``F`` unchanged and gives
-    the same bits at the sand wheel's states (not traced further)."""
+    it. `_mat` and `_local_mat` copy for the contact chain: with views there, the compliant
+    rimless wheel's BDF run (`test_compliant_feet_book_the_strike_in_their_dampers`) meets inf
+    in scipy's difference table at 0.784 s, although the right-hand side leaves ``F`` unchanged
+    and gives the same bits at the sand wheel's states (not traced further)."""
     return F[at : at + n * n].reshape(n, n)
 
 
@@ -342,8 +342,8 @@ def spring_rates(t, x, refs, inputs, sh, F, I):
     F1, I1, F2, I2 = _surfaces(F, I)
     x_rate, s_rate, s_max, s_min = _spring_rates(
         F1, I1, F2, I2, sh[P_X], sh[P_C1], sh[P_C2], sh[P_D1], sh[P_D2], sh[P_H12], sh[P_H1C], sh[P_GA], sh[P_GB],
-        _local_mat(F, AD_S2B, 6), _local_mat(F, AD_S1A, 6), inputs[0], inputs[1], inputs[2], _borrow.span(x, 0, 4), int(round(x[4])),
-        int(round(x[5])), F[RELAX], _borrow.span(x, 7, 10), x[_ACT] > 0.5)
+        _local_mat(F, AD_S2B, 6), _local_mat(F, AD_S1A, 6), inputs[0], inputs[1], inputs[2], _borrow.span(x, 0, 4),
+        int(round(x[4])), int(round(x[5])), F[RELAX], _borrow.span(x, 7, 10), x[_ACT] > 0.5)
     if not s_min > s_max / 1e10:
         out[:] = np.nan
         return out
