@@ -712,25 +712,25 @@ def _aba_passes(F, I, v, tau, fext, Rl, tl, Rw, vel, acc, qdd, M, V):
                 break
             Ls[i, 0, 0] = Dk
             Dinv_u[6 * i] = (tau[iv] - (a0 * pA[6 * i + o] + a1 * pA[6 * i + o + 1] + a2 * pA[6 * i + o + 2])) / Dk
-        for cc in range(k if k > 1 else 0):
-            _S_col(kind, F, at, cc, Sv)
-            for r in range(6):
-                S[r, cc] = Sv[r]
-                a_ = 0.0
-                for m in range(6):
-                    a_ += IA[i, r, m] * Sv[m]
-                U[i, r, cc] = a_
-        for r in range(k if k > 1 else 0):
-            s = tau[iv + r]
-            for m in range(6):
-                s -= S[m, r] * pA[6 * i + m]
-            b[r] = s
+        elif k > 1:   # spherical, free: D_i factored (Cholesky)
             for cc in range(k):
-                a_ = 0.0
+                _S_col(kind, F, at, cc, Sv)
+                for r in range(6):
+                    S[r, cc] = Sv[r]
+                    a_ = 0.0
+                    for m in range(6):
+                        a_ += IA[i, r, m] * Sv[m]
+                    U[i, r, cc] = a_
+            for r in range(k):
+                s = tau[iv + r]
                 for m in range(6):
-                    a_ += S[m, r] * U[i, m, cc]
-                D[r, cc] = a_
-        if k > 1:
+                    s -= S[m, r] * pA[6 * i + m]
+                b[r] = s
+                for cc in range(k):
+                    a_ = 0.0
+                    for m in range(6):
+                        a_ += S[m, r] * U[i, m, cc]
+                    D[r, cc] = a_
             if not _cholesky(D, k, _borrow.item(Ls, i)):
                 ok = False
                 break

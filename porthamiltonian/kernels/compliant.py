@@ -232,8 +232,7 @@ def _efforts(x, sh, F, law, F_e, W_geo, ok):
 def spring_outputs(t, x, refs, F, I):
     """Port efforts ``(e_a, e_b, e_slip)`` of the spring and the shared tuple (last), which
     ends with the packed normal law (a law of fixed stiffness)."""
-    x, F, I = _borrow.record((x, F, I))   # uncounted (`kernels.borrow`): it returns copies only
-    refs = _borrow.record(refs)
+    x, F, I, refs = *_borrow.record((x, F, I)), _borrow.record(refs)   # it returns copies only
     sh = pair_state(x, refs, F, I)
     if not _touching(x, sh):
         return _idle(sh, F)

@@ -287,26 +287,16 @@ def relative_twist(H_12, Ad_S2b, Ad_S1a, T_a, T_b):
     ``Ad_S1a = Ad(H_S1a)``).
 
     ``Ad(H_12) (Ad_S2b T_b) - Ad_S1a T_a`` with the intermediates on the stack
-    (`kernels.borrow.local`): one array, the result, where the products allocated five; each
-    sum as `porthamiltonian.kernels.lie.mv` sums it (the same bits)."""
-    A = _borrow.local(6, 6)
+    (`kernels.borrow.local`, `porthamiltonian.kernels.lie.mv_into`: the same sums, the same
+    bits): one array, the result, where the products allocated five."""
+    A, b, a = _borrow.local(6, 6), _borrow.local(6), _borrow.local(6)
     _lie.adjoint_into(H_12, A)
-    b = _borrow.local(6)
-    a = _borrow.local(6)
-    for i in range(6):
-        acc_b = 0.0
-        acc_a = 0.0
-        for j in range(6):
-            acc_b += Ad_S2b[i, j] * T_b[j]
-            acc_a += Ad_S1a[i, j] * T_a[j]
-        b[i] = acc_b
-        a[i] = acc_a
+    _lie.mv_into(Ad_S2b, T_b, b)
+    _lie.mv_into(Ad_S1a, T_a, a)
     out = np.empty(6)
+    _lie.mv_into(A, b, out)
     for i in range(6):
-        acc = 0.0
-        for j in range(6):
-            acc += A[i, j] * b[j]
-        out[i] = acc - a[i]
+        out[i] -= a[i]
     return out
 
 

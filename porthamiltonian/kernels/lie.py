@@ -77,14 +77,20 @@ def solve2(m00, m01, m10, m11, b0, b1):
 @njit
 def mv(A, v):
     """``A @ v`` for a small matrix (any layout)."""
+    out = np.empty(A.shape[0])
+    mv_into(A, v, out)
+    return out
+
+
+@njit(inline="always")
+def mv_into(A, v, out):
+    """`mv` written into ``out`` (a work array or a `kernels.borrow.local`; not ``v``)."""
     n, m = A.shape
-    out = np.empty(n)
     for i in range(n):
         acc = 0.0
         for j in range(m):
             acc += A[i, j] * v[j]
         out[i] = acc
-    return out
 
 
 @njit
