@@ -182,7 +182,8 @@ class PHSystem:
 
     def compiled_call(self):
         """``(fn, u0, F, I)``: the compiled right-hand side, called as ``fn(t, x, u0, F, I) ->
-        (xdot, status, event_values, multipliers, residuals, gaps)`` (`porthamiltonian.compile.jit`),
+        (xdot, status, event_values, multipliers, residuals, gaps)`` (`porthamiltonian.compile.jit`;
+        the last three None for a model without multipliers or constraints),
         with the default inputs and its packed parameters; None while it is not built. For
         integrators that call it from their own compiled step (`integrate.compiled_rk`)."""
         j = self._jit
@@ -407,7 +408,9 @@ class PHSystem:
         """The constraint elements' velocity residuals at (t, x), concatenated in
         `constraints` order (inactive rows included as computed): from the compiled
         evaluation of the rates at that very state when there was one, else the compiled
-        function when it is built, else the generated Python."""
+        function when it is built, else the generated Python. Empty without constraints."""
+        if not self._plan.constraints:
+            return np.zeros(0)
         j = self._jit
         last = j["residuals"]
         if last is not None and last[1] is x and last[0] == t:   # from the rates just evaluated there
