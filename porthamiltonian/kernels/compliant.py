@@ -441,20 +441,25 @@ def chart_margin(x, sh, F, I):
     set of the tracked charts (own state x[4:6]) minus `CHART_MARGIN`, or a patch network's
     `transition_margin`, from the shared contact state of a pair on its surfaces (the chart
     event of the compliant and sliding-plane contacts)."""
-    margin = np.inf
     F1, I1, F2, I2 = _surfaces(F, I)
     xe = sh[P_X]
-    for k in range(2):
-        Fk, Ik = (F1, I1) if k == 0 else (F2, I2)
-        if Ik[1] > 1:
-            ce = sh[P_C1] if k == 0 else sh[P_C2]
-            ch = int(round(x[4 + k]))
-            u, v = _s.chart_map(Fk, Ik, xe[2 * k], xe[2 * k + 1], ce, ch)
-            if Ik[2] == _s.ATLAS_NETWORK:     # a patch transition (`PatchNetwork.transition_margin`)
-                margin = min(margin, _s.transition_margin(Ik, u, v, ch, _s.TRANSITION_DEPTH))
-            else:
-                margin = min(margin, _s.distance_to_singular(Fk, ch, u, v) - F[CHART_MARGIN])
-    return margin
+    return min(_surface_margin(F1, I1, x, xe, sh[P_C1], 0, F), _surface_margin(F2, I2, x, xe, sh[P_C2], 1, F))
+
+
+@njit(inline="always")
+def _surface_margin(Fk, Ik, x, xe, ce, k, F):
+    """`chart_margin`'s term of surface `k` (inf for a surface of one chart); the exact point's
+    parameters mapped to the tracked chart only where the two differ (`chart_map`'s call costs
+    more than the margin)."""
+    if Ik[1] <= 1:
+        return np.inf
+    ch = int(round(x[4 + k]))
+    u, v = xe[2 * k], xe[2 * k + 1]
+    if ce != ch:
+        u, v = _s.chart_map(Fk, Ik, u, v, ce, ch)
+    if Ik[2] == _s.ATLAS_NETWORK:     # a patch transition (`PatchNetwork.transition_margin`)
+        return _s.transition_margin(Ik, u, v, ch, _s.TRANSITION_DEPTH)
+    return _s.distance_to_singular(Fk, ch, u, v) - F[CHART_MARGIN]
 
 
 @njit(argtypes=f"{_T_X_REFS}, {_SHARED}, f8[::1], i8[::1]")

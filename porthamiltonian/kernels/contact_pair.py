@@ -73,6 +73,19 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
                                            H_S1a, H_bS2, reg_tol)
     R, d = rotation_translation(H_12)
     found, x = _closed_form(F1, I1, F2, I2, R, d, c1, c2)
+    return _refined_by_symbol(F1, I1, F2, I2, H_12, R, d, found, x, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a,
+                              H_bS2, reg_tol)
+
+
+@njit(argtypes=("f8[::1], i8[::1], f8[::1], i8[::1], f8[:, ::1], f8[:, ::1], f8[::1], b1, f8[::1], f8[::1], i8, i8, "
+              "f8, f8, i8, f8, f8[:, ::1], f8[:, ::1], f8"))
+def refined(F1, I1, F2, I2, H_12, R, d, found, x, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol):
+    """`pair_state` after its closed form: ``found, x`` the closed form's outcome
+    (`porthamiltonian.kernels.closest.closed_form`) at ``R, d`` (``H_12``'s rotation and
+    translation), else the warm start ``x0`` refined by Newton; ``x`` becomes the result's
+    parameters (written in place and returned). `evaluate` computes the closed form before it
+    (its sanity test of the warm start needs it only where there is none)."""
+    H_12, R, d, x0, H_S1a, H_bS2 = _borrow.record((H_12, R, d, x0, H_S1a, H_bS2))   # uncounted: `kernels.borrow`
     if not found:
         x = x0.copy()
     c1, x[0], x[1] = _s.best_chart(F1, I1, x[0], x[1], c1)
@@ -97,7 +110,9 @@ def pair_state(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_
     return True, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b
 
 
-#: `pair_state` as `evaluate` calls it: by symbol (`_njit.separate`)
+#: `refined` as `pair_state` and `evaluate` call it, and `pair_state` as the contact kernels
+#: call it: by symbol (`_njit.separate`)
+_refined_by_symbol = separate(refined)
 _pair_state_by_symbol = separate(pair_state)
 
 
@@ -166,14 +181,20 @@ def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol,
     (pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2) = _borrow.record(
         (pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2))   # uncounted: `kernels.borrow`
     H_12 = pair_pose(pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2)
-    if not (_kp.is_point(I2) or start_is_sane(F1, F2, x0, c1, c2) or _closed_form(F1, I1, F2, I2, H_12[:3, :3].copy(),
-                                                              H_12[:3, 3].copy(), c1, c2)[0]):
+    if _kp.is_point(I2):
+        (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = _pair_state_by_symbol(
+            F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol)
+        return (OK if ok else FAILED, H_12, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a,
+                G_b)
+    R, d = rotation_translation(H_12)
+    found, xc = _closed_form(F1, I1, F2, I2, R, d, c1, c2)
+    if not (found or start_is_sane(F1, F2, x0, c1, c2)):   # a closed form needs no sane start
         z3 = np.zeros((3, 3, 3))
         z6 = np.zeros((6, 6))
         return (NEEDS_RECHART, H_12, x0, c1, c2, 0, z3, z3, np.zeros(3), np.zeros(3), np.nan, np.nan, np.nan,
                 np.nan, np.eye(4), z6, z6)
-    (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = _pair_state_by_symbol(
-        F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol)
+    (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = _refined_by_symbol(
+        F1, I1, F2, I2, H_12, R, d, found, xc, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol)
     return (OK if ok else FAILED, H_12, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a,
             G_b)
 
