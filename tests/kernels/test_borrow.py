@@ -91,7 +91,8 @@ MODELS = [("two-ellipsoids", {}), ("robot-drop", {}), ("rimless-wheel", {"contac
 @pytest.mark.parametrize("name, params", MODELS, ids=[n for n, _ in MODELS])
 def test_generated_code_borrows_only_its_arguments_and_returns_nothing_borrowed(name, params):
     """Every borrowed slice in the source is of an argument of ``rhs`` (in an outlined helper,
-    of a parameter every call binds to one), and no array the function returns shares memory
+    of a parameter every call binds to one), and every array the function returns is its own
+    (held by numba's memory record: a borrowed view is boxed without one) and shares no memory
     with its arguments (the multipliers of one constraint are copied), at the initial state
     and a perturbed one."""
     model = build_model(name, **params)
@@ -111,5 +112,6 @@ def test_generated_code_borrows_only_its_arguments_and_returns_nothing_borrowed(
     for x in (x0, x0 + 1e-3 * np.sin(np.arange(x0.size))):
         out = j["fn"](0.0, x, u, j["F"], j["I"])
         for value in (v for v in (out[0], *out[2:]) if v is not None):   # None: no multipliers
+            assert value.base is not None, name
             for arg in (x, u, j["F"], j["I"]):
                 assert not np.shares_memory(value, arg), name
