@@ -1017,7 +1017,7 @@ def _stacked(inputs):
 @njit
 def tree_rates(t, x, refs, inputs, F, I):
     """The rates kernel of `ArticulatedBody` (`tree_rates_flat` on the stacked inputs)."""
-    return tree_rates_flat(x, _stacked(inputs), F, I)
+    return tree_rates_flat(x, _stacked(_borrow.record(inputs)), F, I)   # uncounted reads: `kernels.borrow`
 
 
 @njit
@@ -1025,7 +1025,7 @@ def tree_rates_read(t, x, refs, inputs, sh, F, I):
     """`tree_rates` at the kinematics its outputs kernel computed at the same state and shares
     (`Kernel.shares`: the record ``(0, Rl, tl, Rw, pw, vel)`` of `tree_outputs_shared`), not
     computed again: the Go1's forward kinematics and link velocities once per evaluation."""
-    sh = _borrow.record(sh)   # uncounted reads: `kernels.borrow`
+    sh, inputs = _borrow.record(sh), _borrow.record(inputs)   # uncounted reads: `kernels.borrow`
     return tree_rates_placed(x, _stacked(inputs), F, I, sh[1], sh[2], sh[3], sh[5])
 
 

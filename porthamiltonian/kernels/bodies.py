@@ -23,6 +23,7 @@ moving_b)``: ``refs`` holds the poses of the moving frames' bodies only.
 from __future__ import annotations
 
 import numpy as np
+from . import borrow as _borrow
 from ._njit import njit
 from numba.extending import overload
 
@@ -497,6 +498,7 @@ RIGID_BODY_OUTPUTS = (rigid_body_outputs1, rigid_body_outputs2, rigid_body_outpu
 @njit(prebuilt=(f"f8, f8[::1], Tuple(()), UniTuple(f8[::1], 1), {_F_I}",))
 def rigid_body_rates(t, x, refs, inputs, F, I):
     """`body_rates` with the port wrenches given frame by frame."""
+    inputs = _borrow.record(inputs)   # uncounted reads (`kernels.borrow`): it returns a new array
     W = np.empty(6 * len(inputs))
     for k in range(len(inputs)):
         put(W, 6 * k, inputs[k])
