@@ -362,7 +362,8 @@ class PHSystem:
             j["fallbacks"] += 1
             j["values"] = j["residuals"] = None
             return self._rhs(t, x, u, False)
-        j["residuals"] = (t, x, cv)   # the constraints' velocity residuals there (discrete gradient)
+        if cv is not None:   # the constraints' velocity residuals there (discrete gradient)
+            j["residuals"] = (t, x, cv)
         if j["events"]:
             j["key"], j["values"] = (t, x.tobytes()), values
         return xdot
