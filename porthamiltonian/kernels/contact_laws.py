@@ -55,8 +55,9 @@ def normal_force(law, delta, rate):
         return np.nan, np.nan, np.nan
     k, c, n = law[1], law[2], law[3]
     dp = delta if delta > 0.0 else 0.0
-    fe = k * dp**n if delta > 0.0 else 0.0
-    slope = k * c * dp**n if law[0] == LAW_HUNT_CROSSLEY else c
+    pn = dp if n == 1.0 else dp**n   # a linear law's power: pow(x, 1) is x, without pow's call
+    fe = k * pn if delta > 0.0 else 0.0
+    slope = k * c * pn if law[0] == LAW_HUNT_CROSSLEY else c
     fd = slope * rate
     if (law[4] != 0.0 or delta <= 0.0) and fd <= -fe and rate < 0.0:
         return fe, -fe, 0.0
