@@ -181,20 +181,20 @@ def evaluate(F1, I1, F2, I2, pose_a, pose_b, H_Wa, H_Wb, x0, c1, c2, scale, tol,
     (pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2) = _borrow.record(
         (pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2))   # uncounted: `kernels.borrow`
     H_12 = pair_pose(pose_a, pose_b, H_Wa, H_Wb, H_S1a, H_bS2)
-    if _kp.is_point(I2):
-        (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = _pair_state_by_symbol(
-            F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol)
-        return (OK if ok else FAILED, H_12, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a,
-                G_b)
-    R, d = rotation_translation(H_12)
-    found, xc = _closed_form(F1, I1, F2, I2, R, d, c1, c2)
-    if not (found or start_is_sane(F1, F2, x0, c1, c2)):   # a closed form needs no sane start
-        z3 = np.zeros((3, 3, 3))
-        z6 = np.zeros((6, 6))
-        return (NEEDS_RECHART, H_12, x0, c1, c2, 0, z3, z3, np.zeros(3), np.zeros(3), np.nan, np.nan, np.nan,
-                np.nan, np.eye(4), z6, z6)
-    (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = _refined_by_symbol(
-        F1, I1, F2, I2, H_12, R, d, found, xc, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2, reg_tol)
+    if _kp.is_point(I2):   # the point branch (`point_pair_state`, through `pair_state`)
+        pair = _pair_state_by_symbol(F1, I1, F2, I2, H_12, x0, c1, c2, scale, tol, max_iter, alpha, H_S1a, H_bS2,
+                                     reg_tol)
+    else:
+        R, d = rotation_translation(H_12)
+        found, xc = _closed_form(F1, I1, F2, I2, R, d, c1, c2)
+        if not (found or start_is_sane(F1, F2, x0, c1, c2)):   # a closed form needs no sane start
+            z3 = np.zeros((3, 3, 3))
+            z6 = np.zeros((6, 6))
+            return (NEEDS_RECHART, H_12, x0, c1, c2, 0, z3, z3, np.zeros(3), np.zeros(3), np.nan, np.nan, np.nan,
+                    np.nan, np.eye(4), z6, z6)
+        pair = _refined_by_symbol(F1, I1, F2, I2, H_12, R, d, found, xc, x0, c1, c2, scale, tol, max_iter, alpha,
+                                  H_S1a, H_bS2, reg_tol)
+    (ok, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a, G_b) = pair
     return (OK if ok else FAILED, H_12, x, c1, c2, it, D1, D2, n1, n2, distance, margin, gap, ang, H_1C, G_a,
             G_b)
 
