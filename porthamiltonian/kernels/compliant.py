@@ -216,11 +216,12 @@ def _idle(sh, F):
 
 
 @njit(inline="always")
-def _efforts(x, sh, r, F, law, F_e, W_geo, ok):
+def _efforts(x, sh, F, law, F_e, W_geo, ok):
     """Port efforts of a touching spring exerting the normal force ``F_e`` [N], and the
-    shared tuple ending with `law` (`spring_outputs`; the soil's, `kernels.soil`). ``r`` is
-    ``sh`` borrowed (`kernels.borrow.record`), which the reads take: ``sh``, returned, holds
-    the arrays, and only the record returned counts them."""
+    shared tuple ending with `law` (`spring_outputs`; the soil's, `kernels.soil`). Its reads
+    of ``sh`` are borrowed (`kernels.borrow.record`): ``sh``, returned, holds the arrays, and
+    only the record returned counts them."""
+    r = _borrow.record(sh)
     if r[P_DELTA] > F[DEPTH_LIMIT] or not ok:   # outside the model's range: the Python path raises
         z = np.zeros(6)
         return z, z.copy(), np.zeros(3), (_kc.FAILED,) + sh[1:] + (law,)
@@ -236,13 +237,13 @@ def spring_outputs(t, x, refs, F, I):
     ends with the packed normal law (a law of fixed stiffness)."""
     x, F, I, refs = *_borrow.record((x, F, I)), _borrow.record(refs)   # it returns copies only
     sh = pair_state(x, refs, F, I)
-    r = _borrow.record(sh)   # the record's reads: uncounted (`_efforts`)
+    r = _borrow.record(sh)   # the record's reads: uncounted (as in `_efforts`)
     if not _touching(x, r):
         return _idle(sh, F)
     law = F[LAW : LAW + 5].copy()
     W_geo = _borrow.local(6)
     W_geo[:] = 0.0
-    return _efforts(x, sh, r, F, law, _kc.normal_force(law, r[P_DELTA], 0.0)[0], W_geo, True)
+    return _efforts(x, sh, F, law, _kc.normal_force(law, r[P_DELTA], 0.0)[0], W_geo, True)
 
 
 @njit
@@ -261,7 +262,7 @@ def spring_outputs_local(t, x, refs, F, I):
                                sh[P_H1C], law[1], _kc.HERTZ_MAX_RATIO)
     W_geo = 0.4 * sh[P_DELTA] ** 2.5 * g if sh[P_DELTA] > 0.0 else np.zeros(6)
     law = _kc.resolve_law(law, K)
-    return _efforts(x, sh, _borrow.record(sh), F, law, _kc.normal_force(law, sh[P_DELTA], 0.0)[0], W_geo, ok)
+    return _efforts(x, sh, F, law, _kc.normal_force(law, sh[P_DELTA], 0.0)[0], W_geo, ok)
 
 
 @njit(inline="always")

@@ -154,8 +154,7 @@ def spring_outputs(t, x, refs, F, I):
     loading = x[_MODE] > 0.5
     law[1] = total_force(K, N, beta, z, x[_M], loading) / z if z > 0.0 else 0.0
     # a foot sinking through the soil (beyond the depth limit) goes to the Python path, which raises
-    return _kcompliant._efforts(x, sh, _borrow.record(sh), F, law, spring_force(K, N, beta, z, x[_M], loading)[0],
-                                np.zeros(6), True)
+    return _kcompliant._efforts(x, sh, F, law, spring_force(K, N, beta, z, x[_M], loading)[0], np.zeros(6), True)
 
 
 @njit
